@@ -1,0 +1,19 @@
+/* commands.h — the core sub-commands and what they share with main.c. */
+#ifndef SHAPE_CLI_COMMANDS_H
+#define SHAPE_CLI_COMMANDS_H
+
+#include "shape/cli.h"
+#include "shape/registry.h"
+
+extern const shape_command shape_cmd_help;
+extern const shape_command shape_cmd_version;
+extern const shape_command shape_cmd_plugins;
+
+/* The process's plugin registry (loaded before any command runs). */
+shape_registry *shape_cli_registry(void);
+/* NULL-terminated list of the core's own commands. */
+const shape_command *const *shape_cli_core_commands(void);
+/* A core or plugin command by name; err explains a missing one. */
+const shape_command *shape_cli_find_command(const char *name, shape_err *err);
+
+#endif

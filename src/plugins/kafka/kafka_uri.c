@@ -1,0 +1,109 @@
+/* kafka_uri.c — parse `kafka://SERVERS/TOPIC` (reference spec-kafka.md §1).
+ *
+ * How: split like a generic URL (scheme, authority up to the next '/', '?'
+ * or '#', path up to '?' or '#'; query and fragment ignored), then apply the
+ * Kafka rules in the reference's order: credentials in the authority are
+ * refused first (without echoing anything), then a wrong scheme or empty
+ * authority, then the topic (leading '/' removed, percent-decoded, exactly
+ * one path segment). We also refuse a topic Kafka itself would refuse, so
+ * the user hears it before any connection is tried.
+ */
+#include "kafka_uri.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define NOT_KAFKA "not a kafka URI: the supplied URI (kafka://host:9092[,host2:9092]/topic)"
+#define ONE_TOPIC "the kafka URI needs one topic name: the supplied URI"
+
+static int hex_value(char c)
+{
+    if (c >= '0' && c <= '9') return c - '0';
+    c = (char)tolower((unsigned char)c);
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    return -1;
+}
+
+/* Percent-decode [s, s+len) into a new string; malformed escapes are kept
+ * literally, as a URL library would. */
+static char *percent_decode(const char *s, size_t len)
+{
+    char *out = malloc(len + 1);
+    if (!out) return NULL;
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        int hi, lo;
+        if (s[i] == '%' && i + 2 < len && (hi = hex_value(s[i + 1])) >= 0 &&
+            (lo = hex_value(s[i + 2])) >= 0) {
+            out[o++] = (char)(hi * 16 + lo);
+            i += 2;
+        } else {
+            out[o++] = s[i];
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
+int shape_kafka_topic_name_ok(const char *topic)
+{
+    size_t n = strlen(topic);
+    if (n == 0 || n > 249 || strcmp(topic, ".") == 0 || strcmp(topic, "..") == 0) return 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)topic[i];
+        if (!(isalnum(c) || c == '.' || c == '_' || c == '-')) return 0;
+    }
+    return 1;
+}
+
+void shape_kafka_uri_free(shape_kafka_uri *uri)
+{
+    if (!uri) return;
+    free(uri->servers);
+    free(uri->topic);
+    uri->servers = uri->topic = NULL;
+}
+
+int shape_kafka_uri_parse(const char *uri, shape_kafka_uri *out, shape_err *err)
+{
+    out->servers = out->topic = NULL;
+    const char *sep = strstr(uri, "://");
+    if (!sep) return shape_err_set(err, SHAPE_EINVAL, NOT_KAFKA);
+    const char *authority = sep + 3;
+    size_t auth_len = strcspn(authority, "/?#");
+    const char *path = authority + auth_len;
+    size_t path_len = (*path == '/') ? strcspn(path, "?#") : 0;
+
+    if (memchr(authority, '@', auth_len))
+        return shape_err_set(err, SHAPE_EINVAL, "credentials must be supplied outside the URI");
+    if ((size_t)(sep - uri) != 5 || strncasecmp(uri, "kafka", 5) != 0 || auth_len == 0)
+        return shape_err_set(err, SHAPE_EINVAL, NOT_KAFKA);
+
+    while (path_len > 0 && *path == '/') {
+        path++;
+        path_len--;
+    }
+    char *topic = percent_decode(path, path_len);
+    if (!topic) return shape_err_set(err, SHAPE_ENOMEM, "out of memory parsing a kafka URI");
+    if (topic[0] == '\0' || strchr(topic, '/')) {
+        free(topic);
+        return shape_err_set(err, SHAPE_EINVAL, ONE_TOPIC);
+    }
+    if (!shape_kafka_topic_name_ok(topic)) {
+        shape_err_set(err, SHAPE_EINVAL,
+                      "the kafka URI's topic '%.64s' is not a Kafka topic name "
+                      "(1 to 249 of letters, digits, '.', '_' and '-')",
+                      topic);
+        free(topic);
+        return SHAPE_EINVAL;
+    }
+    out->servers = strndup(authority, auth_len);
+    out->topic = topic;
+    if (!out->servers) {
+        shape_kafka_uri_free(out);
+        return shape_err_set(err, SHAPE_ENOMEM, "out of memory parsing a kafka URI");
+    }
+    return SHAPE_OK;
+}
