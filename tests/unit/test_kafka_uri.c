@@ -1,0 +1,108 @@
+/* test_kafka_uri.c — the kafka:// URI rules (reference spec-kafka.md §1). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "kafka_uri.h"
+
+static void accepts(const char *uri, const char *servers, const char *topic)
+{
+    shape_kafka_uri parsed;
+    shape_err err;
+    shape_err_clear(&err);
+    int rc = shape_kafka_uri_parse(uri, &parsed, &err);
+    if (rc != SHAPE_OK) fail_msg("%s refused: %s", uri, err.message);
+    assert_string_equal(parsed.servers, servers);
+    assert_string_equal(parsed.topic, topic);
+    shape_kafka_uri_free(&parsed);
+}
+
+static void refuses(const char *uri, const char *message)
+{
+    shape_kafka_uri parsed = {0};
+    shape_err err;
+    shape_err_clear(&err);
+    assert_int_equal(shape_kafka_uri_parse(uri, &parsed, &err), SHAPE_EINVAL);
+    assert_int_equal(err.code, SHAPE_EINVAL);
+    if (strstr(err.message, message) == NULL)
+        fail_msg("%s: expected '%s' in '%s'", uri, message, err.message);
+    assert_null(parsed.servers);
+    assert_null(parsed.topic);
+}
+
+static void test_accepts_server_lists_verbatim(void **state)
+{
+    (void)state;
+    accepts("kafka://broker-a:9092,broker-b:9092/orders", "broker-a:9092,broker-b:9092", "orders");
+    accepts("kafka://h/t", "h", "t");
+    accepts("KAFKA://h:1/t", "h:1", "t");
+    accepts("kafka://h//t", "h", "t");
+    accepts("kafka://h/t?ignored=1#frag", "h", "t");
+    accepts("kafka://h/retail%2Devents", "h", "retail-events");
+    accepts("kafka://[::1]:9092/t", "[::1]:9092", "t");
+}
+
+static void test_refuses_missing_topic_or_two_segments(void **state)
+{
+    (void)state;
+    refuses("kafka://h", "needs one topic name");
+    refuses("kafka://b:9092", "needs one topic name");
+    refuses("kafka://b:9092/", "needs one topic name");
+    refuses("kafka://h/a/b", "needs one topic name");
+    refuses("kafka://b:9092/a/b", "needs one topic name");
+    refuses("kafka://h/a%2Fb", "needs one topic name");
+}
+
+static void test_refuses_other_schemes_and_empty_authority(void **state)
+{
+    (void)state;
+    refuses("kafka:///t", "not a kafka URI");
+    refuses("http://h/t", "not a kafka URI");
+    refuses("http://b:9092/t", "not a kafka URI");
+    refuses("/tmp/x.csv", "not a kafka URI");
+    refuses("kafkas://h/t", "not a kafka URI");
+    refuses("", "not a kafka URI");
+}
+
+static void test_refuses_bad_topic_names(void **state)
+{
+    (void)state;
+    refuses("kafka://h/a%20b", "not a Kafka topic name");
+    refuses("kafka://h/..", "not a Kafka topic name");
+    char uri[400] = "kafka://h/";
+    memset(uri + 10, 'x', 250);
+    uri[260] = '\0';
+    refuses(uri, "not a Kafka topic name");
+}
+
+static void test_credentials_refused_without_echo(void **state)
+{
+    (void)state;
+    const char *sentinel = "credential-sentinel";
+    const char *uris[] = {"kafka://user:credential-sentinel@host/events",
+                          "kafka://credential-sentinel@host/events",
+                          "http://user:credential-sentinel@host/events"};
+    for (size_t i = 0; i < sizeof uris / sizeof uris[0]; i++) {
+        shape_kafka_uri parsed;
+        shape_err err;
+        assert_int_equal(shape_kafka_uri_parse(uris[i], &parsed, &err), SHAPE_EINVAL);
+        assert_string_equal(err.message, "credentials must be supplied outside the URI");
+        assert_null(strstr(err.message, sentinel));
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_accepts_server_lists_verbatim),
+        cmocka_unit_test(test_refuses_missing_topic_or_two_segments),
+        cmocka_unit_test(test_refuses_other_schemes_and_empty_authority),
+        cmocka_unit_test(test_refuses_bad_topic_names),
+        cmocka_unit_test(test_credentials_refused_without_echo),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
