@@ -238,7 +238,7 @@ void shape_command_print_help(const shape_command *cmd, FILE *out)
         if (s->kind == SHAPE_ARG_LIST) fprintf(out, " (repeatable)");
         if (s->default_text) fprintf(out, " [default: %s]", s->default_text);
         else if (s->kind == SHAPE_ARG_FLAG) fprintf(out, " [default: off]");
-        else if (s->kind == SHAPE_ARG_VALUE) fprintf(out, " [default: none]");
+        else fprintf(out, " [default: none]"); /* VALUE and LIST */
         fputc('\n', out);
     }
     fprintf(out, "%-34s %s\n", "  -h, --help", "Show this help and exit.");
