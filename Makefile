@@ -5,7 +5,7 @@ PREFIX    ?= /usr/local
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?=
 
-.PHONY: all deps configure test unit contract emulator live sanitize install demo bench clean
+.PHONY: all deps configure test unit contract emulator live sanitize valgrind install demo bench clean
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -29,6 +29,14 @@ sanitize: deps
 	cmake --build $(SANITIZE_BUILD) -j $(JOBS)
 	cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
+
+# Every unit test program under valgrind's memcheck: no leak, no invalid access.
+valgrind: deps all
+	@set -e; for t in $(BUILD)/tests/bin/test_*; do \
+	  echo "valgrind $$t"; \
+	  SHAPE_SOURCE_DIR=$(CURDIR) valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	    --error-exitcode=1 $$t >/dev/null; \
+	done
 
 install: all
 	cmake --install $(BUILD) --prefix $(PREFIX)

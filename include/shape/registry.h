@@ -11,9 +11,12 @@
  * Search path, first match of a plugin name wins:
  *   1. each directory of $SHAPE_PLUGIN_PATH (':'-separated)
  *   2. <dir of the shape executable>/plugins           (the build tree)
- *   3. <dir of the shape executable>/../lib/shape/plugins (an install prefix)
+ *   3. <dir of the shape executable>/../lib/shape/plugins (an install prefix;
+ *      "lib" is the configured CMAKE_INSTALL_LIBDIR)
  *   4. the install directory compiled in (SHAPE_PLUGIN_INSTALL_DIR)
- * Every `*.so` file in those directories is tried.
+ * Every `*.so` file in those directories is tried, except a file name an
+ * earlier directory already had: that earlier module wins even when it was
+ * refused, so a broken override is reported rather than bypassed.
  */
 #ifndef SHAPE_REGISTRY_H
 #define SHAPE_REGISTRY_H
@@ -29,7 +32,8 @@ extern "C" {
 typedef struct shape_registry shape_registry;
 
 shape_registry *shape_registry_new(void);
-/* Unloads every module; pointers obtained from the registry die with it. */
+/* Frees the registry; modules stay mapped (see registry.c), but pointers
+ * obtained from the registry must not be used afterwards. */
 void shape_registry_free(shape_registry *reg);
 
 /* Accept a plugin description. `origin` says where it came from (a path, or

@@ -3,8 +3,10 @@
  * Why: the core must find `kafka://` and `shape broker` in a module it does
  * not link, refuse modules built for another ABI or release, and explain
  * clearly when something a user asked for is missing (see shape/registry.h).
- * How: modules are dlopen'ed RTLD_NOW|RTLD_LOCAL and kept open until the
- * registry is freed. Accepted plugins and refusals live in two small arrays;
+ * How: modules are dlopen'ed RTLD_NOW|RTLD_LOCAL and stay mapped until the
+ * process exits, even after the registry is freed: unloading a library that
+ * started threads (librdkafka does) is unsafe, and leak checkers need the
+ * module's symbols at exit. Accepted plugins and refusals live in two small arrays;
  * look-ups scan them (a handful of plugins, a handful of schemes). A static
  * table of well-known providers lets a missing plugin be named in errors.
  */
@@ -21,6 +23,10 @@
 
 #ifndef SHAPE_PLUGIN_INSTALL_DIR
 #define SHAPE_PLUGIN_INSTALL_DIR "/usr/local/lib/shape/plugins"
+#endif
+/* The plugin folder below an install prefix (CMake: LIBDIR/shape/plugins). */
+#ifndef SHAPE_PLUGIN_RELATIVE_DIR
+#define SHAPE_PLUGIN_RELATIVE_DIR "lib/shape/plugins"
 #endif
 
 typedef struct loaded {
@@ -59,7 +65,6 @@ void shape_registry_free(shape_registry *reg)
     if (!reg) return;
     for (size_t i = 0; i < reg->n_plugins; i++) {
         free(reg->plugins[i].origin);
-        if (reg->plugins[i].handle) dlclose(reg->plugins[i].handle);
     }
     for (size_t i = 0; i < reg->n_refusals; i++) {
         free(reg->refusals[i].origin);
@@ -257,11 +262,16 @@ void shape_registry_load_dir(shape_registry *reg, const char *dir)
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);
         shape_err ignored;
-        /* Skip modules whose name an earlier directory already provided,
-         * without loading them: the first one on the path wins. */
+        /* Skip modules whose file name an earlier directory already provided,
+         * without loading them: the first one on the path wins, even when it
+         * was refused, so a broken override is reported, not bypassed. */
         int duplicate = 0;
         for (size_t k = 0; k < reg->n_plugins && !duplicate; k++) {
             const char *base = strrchr(reg->plugins[k].origin, '/');
+            duplicate = base && strcmp(base + 1, names[i]) == 0;
+        }
+        for (size_t k = 0; k < reg->n_refusals && !duplicate; k++) {
+            const char *base = strrchr(reg->refusals[k].origin, '/');
             duplicate = base && strcmp(base + 1, names[i]) == 0;
         }
         if (!duplicate) shape_registry_load_file(reg, path, &ignored);
@@ -288,10 +298,10 @@ void shape_registry_load_default(shape_registry *reg)
         char *slash = strrchr(exe, '/');
         if (slash) {
             *slash = '\0';
-            char dir[PATH_MAX + 32];
+            char dir[PATH_MAX + sizeof "/../" SHAPE_PLUGIN_RELATIVE_DIR];
             snprintf(dir, sizeof dir, "%s/plugins", exe);
             shape_registry_load_dir(reg, dir);
-            snprintf(dir, sizeof dir, "%s/../lib/shape/plugins", exe);
+            snprintf(dir, sizeof dir, "%s/../" SHAPE_PLUGIN_RELATIVE_DIR, exe);
             shape_registry_load_dir(reg, dir);
         }
     }
