@@ -4,6 +4,9 @@ SANITIZE_BUILD ?= build-sanitize
 PREFIX    ?= /usr/local
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?=
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 30
+FUZZ_TARGETS ?= fuzz_options fuzz_kafka_uri
 
 .PHONY: all deps configure test unit contract emulator live sanitize valgrind install demo bench clean
 
@@ -30,6 +33,21 @@ sanitize: deps
 	cd $(SANITIZE_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
+# Each libFuzzer target (tests/fuzz) for FUZZ_SECONDS seconds, in its own clang
+# build tree with ASan+UBSan. The corpus grows in $(FUZZ_BUILD)/corpus/NAME; a
+# crashing input is saved as $(FUZZ_BUILD)/artifacts/NAME-crash-* (see tests/fuzz/README.md).
+.PHONY: fuzz
+fuzz:
+	@command -v clang >/dev/null || { echo "make fuzz needs clang (apt-get install clang)" >&2; exit 2; }
+	@test -f $(FUZZ_BUILD)/CMakeCache.txt || CC=clang cmake -S . -B $(FUZZ_BUILD) -DSHAPE_FUZZ=ON -DSHAPE_TESTS=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target $(FUZZ_TARGETS)
+	@set -e; mkdir -p $(FUZZ_BUILD)/artifacts; for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
+	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  $(FUZZ_BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t- $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/fuzz/seeds/$$t; \
+	done
+
 # Every unit test program under valgrind's memcheck: no leak, no invalid access.
 valgrind: deps all
 	@set -e; for t in $(BUILD)/tests/bin/test_*; do \
@@ -46,3 +64,4 @@ demo: deps all
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD)
+	rm -rf $(FUZZ_BUILD)
