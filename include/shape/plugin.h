@@ -25,6 +25,7 @@
 
 #include "shape/cli.h"
 #include "shape/error.h"
+#include "shape/source.h"
 #include "shape/version.h"
 
 #ifdef __cplusplus
@@ -40,6 +41,9 @@ typedef struct shape_source_type {
     /* Check a URI's form without touching the network. Must never copy a
      * credential found in the URI into err. */
     int (*check_uri)(const char *uri, shape_err *err);
+    /* Open an instance reading uri from start (see shape/source.h); NULL
+     * when the plugin cannot read yet. */
+    shape_source_open_fn open;
 } shape_source_type;
 
 /* An emitter type: writes events to URIs of its schemes. */

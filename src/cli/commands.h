@@ -8,6 +8,7 @@
 extern const shape_command shape_cmd_help;
 extern const shape_command shape_cmd_version;
 extern const shape_command shape_cmd_plugins;
+extern const shape_command shape_cmd_stream_read;
 
 /* The process's plugin registry (loaded before any command runs). */
 shape_registry *shape_cli_registry(void);

@@ -27,9 +27,12 @@ static int run_nothing(const shape_args *args, shape_err *err)
 
 static const char *const kafka_schemes[] = {"kafka", NULL};
 static const char *const mem_schemes[] = {"mem", "memory", NULL};
-static const shape_source_type kafka_src = {"kafka", kafka_schemes, "k", ok_uri};
-static const shape_emitter_type kafka_emit = {"kafka", kafka_schemes, "k", ok_uri};
-static const shape_source_type mem_src = {"mem", mem_schemes, "m", ok_uri};
+static const shape_source_type kafka_src = {.name = "kafka", .schemes = kafka_schemes, .summary = "k",
+                                           .check_uri = ok_uri};
+static const shape_emitter_type kafka_emit = {.name = "kafka", .schemes = kafka_schemes, .summary = "k",
+                                              .check_uri = ok_uri};
+static const shape_source_type mem_src = {.name = "mem", .schemes = mem_schemes, .summary = "m",
+                                          .check_uri = ok_uri};
 static const shape_arg_spec no_args[] = {{0}};
 static const shape_command broker_cmd = {.name = "broker", .summary = "b", .args = no_args,
                                          .run = run_nothing};

@@ -6,4 +6,8 @@
 
 extern const shape_command shape_kafka_cmd_broker;
 
+/* The kafka:// stream source (source.c); see shape/source.h. */
+int shape_kafka_source_open(const char *uri, const shape_options *options, const shape_offsets *start,
+                            shape_source **out, shape_err *err);
+
 #endif

@@ -25,6 +25,7 @@ static const shape_source_type kafka_source = {
     .schemes = kafka_schemes,
     .summary = "Read a Kafka topic as Arrow micro-batches with self-kept offsets.",
     .check_uri = kafka_check_uri,
+    .open = shape_kafka_source_open,
 };
 
 static const shape_emitter_type kafka_emitter = {

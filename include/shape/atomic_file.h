@@ -1,0 +1,33 @@
+/* shape/atomic_file.h — replace a file atomically and durably.
+ *
+ * Why: outputs (the profile document) and checkpoints must never be seen
+ * half-written: after a crash, power loss or a full disk the path holds
+ * either its old content or the complete new one.
+ *
+ * How: write a temporary file in the same directory (so rename stays on one
+ * file system), fsync it, rename it over the path, fsync the directory.
+ *
+ * Ownership: `path` and `data` are only read during the call.
+ */
+#ifndef SHAPE_ATOMIC_FILE_H
+#define SHAPE_ATOMIC_FILE_H
+
+#include <stddef.h>
+
+#include "shape/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Write data[0..len) to `path`, replacing any existing file atomically. The
+ * new file gets mode 0666 minus the umask, or the old file's permission bits
+ * when it replaces one. On any failure (SHAPE_EIO, SHAPE_EINVAL for an empty
+ * path, SHAPE_ENOMEM) the old file is left as it was, the temporary file is
+ * removed, and the message names the path and the step that failed. */
+int shape_atomic_write(const char *path, const void *data, size_t len, shape_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,68 @@
+/* stream_common.c — shared plumbing of the stream-reading commands
+ * (stream-read, stream-profile): option assembly in the reference's order
+ * and source resolution by URI (see stream_common.h). */
+#include "cli/stream_common.h"
+
+#include <string.h>
+
+#include "cli/commands.h"
+#include "shape/registry.h"
+
+int shape_cli_source_options(const shape_args *args, shape_options **out, shape_err *err)
+{
+    shape_options *o = shape_options_new();
+    if (!o) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    int rc = SHAPE_OK;
+    const char *file = shape_args_value(args, "options-file");
+    if (file) rc = shape_options_load_file(o, file, err);
+    for (size_t i = 0; rc == SHAPE_OK && i < shape_args_count(args, "option"); i++)
+        rc = shape_options_set_kv(o, shape_args_nth(args, "option", i), err);
+    const char *v;
+    if (rc == SHAPE_OK && (v = shape_args_value(args, "batch-size"))) {
+        int64_t n;
+        rc = shape_args_int(args, "batch-size", 1, 1 << 24, 65536, &n, err);
+        if (rc == SHAPE_OK) rc = shape_options_set_int(o, "batch_size", n, err);
+    }
+    if (rc == SHAPE_OK && (v = shape_args_value(args, "max-events"))) {
+        int64_t n;
+        rc = shape_args_int(args, "max-events", 1, INT64_MAX, 0, &n, err);
+        if (rc == SHAPE_OK) rc = shape_options_set_int(o, "max_messages", n, err);
+    }
+    if (rc == SHAPE_OK && (v = shape_args_value(args, "event-time"))) {
+        rc = shape_options_set_string(o, "event_time_field", v, err);
+        const char *unit = shape_args_value(args, "event-time-unit");
+        if (rc == SHAPE_OK) rc = shape_options_set_string(o, "event_time_unit", unit ? unit : "ms", err);
+    } else if (rc == SHAPE_OK && (v = shape_args_value(args, "event-time-unit"))) {
+        rc = shape_options_set_string(o, "event_time_unit", v, err);
+    }
+    if (rc == SHAPE_OK && (v = shape_args_value(args, "on-error"))) {
+        int on_error;
+        rc = shape_on_error_parse(v, &on_error, err);
+        if (rc == SHAPE_OK) rc = shape_options_set_string(o, "on_error", v, err);
+    }
+    static const char *const flags[][2] = {{"with-key", "with_key"},
+                                           {"with-headers", "with_headers"},
+                                           {"with-timestamp", "with_timestamp"},
+                                           {"with-offsets", "with_offsets"}};
+    for (size_t i = 0; rc == SHAPE_OK && i < sizeof flags / sizeof flags[0]; i++)
+        if (shape_args_flag(args, flags[i][0])) rc = shape_options_set_bool(o, flags[i][1], 1, err);
+    if (rc != SHAPE_OK) {
+        shape_options_free(o);
+        return rc;
+    }
+    *out = o;
+    return SHAPE_OK;
+}
+
+int shape_cli_open_source(const char *uri, const shape_options *options, const shape_offsets *start,
+                          shape_source **out, shape_err *err)
+{
+    *out = NULL;
+    if (shape_file_source_claims(uri)) return shape_file_source_open(uri, options, start, out, err);
+    const shape_source_type *type = shape_registry_source_for_uri(shape_cli_registry(), uri, err);
+    if (!type) return err->code;
+    if (type->check_uri) SHAPE_RETURN_NOT_OK(type->check_uri(uri, err));
+    if (!type->open)
+        return shape_err_set(err, SHAPE_EINVAL, "the %s plugin's source cannot read streams in this version", type->name);
+    return type->open(uri, options, start, out, err);
+}

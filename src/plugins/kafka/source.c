@@ -1,0 +1,545 @@
+/* source.c — the kafka:// stream source: exact self-kept offsets, bounded
+ * reads that are deterministic and do not stall, following reads.
+ *
+ * Why: read a topic as Arrow batches where each batch is paired with the
+ * position of every partition just after it, so a checkpoint of that
+ * position resumes exactly — and nothing is ever committed to the broker.
+ *
+ * How:
+ *   - open: parse the URI, check the options (reference names, defaults
+ *     and messages), build a consumer (user `config` first, then the URI's
+ *     servers, enable.auto.commit=false, group.id defaulting to
+ *     shape-stream-profile, partition EOF events on), read the topic's
+ *     partitions and watermarks, and place each partition: a start position
+ *     clamped into [low, high], else low (earliest) or high (latest). A
+ *     bounded read ends every partition at the high watermark taken now.
+ *   - every partition is assigned once, at its start offset, so librdkafka
+ *     prefetches them all in parallel.
+ *   - bounded: each partition's messages are drained from its own queue
+ *     (rd_kafka_queue_get_partition, unforwarded) in ascending partition
+ *     order. A poll never asks for more than remains before the partition's
+ *     end, so it returns as soon as the messages are there instead of
+ *     waiting out its time-out; the end is seen from offsets (position >=
+ *     end) or from the partition-EOF event (transaction markers and
+ *     compacted gaps leave no message at the last offsets). Messages at or
+ *     past the end (produced after the read began) are dropped uncounted.
+ *   - following: the consumer queue, all partitions in arrival order; each
+ *     poll's messages are grouped by partition and handed out one group per
+ *     batch. Ends after idle_timeout without messages or max_messages.
+ *   - errors: transient client errors (transport, all brokers down, timed
+ *     out, resolve, or retriable) are SHAPE_ECONN with text "kafka: ...",
+ *     so the caller can reconnect from its last position; others are fatal.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <librdkafka/rdkafka.h>
+
+#include "kafka_plugin.h"
+#include "kafka_uri.h"
+#include "shape/source.h"
+
+#define METADATA_TIMEOUT_MS 10000
+#define POLL_TIMEOUT_MS 1000
+#define FOLLOW_SLICE_MS 200
+#define DEFAULT_BATCH 65536
+#define DEFAULT_GROUP "shape-stream-profile"
+
+typedef struct part {
+    int32_t id;
+    int64_t position; /* next offset to read */
+    int64_t end;      /* bounded: high watermark when the read began */
+    int done;
+    rd_kafka_queue_t *queue; /* bounded: the partition's own queue */
+} part;
+
+typedef struct kafka_source {
+    shape_source base;
+    shape_kafka_uri uri;
+    rd_kafka_t *rk;
+    rd_kafka_queue_t *consumer_queue; /* following reads */
+    part *parts;
+    size_t n_parts;
+    size_t cursor; /* bounded: the partition being drained */
+    int bounded;
+    int64_t batch_size;
+    int64_t remaining; /* max_messages left, or -1 */
+    double idle_timeout; /* seconds, or < 0 for none */
+    double last_message; /* monotonic seconds */
+
+    rd_kafka_message_t **polled; /* messages of the current poll */
+    size_t n_polled, next_polled;
+    rd_kafka_message_t **group; /* messages of the batch being decoded */
+    shape_message *msgs;
+    shape_header *headers;
+    size_t headers_cap;
+
+    shape_decoder *dec;
+    char fatal[512]; /* error reported by librdkafka's error callback */
+    int fatal_transient;
+} kafka_source;
+
+static const char *const known_options[] = {
+    "start_at", "stop_at_end", "idle_timeout", "max_messages", "batch_size", "config", "schema",
+    "on_error", "event_time_field", "event_time_unit", "with_offsets", "with_key", "with_headers",
+    "with_timestamp", "nested", NULL};
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int transient(rd_kafka_resp_err_t e)
+{
+    return e == RD_KAFKA_RESP_ERR__TRANSPORT || e == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN ||
+           e == RD_KAFKA_RESP_ERR__TIMED_OUT || e == RD_KAFKA_RESP_ERR__RESOLVE ||
+           e == RD_KAFKA_RESP_ERR__TIMED_OUT_QUEUE || e == RD_KAFKA_RESP_ERR__DESTROY ||
+           e == RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT || e == RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION ||
+           e == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE || e == RD_KAFKA_RESP_ERR_BROKER_NOT_AVAILABLE;
+}
+
+static int kafka_error(rd_kafka_resp_err_t e, const char *text, shape_err *err)
+{
+    return shape_err_set(err, transient(e) ? SHAPE_ECONN : SHAPE_EINVAL, "kafka: %s",
+                         text && *text ? text : rd_kafka_err2str(e));
+}
+
+static void on_error(rd_kafka_t *rk, int e, const char *reason, void *opaque)
+{
+    (void)rk;
+    kafka_source *ks = opaque;
+    if (e == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN || rd_kafka_fatal_error(rk, NULL, 0)) {
+        snprintf(ks->fatal, sizeof ks->fatal, "%s", reason);
+        ks->fatal_transient = e == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN;
+    }
+}
+
+/* librdkafka logs go to stderr only at warning level and above. */
+static void on_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
+{
+    (void)rk;
+    if (level <= 4) fprintf(stderr, "shape: kafka: %s: %s\n", fac, buf);
+}
+
+static void free_polled(kafka_source *ks)
+{
+    for (size_t i = ks->next_polled; i < ks->n_polled; i++) rd_kafka_message_destroy(ks->polled[i]);
+    ks->n_polled = ks->next_polled = 0;
+}
+
+static void ks_close(shape_source *src)
+{
+    kafka_source *ks = (kafka_source *)src;
+    if (!ks) return;
+    free_polled(ks);
+    for (size_t i = 0; i < ks->n_parts; i++)
+        if (ks->parts[i].queue) rd_kafka_queue_destroy(ks->parts[i].queue);
+    if (ks->consumer_queue) rd_kafka_queue_destroy(ks->consumer_queue);
+    if (ks->rk) {
+        rd_kafka_assign(ks->rk, NULL);
+        rd_kafka_consumer_close(ks->rk);
+        rd_kafka_destroy(ks->rk);
+    }
+    shape_kafka_uri_free(&ks->uri);
+    shape_decoder_free(ks->dec);
+    free(ks->parts);
+    free(ks->polled);
+    free(ks->group);
+    free(ks->msgs);
+    free(ks->headers);
+    free(ks);
+}
+
+/* ---- positions ---------------------------------------------------------- */
+
+static int positions(const kafka_source *ks, shape_offsets *after, shape_err *err)
+{
+    shape_offsets_clear(after);
+    for (size_t i = 0; i < ks->n_parts; i++)
+        SHAPE_RETURN_NOT_OK(shape_offsets_set(after, ks->parts[i].id, ks->parts[i].position, err));
+    return SHAPE_OK;
+}
+
+static part *find_part(kafka_source *ks, int32_t id)
+{
+    size_t lo = 0, hi = ks->n_parts;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (ks->parts[mid].id < id) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < ks->n_parts && ks->parts[lo].id == id ? &ks->parts[lo] : NULL;
+}
+
+/* ---- decoding a group of messages of one partition ----------------------- */
+
+static int decode_group(kafka_source *ks, size_t n, struct ArrowSchema *schema, struct ArrowArray *array,
+                        shape_err *err)
+{
+    size_t n_headers = 0;
+    for (size_t i = 0; i < n; i++) {
+        rd_kafka_headers_t *hdrs = NULL;
+        if (rd_kafka_message_headers(ks->group[i], &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR && hdrs)
+            n_headers += rd_kafka_header_cnt(hdrs);
+    }
+    if (n_headers > ks->headers_cap) {
+        shape_header *grown = realloc(ks->headers, n_headers * sizeof *grown);
+        if (!grown) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        ks->headers = grown;
+        ks->headers_cap = n_headers;
+    }
+    size_t h = 0;
+    for (size_t i = 0; i < n; i++) {
+        const rd_kafka_message_t *m = ks->group[i];
+        shape_message *out = &ks->msgs[i];
+        memset(out, 0, sizeof *out);
+        out->partition = m->partition;
+        out->offset = m->offset;
+        out->value = m->payload;
+        out->value_len = m->len;
+        out->key = m->key;
+        out->key_len = m->key_len;
+        rd_kafka_timestamp_type_t tstype;
+        int64_t ts = rd_kafka_message_timestamp(m, &tstype);
+        if (ts >= 0 && tstype != RD_KAFKA_TIMESTAMP_NOT_AVAILABLE) {
+            out->has_timestamp = 1;
+            out->timestamp_us = ts * 1000;
+        }
+        rd_kafka_headers_t *hdrs = NULL;
+        if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR && hdrs) {
+            out->headers = ks->headers + h;
+            const char *name;
+            const void *value;
+            size_t size;
+            for (size_t k = 0; rd_kafka_header_get_all(hdrs, k, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; k++) {
+                ks->headers[h++] = (shape_header){name, strlen(name), value, size};
+                out->n_headers++;
+            }
+        }
+    }
+    return shape_decoder_decode(ks->dec, ks->msgs, n, schema, array, err);
+}
+
+static void destroy_group(kafka_source *ks, size_t n)
+{
+    for (size_t i = 0; i < n; i++) rd_kafka_message_destroy(ks->group[i]);
+}
+
+/* ---- bounded reads ------------------------------------------------------- */
+
+static int bounded_next(kafka_source *ks, struct ArrowSchema *schema, struct ArrowArray *array,
+                        shape_offsets *after, int *end, shape_err *err)
+{
+    for (;;) {
+        while (ks->cursor < ks->n_parts && ks->parts[ks->cursor].done) ks->cursor++;
+        if (ks->cursor == ks->n_parts || ks->remaining == 0) {
+            *end = 1;
+            return SHAPE_OK;
+        }
+        part *p = &ks->parts[ks->cursor];
+        int64_t want = p->end - p->position;
+        if (want > ks->batch_size) want = ks->batch_size;
+        if (ks->remaining >= 0 && want > ks->remaining) want = ks->remaining;
+        ssize_t got = rd_kafka_consume_batch_queue(p->queue, POLL_TIMEOUT_MS, ks->group, (size_t)want);
+        if (got < 0) return kafka_error(rd_kafka_last_error(), NULL, err);
+        size_t keep = 0;
+        rd_kafka_resp_err_t failure = RD_KAFKA_RESP_ERR_NO_ERROR;
+        char failure_text[256] = "";
+        for (ssize_t i = 0; i < got; i++) {
+            rd_kafka_message_t *m = ks->group[i];
+            if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+                if (m->offset > p->position) p->position = m->offset < p->end ? m->offset : p->end;
+                p->done = 1;
+                rd_kafka_message_destroy(m);
+            } else if (m->err) {
+                if (!failure) {
+                    failure = m->err;
+                    snprintf(failure_text, sizeof failure_text, "%s", rd_kafka_message_errstr(m));
+                }
+                rd_kafka_message_destroy(m);
+            } else if (m->offset >= p->end || p->done || m->offset < p->position) {
+                rd_kafka_message_destroy(m); /* past the end mark, or a replayed fetch */
+            } else {
+                ks->group[keep++] = m;
+                p->position = m->offset + 1;
+            }
+        }
+        if (p->position >= p->end) p->done = 1;
+        if (failure) {
+            destroy_group(ks, keep);
+            return kafka_error(failure, failure_text, err);
+        }
+        if (keep == 0) {
+            if (p->done) continue;
+            if (got == 0 && ks->fatal[0])
+                return shape_err_set(err, ks->fatal_transient ? SHAPE_ECONN : SHAPE_EINVAL, "kafka: %s", ks->fatal);
+            if (got == 0) {
+                /* Nothing within the poll: the position may still have moved
+                 * past markers or gaps without a message to show for it. */
+                rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+                rd_kafka_topic_partition_list_add(l, ks->uri.topic, p->id);
+                if (rd_kafka_position(ks->rk, l) == RD_KAFKA_RESP_ERR_NO_ERROR && l->elems[0].offset > p->position)
+                    p->position = l->elems[0].offset < p->end ? l->elems[0].offset : p->end;
+                rd_kafka_topic_partition_list_destroy(l);
+                if (p->position >= p->end) p->done = 1;
+            }
+            continue;
+        }
+        if (ks->remaining > 0) ks->remaining -= (int64_t)keep;
+        int rc = decode_group(ks, keep, schema, array, err);
+        destroy_group(ks, keep);
+        if (rc != SHAPE_OK) return rc;
+        return positions(ks, after, err);
+    }
+}
+
+/* ---- following reads ----------------------------------------------------- */
+
+static int follow_next(kafka_source *ks, struct ArrowSchema *schema, struct ArrowArray *array,
+                       shape_offsets *after, int *end, shape_err *err)
+{
+    if (ks->remaining == 0) {
+        *end = 1;
+        return SHAPE_OK;
+    }
+    if (ks->next_polled == ks->n_polled) {
+        free_polled(ks);
+        size_t want = (size_t)ks->batch_size;
+        if (ks->remaining > 0 && (int64_t)want > ks->remaining) want = (size_t)ks->remaining;
+        ssize_t got = rd_kafka_consume_batch_queue(ks->consumer_queue, FOLLOW_SLICE_MS, ks->polled, want);
+        if (got < 0) return kafka_error(rd_kafka_last_error(), NULL, err);
+        size_t keep = 0;
+        for (ssize_t i = 0; i < got; i++) {
+            rd_kafka_message_t *m = ks->polled[i];
+            if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+                rd_kafka_message_destroy(m);
+            } else if (m->err) {
+                int rc = kafka_error(m->err, rd_kafka_message_errstr(m), err);
+                for (ssize_t k = i; k < got; k++) rd_kafka_message_destroy(ks->polled[k]);
+                ks->n_polled = keep;
+                free_polled(ks);
+                return rc;
+            } else {
+                ks->polled[keep++] = m;
+            }
+        }
+        ks->n_polled = keep;
+        if (keep > 0) {
+            ks->last_message = now_seconds();
+            if (ks->remaining > 0) ks->remaining -= (int64_t)keep;
+        } else {
+            if (ks->fatal[0])
+                return shape_err_set(err, ks->fatal_transient ? SHAPE_ECONN : SHAPE_EINVAL, "kafka: %s", ks->fatal);
+            if (ks->idle_timeout >= 0 && now_seconds() - ks->last_message >= ks->idle_timeout) *end = 1;
+            return SHAPE_OK; /* no batch: lets the caller look at signals */
+        }
+    }
+    /* One partition's messages of this poll, in arrival order. */
+    int32_t partition = ks->polled[ks->next_polled]->partition;
+    size_t n = 0;
+    for (size_t i = ks->next_polled; i < ks->n_polled; i++) {
+        if (ks->polled[i]->partition == partition) ks->group[n++] = ks->polled[i];
+        else ks->polled[ks->next_polled + (i - ks->next_polled) - n] = ks->polled[i];
+    }
+    /* The rest keep their order after the group was taken out. */
+    ks->n_polled -= n;
+    part *p = find_part(ks, partition);
+    if (p && n) p->position = ks->group[n - 1]->offset + 1;
+    int rc = decode_group(ks, n, schema, array, err);
+    destroy_group(ks, n);
+    if (rc != SHAPE_OK) return rc;
+    return positions(ks, after, err);
+}
+
+static int ks_next(shape_source *src, struct ArrowSchema *schema, struct ArrowArray *array, shape_offsets *after,
+                   int *end, shape_err *err)
+{
+    kafka_source *ks = (kafka_source *)src;
+    array->release = NULL;
+    *end = 0;
+    return ks->bounded ? bounded_next(ks, schema, array, after, end, err)
+                       : follow_next(ks, schema, array, after, end, err);
+}
+
+static const shape_decode_stats *ks_stats(const shape_source *src)
+{
+    return shape_decoder_stats(((const kafka_source *)src)->dec);
+}
+
+static const shape_source_vtable kafka_vtable = {ks_next, ks_stats, ks_close};
+
+/* ---- opening --------------------------------------------------------------- */
+
+static int set_property(const char *name, const char *value, void *ud, shape_err *err)
+{
+    char errstr[256];
+    if (rd_kafka_conf_set(ud, name, value, errstr, sizeof errstr) != RD_KAFKA_CONF_OK)
+        return shape_err_set(err, SHAPE_EINVAL, "config property '%.64s': %s", name, errstr);
+    return SHAPE_OK;
+}
+
+static int make_consumer(kafka_source *ks, const shape_options *o, shape_err *err)
+{
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    int rc = SHAPE_OK;
+    if (shape_options_has(o, "config")) rc = shape_options_foreach_property(o, "config", set_property, conf, err);
+    char group[256];
+    size_t group_len = sizeof group;
+    if (rc == SHAPE_OK && rd_kafka_conf_get(conf, "group.id", group, &group_len) != RD_KAFKA_CONF_OK)
+        group[0] = '\0';
+    if (rc == SHAPE_OK) rc = set_property("bootstrap.servers", ks->uri.servers, conf, err);
+    if (rc == SHAPE_OK) rc = set_property("enable.auto.commit", "false", conf, err);
+    if (rc == SHAPE_OK) rc = set_property("enable.auto.offset.store", "false", conf, err);
+    if (rc == SHAPE_OK) rc = set_property("enable.partition.eof", "true", conf, err);
+    if (rc == SHAPE_OK && !group[0]) rc = set_property("group.id", DEFAULT_GROUP, conf, err);
+    if (rc != SHAPE_OK) {
+        rd_kafka_conf_destroy(conf);
+        return rc;
+    }
+    rd_kafka_conf_set_opaque(conf, ks);
+    rd_kafka_conf_set_error_cb(conf, on_error);
+    rd_kafka_conf_set_log_cb(conf, on_log);
+    char errstr[512];
+    ks->rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof errstr);
+    if (!ks->rk) {
+        rd_kafka_conf_destroy(conf);
+        return shape_err_set(err, SHAPE_EINVAL, "kafka: %s", errstr);
+    }
+    return SHAPE_OK;
+}
+
+static int discover(kafka_source *ks, const shape_offsets *start, int latest, shape_err *err)
+{
+    rd_kafka_topic_t *topic = rd_kafka_topic_new(ks->rk, ks->uri.topic, NULL);
+    const struct rd_kafka_metadata *md = NULL;
+    rd_kafka_resp_err_t e = rd_kafka_metadata(ks->rk, 0, topic, &md, METADATA_TIMEOUT_MS);
+    rd_kafka_topic_destroy(topic);
+    if (e) {
+        if (ks->fatal[0]) return shape_err_set(err, SHAPE_ECONN, "kafka: %s", ks->fatal);
+        return kafka_error(e, NULL, err);
+    }
+    int rc = SHAPE_OK;
+    const struct rd_kafka_metadata_topic *t = md->topic_cnt == 1 ? &md->topics[0] : NULL;
+    if (!t || t->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || t->partition_cnt == 0) {
+        rc = shape_err_set(err, SHAPE_EINVAL, "kafka: topic '%s' does not exist (or has no partitions)", ks->uri.topic);
+    } else if (t->err) {
+        rc = kafka_error(t->err, NULL, err);
+    } else {
+        ks->parts = calloc((size_t)t->partition_cnt, sizeof *ks->parts);
+        if (!ks->parts) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        for (int i = 0; rc == SHAPE_OK && i < t->partition_cnt; i++) ks->parts[i].id = t->partitions[i].id;
+        ks->n_parts = rc == SHAPE_OK ? (size_t)t->partition_cnt : 0;
+    }
+    rd_kafka_metadata_destroy(md);
+    SHAPE_RETURN_NOT_OK(rc);
+    /* Ascending partition order, whatever the metadata's order. */
+    for (size_t i = 1; i < ks->n_parts; i++)
+        for (size_t j = i; j > 0 && ks->parts[j - 1].id > ks->parts[j].id; j--) {
+            part tmp = ks->parts[j - 1];
+            ks->parts[j - 1] = ks->parts[j];
+            ks->parts[j] = tmp;
+        }
+    for (size_t i = 0; i < ks->n_parts; i++) {
+        part *p = &ks->parts[i];
+        int64_t low, high;
+        e = rd_kafka_query_watermark_offsets(ks->rk, ks->uri.topic, p->id, &low, &high, METADATA_TIMEOUT_MS);
+        if (e) return kafka_error(e, NULL, err);
+        int64_t wanted;
+        if (start && shape_offsets_get(start, p->id, &wanted))
+            p->position = wanted < low ? low : wanted > high ? high : wanted;
+        else
+            p->position = latest ? high : low;
+        p->end = ks->bounded ? high : INT64_MAX;
+        p->done = ks->bounded && p->position >= p->end;
+    }
+    return SHAPE_OK;
+}
+
+static int assign_all(kafka_source *ks, shape_err *err)
+{
+    /* Bounded: take each partition's queue out of the consumer queue BEFORE
+     * assigning, or the first prefetched messages would land in the
+     * consumer queue where the partition's reader never looks. */
+    for (size_t i = 0; ks->bounded && i < ks->n_parts; i++) {
+        if (ks->parts[i].done) continue;
+        ks->parts[i].queue = rd_kafka_queue_get_partition(ks->rk, ks->uri.topic, ks->parts[i].id);
+        if (!ks->parts[i].queue) return shape_err_set(err, SHAPE_EINTERNAL, "kafka: no queue for partition %d", ks->parts[i].id);
+        rd_kafka_queue_forward(ks->parts[i].queue, NULL);
+    }
+    if (!ks->bounded) {
+        ks->consumer_queue = rd_kafka_queue_get_consumer(ks->rk);
+        if (!ks->consumer_queue) return shape_err_set(err, SHAPE_EINTERNAL, "kafka: no consumer queue");
+    }
+    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new((int)ks->n_parts);
+    for (size_t i = 0; i < ks->n_parts; i++) {
+        if (ks->parts[i].done) continue;
+        rd_kafka_topic_partition_list_add(l, ks->uri.topic, ks->parts[i].id)->offset = ks->parts[i].position;
+    }
+    rd_kafka_resp_err_t e = rd_kafka_assign(ks->rk, l);
+    rd_kafka_topic_partition_list_destroy(l);
+    if (e) return kafka_error(e, NULL, err);
+    return SHAPE_OK;
+}
+
+static int read_options(kafka_source *ks, const shape_options *o, int *latest, shape_err *err)
+{
+    SHAPE_RETURN_NOT_OK(shape_options_check_known(o, known_options, "kafka source", err));
+    const char *start_at;
+    SHAPE_RETURN_NOT_OK(shape_options_get_string(o, "start_at", "earliest", &start_at, err));
+    if (strcmp(start_at, "earliest") != 0 && strcmp(start_at, "latest") != 0)
+        return shape_err_set(err, SHAPE_EINVAL, "start_at must be 'earliest' or 'latest'");
+    *latest = strcmp(start_at, "latest") == 0;
+    SHAPE_RETURN_NOT_OK(shape_options_get_int64(o, "batch_size", DEFAULT_BATCH, &ks->batch_size, err));
+    if (ks->batch_size < 1) return shape_err_set(err, SHAPE_EINVAL, "batch_size must be positive");
+    if (ks->batch_size > (1 << 24)) return shape_err_set(err, SHAPE_EINVAL, "batch_size must be at most 16777216");
+    SHAPE_RETURN_NOT_OK(shape_options_get_bool(o, "stop_at_end", 1, &ks->bounded, err));
+    SHAPE_RETURN_NOT_OK(shape_options_get_int64(o, "max_messages", -1, &ks->remaining, err));
+    if (shape_options_has(o, "max_messages") && ks->remaining < 1)
+        return shape_err_set(err, SHAPE_EINVAL, "max_messages must be at least 1");
+    SHAPE_RETURN_NOT_OK(shape_options_get_double(o, "idle_timeout", -1, &ks->idle_timeout, err));
+    if (shape_options_has(o, "idle_timeout") && !(ks->idle_timeout >= 0))
+        return shape_err_set(err, SHAPE_EINVAL, "idle_timeout must be a number of seconds >= 0");
+    if (shape_options_has(o, "schema"))
+        return shape_err_set(err, SHAPE_EINVAL, "the schema option is only available through the library API");
+    return SHAPE_OK;
+}
+
+int shape_kafka_source_open(const char *uri, const shape_options *options, const shape_offsets *start,
+                            shape_source **out, shape_err *err)
+{
+    *out = NULL;
+    kafka_source *ks = calloc(1, sizeof *ks);
+    if (!ks) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    ks->base.vt = &kafka_vtable;
+    shape_options *empty = options ? NULL : shape_options_new();
+    const shape_options *o = options ? options : empty;
+    int latest = 0;
+    shape_decode_options dopts;
+    int rc = shape_kafka_uri_parse(uri, &ks->uri, err);
+    if (rc == SHAPE_OK) rc = read_options(ks, o, &latest, err);
+    if (rc == SHAPE_OK) rc = shape_decode_options_from(o, &dopts, err);
+    if (rc == SHAPE_OK) rc = shape_decoder_new(&dopts, NULL, &ks->dec, err);
+    if (rc == SHAPE_OK) rc = make_consumer(ks, o, err);
+    shape_options_free(empty);
+    if (rc == SHAPE_OK) rc = discover(ks, start, latest, err);
+    if (rc == SHAPE_OK) {
+        size_t cap = (size_t)ks->batch_size;
+        ks->polled = malloc(cap * sizeof *ks->polled);
+        ks->group = malloc(cap * sizeof *ks->group);
+        ks->msgs = malloc(cap * sizeof *ks->msgs);
+        if (!ks->polled || !ks->group || !ks->msgs) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    }
+    if (rc == SHAPE_OK) rc = assign_all(ks, err);
+    if (rc != SHAPE_OK) {
+        ks_close(&ks->base);
+        return rc;
+    }
+    ks->last_message = now_seconds();
+    *out = &ks->base;
+    return SHAPE_OK;
+}

@@ -1,0 +1,243 @@
+/* table.c — the table profiler: routes each column of a record batch to its
+ * column profiler, and merges table profiles.
+ *
+ * Why: a stream is profiled as one table whose batches arrive one after the
+ * other (and, with several workers, as several profiles merged at the end);
+ * `rows` and the columns must come out the same however the rows were cut.
+ *
+ * How: a batch is a struct array ("+s") with one child per column. Children
+ * are matched to columns by name (the common case — same schema as the last
+ * batch, same order — is checked first, position by position). Everything
+ * that can refuse a batch (malformed struct, a known column whose Arrow
+ * format changed, a duplicate name) is checked before anything is counted;
+ * new columns are created (as if null in every earlier row) and appended in
+ * schema order; a known column absent from the batch counts its rows as
+ * nulls. So every column's `count` equals the table's `rows`.
+ */
+#include "profile_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void shape_profile_config_default(shape_profile_config *cfg) { cfg->top_n = SHAPE_PROFILE_TOP_N; }
+
+static int check_config(const shape_profile_config *cfg, shape_err *err)
+{
+    if (cfg->top_n < 1 || cfg->top_n > INT32_MAX)
+        return shape_err_set(err, SHAPE_EINVAL, "top_n must be between 1 and %d, not %lld", INT32_MAX,
+                             (long long)cfg->top_n);
+    return SHAPE_OK;
+}
+
+int shape_profile_new(const char *name, const shape_profile_config *cfg, shape_profile **out, shape_err *err)
+{
+    *out = NULL;
+    shape_profile_config def;
+    if (!cfg) {
+        shape_profile_config_default(&def);
+        cfg = &def;
+    }
+    SHAPE_RETURN_NOT_OK(check_config(cfg, err));
+    shape_profile *p = calloc(1, sizeof *p);
+    if (p) p->name = strdup(name ? name : "");
+    if (!p || !p->name) {
+        free(p);
+        return shape_err_set(err, SHAPE_ENOMEM, "out of memory for a profile");
+    }
+    p->cfg = *cfg;
+    *out = p;
+    return SHAPE_OK;
+}
+
+void shape_profile_free(shape_profile *p)
+{
+    if (!p) return;
+    for (size_t i = 0; i < p->ncols; i++) prof_column_free(p->cols[i]);
+    free(p->cols);
+    free(p->name);
+    free(p);
+}
+
+const char *shape_profile_name(const shape_profile *p) { return p->name; }
+int64_t shape_profile_rows(const shape_profile *p) { return p->rows; }
+size_t shape_profile_num_columns(const shape_profile *p) { return p->ncols; }
+const shape_profile_config *shape_profile_get_config(const shape_profile *p) { return &p->cfg; }
+
+int prof_add_column(shape_profile *p, prof_column *c, shape_err *err)
+{
+    if (p->ncols == p->cap_cols) {
+        size_t cap = p->cap_cols ? p->cap_cols * 2 : 16;
+        prof_column **q = realloc(p->cols, cap * sizeof *q);
+        if (!q) return shape_err_set(err, SHAPE_ENOMEM, "out of memory for column '%s'", c->name);
+        p->cols = q;
+        p->cap_cols = cap;
+    }
+    p->cols[p->ncols++] = c;
+    return SHAPE_OK;
+}
+
+prof_column *prof_find_column(const shape_profile *p, const char *name)
+{
+    for (size_t i = 0; i < p->ncols; i++)
+        if (strcmp(p->cols[i]->name, name) == 0) return p->cols[i];
+    return NULL;
+}
+
+static const char *child_name(const struct ArrowSchema *s) { return s->name ? s->name : ""; }
+
+/* The format a column is known by: the Arrow format, or "dictionary:<index
+ * format>" for a dictionary-encoded column (whose format alone names only
+ * its index type). Returns fmt itself or buf. */
+static const char *column_format(const struct ArrowSchema *s, char *buf, size_t cap)
+{
+    if (!s->dictionary) return s->format;
+    snprintf(buf, cap, "dictionary:%s", s->format);
+    return buf;
+}
+
+/* Is row i of the struct itself null? */
+static int struct_has_nulls(const struct ArrowArray *b)
+{
+    if (b->null_count == 0 || b->n_buffers < 1 || !b->buffers[0]) return 0;
+    const uint8_t *bits = b->buffers[0];
+    for (int64_t i = 0; i < b->length; i++) {
+        int64_t at = b->offset + i;
+        if (!((bits[at >> 3] >> (at & 7)) & 1)) return 1;
+    }
+    return 0;
+}
+
+int shape_profile_update(shape_profile *p, const struct ArrowSchema *schema, const struct ArrowArray *batch,
+                         shape_err *err)
+{
+    if (!schema || !batch || !schema->format || strcmp(schema->format, "+s") != 0)
+        return shape_err_set(err, SHAPE_EINVAL, "a profiled batch must be a struct array (format \"+s\")");
+    if (schema->n_children != batch->n_children || batch->length < 0 || batch->offset < 0)
+        return shape_err_set(err, SHAPE_EINVAL, "batch and schema disagree: %lld columns in the schema, %lld in the batch",
+                             (long long)schema->n_children, (long long)batch->n_children);
+    if (struct_has_nulls(batch))
+        return shape_err_set(err, SHAPE_EINVAL, "a profiled batch must not have null rows at the top level");
+    int64_t nch = schema->n_children;
+    prof_column **map = NULL;
+    if (nch > 0) {
+        map = calloc((size_t)nch, sizeof *map);
+        if (!map) return shape_err_set(err, SHAPE_ENOMEM, "out of memory profiling a batch");
+    }
+    int rc = SHAPE_OK;
+    /* 1. validate and match, creating nothing yet */
+    for (int64_t i = 0; i < nch && rc == SHAPE_OK; i++) {
+        const struct ArrowSchema *cs = schema->children[i];
+        const struct ArrowArray *ca = batch->children[i];
+        if (!cs || !ca || !cs->format) {
+            rc = shape_err_set(err, SHAPE_EINVAL, "column %lld of the batch has no schema or array", (long long)i);
+            break;
+        }
+        const char *name = child_name(cs);
+        for (int64_t j = 0; j < i; j++)
+            if (strcmp(child_name(schema->children[j]), name) == 0) {
+                rc = shape_err_set(err, SHAPE_EINVAL, "the batch has two columns named '%s'", name);
+                break;
+            }
+        if (rc != SHAPE_OK) break;
+        if (ca->offset < 0 || ca->length < batch->offset + batch->length) {
+            rc = shape_err_set(err, SHAPE_EINVAL, "column '%s' holds %lld rows, fewer than the batch's %lld", name,
+                               (long long)ca->length, (long long)(batch->offset + batch->length));
+            break;
+        }
+        prof_column *c = ((size_t)i < p->ncols && strcmp(p->cols[i]->name, name) == 0) ? p->cols[i]
+                                                                                    : prof_find_column(p, name);
+        char fbuf[64];
+        const char *fmt = column_format(cs, fbuf, sizeof fbuf);
+        if (c && strcmp(c->format, fmt) != 0) {
+            char *now = prof_arrow_type_name(cs);
+            if (now && strcmp(now, c->arrow_type) != 0)
+                rc = shape_err_set(err, SHAPE_EINVAL, "column '%s' changed type from %s to %s", name, c->arrow_type, now);
+            else
+                rc = shape_err_set(err, SHAPE_EINVAL, "column '%s' changed type from Arrow format \"%s\" to \"%s\"",
+                                   name, c->format, fmt);
+            free(now);
+            break;
+        }
+        map[i] = c;
+    }
+    /* 2. create the new columns (appended in schema order) */
+    for (int64_t i = 0; i < nch && rc == SHAPE_OK; i++) {
+        if (map[i]) continue;
+        const struct ArrowSchema *cs = schema->children[i];
+        char *type = prof_arrow_type_name(cs);
+        prof_column *c = NULL;
+        if (!type) {
+            rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory for column '%s'", child_name(cs));
+            break;
+        }
+        char fbuf[64];
+        rc = prof_column_new(child_name(cs), column_format(cs, fbuf, sizeof fbuf), type, &c, err);
+        free(type);
+        if (rc == SHAPE_OK) rc = prof_add_column(p, c, err);
+        if (rc != SHAPE_OK) {
+            prof_column_free(c);
+            break;
+        }
+        prof_column_add_nulls(c, p->rows); /* null in every earlier row */
+        map[i] = c;
+    }
+    /* 3. profile */
+    for (int64_t i = 0; i < nch && rc == SHAPE_OK; i++)
+        rc = prof_column_update(map[i], batch->children[i], batch->offset, batch->length, err);
+    if (rc == SHAPE_OK) {
+        for (size_t k = 0; k < p->ncols; k++) {
+            int present = 0;
+            for (int64_t i = 0; i < nch && !present; i++) present = map[i] == p->cols[k];
+            if (!present) prof_column_add_nulls(p->cols[k], batch->length);
+        }
+        p->rows += batch->length;
+    }
+    free(map);
+    return rc;
+}
+
+/* ---- merge -------------------------------------------------------------- */
+
+int shape_profile_merge(shape_profile *dst, const shape_profile *src, shape_err *err)
+{
+    if (dst == src) return shape_err_set(err, SHAPE_EINVAL, "cannot merge a profile into itself");
+    if (dst->cfg.top_n != src->cfg.top_n)
+        return shape_err_set(err, SHAPE_EINVAL, "cannot merge profiles made with different configurations (top_n %lld and %lld)",
+                             (long long)dst->cfg.top_n, (long long)src->cfg.top_n);
+    for (size_t i = 0; i < src->ncols; i++) {
+        const prof_column *s = src->cols[i];
+        const prof_column *d = prof_find_column(dst, s->name);
+        if (d && strcmp(d->format, s->format) != 0)
+            return shape_err_set(err, SHAPE_EINVAL, "cannot merge profiles: column '%s' is %s in one and %s in the other",
+                                 s->name, d->arrow_type, s->arrow_type);
+    }
+    /* Columns only src has: create them first, null over dst's rows. */
+    size_t before = dst->ncols;
+    for (size_t i = 0; i < src->ncols; i++) {
+        const prof_column *s = src->cols[i];
+        if (prof_find_column(dst, s->name)) continue;
+        prof_column *c = NULL;
+        int rc = prof_column_new(s->name, s->format, s->arrow_type, &c, err);
+        if (rc == SHAPE_OK) rc = prof_add_column(dst, c, err);
+        if (rc != SHAPE_OK) {
+            prof_column_free(c);
+            while (dst->ncols > before) prof_column_free(dst->cols[--dst->ncols]);
+            return rc;
+        }
+        prof_column_add_nulls(c, dst->rows);
+    }
+    size_t ncols = dst->ncols;
+    for (size_t k = 0; k < ncols; k++) {
+        prof_column *d = dst->cols[k];
+        const prof_column *s = NULL;
+        for (size_t i = 0; i < src->ncols && !s; i++)
+            if (strcmp(src->cols[i]->name, d->name) == 0) s = src->cols[i];
+        if (s)
+            SHAPE_RETURN_NOT_OK(prof_column_merge(d, s, err));
+        else
+            prof_column_add_nulls(d, src->rows);
+    }
+    dst->rows += src->rows;
+    return SHAPE_OK;
+}

@@ -1,0 +1,59 @@
+/* kafka_txn_produce.c — test helper: produce N JSON messages {"id": i} to
+ * one partition inside a committed transaction.
+ *
+ * Why: a committed transaction leaves a control record (the commit marker)
+ * at the end of the partition. It has an offset but is never delivered to
+ * consumers, so a bounded read that waits for a message at high-1 would
+ * hang. The kafka:// source must end such a partition from its EOF event.
+ * Usage: kafka_txn_produce BOOTSTRAP TOPIC PARTITION N
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <librdkafka/rdkafka.h>
+
+static int fail(const char *what, rd_kafka_error_t *e)
+{
+    fprintf(stderr, "kafka_txn_produce: %s: %s\n", what, e ? rd_kafka_error_string(e) : "failed");
+    if (e) rd_kafka_error_destroy(e);
+    return 2;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 5) {
+        fprintf(stderr, "usage: kafka_txn_produce BOOTSTRAP TOPIC PARTITION N\n");
+        return 2;
+    }
+    char errstr[512];
+    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    if (rd_kafka_conf_set(conf, "bootstrap.servers", argv[1], errstr, sizeof errstr) ||
+        rd_kafka_conf_set(conf, "transactional.id", "shape-test-txn", errstr, sizeof errstr)) {
+        fprintf(stderr, "kafka_txn_produce: %s\n", errstr);
+        return 2;
+    }
+    rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr);
+    if (!rk) {
+        fprintf(stderr, "kafka_txn_produce: %s\n", errstr);
+        return 2;
+    }
+    rd_kafka_error_t *e;
+    if ((e = rd_kafka_init_transactions(rk, 10000))) return fail("init", e);
+    if ((e = rd_kafka_begin_transaction(rk))) return fail("begin", e);
+    int partition = atoi(argv[3]), n = atoi(argv[4]);
+    for (int i = 0; i < n; i++) {
+        char body[64];
+        int len = snprintf(body, sizeof body, "{\"id\":%d}", i);
+        rd_kafka_resp_err_t r = rd_kafka_producev(rk, RD_KAFKA_V_TOPIC(argv[2]), RD_KAFKA_V_PARTITION(partition),
+                                                  RD_KAFKA_V_VALUE(body, (size_t)len),
+                                                  RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY), RD_KAFKA_V_END);
+        if (r) {
+            fprintf(stderr, "kafka_txn_produce: produce: %s\n", rd_kafka_err2str(r));
+            return 2;
+        }
+    }
+    if ((e = rd_kafka_commit_transaction(rk, 10000))) return fail("commit", e);
+    rd_kafka_destroy(rk);
+    return 0;
+}

@@ -1,0 +1,91 @@
+# The kafka:// source through `shape stream-read` against a real Kafka
+# protocol peer: exact offsets, partition order, resume, bounded end fixed at
+# start, transaction markers, following, poison messages, errors.
+source "$(dirname "$0")/lib.sh"
+command -v kcat >/dev/null || fail "kcat is not installed (scripts/install-deps installs it)"
+orders=$(unique_topic orders); txn=$(unique_topic txn); poison=$(unique_topic poison); live=$(unique_topic live)
+[ -n "${SHAPE_TEST_KAFKA:-}" ] || { orders=orders; txn=txn; poison=poison; live=live; }
+kafka_up "$orders:3" "$txn:1" "$poison:1" "$live:2"
+read_topic() { "$SHAPE_BIN" stream-read "kafka://$BOOTSTRAP/$1" "${@:2}"; }
+ids() { sed -n 's/^{"id":\([0-9]*\),.*/\1/p'; }
+
+# 1500 rows, row i in partition i % 3.
+for p in 0 1 2; do
+  awk -v p=$p 'BEGIN { for (i = p; i < 1500; i += 3) printf "{\"id\":%d,\"amount\":%d.5,\"kind\":\"k%d\"}\n", i, i, i % 7 }' \
+    | kcat -b "$BOOTSTRAP" -t "$orders" -P -p $p
+done
+
+start=$(date +%s%N)
+read_topic "$orders" --batch-size 200 --with-offsets >"$TEST_TMP/all" 2>"$TEST_TMP/err"
+elapsed_ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$(wc -l <"$TEST_TMP/all")" -eq 1500 ] || fail "expected 1500 rows, got $(wc -l <"$TEST_TMP/all")"
+[ "$(ids <"$TEST_TMP/all" | sort -n | uniq | wc -l)" -eq 1500 ] || fail "ids are not each read once"
+grep -q '1500 messages, 1500 rows, 0 undecodable, 0 rejected' "$TEST_TMP/err" || fail "summary: $(cat "$TEST_TMP/err")"
+# Ascending partition order, offsets 0..499 within each, batches never mixing partitions.
+sed -n 's/.*"_shape_partition":"\([0-9]*\)","_shape_offset":\([0-9]*\)}$/\1 \2/p' "$TEST_TMP/all" >"$TEST_TMP/pos"
+for p in 0 1 2; do seq 0 499 | sed "s/^/$p /"; done | cmp -s - "$TEST_TMP/pos" || fail "rows are not in partition/offset order"
+# A bounded read must not wait out a poll time-out at each partition's end.
+[ "$elapsed_ms" -lt 2500 ] || fail "bounded read of 3 partitions took $elapsed_ms ms (a stall at partition ends?)"
+
+# Resume: a read stopped after 700 messages, then resumed from its checkpoint,
+# gives every row exactly once.
+read_topic "$orders" --batch-size 200 --max-events 700 --checkpoint "$TEST_TMP/ck" >"$TEST_TMP/part1" 2>/dev/null
+[ "$(wc -l <"$TEST_TMP/part1")" -eq 700 ] || fail "--max-events 700 gave $(wc -l <"$TEST_TMP/part1")"
+grep -q '"offset":{"0":500,"1":200,"2":0}' "$TEST_TMP/ck" || fail "checkpoint after 700: $(cat "$TEST_TMP/ck")"
+read_topic "$orders" --batch-size 200 --checkpoint "$TEST_TMP/ck" >"$TEST_TMP/part2" 2>/dev/null
+cat "$TEST_TMP/part1" "$TEST_TMP/part2" | cmp -s - <(grep -v '^$' "$TEST_TMP/all" | sed 's/,"_shape_partition".*}$/}/') \
+  || fail "first part + resumed part differ from one whole read"
+grep -q '"offset":{"0":500,"1":500,"2":500}' "$TEST_TMP/ck" || fail "final checkpoint: $(cat "$TEST_TMP/ck")"
+
+# The end of a bounded read is fixed when it starts: messages produced while
+# it runs are not part of it. The reader blocks on a full pipe mid-read.
+mkfifo "$TEST_TMP/fifo"
+read_topic "$orders" --batch-size 100 >"$TEST_TMP/fifo" 2>/dev/null &
+reader=$!
+exec 3<"$TEST_TMP/fifo"
+IFS= read -r first <&3
+for i in $(seq 2000 2099); do echo "{\"id\":$i}"; done | kcat -b "$BOOTSTRAP" -t "$orders" -P -p 2
+{ echo "$first"; cat <&3; } >"$TEST_TMP/during"
+exec 3<&-
+wait $reader || fail "the read during production failed"
+[ "$(wc -l <"$TEST_TMP/during")" -eq 1500 ] || fail "a read during production gave $(wc -l <"$TEST_TMP/during") rows, not 1500"
+n=$(read_topic "$orders" 2>/dev/null | wc -l)
+[ "$n" -eq 1600 ] || fail "the next read gave $n rows, not 1600 with the 100 new ones"
+
+# A committed transaction leaves a marker at the end of the partition: the
+# bounded read must still end, promptly, with every message.
+"$SHAPE_KAFKA_TXN_TOOL" "$BOOTSTRAP" "$txn" 0 50 || fail "transactional produce failed"
+start=$(date +%s)
+[ "$(timeout 20 "$SHAPE_BIN" stream-read "kafka://$BOOTSTRAP/$txn" 2>/dev/null | wc -l)" -eq 50 ] \
+  || fail "transactional topic: wrong row count or a hang"
+[ $(( $(date +%s) - start )) -lt 5 ] || fail "transactional topic took too long to end"
+
+# Poison: not JSON, not an object, no body (NULL): counted, skipped, offsets go on.
+printf '%s\n' 'a:{"id":1}' 'b:not json' 'c:[1, 2]' 'd:' 'e:{"id":2}' | kcat -b "$BOOTSTRAP" -t "$poison" -P -p 0 -Z -K:
+out=$(read_topic "$poison" --checkpoint "$TEST_TMP/ckp" 2>"$TEST_TMP/err" | ids | tr '\n' ' ')
+[ "$out" = "1 2 " ] || fail "poison: rows '$out'"
+grep -q '5 messages, 2 rows, 3 undecodable, 0 rejected' "$TEST_TMP/err" || fail "poison summary: $(cat "$TEST_TMP/err")"
+grep -q '"offset":{"0":5}' "$TEST_TMP/ckp" || fail "poison offset: $(cat "$TEST_TMP/ckp")"
+rc=0; read_topic "$poison" --on-error raise >/dev/null 2>"$TEST_TMP/err" || rc=$?
+[ $rc -eq 2 ] && grep -q 'partition 0 offset 1: ' "$TEST_TMP/err" || fail "--on-error raise: rc=$rc $(cat "$TEST_TMP/err")"
+
+# Following: from the end, sees what is produced later, stops when idle.
+( sleep 1; echo '{"id":7001}' | kcat -b "$BOOTSTRAP" -t "$live" -P -p 1; echo '{"id":7002}' | kcat -b "$BOOTSTRAP" -t "$live" -P -p 0 ) &
+producer=$!
+out=$(read_topic "$live" --option stop_at_end=false --option start_at=latest --option idle_timeout=2 2>/dev/null | ids | sort | tr '\n' ' ')
+wait $producer
+[ "$out" = "7001 7002 " ] || fail "follow read saw '$out'"
+
+# Refusals: one line, exit 2.
+expect_refusal() { # NEEDLE ARGS...
+  local needle=$1 rc=0; shift
+  "$SHAPE_BIN" stream-read "$@" >/dev/null 2>"$TEST_TMP/err" || rc=$?
+  [ $rc -eq 2 ] && grep -q "^shape: error: .*$needle" "$TEST_TMP/err" || fail "'$*': rc=$rc $(cat "$TEST_TMP/err")"
+}
+expect_refusal "unknown kafka source options: \['bogus'\]" "kafka://$BOOTSTRAP/$orders" --option bogus=1
+expect_refusal "start_at must be 'earliest' or 'latest'" "kafka://$BOOTSTRAP/$orders" --option start_at=yesterday
+expect_refusal "config property 'security.protocol'" "kafka://$BOOTSTRAP/$orders" --option 'config={"security.protocol":"carrier-pigeon"}'
+start=$(date +%s)
+expect_refusal "kafka: " "kafka://127.0.0.1:1/$orders"
+[ $(( $(date +%s) - start )) -lt 60 ] || fail "an unreachable broker took 60 s or more to report"
+echo "ok: kafka source (bounded read of 1500 rows in $elapsed_ms ms)"

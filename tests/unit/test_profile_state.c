@@ -1,0 +1,236 @@
+/* test_profile_state.c — the mergeable profiler state (shape/profile.h):
+ * save → load → save is byte-identical for every column kind and edge
+ * (empty, overflowed moments, long text keys); a loaded state continues
+ * exactly as the original (same bytes after more batches); another
+ * configuration, another version, a damaged checksum, truncation and
+ * well-checksummed nonsense are all refused without crashing. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <xxhash.h>
+
+#include "test_profile_util.h"
+
+static void save(const shape_profile *p, uint8_t **out, size_t *len)
+{
+    shape_err err;
+    shape_err_clear(&err);
+    if (shape_profile_state_save(p, out, len, &err) != SHAPE_OK) fail_msg("save: %s", err.message);
+}
+
+static shape_profile *load(const uint8_t *data, size_t len)
+{
+    shape_profile *p = NULL;
+    shape_err err;
+    shape_err_clear(&err);
+    if (shape_profile_state_load(data, len, NULL, &p, &err) != SHAPE_OK) fail_msg("load: %s", err.message);
+    return p;
+}
+
+static char *document(const shape_profile *p)
+{
+    const shape_profile *t[1] = {p};
+    char *text = NULL;
+    size_t len;
+    shape_err err;
+    assert_int_equal(shape_profile_document(t, 1, &text, &len, &err), SHAPE_OK);
+    return text;
+}
+
+/* save → load → save, same bytes and same document */
+static void assert_round_trip(const shape_profile *p)
+{
+    uint8_t *a, *b;
+    size_t alen, blen;
+    save(p, &a, &alen);
+    shape_profile *q = load(a, alen);
+    save(q, &b, &blen);
+    assert_int_equal(alen, blen);
+    assert_memory_equal(a, b, alen);
+    char *d1 = document(p), *d2 = document(q);
+    assert_string_equal(d1, d2);
+    free(d1);
+    free(d2);
+    free(a);
+    free(b);
+    shape_profile_free(q);
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    shape_profile *p = tp_new_profile("stream");
+    assert_round_trip(p); /* no columns */
+    tp_profile_rows(p, 0, 1, 1); /* one row: sparse HLL, tiny sketches */
+    assert_round_trip(p);
+    tp_profile_rows(p, 1, 60000, 4096); /* dense HLL, compacted KLL, full SpaceSaving */
+    assert_round_trip(p);
+    shape_profile_free(p);
+
+    /* overflowed moments (inf/NaN doubles) and infinities in top survive */
+    p = tp_new_profile("x");
+    shape_err err;
+    shape_batch *b = NULL;
+    shape_column *c = NULL, *t = NULL;
+    assert_int_equal(shape_batch_new(&b, &err), SHAPE_OK);
+    assert_int_equal(shape_batch_add_column(b, "big", 3, SHAPE_TYPE_FLOAT64, &c, &err), SHAPE_OK);
+    assert_int_equal(shape_batch_add_column(b, "long", 4, SHAPE_TYPE_UTF8, &t, &err), SHAPE_OK);
+    char text[5000];
+    memset(text, 'k', sizeof text);
+    const double vals[] = {1e308, -1e308, 1e308, INFINITY, -INFINITY, NAN, 1e308};
+    for (int i = 0; i < 7; i++) {
+        assert_int_equal(shape_column_append_double(c, vals[i], &err), SHAPE_OK);
+        assert_int_equal(shape_column_append_bytes(t, text, (size_t)(4000 + i), &err), SHAPE_OK);
+        assert_int_equal(shape_batch_end_row(b, &err), SHAPE_OK);
+    }
+    struct ArrowSchema s;
+    struct ArrowArray a;
+    assert_int_equal(shape_batch_finish(b, &s, &a, &err), SHAPE_OK);
+    assert_int_equal(shape_profile_update(p, &s, &a, &err), SHAPE_OK);
+    tp_release(&s, &a);
+    shape_batch_free(b);
+    assert_round_trip(p);
+    shape_profile_free(p);
+}
+
+/* Checkpoint after batch j, reload, finish: identical to an uninterrupted run. */
+static void test_resume_continues_exactly(void **state)
+{
+    (void)state;
+    const int64_t rows = 50000, batch = 3000;
+    shape_profile *whole = tp_new_profile("stream");
+    tp_profile_rows(whole, 0, rows, batch);
+    uint8_t *want;
+    size_t want_len;
+    save(whole, &want, &want_len);
+    char *want_doc = document(whole);
+    const int64_t cuts[] = {batch, 4 * batch, 16 * batch};
+    for (size_t k = 0; k < sizeof cuts / sizeof cuts[0]; k++) {
+        shape_profile *first = tp_new_profile("stream");
+        tp_profile_rows(first, 0, cuts[k], batch);
+        uint8_t *mid;
+        size_t mid_len;
+        save(first, &mid, &mid_len);
+        shape_profile_free(first);
+        shape_profile *resumed = load(mid, mid_len);
+        free(mid);
+        tp_profile_rows(resumed, cuts[k], rows, batch);
+        uint8_t *got;
+        size_t got_len;
+        save(resumed, &got, &got_len);
+        assert_int_equal(got_len, want_len);
+        assert_memory_equal(got, want, want_len);
+        char *doc = document(resumed);
+        assert_string_equal(doc, want_doc);
+        free(doc);
+        free(got);
+        shape_profile_free(resumed);
+    }
+    free(want);
+    free(want_doc);
+    shape_profile_free(whole);
+}
+
+static void rechecksum(uint8_t *data, size_t len)
+{
+    uint64_t h = XXH3_64bits_withSeed(data, len - 8, 0);
+    for (int i = 0; i < 8; i++) data[len - 8 + (size_t)i] = (uint8_t)(h >> (8 * i));
+}
+
+static void test_refusals(void **state)
+{
+    (void)state;
+    shape_profile *p = tp_new_profile("stream");
+    tp_profile_rows(p, 0, 200, 100);
+    uint8_t *data;
+    size_t len;
+    save(p, &data, &len);
+    shape_profile *q = NULL;
+    shape_err err;
+    /* another configuration */
+    shape_profile_config cfg = {100};
+    assert_int_equal(shape_profile_state_load(data, len, &cfg, &q, &err), SHAPE_EINVAL);
+    assert_null(q);
+    assert_non_null(strstr(err.message, "different profiler configuration"));
+    assert_non_null(strstr(err.message, "top_n=500"));
+    assert_non_null(strstr(err.message, "top_n=100"));
+    assert_non_null(strstr(err.message, "use another file"));
+    shape_profile *r = NULL;
+    assert_int_equal(shape_profile_new("stream", &cfg, &r, &err), SHAPE_OK);
+    assert_int_equal(shape_profile_merge(r, p, &err), SHAPE_EINVAL);
+    shape_profile_free(r);
+    /* another format version (checksum made right) */
+    uint8_t *copy = malloc(len);
+    memcpy(copy, data, len);
+    copy[8] = 2;
+    rechecksum(copy, len);
+    assert_int_equal(shape_profile_state_load(copy, len, NULL, &q, &err), SHAPE_EINVAL);
+    assert_non_null(strstr(err.message, "version 2"));
+    /* not a state at all */
+    assert_int_equal(shape_profile_state_load((const uint8_t *)"{\"json\": 1}", 11, NULL, &q, &err), SHAPE_EINVAL);
+    assert_non_null(strstr(err.message, "not a profile state"));
+    /* one flipped byte: checksum */
+    memcpy(copy, data, len);
+    copy[len / 2] ^= 0x40;
+    assert_int_equal(shape_profile_state_load(copy, len, NULL, &q, &err), SHAPE_EINVAL);
+    assert_non_null(strstr(err.message, "checksum"));
+    /* every truncation */
+    for (size_t n = 0; n < len; n += (n < 64 ? 1 : 97)) {
+        assert_int_equal(shape_profile_state_load(data, n, NULL, &q, &err), SHAPE_EINVAL);
+        assert_null(q);
+    }
+    /* well-checksummed nonsense: flip bytes one at a time and fix the
+     * checksum; loading must refuse or give a profile that saves and writes
+     * a document (memory errors show under ASan / valgrind) */
+    int refused = 0, accepted = 0;
+    for (size_t i = 12; i + 8 < len; i += (i < 300 ? 1 : 331)) {
+        for (int bit = 1; bit < 8; bit += 5) {
+            memcpy(copy, data, len);
+            copy[i] ^= (uint8_t)(1u << bit);
+            rechecksum(copy, len);
+            q = NULL;
+            if (shape_profile_state_load(copy, len, NULL, &q, &err) != SHAPE_OK) {
+                assert_null(q);
+                refused++;
+                continue;
+            }
+            accepted++;
+            uint8_t *again;
+            size_t again_len;
+            save(q, &again, &again_len);
+            free(again);
+            char *doc = document(q);
+            free(doc);
+            /* a changed column format is a different schema: refusing the
+             * next batch is right, crashing is not */
+            struct ArrowSchema s;
+            struct ArrowArray a;
+            tp_make_batch(0, 10, &s, &a);
+            int rc = shape_profile_update(q, &s, &a, &err);
+            assert_true(rc == SHAPE_OK || rc == SHAPE_EINVAL);
+            tp_release(&s, &a);
+            shape_profile_free(q);
+        }
+    }
+    assert_true(refused > 0);
+    printf("  corrupted states: %d refused, %d accepted (value changes that keep every invariant)\n", refused, accepted);
+    free(copy);
+    free(data);
+    shape_profile_free(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_resume_continues_exactly),
+        cmocka_unit_test(test_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

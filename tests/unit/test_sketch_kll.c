@@ -1,0 +1,251 @@
+/* test_sketch_kll.c — the KLL quantile sketch (shape/profile.h): level
+ * capacities, exact answers while nothing is compacted, total weight kept
+ * exactly, reproducible compaction, rank error <= 1 % on 1M values (uniform,
+ * skewed with ties, sorted, reverse sorted) whole and merged from 4 parts,
+ * and the refusals. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../src/profile/profile_internal.h" /* level access for the weight invariant */
+#include "shape/profile.h"
+
+static uint64_t splitmix(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+static double uniform01(uint64_t *s) { return (double)(splitmix(s) >> 11) * (1.0 / 9007199254740992.0); }
+
+static shape_kll *new_kll(int k)
+{
+    shape_kll *s = NULL;
+    shape_err err;
+    assert_int_equal(shape_kll_new(k, &s, &err), SHAPE_OK);
+    return s;
+}
+
+static void add(shape_kll *s, double x)
+{
+    shape_err err;
+    assert_int_equal(shape_kll_add(s, x, &err), SHAPE_OK);
+}
+
+static int cmp_double(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return a < b ? -1 : a > b;
+}
+
+static uint64_t weight(const shape_kll *s)
+{
+    uint64_t w = 0;
+    for (size_t l = 0; l < shape_kll_num_levels(s); l++) {
+        size_t len;
+        (void)shape_kll_level_items_(s, l, &len);
+        w += (uint64_t)len << l;
+    }
+    return w;
+}
+
+static void test_capacities(void **state)
+{
+    (void)state;
+    assert_int_equal(shape_kll_level_capacity(200, 0, 1), 200);
+    assert_int_equal(shape_kll_level_capacity(200, 0, 2), 133);
+    assert_int_equal(shape_kll_level_capacity(200, 1, 2), 200);
+    assert_int_equal(shape_kll_level_capacity(200, 0, 3), 88);
+    for (size_t levels = 1; levels < 60; levels++)
+        for (size_t l = 0; l < levels; l++) {
+            size_t d = levels - 1 - l;
+            int64_t want = 2;
+            if (d <= 40) {
+                /* k·2^d / 3^d in exact integers */
+                unsigned __int128 num = (unsigned __int128)200 << d, den = 1;
+                for (size_t i = 0; i < d; i++) den *= 3;
+                want = (int64_t)(num / den);
+                if (want < 2) want = 2;
+            }
+            assert_int_equal(shape_kll_level_capacity(200, l, levels), want);
+        }
+    assert_int_equal(shape_kll_level_capacity(200, 5, 3), 0);
+}
+
+static void test_exact_while_small(void **state)
+{
+    (void)state;
+    shape_kll *s = new_kll(200);
+    double vals[150];
+    uint64_t seed = 3;
+    for (int i = 0; i < 150; i++) {
+        vals[i] = (double)(int)(uniform01(&seed) * 1000) - 500;
+        add(s, vals[i]);
+    }
+    assert_int_equal(shape_kll_retained(s), 150);
+    qsort(vals, 150, sizeof *vals, cmp_double);
+    double qs[] = {0.0, 0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99, 1.0, 0.333};
+    double out[10];
+    shape_err err;
+    assert_int_equal(shape_kll_quantiles(s, qs, 10, out, &err), SHAPE_OK);
+    for (int i = 0; i < 10; i++) {
+        size_t j = (size_t)(qs[i] * 149.0); /* first index whose cumulative weight exceeds q(n-1) */
+        assert_true(out[i] == vals[j]);
+    }
+    shape_kll_free(s);
+
+    /* empty: NaN; bad q and bad k refused */
+    s = new_kll(200);
+    assert_int_equal(shape_kll_quantiles(s, qs, 2, out, &err), SHAPE_OK);
+    assert_true(out[0] != out[0]);
+    double bad = 1.5;
+    assert_int_equal(shape_kll_quantiles(s, &bad, 1, out, &err), SHAPE_EINVAL);
+    shape_kll_free(s);
+    assert_int_equal(shape_kll_new(1, &s, &err), SHAPE_EINVAL);
+    assert_null(s);
+}
+
+/* Largest normalized rank error over q = 0, 0.01, ..., 1 against the sorted truth. */
+static double max_rank_error(const shape_kll *s, const double *sorted, size_t n)
+{
+    double qs[101], out[101];
+    for (int i = 0; i <= 100; i++) qs[i] = i / 100.0;
+    shape_err err;
+    assert_int_equal(shape_kll_quantiles(s, qs, 101, out, &err), SHAPE_OK);
+    double worst = 0;
+    for (int i = 0; i <= 100; i++) {
+        /* rank interval of out[i] in the truth: [lo, hi] = [#<, #<=] */
+        size_t lo = 0, hi = n;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (sorted[mid] < out[i]) lo = mid + 1;
+            else hi = mid;
+        }
+        size_t first = lo;
+        hi = n;
+        while (lo < hi) {
+            size_t mid = (lo + hi) / 2;
+            if (sorted[mid] <= out[i]) lo = mid + 1;
+            else hi = mid;
+        }
+        size_t last = lo;
+        assert_true(last > first); /* a retained sample is a real value */
+        double target = qs[i] * (double)n, e = 0;
+        if (target < (double)first) e = ((double)first - target) / (double)n;
+        if (target > (double)last) e = (target - (double)last) / (double)n;
+        if (e > worst) worst = e;
+    }
+    return worst;
+}
+
+#define N 1000000
+
+static void run_distribution(int dist, const char *name)
+{
+    double *vals = malloc(N * sizeof *vals);
+    assert_non_null(vals);
+    uint64_t seed = 1234 + (uint64_t)dist;
+    for (size_t i = 0; i < N; i++) {
+        double u = uniform01(&seed);
+        switch (dist) {
+        case 0: vals[i] = u * 1000.0; break;                          /* uniform */
+        case 1: vals[i] = (double)(int64_t)(u * u * u * u * 5000.0); break; /* skewed, many ties */
+        case 2: vals[i] = (double)i; break;                           /* sorted */
+        default: vals[i] = (double)(N - i); break;                    /* reverse sorted */
+        }
+    }
+    shape_kll *whole = new_kll(SHAPE_KLL_K), *again = new_kll(SHAPE_KLL_K);
+    shape_kll *parts[4];
+    for (int p = 0; p < 4; p++) parts[p] = new_kll(SHAPE_KLL_K);
+    for (size_t i = 0; i < N; i++) {
+        add(whole, vals[i]);
+        add(parts[i * 4 / N], vals[i]);
+        if (dist == 0) add(again, vals[i]);
+    }
+    assert_int_equal(shape_kll_n(whole), N);
+    assert_int_equal(weight(whole), N);
+    assert_true(shape_kll_retained(whole) < 1000);
+    if (dist == 0) { /* reproducible: same input, same levels */
+        assert_int_equal(shape_kll_num_levels(again), shape_kll_num_levels(whole));
+        for (size_t l = 0; l < shape_kll_num_levels(whole); l++) {
+            size_t a, b;
+            const double *x = shape_kll_level_items_(whole, l, &a), *y = shape_kll_level_items_(again, l, &b);
+            assert_int_equal(a, b);
+            if (a) assert_memory_equal(x, y, a * sizeof(double));
+        }
+    }
+    shape_err err;
+    for (int p = 1; p < 4; p++) assert_int_equal(shape_kll_merge(parts[0], parts[p], &err), SHAPE_OK);
+    assert_int_equal(shape_kll_n(parts[0]), N);
+    assert_int_equal(weight(parts[0]), N);
+    qsort(vals, N, sizeof *vals, cmp_double);
+    double e1 = max_rank_error(whole, vals, N), e2 = max_rank_error(parts[0], vals, N);
+    printf("  KLL k=200 %-16s max rank error %.4f%% (whole, %zu retained), %.4f%% (4 parts merged)\n", name,
+           100 * e1, shape_kll_retained(whole), 100 * e2);
+    assert_true(e1 <= 0.01);
+    assert_true(e2 <= 0.01);
+    for (int p = 0; p < 4; p++) shape_kll_free(parts[p]);
+    shape_kll_free(whole);
+    shape_kll_free(again);
+    free(vals);
+}
+
+static void test_rank_error_uniform(void **state)
+{
+    (void)state;
+    run_distribution(0, "uniform");
+}
+
+static void test_rank_error_skewed(void **state)
+{
+    (void)state;
+    run_distribution(1, "skewed+ties");
+}
+
+static void test_rank_error_sorted(void **state)
+{
+    (void)state;
+    run_distribution(2, "sorted");
+    run_distribution(3, "reverse sorted");
+}
+
+static void test_merge_refusals(void **state)
+{
+    (void)state;
+    shape_kll *a = new_kll(200), *b = new_kll(100);
+    shape_err err;
+    assert_int_equal(shape_kll_merge(a, b, &err), SHAPE_EINVAL);
+    assert_int_equal(shape_kll_merge(a, a, &err), SHAPE_EINVAL);
+    /* merging an empty sketch changes nothing; merging into an empty one copies */
+    shape_kll *c = new_kll(200);
+    for (int i = 0; i < 1000; i++) add(a, i);
+    assert_int_equal(shape_kll_merge(a, c, &err), SHAPE_OK);
+    assert_int_equal(shape_kll_n(a), 1000);
+    assert_int_equal(shape_kll_merge(c, a, &err), SHAPE_OK);
+    assert_int_equal(shape_kll_n(c), 1000);
+    assert_int_equal(weight(c), 1000);
+    shape_kll_free(a);
+    shape_kll_free(b);
+    shape_kll_free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_capacities),
+        cmocka_unit_test(test_exact_while_small),
+        cmocka_unit_test(test_rank_error_uniform),
+        cmocka_unit_test(test_rank_error_skewed),
+        cmocka_unit_test(test_rank_error_sorted),
+        cmocka_unit_test(test_merge_refusals),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
