@@ -65,6 +65,12 @@ struct shape_decoder {
     unsigned char *stringify;  /* per column, first batch only */
     shape_column *meta[META_N];
 
+    /* Bodies of one stream list their fields in the same order nearly
+     * always: the column the k-th member went to last time is tried first
+     * (one length compare and memcmp) before the hash look-up. */
+    int64_t *predicted;
+    size_t predicted_cap;
+
     shape_decode_stats stats;
 };
 
@@ -116,6 +122,7 @@ void shape_decoder_free(shape_decoder *dec)
     shape_batch_free(dec->batch);
     free(dec->cols);
     free(dec->stringify);
+    free(dec->predicted);
     free(dec);
 }
 
@@ -544,6 +551,31 @@ static int append_meta(shape_decoder *dec, const shape_message *msg, int has_eve
     return SHAPE_OK;
 }
 
+/* The column index of the member-th member named key (or -1), through the
+ * prediction of the previous body. */
+static int64_t column_of(shape_decoder *dec, size_t member, const shape_json_slice *key)
+{
+    if (member < dec->predicted_cap) {
+        int64_t guess = dec->predicted[member];
+        if (guess >= 0) {
+            const shape_column *c = dec->cols[guess];
+            if (c->name_len == key->len && memcmp(c->name, key->ptr, key->len) == 0) return guess;
+        }
+    }
+    int64_t idx = shape_batch_find_index(dec->batch, key->ptr, key->len);
+    if (member >= dec->predicted_cap) {
+        size_t cap = dec->predicted_cap ? dec->predicted_cap * 2 : 32;
+        while (cap <= member) cap *= 2;
+        int64_t *grown = realloc(dec->predicted, cap * sizeof *grown);
+        if (!grown) return idx; /* no prediction then; still correct */
+        for (size_t i = dec->predicted_cap; i < cap; i++) grown[i] = -1;
+        dec->predicted = grown;
+        dec->predicted_cap = cap;
+    }
+    if (idx >= 0) dec->predicted[member] = idx;
+    return idx;
+}
+
 enum outcome { ROW_OK, ROW_UNDECODABLE, ROW_REJECTED };
 
 /* Decode one message into the open row. *outcome says what became of it;
@@ -559,13 +591,14 @@ static int decode_one(shape_decoder *dec, const shape_message *msg, int *outcome
     shape_json_begin(dec->sc, msg->value, msg->value_len);
     int bad = 0, has_time = 0, r, rc = SHAPE_OK;
     int64_t event_time = 0;
+    size_t member = 0;
     shape_json_member m;
     while ((r = shape_json_next(dec->sc, &m)) == SHAPE_JSON_MEMBER) {
         if (slice_is(&m.key, dec->event_field, dec->event_field_len)) {
             has_time = event_time_of(dec, &m, &event_time); /* the last occurrence decides */
             continue;
         }
-        int64_t idx = shape_batch_find_index(dec->batch, m.key.ptr, m.key.len);
+        int64_t idx = column_of(dec, member++, &m.key);
         if (idx < 0 || idx >= dec->n_payload) continue; /* unknown, metadata or _shape_event_time */
         if (bad) continue;
         shape_column *c = dec->cols[idx];
