@@ -12,6 +12,7 @@
  */
 #define _DEFAULT_SOURCE /* explicit_bzero in glibc's <string.h> */
 #include "shape/credref.h"
+#include "shape/utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -64,39 +65,6 @@ static size_t scheme_len(const char *s)
 int shape_credref_is_reference(const char *s)
 {
     return scheme_len(s) != 0;
-}
-
-/* Well-formed UTF-8 (no overlong forms, no surrogates, at most U+10FFFF). */
-static int utf8_valid(const unsigned char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        unsigned char c = s[i];
-        size_t len;
-        unsigned lo = 0x80, hi = 0xBF;
-        if (c < 0x80) {
-            i++;
-            continue;
-        } else if (c >= 0xC2 && c <= 0xDF) {
-            len = 2;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            len = 3;
-            if (c == 0xE0) lo = 0xA0;
-            if (c == 0xED) hi = 0x9F;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            len = 4;
-            if (c == 0xF0) lo = 0x90;
-            if (c == 0xF4) hi = 0x8F;
-        } else {
-            return 0;
-        }
-        if (n - i < len) return 0;
-        if (s[i + 1] < lo || s[i + 1] > hi) return 0;
-        for (size_t k = 2; k < len; k++)
-            if (s[i + k] < 0x80 || s[i + k] > 0xBF) return 0;
-        i += len;
-    }
-    return 1;
 }
 
 static int resolve_env(const char *name, char **out, shape_err *err)
@@ -191,7 +159,7 @@ static int resolve_file(const char *path, int check_mode, char **out, shape_err 
 
     const char *why = NULL;
     if (memchr(buf, '\0', len)) why = "contains a NUL byte";
-    else if (!utf8_valid((const unsigned char *)buf, len)) why = "is not valid UTF-8";
+    else if (!shape_utf8_valid(buf, len)) why = "is not valid UTF-8";
     if (why) {
         wipe(buf, len);
         free(buf);

@@ -13,6 +13,7 @@
  * parse errors quote the text near the fault, so that quote is cut off.
  */
 #include "shape/options.h"
+#include "shape/utf8.h"
 #include "shape/cli.h" /* shape_parse_int64 */
 
 #include <errno.h>
@@ -54,43 +55,10 @@ const struct json_t *shape_options_json(const shape_options *o)
     return o->obj;
 }
 
-/* Well-formed UTF-8 (no overlong forms, no surrogates, at most U+10FFFF). */
-static int utf8_valid(const unsigned char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        unsigned char c = s[i];
-        size_t len;
-        unsigned lo = 0x80, hi = 0xBF;
-        if (c < 0x80) {
-            i++;
-            continue;
-        } else if (c >= 0xC2 && c <= 0xDF) {
-            len = 2;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            len = 3;
-            if (c == 0xE0) lo = 0xA0;
-            if (c == 0xED) hi = 0x9F;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            len = 4;
-            if (c == 0xF0) lo = 0x90;
-            if (c == 0xF4) hi = 0x8F;
-        } else {
-            return 0;
-        }
-        if (n - i < len) return 0;
-        if (s[i + 1] < lo || s[i + 1] > hi) return 0;
-        for (size_t k = 2; k < len; k++)
-            if (s[i + k] < 0x80 || s[i + k] > 0xBF) return 0;
-        i += len;
-    }
-    return 1;
-}
-
 static int key_ok(const char *key, shape_err *err)
 {
     if (!key || !*key) return shape_err_set(err, SHAPE_EINVAL, "an option key must not be empty");
-    if (!utf8_valid((const unsigned char *)key, strlen(key)))
+    if (!shape_utf8_valid(key, strlen(key)))
         return shape_err_set(err, SHAPE_EINVAL, "an option key is not valid UTF-8");
     return SHAPE_OK;
 }
@@ -114,7 +82,7 @@ int shape_options_set_kv(shape_options *o, const char *text, shape_err *err)
     char *key = strndup(text, (size_t)(eq - text));
     if (!key) return shape_err_set(err, SHAPE_ENOMEM, "out of memory parsing --option");
     int rc = SHAPE_OK;
-    if (!utf8_valid((const unsigned char *)key, strlen(key))) {
+    if (!shape_utf8_valid(key, strlen(key))) {
         rc = shape_err_set(err, SHAPE_EINVAL, "--option wants KEY=VALUE, the KEY is not valid UTF-8");
         goto done;
     }
@@ -123,7 +91,7 @@ int shape_options_set_kv(shape_options *o, const char *text, shape_err *err)
     json_error_t jerr;
     json_t *v = json_loads(value, JSON_DECODE_ANY, &jerr);
     if (!v) {
-        if (!utf8_valid((const unsigned char *)value, strlen(value))) {
+        if (!shape_utf8_valid(value, strlen(value))) {
             rc = shape_err_set(err, SHAPE_EINVAL, "--option %s=...: the value is not valid UTF-8", key);
             goto done;
         }
@@ -212,7 +180,7 @@ int shape_options_set_string(shape_options *o, const char *key, const char *valu
                              shape_err *err)
 {
     SHAPE_RETURN_NOT_OK(key_ok(key, err));
-    if (!utf8_valid((const unsigned char *)value, strlen(value)))
+    if (!shape_utf8_valid(value, strlen(value)))
         return shape_err_set(err, SHAPE_EINVAL, "option '%s': the value is not valid UTF-8", key);
     return put(o, key, json_string(value), err);
 }
