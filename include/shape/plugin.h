@@ -5,8 +5,9 @@
  * exports one function, shape_plugin_entry(), returning a static description:
  * its stream sources and emitters keyed by URI scheme, and extra commands.
  *
- * ABI: the first four members of struct shape_plugin (abi_version, flags,
- * name, version) keep their place in every ABI version, so the core can name
+ * ABI: version 2 added the sending calls of shape_emitter_type (open, send,
+ * flush, close) after its first four members. The first four members of
+ * struct shape_plugin (abi_version, flags, name, version) keep their place in every ABI version, so the core can name
  * a plugin it refuses. Everything after them belongs to the ABI version in
  * abi_version; a plugin whose abi_version differs from the core's
  * SHAPE_PLUGIN_ABI_VERSION is refused, by name, with a hint to rebuild.
@@ -21,6 +22,7 @@
 #ifndef SHAPE_PLUGIN_H
 #define SHAPE_PLUGIN_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "shape/cli.h"
@@ -46,12 +48,89 @@ typedef struct shape_source_type {
     shape_source_open_fn open;
 } shape_source_type;
 
+/* ---- emitters (ABI 2) ------------------------------------------------------
+ *
+ * An emitter writes messages to URIs of its schemes. The emit runtime builds
+ * every message completely (body, key, headers, partition, timestamp) and
+ * hands batches to `send`; an emitter only transports them.
+ *
+ * Delivery contract (what `shape emit`'s at-least-once promise rests on):
+ *   - send(batch) returns only when every message of the batch has an
+ *     outcome: SHAPE_EMIT_DELIVERED (the destination acknowledged it: a
+ *     broker ack, bytes handed to the OS for a file), SHAPE_EMIT_RETRY
+ *     (not delivered, may succeed if sent again: a timeout, a lost
+ *     connection) or SHAPE_EMIT_REFUSED (never deliverable as it is; a
+ *     stable reason such as "MSG_SIZE_TOO_LARGE" in `reason`);
+ *   - its return value is SHAPE_OK when every outcome was recorded (even if
+ *     some are RETRY or REFUSED), or an error code for a failure of the whole
+ *     batch (then every message not marked DELIVERED counts as RETRY when
+ *     the code is SHAPE_ECONN or SHAPE_EIO, and the run stops otherwise);
+ *   - a full local queue is waited out inside send, never reported;
+ *   - messages are written in batch order; an emitter never drops one silently.
+ * The runtime re-sends RETRY messages (up to --retries, back-off 0.1 s × 2^n),
+ * stops on REFUSED ones (or routes them to a dead-letter destination), and
+ * only then lets its checkpoint pass the batch.
+ */
+
+/* One header: value[0..value_len) is bytes (not NUL-terminated). */
+typedef struct shape_emit_header {
+    const char *name; /* NUL-terminated */
+    const void *value;
+    size_t value_len;
+} shape_emit_header;
+
+enum shape_emit_outcome {
+    SHAPE_EMIT_PENDING = 0,   /* set by the runtime before send */
+    SHAPE_EMIT_DELIVERED = 1, /* acknowledged by the destination */
+    SHAPE_EMIT_RETRY = 2,     /* not delivered; sending again may work */
+    SHAPE_EMIT_REFUSED = 3    /* never deliverable as it is; see reason */
+};
+
+#define SHAPE_EMIT_REASON_MAX 48
+
+/* One message. Everything it points to is owned by the runtime and valid
+ * for the duration of the send call only. */
+typedef struct shape_emit_message {
+    const void *key; /* NULL = no key */
+    size_t key_len;
+    const void *value; /* the event body (JSON, no trailing newline) */
+    size_t value_len;
+    const shape_emit_header *headers;
+    size_t header_count;
+    int32_t partition;    /* -1: the destination's partitioner decides */
+    int64_t timestamp_ms; /* 0: the destination (broker) assigns it */
+    const char *table;    /* the event's table (NUL-terminated), for sinks that split by table */
+    /* filled by send: */
+    int outcome;                          /* enum shape_emit_outcome */
+    char reason[SHAPE_EMIT_REASON_MAX];   /* REFUSED/RETRY: a short stable reason */
+} shape_emit_message;
+
+struct shape_options;
+typedef struct shape_emitter shape_emitter; /* an open destination; the type's own struct */
+
 /* An emitter type: writes events to URIs of its schemes. */
 typedef struct shape_emitter_type {
     const char *name;
     const char *const *schemes;
     const char *summary;
     int (*check_uri)(const char *uri, shape_err *err);
+    /* --- ABI 2: sending (NULL in a type that can only check URIs) --- */
+    /* Open a destination. `options` (borrowed for the call) carries
+     * "envelope" ("flat"/"cloudevents"), "resuming" (bool: continue an
+     * earlier run, e.g. append to a file), the --sink-config keys of this
+     * emitter, and the --options-file keys (e.g. "config", an object of
+     * client settings). Unknown keys are refused up front (SHAPE_EINVAL,
+     * shape_options_check_known's message); nothing is sent by open. The
+     * URI must never be copied into err (it may hold credentials). */
+    int (*open)(const char *uri, const struct shape_options *options, shape_emitter **out,
+                shape_err *err);
+    /* Send n messages; see the delivery contract above. */
+    int (*send)(shape_emitter *e, shape_emit_message *msgs, size_t n, shape_err *err);
+    /* Make what was delivered durable (fsync a file; a no-op for a broker,
+     * whose acks already are). */
+    int (*flush)(shape_emitter *e, shape_err *err);
+    /* Flush what can be flushed, release everything. NULL is allowed. */
+    void (*close)(shape_emitter *e);
 } shape_emitter_type;
 
 #define SHAPE_PLUGIN_BUNDLED 0x1u /* released with the core: versions must match */
@@ -62,7 +141,7 @@ typedef struct shape_plugin {
     uint32_t flags;       /* SHAPE_PLUGIN_* */
     const char *name;     /* "shape-kafka" */
     const char *version;  /* the plugin's own version, e.g. "0.1.0" */
-    /* --- ABI version 1 --- */
+    /* --- ABI versions 1 and 2 --- */
     const char *summary;
     const shape_source_type *const *sources;   /* NULL-terminated, or NULL */
     const shape_emitter_type *const *emitters; /* NULL-terminated, or NULL */

@@ -9,6 +9,7 @@ extern const shape_command shape_cmd_help;
 extern const shape_command shape_cmd_version;
 extern const shape_command shape_cmd_plugins;
 extern const shape_command shape_cmd_stream_read;
+extern const shape_command shape_cmd_emit;
 
 /* The process's plugin registry (loaded before any command runs). */
 shape_registry *shape_cli_registry(void);

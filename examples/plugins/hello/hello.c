@@ -11,7 +11,9 @@
  * How: shape_plugin_entry() returns a pointer to one static shape_plugin.
  * `shape hello [--name NAME] [--count N] [--to hello://ROOM]` prints a
  * greeting N times; --to is checked by the same function the hello:// emitter
- * registers as its check_uri, so the URI rules live in one place.
+ * registers as its check_uri, so the URI rules live in one place. The
+ * emitter also sends: `shape emit retail --sink hello://lobby` greets each
+ * event (open/send/flush/close, the emitter contract of <shape/plugin.h>).
  *
  * Build it against an installed shape (see docs/plugins/authoring.md):
  *   cc -std=c11 -Wall -Wextra -Werror -shared -fPIC -o shape-hello.so hello.c \
@@ -19,8 +21,10 @@
  */
 #include <ctype.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include <shape/options.h>
 #include <shape/plugin.h>
 
 #define HELLO_MAX_COUNT 100
@@ -101,6 +105,52 @@ static const shape_command hello_command = {
     .run = run_hello,
 };
 
+/* The hello:// emitter: `shape emit retail --sink hello://lobby` prints one
+ * line "hello, lobby: <event>" per event on stdout. The instance is the
+ * type's own struct; the core only ever holds a pointer to it. */
+struct shape_emitter {
+    char room[HELLO_ROOM_MAX + 1];
+};
+
+static int hello_open(const char *uri, const struct shape_options *options, shape_emitter **out,
+                      shape_err *err)
+{
+    /* Refuse options we do not know, naming them (the core's helper words
+     * it the same way for every emitter). */
+    static const char *const known[] = {"envelope", "resuming", NULL};
+    if (options) SHAPE_RETURN_NOT_OK(shape_options_check_known(options, known, "hello emitter", err));
+    SHAPE_RETURN_NOT_OK(hello_check_uri(uri, err));
+    shape_emitter *e = calloc(1, sizeof *e);
+    if (!e) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    snprintf(e->room, sizeof e->room, "%s", uri + strlen("hello://"));
+    *out = e;
+    return SHAPE_OK;
+}
+
+/* Give every message an outcome before returning: here all are delivered
+ * once stdio took them; a failed write leaves them to be retried. */
+static int hello_send(shape_emitter *e, shape_emit_message *msgs, size_t n, shape_err *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        printf("hello, %s: %.*s\n", e->room, (int)msgs[i].value_len, (const char *)msgs[i].value);
+        msgs[i].outcome = SHAPE_EMIT_DELIVERED;
+    }
+    if (fflush(stdout) != 0) {
+        for (size_t i = 0; i < n; i++) msgs[i].outcome = SHAPE_EMIT_RETRY;
+        return shape_err_set(err, SHAPE_EIO, "cannot write greetings to stdout");
+    }
+    return SHAPE_OK;
+}
+
+static int hello_flush(shape_emitter *e, shape_err *err)
+{
+    (void)e;
+    (void)err;
+    return SHAPE_OK; /* send already flushed stdout */
+}
+
+static void hello_close(shape_emitter *e) { free(e); }
+
 static const char *const hello_schemes[] = {"hello", NULL};
 
 static const shape_emitter_type hello_emitter = {
@@ -108,6 +158,10 @@ static const shape_emitter_type hello_emitter = {
     .schemes = hello_schemes,
     .summary = "Greets a room: hello://ROOM.",
     .check_uri = hello_check_uri,
+    .open = hello_open,
+    .send = hello_send,
+    .flush = hello_flush,
+    .close = hello_close,
 };
 
 static const shape_emitter_type *const emitters[] = {&hello_emitter, NULL};

@@ -9,6 +9,8 @@
  * requested topics, print the bootstrap servers as the first stdout line
  * (and write them atomically to --bootstrap-file), then sigwait. On the
  * signal, remove the bootstrap file and tear the cluster down.
+ * For fault-injection tests, --fail-produce ERROR:N pushes N failures of
+ * produce requests onto the mock cluster before it serves anyone.
  *
  * Limits (librdkafka 2.0.2's mock): each partition keeps roughly its last
  * 5 MB (older messages go, like retention); ports are random; unknown topics
@@ -54,6 +56,27 @@ static int parse_topic(const char *text, topic_spec *out, shape_err *err)
                              out->name);
     out->partitions = (int)parts;
     return SHAPE_OK;
+}
+
+/* --fail-produce ERROR:N → the error code (by librdkafka's name, without
+ * the leading '_' of local errors) and the count. */
+static int parse_fail_produce(const char *text, rd_kafka_resp_err_t *code, int64_t *count, shape_err *err)
+{
+    const char *colon = strrchr(text, ':');
+    size_t n = colon ? (size_t)(colon - text) : 0;
+    if (!colon || n == 0 || shape_parse_int64(colon + 1, 1, 1000000, count) != SHAPE_OK)
+        return shape_err_set(err, SHAPE_EINVAL, "--fail-produce wants ERROR:N, got '%.80s'", text);
+    const struct rd_kafka_err_desc *descs;
+    size_t ndescs;
+    rd_kafka_get_err_descs(&descs, &ndescs);
+    for (size_t i = 0; i < ndescs; i++)
+        if (descs[i].name && descs[i].code >= 0 && strlen(descs[i].name) == n &&
+            strncmp(descs[i].name, text, n) == 0) {
+            *code = descs[i].code;
+            return SHAPE_OK;
+        }
+    return shape_err_set(err, SHAPE_EINVAL, "--fail-produce: unknown Kafka error '%.*s'", (int)(n > 80 ? 80 : n),
+                         text);
 }
 
 /* Write text to path through a temporary file, fsync, rename: a reader sees
@@ -108,6 +131,20 @@ static int run_broker(const shape_args *args, shape_err *err)
         }
     }
     const char *bootstrap_file = shape_args_value(args, "bootstrap-file");
+    size_t n_fail = shape_args_count(args, "fail-produce");
+    rd_kafka_resp_err_t fail_codes[64];
+    int64_t fail_counts[64];
+    if (n_fail > 64) {
+        free(topics);
+        return shape_err_set(err, SHAPE_EINVAL, "at most 64 --fail-produce options");
+    }
+    for (size_t i = 0; i < n_fail; i++) {
+        int rc = parse_fail_produce(shape_args_nth(args, "fail-produce", i), &fail_codes[i], &fail_counts[i], err);
+        if (rc != SHAPE_OK) {
+            free(topics);
+            return rc;
+        }
+    }
 
     /* Block the stop signals in every thread librdkafka is about to start. */
     sigset_t stop_signals, old_mask;
@@ -142,6 +179,9 @@ static int run_broker(const shape_args *args, shape_err *err)
             goto done;
         }
     }
+    for (size_t i = 0; i < n_fail; i++)
+        for (int64_t k = 0; k < fail_counts[i]; k++)
+            rd_kafka_mock_push_request_errors(cluster, 0 /* ProduceRequest */, 1, fail_codes[i]);
     const char *bootstraps = rd_kafka_mock_cluster_bootstraps(cluster);
     if (bootstrap_file) {
         char line[1024];
@@ -176,6 +216,9 @@ static const shape_arg_spec broker_args[] = {
      "Create a topic up front (1 partition unless given); others are created on first use."},
     {"bootstrap-file", 0, SHAPE_ARG_VALUE, "FILE", NULL,
      "Also write the bootstrap servers to FILE (atomically; removed on stop)."},
+    {"fail-produce", 0, SHAPE_ARG_LIST, "ERROR:N", NULL,
+     "Fault injection for tests: fail the next N produce requests with a Kafka error "
+     "(e.g. MSG_SIZE_TOO_LARGE:1, NOT_ENOUGH_REPLICAS:3); repeatable, applied in order."},
     {0},
 };
 

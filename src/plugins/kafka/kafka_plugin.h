@@ -5,6 +5,8 @@
 #include "shape/plugin.h"
 
 extern const shape_command shape_kafka_cmd_broker;
+/* the kafka:// emitter (emitter.c) */
+extern const shape_emitter_type shape_kafka_emitter;
 
 /* The kafka:// stream source (source.c); see shape/source.h. */
 int shape_kafka_source_open(const char *uri, const shape_options *options, const shape_offsets *start,

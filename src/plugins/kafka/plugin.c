@@ -28,15 +28,8 @@ static const shape_source_type kafka_source = {
     .open = shape_kafka_source_open,
 };
 
-static const shape_emitter_type kafka_emitter = {
-    .name = "kafka",
-    .schemes = kafka_schemes,
-    .summary = "Produce events to a Kafka topic (idempotent, acks=all).",
-    .check_uri = kafka_check_uri,
-};
-
 static const shape_source_type *const sources[] = {&kafka_source, NULL};
-static const shape_emitter_type *const emitters[] = {&kafka_emitter, NULL};
+static const shape_emitter_type *const emitters[] = {&shape_kafka_emitter, NULL};
 static const shape_command *const commands[] = {&shape_kafka_cmd_broker, NULL};
 
 static const shape_plugin kafka_plugin = {

@@ -1,0 +1,156 @@
+/* shape/emit.h — the emit runtime: a planned event stream delivered to
+ * destinations at least once, paced, resumable from a checkpoint.
+ *
+ * Why: `shape emit` promises that every event of the plan reaches every
+ * destination (duplicates possible, losses never), at the asked rate without
+ * drift, and that rerunning the same command continues exactly where the
+ * acknowledged part ended (spec-core §3.5, §3.6).
+ * How (src/emit/runtime.c):
+ *   - a generator thread walks the plan from the start offset, cuts it into
+ *     batches (never spanning two tables), renders every message completely
+ *     (body, key, headers, partition, timestamp) and puts the batches on a
+ *     bounded queue; a full queue blocks it (backpressure, nothing dropped);
+ *   - the sender (the calling thread) takes batches, sleeps until each one's
+ *     absolute deadline t0 + due (due = events sent / rate, capped by
+ *     --max-rate), sends it to every destination, re-sends messages a
+ *     destination could not deliver (retries with back-off), and only then
+ *     moves the delivered offset;
+ *   - a checkpoint thread persists the delivered offset (after flushing the
+ *     destinations) every N events or S seconds, off the pacing path; the
+ *     final checkpoint is written synchronously.
+ * Checkpoint document (atomic replace):
+ *   {"format":"shape-emit-v1","fingerprint":HEX,"offset":N,"total":T,"complete":B}
+ *
+ * Ownership: the config and everything it points to are borrowed for the
+ * duration of shape_emit_run; destinations stay open (the caller closes them).
+ */
+#ifndef SHAPE_EMIT_H
+#define SHAPE_EMIT_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shape/error.h"
+#include "shape/event.h"
+#include "shape/plugin.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SHAPE_EMIT_CHECKPOINT_FORMAT "shape-emit-v1"
+#define SHAPE_EMIT_DL_REASONS 50 /* distinct dead-letter reasons counted; the rest are "other" */
+
+/* An open destination. `label` names it in messages without secrets
+ * (e.g. "console", "file", "kafka://"). */
+typedef struct shape_emit_destination {
+    const shape_emitter_type *type;
+    shape_emitter *emitter;
+    const char *label;
+} shape_emit_destination;
+
+typedef struct shape_emit_config {
+    const shape_event_plan *plan;
+    shape_envelope envelope;
+    /* message metadata */
+    const char *const *key_columns; /* NULL: the idempotency key <table>/<seq> */
+    size_t nkey_columns;
+    const char *const *headers;     /* "name=value" / "name=@column" */
+    size_t nheaders;
+    int32_t partition;              /* -1: partitioner */
+    int timestamp_event_time;       /* 0: broker time */
+    int synthetic;                  /* header shape-synthetic: true */
+    /* pacing and limits */
+    int realtime;
+    double rate;                    /* events/s with realtime */
+    double max_rate;                /* 0: none */
+    uint64_t limit;                 /* stop at this stream position (<= plan total) */
+    double duration;                /* < 0: none */
+    size_t batch_events, queue_batches;
+    /* delivery */
+    uint64_t start_offset;
+    const char *checkpoint_path;    /* NULL: none */
+    const char *fingerprint;        /* hex, stored in the checkpoint */
+    uint64_t checkpoint_every;
+    double checkpoint_seconds;
+    int retries;
+    double retry_backoff;           /* seconds; 0.1 */
+    shape_emit_destination *dests;
+    size_t ndests;
+    shape_emit_destination *dead_letter; /* refused events go here as shape-dead-letter v1 records, or NULL */
+    int64_t max_dead_letter;        /* < 0: no limit; more dead letters stop the run (SHAPE_ELIMIT) */
+    volatile sig_atomic_t *stop;    /* non-zero: stop after the batch in hand */
+    int progress;                   /* progress line on stderr */
+} shape_emit_config;
+
+typedef struct shape_emit_report {
+    uint64_t events;       /* delivered by this run */
+    uint64_t start_offset, end_offset, total_events;
+    int complete;
+    int already_complete;
+    const char *stopped_by; /* static: complete, max-events, duration, stop-request, error */
+    double elapsed;         /* first → last delivery, s */
+    double rate;            /* (events − first batch) / elapsed */
+    double wall;            /* whole run, s */
+    double per_second;      /* events / wall */
+    size_t max_queue_depth;
+    double max_lag;         /* worst (send time − deadline), s */
+    double lag_p99;         /* 99th percentile of that, s */
+    uint64_t checkpoints;
+    uint64_t retries;
+    uint64_t refused;
+    uint64_t dead_lettered;
+    int dead_letter_enabled; /* set by the caller, for the report */
+    size_t ndl_reasons;
+    int dl_other;           /* dl_reasons[SHAPE_EMIT_DL_REASONS] holds "other" */
+    struct {
+        char reason[SHAPE_EMIT_REASON_MAX];
+        uint64_t count;
+    } dl_reasons[SHAPE_EMIT_DL_REASONS + 1];
+} shape_emit_report;
+
+/* Validate the metadata options against every table of the plan, before
+ * anything is opened: header syntax and reserved names, unknown columns
+ * ("unknown metadata columns: ['x']"). */
+int shape_emit_check_metadata(const shape_emit_config *cfg, shape_err *err);
+
+/* Run the stream. Returns SHAPE_OK for a completed or stopped run (see
+ * rep->stopped_by); on failure the report holds what was delivered, a final
+ * checkpoint was written at the last delivered offset, and err says why. */
+int shape_emit_run(const shape_emit_config *cfg, shape_emit_report *rep, shape_err *err);
+
+/* ---- checkpoints ---------------------------------------------------------- */
+
+typedef struct shape_emit_checkpoint {
+    char fingerprint[65];
+    uint64_t offset, total;
+    int complete;
+} shape_emit_checkpoint;
+
+/* Read a checkpoint. *found = 0 (and SHAPE_OK) when the file does not exist.
+ * Refusals (SHAPE_EINVAL): not an emit checkpoint, a fingerprint other than
+ * `fingerprint` ("... belongs to a different stream ...; use --fresh"), an
+ * offset outside [0, total]. */
+int shape_emit_checkpoint_read(const char *path, const char *fingerprint, uint64_t total,
+                               shape_emit_checkpoint *out, int *found, shape_err *err);
+int shape_emit_checkpoint_write(const char *path, const shape_emit_checkpoint *ck, shape_err *err);
+
+/* The stream fingerprint: SHA-256 hex of a sorted-key JSON document of the
+ * domain, preset, seed, selected tables with their row counts and the
+ * envelope (not the rate, limits, sinks or batch sizes). out: 65 bytes. */
+int shape_emit_fingerprint(const shape_event_plan *plan, shape_envelope env, char out[65],
+                           shape_err *err);
+
+/* SHA-256 of data[0..n) as 64 hex digits + NUL. */
+void shape_sha256_hex(const void *data, size_t n, char out[65]);
+
+/* ---- built-in destinations ------------------------------------------------ */
+
+/* The core's emitter types: console://, file://, jsonl://, null://. */
+const shape_emitter_type *shape_emit_builtin_for_uri(const char *uri);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

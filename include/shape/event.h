@@ -1,0 +1,132 @@
+/* shape/event.h — generated rows as events: the flat JSON and CloudEvents
+ * encodings of spec-core §3.3, and the event plan of §3.4.
+ *
+ * Why: every destination of `shape emit` (console, files, Kafka) carries the
+ * same bytes for the same row, on every run, so consumers can dedup by the
+ * idempotency key `<table>/<seq>` and compare streams byte for byte. Those
+ * bytes must match what the reference (Python's json.dumps) wrote.
+ * How:
+ *   - value renderers write one JSON value into a caller buffer: floats as
+ *     Python's repr (shortest round-trip, `20.0` for integral values,
+ *     exponent form outside [1e-4, 1e16), non-finite → null), timestamps as
+ *     "YYYY-MM-DDTHH:MM:SS" plus as many fraction digits as the unit (9 for
+ *     ns) and `Z` when zoned, strings with JSON escaping (non-ASCII raw),
+ *     binary as padded base64;
+ *   - a shape_event_table holds one table's rendered key fragments, made
+ *     once; shape_event_encode writes one event (columns, then
+ *     `_shape_table`, `_shape_seq`, `_shape_event_time` when the table has a
+ *     timestamp column) flat or wrapped in the CloudEvents 1.0 structured
+ *     envelope (`id` = the idempotency key);
+ *   - the plan lists the selected tables in dependency order with their
+ *     global offsets, so any offset maps to (table, row) in O(tables): a
+ *     resumed stream starts anywhere without generating what came before.
+ *
+ * Ownership: all structs are caller-owned plain data. A shape_event_table
+ * keeps pointers to the column array and table name it was made from
+ * (static data of the domain); a shape_event_plan keeps the domain pointer,
+ * which must outlive it.
+ */
+#ifndef SHAPE_EVENT_H
+#define SHAPE_EVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shape/error.h"
+#include "shape/generate.h"
+#include "shape/generate_retail.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- value renderers ------------------------------------------------------
+ * Each writes into p (which must have room: see the bounds) and returns the
+ * position after the last byte written. Nothing is NUL-terminated. */
+
+#define SHAPE_JSON_F64_MAX 32 /* bytes a float can take */
+#define SHAPE_JSON_TS_MAX 48  /* bytes a quoted timestamp can take */
+
+char *shape_json_u64(char *p, uint64_t v);
+char *shape_json_i64(char *p, int64_t v);
+/* Python repr of a double; "null" for NaN and infinities. */
+char *shape_json_f64(char *p, double x);
+/* A JSON string of s[0..n): '"', '\\' and control characters escaped
+ * (\n \r \t \b \f, others \u00XX), everything else raw. Room: 6 n + 2. */
+char *shape_json_string(char *p, const char *s, size_t n);
+/* A quoted timestamp from `value` units since the epoch (UTC): unit_digits
+ * is 0 (s), 3 (ms), 6 (µs) or 9 (ns); zoned adds 'Z'. */
+char *shape_json_timestamp(char *p, int64_t value, int unit_digits, int zoned);
+/* Quoted standard base64 (with padding) of data[0..n). Room: 4 (n+2)/3 + 2. */
+char *shape_json_base64(char *p, const void *data, size_t n);
+/* One generated value (NULL, INT64, FLOAT64, STRING, TIMESTAMP_NS as a
+ * zone-less ns timestamp, BOOL). Room: shape_event_value_bound. */
+char *shape_json_gen_value(char *p, const shape_gen_value *v);
+size_t shape_event_value_bound(const shape_gen_value *v);
+
+/* ---- one table's events --------------------------------------------------- */
+
+typedef enum shape_envelope {
+    SHAPE_ENVELOPE_FLAT = 0,
+    SHAPE_ENVELOPE_CLOUDEVENTS = 1
+} shape_envelope;
+
+/* "flat" / "cloudevents" → *out; SHAPE_EINVAL "unknown envelope 'x'; choose
+ * from flat, cloudevents" otherwise. */
+int shape_envelope_parse(const char *name, shape_envelope *out, shape_err *err);
+
+#define SHAPE_EVENT_KEY_FRAG 80
+
+typedef struct shape_event_table {
+    const char *name;                /* borrowed (static) */
+    const shape_gen_column *cols;    /* borrowed (static) */
+    size_t ncols;
+    int event_time_col;              /* first timestamp column, or -1 */
+    char keys[SHAPE_GEN_MAX_COLUMNS][SHAPE_EVENT_KEY_FRAG]; /* `{"a":` / `,"b":` */
+    uint8_t key_len[SHAPE_GEN_MAX_COLUMNS];
+    char tail[SHAPE_EVENT_KEY_FRAG * 2]; /* `,"_shape_table":"t","_shape_seq":` */
+    size_t tail_len;
+} shape_event_table;
+
+/* Prepare a table. SHAPE_EINVAL when a column is named like a reserved
+ * field ("table 't' has a column named '_shape_seq', which is reserved"),
+ * or a name is too long to render. */
+int shape_event_table_init(shape_event_table *t, const char *name, const shape_gen_column *cols,
+                           size_t ncols, int event_time_col, shape_err *err);
+
+/* An upper bound on the bytes shape_event_encode writes for this row. */
+size_t shape_event_bound(const shape_event_table *t, const shape_gen_row *row);
+
+/* Write the event of row `seq` (no trailing newline) at p, which must hold
+ * shape_event_bound bytes; returns the end. */
+char *shape_event_encode(const shape_event_table *t, shape_envelope env, uint64_t seq,
+                         const shape_gen_row *row, char *p);
+
+/* The idempotency key "<table>/<seq>" at p (room: strlen(table) + 21). */
+char *shape_event_key(char *p, const char *table, uint64_t seq);
+
+/* ---- the event plan ------------------------------------------------------- */
+
+typedef struct shape_event_plan {
+    shape_retail *domain;                    /* borrowed */
+    size_t ntables;                          /* selected tables */
+    size_t table_ids[SHAPE_RETAIL_TABLES];   /* in dependency order */
+    uint64_t rows[SHAPE_RETAIL_TABLES];
+    uint64_t start[SHAPE_RETAIL_TABLES];     /* global offset of each table's first event */
+    uint64_t total;                          /* sum of rows */
+} shape_event_plan;
+
+/* Select tables by name (n == 0: all), kept in dependency order whatever
+ * the order given; a repeated name counts once. Unknown name →
+ * SHAPE_EINVAL "unknown table 'x'; the schema has customer, address, ...". */
+int shape_event_plan_init(shape_event_plan *plan, shape_retail *domain, const char *const *names,
+                          size_t n, shape_err *err);
+
+/* Plan index and row of a global offset (< total). */
+int shape_event_plan_locate(const shape_event_plan *plan, uint64_t offset, size_t *index,
+                            uint64_t *row, shape_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,361 @@
+/* test_emit.c — the emit runtime (shape/emit.h) against an in-memory
+ * emitter with injectable faults, plus SHA-256 and checkpoint documents.
+ *
+ * The fake emitter records every delivered key in order; knobs make the
+ * next N sends leave the second half of their batch undelivered (RETRY,
+ * as a producer whose flush partly failed), refuse chosen messages, or fail
+ * a whole batch. The checks are the emitter contract's, at the runtime level:
+ * everything delivered at least once and in order after dedup, retries
+ * counted, exhausted retries and refusals stop the run with exit-2 codes,
+ * the checkpoint never passes what was delivered, resume continues exactly.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "shape/emit.h"
+
+/* ---- the fake emitter --------------------------------------------------------- */
+
+struct shape_emitter {
+    char **keys;
+    size_t nkeys, cap;
+    int partial_failures; /* next sends: second half RETRY */
+    int batch_failures;   /* next sends: return SHAPE_ECONN, nothing delivered */
+    int refuse_at;        /* refuse the message whose key ends in this seq (-1: none) */
+    int sends;
+};
+
+static void record(shape_emitter *e, const shape_emit_message *m)
+{
+    if (e->nkeys == e->cap) {
+        e->cap = e->cap ? e->cap * 2 : 1024;
+        e->keys = realloc(e->keys, e->cap * sizeof *e->keys);
+    }
+    char *k = malloc(m->key_len + 1);
+    memcpy(k, m->key, m->key_len);
+    k[m->key_len] = 0;
+    e->keys[e->nkeys++] = k;
+}
+
+static int fake_send(shape_emitter *e, shape_emit_message *msgs, size_t n, shape_err *err)
+{
+    e->sends++;
+    if (e->batch_failures > 0) {
+        e->batch_failures--;
+        return shape_err_set(err, SHAPE_ECONN, "fake: broker down");
+    }
+    size_t cut = n;
+    if (e->partial_failures > 0) {
+        e->partial_failures--;
+        cut = n / 2;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char seq[32];
+        snprintf(seq, sizeof seq, "/%d", e->refuse_at);
+        size_t sl = strlen(seq);
+        if (e->refuse_at >= 0 && msgs[i].key_len > sl &&
+            memcmp((const char *)msgs[i].key + msgs[i].key_len - sl, seq, sl) == 0) {
+            msgs[i].outcome = SHAPE_EMIT_REFUSED;
+            snprintf(msgs[i].reason, sizeof msgs[i].reason, "MSG_SIZE_TOO_LARGE");
+        } else if (i < cut) {
+            record(e, &msgs[i]);
+            msgs[i].outcome = SHAPE_EMIT_DELIVERED;
+        } else {
+            msgs[i].outcome = SHAPE_EMIT_RETRY;
+            snprintf(msgs[i].reason, sizeof msgs[i].reason, "_MSG_TIMED_OUT");
+        }
+    }
+    return SHAPE_OK;
+}
+
+static int fake_flush(shape_emitter *e, shape_err *err)
+{
+    (void)e;
+    (void)err;
+    return SHAPE_OK;
+}
+
+static const shape_emitter_type fake_type = {
+    .name = "fake", .send = fake_send, .flush = fake_flush};
+
+static void fake_free(shape_emitter *e)
+{
+    for (size_t i = 0; i < e->nkeys; i++) free(e->keys[i]);
+    free(e->keys);
+}
+
+/* ---- fixture ----------------------------------------------------------------------- */
+
+typedef struct fx {
+    shape_retail *d;
+    shape_event_plan plan;
+    shape_emitter em;
+    shape_emit_destination dest;
+    shape_emit_config cfg;
+    char ck_path[64];
+    char fp[65];
+} fx;
+
+static fx *fx_new(void)
+{
+    fx *f = calloc(1, sizeof *f);
+    shape_err err;
+    assert_int_equal(shape_retail_open("small", 11, &f->d, &err), SHAPE_OK);
+    const char *tables[] = {"order_line"};
+    assert_int_equal(shape_event_plan_init(&f->plan, f->d, tables, 1, &err), SHAPE_OK);
+    f->em.refuse_at = -1;
+    f->dest = (shape_emit_destination){&fake_type, &f->em, "fake"};
+    snprintf(f->ck_path, sizeof f->ck_path, "/tmp/shape-test-emit-%ld.ck", (long)getpid());
+    unlink(f->ck_path);
+    assert_int_equal(shape_emit_fingerprint(&f->plan, SHAPE_ENVELOPE_FLAT, f->fp, &err), SHAPE_OK);
+    shape_emit_config *c = &f->cfg;
+    c->plan = &f->plan;
+    c->partition = -1;
+    c->limit = 2500;
+    c->duration = -1;
+    c->batch_events = 500;
+    c->queue_batches = 2;
+    c->checkpoint_path = f->ck_path;
+    c->fingerprint = f->fp;
+    c->checkpoint_every = 500;
+    c->checkpoint_seconds = 100;
+    c->retries = 3;
+    c->retry_backoff = 0;
+    c->dests = &f->dest;
+    c->ndests = 1;
+    return f;
+}
+
+static void fx_free(fx *f)
+{
+    fake_free(&f->em);
+    shape_retail_close(f->d);
+    unlink(f->ck_path);
+    free(f);
+}
+
+static shape_emit_checkpoint read_ck(fx *f)
+{
+    shape_emit_checkpoint ck;
+    int found;
+    shape_err err;
+    assert_int_equal(shape_emit_checkpoint_read(f->ck_path, f->fp, f->plan.total, &ck, &found, &err), SHAPE_OK);
+    assert_true(found);
+    return ck;
+}
+
+/* The first-per-key stream equals order_line/0 .. order_line/(n-1). */
+static void assert_stream(fx *f, size_t n)
+{
+    size_t next = 0;
+    for (size_t i = 0; i < f->em.nkeys; i++) {
+        unsigned long seq;
+        assert_int_equal(sscanf(f->em.keys[i], "order_line/%lu", &seq), 1);
+        if (seq == next) next++;
+        else assert_true(seq < next); /* a re-delivery of an earlier key */
+    }
+    assert_int_equal(next, n);
+}
+
+/* ---- tests --------------------------------------------------------------------------- */
+
+static void test_sha256(void **state)
+{
+    (void)state;
+    char out[65];
+    shape_sha256_hex("abc", 3, out);
+    assert_string_equal(out, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    shape_sha256_hex("", 0, out);
+    assert_string_equal(out, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    const char *m = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    shape_sha256_hex(m, strlen(m), out);
+    assert_string_equal(out, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+static void test_clean_run(void **state)
+{
+    (void)state;
+    fx *f = fx_new();
+    shape_emit_report rep;
+    shape_err err;
+    assert_int_equal(shape_emit_run(&f->cfg, &rep, &err), SHAPE_OK);
+    assert_int_equal(rep.events, 2500);
+    assert_int_equal(f->em.nkeys, 2500);
+    assert_string_equal(f->em.keys[0], "order_line/0");
+    assert_string_equal(f->em.keys[2499], "order_line/2499");
+    assert_string_equal(rep.stopped_by, "max-events");
+    assert_true(rep.complete);
+    shape_emit_checkpoint ck = read_ck(f);
+    assert_int_equal(ck.offset, 2500);
+    assert_true(ck.complete);
+    /* resume from 700: continues exactly there */
+    ck.offset = 700;
+    ck.complete = 0;
+    assert_int_equal(shape_emit_checkpoint_write(f->ck_path, &ck, &err), SHAPE_OK);
+    f->cfg.start_offset = read_ck(f).offset;
+    assert_int_equal(shape_emit_run(&f->cfg, &rep, &err), SHAPE_OK);
+    assert_int_equal(rep.events, 1800);
+    assert_string_equal(f->em.keys[2500], "order_line/700");
+    assert_int_equal(f->em.nkeys, 4300);
+    assert_stream(f, 2500);
+    fx_free(f);
+}
+
+static void test_retries(void **state)
+{
+    (void)state;
+    fx *f = fx_new();
+    f->em.partial_failures = 2;
+    f->em.batch_failures = 1;
+    shape_emit_report rep;
+    shape_err err;
+    assert_int_equal(shape_emit_run(&f->cfg, &rep, &err), SHAPE_OK);
+    assert_int_equal(rep.retries, 3);
+    assert_int_equal(rep.events, 2500);
+    assert_stream(f, 2500);
+    /* only undelivered messages are re-sent: no duplicates at all here */
+    assert_int_equal(f->em.nkeys, 2500);
+    fx_free(f);
+}
+
+static void test_retries_exhausted(void **state)
+{
+    (void)state;
+    fx *f = fx_new();
+    f->em.batch_failures = 1000;
+    f->cfg.retries = 1;
+    shape_emit_report rep;
+    shape_err err;
+    assert_int_equal(shape_emit_run(&f->cfg, &rep, &err), SHAPE_ECONN);
+    assert_string_equal(err.message, "delivery failed after 1 retries: fake: broker down");
+    assert_int_equal(shape_exit_code(err.code), 2);
+    assert_string_equal(rep.stopped_by, "error");
+    assert_int_equal(read_ck(f).offset, 0); /* nothing delivered, nothing passed */
+    fx_free(f);
+}
+
+static void test_checkpoint_never_passes_delivery(void **state)
+{
+    (void)state;
+    fx *f = fx_new();
+    f->em.partial_failures = 1000; /* each send delivers half: progress, then give up */
+    f->cfg.retries = 2;
+    shape_emit_report rep;
+    shape_err err;
+    assert_int_equal(shape_emit_run(&f->cfg, &rep, &err), SHAPE_ECONN);
+    shape_emit_checkpoint ck = read_ck(f);
+    assert_false(ck.complete);
+    assert_true(ck.offset <= f->em.nkeys);
+    fx_free(f);
+}
+
+static void test_refusal(void **state)
+{
+    (void)state;
+    fx *f = fx_new();
+    f->em.refuse_at = 612;
+    f->cfg.queue_batches = 1; /* one batch per send: the group is the batch */
+    shape_emit_report rep;
+    shape_err err;
+    assert_int_equal(shape_emit_run(&f->cfg, &rep, &err), SHAPE_EINVAL);
+    assert_string_equal(err.message, "the destination rejected 1 event (first order_line/612: MSG_SIZE_TOO_LARGE); "
+                                     "use --dead-letter URI to route them elsewhere");
+    /* the rest of the refused batch was delivered; the checkpoint stays before it */
+    assert_int_equal(f->em.nkeys, 999);
+    assert_int_equal(read_ck(f).offset, 500);
+    fx_free(f);
+}
+
+static void test_dead_letters(void **state)
+{
+    (void)state;
+    fx *f = fx_new();
+    f->em.refuse_at = 612;
+    shape_emitter dl_em;
+    memset(&dl_em, 0, sizeof dl_em);
+    dl_em.refuse_at = -1;
+    shape_emit_destination dl = {&fake_type, &dl_em, "dead"};
+    f->cfg.dead_letter = &dl;
+    f->cfg.max_dead_letter = -1;
+    shape_emit_report rep;
+    shape_err err;
+    assert_int_equal(shape_emit_run(&f->cfg, &rep, &err), SHAPE_OK);
+    assert_true(rep.complete);
+    assert_int_equal(rep.dead_lettered, 1);
+    assert_int_equal(rep.ndl_reasons, 1);
+    assert_string_equal(rep.dl_reasons[0].reason, "MSG_SIZE_TOO_LARGE");
+    assert_int_equal(dl_em.nkeys, 1);
+    assert_string_equal(dl_em.keys[0], "order_line/612"); /* keyed by the original key */
+    assert_int_equal(f->em.nkeys, 2499);                  /* every other key delivered */
+    for (size_t i = 0; i < f->em.nkeys; i++) assert_string_not_equal(f->em.keys[i], "order_line/612");
+    /* past --max-dead-letter 0: stop, exit 1 */
+    fake_free(&dl_em);
+    memset(&dl_em, 0, sizeof dl_em);
+    dl_em.refuse_at = -1;
+    f->cfg.max_dead_letter = 0;
+    f->cfg.start_offset = 0;
+    assert_int_equal(shape_emit_run(&f->cfg, &rep, &err), SHAPE_ELIMIT);
+    assert_int_equal(shape_exit_code(err.code), 1);
+    assert_string_equal(rep.stopped_by, "dead-letter-limit");
+    assert_false(rep.complete);
+    assert_string_equal(err.message, "stopped, more than 0 events were dead-lettered (1 so far)");
+    fake_free(&dl_em);
+    fx_free(f);
+}
+
+static void test_checkpoint_documents(void **state)
+{
+    (void)state;
+    fx *f = fx_new();
+    shape_err err;
+    shape_emit_checkpoint ck = {.offset = 10, .total = 2500, .complete = 0};
+    memcpy(ck.fingerprint, f->fp, 65);
+    assert_int_equal(shape_emit_checkpoint_write(f->ck_path, &ck, &err), SHAPE_OK);
+    shape_emit_checkpoint got;
+    int found;
+    char other[65];
+    memset(other, 'a', 64);
+    other[64] = 0;
+    assert_int_equal(shape_emit_checkpoint_read(f->ck_path, other, 2500, &got, &found, &err), SHAPE_EINVAL);
+    assert_non_null(strstr(err.message, "belongs to a different stream"));
+    assert_non_null(strstr(err.message, "use --fresh"));
+    ck.offset = 3000;
+    assert_int_equal(shape_emit_checkpoint_write(f->ck_path, &ck, &err), SHAPE_OK);
+    assert_int_equal(shape_emit_checkpoint_read(f->ck_path, f->fp, 2500, &got, &found, &err), SHAPE_EINVAL);
+    FILE *fp = fopen(f->ck_path, "w");
+    fputs("{\"format\":\"x\"}", fp);
+    fclose(fp);
+    assert_int_equal(shape_emit_checkpoint_read(f->ck_path, f->fp, 2500, &got, &found, &err), SHAPE_EINVAL);
+    assert_non_null(strstr(err.message, "not an emit checkpoint"));
+    unlink(f->ck_path);
+    assert_int_equal(shape_emit_checkpoint_read(f->ck_path, f->fp, 2500, &got, &found, &err), SHAPE_OK);
+    assert_false(found);
+    /* the fingerprint follows the stream, not the rate */
+    char fp2[65];
+    assert_int_equal(shape_emit_fingerprint(&f->plan, SHAPE_ENVELOPE_CLOUDEVENTS, fp2, &err), SHAPE_OK);
+    assert_string_not_equal(fp2, f->fp);
+    fx_free(f);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sha256),
+        cmocka_unit_test(test_clean_run),
+        cmocka_unit_test(test_retries),
+        cmocka_unit_test(test_retries_exhausted),
+        cmocka_unit_test(test_checkpoint_never_passes_delivery),
+        cmocka_unit_test(test_refusal),
+        cmocka_unit_test(test_dead_letters),
+        cmocka_unit_test(test_checkpoint_documents),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,221 @@
+/* test_event.c — events as bytes (shape/event.h): the JSON value rules of
+ * spec-core §3.3 with concrete expected text (the texts are what Python's
+ * json.dumps / repr print for the same values), whole flat and CloudEvents
+ * events of retail small seed 42, and the event plan's offsets.
+ */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "shape/event.h"
+
+static char buf[8192];
+
+#define F64(x, text)                                               \
+    do {                                                           \
+        char *e_ = shape_json_f64(buf, (x));                       \
+        *e_ = 0;                                                   \
+        assert_string_equal(buf, text);                            \
+    } while (0)
+
+static void test_floats(void **state)
+{
+    (void)state;
+    F64(20.0, "20.0");
+    F64(-0.0, "-0.0");
+    F64(0.0, "0.0");
+    F64(0.1, "0.1");
+    F64(9.79, "9.79");
+    F64(133.8, "133.8");
+    F64(-123.45, "-123.45");
+    F64(0.30000000000000004, "0.30000000000000004");
+    F64(1e-05, "1e-05");
+    F64(2.5e-05, "2.5e-05");
+    F64(0.0001, "0.0001");
+    F64(1e16, "1e+16");
+    F64(1.5e300, "1.5e+300");
+    F64(1e22, "1e+22");
+    F64(5e-324, "5e-324");
+    F64(1234567890123456.0, "1234567890123456.0");
+    F64(1e15, "1000000000000000.0");
+    F64(123456789.123, "123456789.123");
+    F64(-40.7128, "-40.7128");
+    F64(1.0 / 3.0, "0.3333333333333333");
+    F64(NAN, "null");
+    F64(INFINITY, "null");
+    F64(-INFINITY, "null");
+}
+
+static void test_timestamps(void **state)
+{
+    (void)state;
+    char *e = shape_json_timestamp(buf, 0, 9, 0);
+    *e = 0;
+    assert_string_equal(buf, "\"1970-01-01T00:00:00.000000000\"");
+    e = shape_json_timestamp(buf, 1680698096123456000LL, 9, 0);
+    *e = 0;
+    assert_string_equal(buf, "\"2023-04-05T12:34:56.123456000\"");
+    e = shape_json_timestamp(buf, 1700000000123LL, 3, 1);
+    *e = 0;
+    assert_string_equal(buf, "\"2023-11-14T22:13:20.123Z\"");
+    e = shape_json_timestamp(buf, 1700000000LL, 0, 1);
+    *e = 0;
+    assert_string_equal(buf, "\"2023-11-14T22:13:20Z\"");
+    e = shape_json_timestamp(buf, 1700000000123456LL, 6, 0);
+    *e = 0;
+    assert_string_equal(buf, "\"2023-11-14T22:13:20.123456\"");
+    e = shape_json_timestamp(buf, -1, 9, 1); /* one ns before the epoch */
+    *e = 0;
+    assert_string_equal(buf, "\"1969-12-31T23:59:59.999999999Z\"");
+}
+
+static void test_strings_and_base64(void **state)
+{
+    (void)state;
+    const char s[] = "a\"b\\c\n\t\x01 caf\xc3\xa9";
+    char *e = shape_json_string(buf, s, sizeof s - 1);
+    *e = 0;
+    assert_string_equal(buf, "\"a\\\"b\\\\c\\n\\t\\u0001 caf\xc3\xa9\"");
+    const char *in[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+    const char *out[] = {"\"\"", "\"Zg==\"", "\"Zm8=\"", "\"Zm9v\"", "\"Zm9vYg==\"", "\"Zm9vYmE=\"",
+                         "\"Zm9vYmFy\""};
+    for (size_t i = 0; i < 7; i++) {
+        e = shape_json_base64(buf, in[i], strlen(in[i]));
+        *e = 0;
+        assert_string_equal(buf, out[i]);
+    }
+    shape_gen_value v = {.kind = SHAPE_GEN_BOOL, .v.b = 1};
+    e = shape_json_gen_value(buf, &v);
+    *e = 0;
+    assert_string_equal(buf, "true");
+    v.kind = SHAPE_GEN_NULL;
+    e = shape_json_gen_value(buf, &v);
+    *e = 0;
+    assert_string_equal(buf, "null");
+    v.kind = SHAPE_GEN_INT64;
+    v.v.i = INT64_MIN;
+    e = shape_json_gen_value(buf, &v);
+    *e = 0;
+    assert_string_equal(buf, "-9223372036854775808");
+}
+
+/* Row r of a table of retail small seed 42, encoded. */
+static const char *encode_row(shape_retail *d, size_t table, uint64_t r, shape_envelope env)
+{
+    shape_err err;
+    shape_retail_table *t;
+    static shape_gen_row row;
+    assert_int_equal(shape_retail_table_open_id(d, table, &t, &err), SHAPE_OK);
+    assert_int_equal(shape_retail_table_row(t, r, &row, &err), SHAPE_OK);
+    const shape_gen_column *cols;
+    size_t ncols = shape_retail_columns(table, &cols);
+    shape_event_table et;
+    assert_int_equal(shape_event_table_init(&et, shape_retail_table_name(table), cols, ncols,
+                                            shape_retail_event_time_column(table), &err),
+                     SHAPE_OK);
+    assert_true(shape_event_bound(&et, &row) < sizeof buf);
+    char *e = shape_event_encode(&et, env, r, &row, buf);
+    *e = 0;
+    shape_retail_table_close(t);
+    return buf;
+}
+
+static void test_events(void **state)
+{
+    (void)state;
+    shape_err err;
+    shape_retail *d;
+    assert_int_equal(shape_retail_open("small", 42, &d, &err), SHAPE_OK);
+    assert_string_equal(
+        encode_row(d, SHAPE_RETAIL_CUSTOMER, 0, SHAPE_ENVELOPE_FLAT),
+        "{\"customer_id\":1,\"first_name\":\"Steven\",\"last_name\":\"Ellis\","
+        "\"email\":\"steven.ellis774@example.com\",\"gender\":\"M\",\"loyalty_tier\":\"Basic\","
+        "\"signup_date\":\"2022-12-26T20:26:58.020781000\",\"is_active\":\"true\","
+        "\"_shape_table\":\"customer\",\"_shape_seq\":0,"
+        "\"_shape_event_time\":\"2022-12-26T20:26:58.020781000\"}");
+    /* no timestamp column: no _shape_event_time */
+    assert_string_equal(encode_row(d, SHAPE_RETAIL_ORDER_LINE, 1, SHAPE_ENVELOPE_FLAT),
+                        "{\"order_line_id\":2,\"order_id\":3351,\"product_id\":89,\"quantity\":1.0,"
+                        "\"promotion_id\":null,\"unit_price\":133.8,\"discount_percent\":0.0,"
+                        "\"line_total\":133.8,\"_shape_table\":\"order_line\",\"_shape_seq\":1}");
+    assert_string_equal(
+        encode_row(d, SHAPE_RETAIL_ORDER_LINE, 1, SHAPE_ENVELOPE_CLOUDEVENTS),
+        "{\"specversion\":\"1.0\",\"id\":\"order_line/1\",\"source\":\"shape://shape\","
+        "\"type\":\"shape.order_line.row\",\"datacontenttype\":\"application/json\","
+        "\"shapetable\":\"order_line\",\"shapeseq\":1,\"data\":"
+        "{\"order_line_id\":2,\"order_id\":3351,\"product_id\":89,\"quantity\":1.0,"
+        "\"promotion_id\":null,\"unit_price\":133.8,\"discount_percent\":0.0,"
+        "\"line_total\":133.8,\"_shape_table\":\"order_line\",\"_shape_seq\":1}}");
+    const char *ce = encode_row(d, SHAPE_RETAIL_CUSTOMER, 0, SHAPE_ENVELOPE_CLOUDEVENTS);
+    assert_non_null(strstr(ce, "\"type\":\"shape.customer.row\",\"time\":\"2022-12-26T20:26:58.020781000\","
+                               "\"datacontenttype\""));
+    char key[64];
+    *shape_event_key(key, "order_line", 12499) = 0;
+    assert_string_equal(key, "order_line/12499");
+    shape_retail_close(d);
+}
+
+static void test_reserved(void **state)
+{
+    (void)state;
+    static const shape_gen_column cols[] = {{"id", SHAPE_GEN_INT64, 0}, {"_shape_seq", SHAPE_GEN_INT64, 0}};
+    shape_event_table t;
+    shape_err err;
+    assert_int_equal(shape_event_table_init(&t, "t", cols, 2, -1, &err), SHAPE_EINVAL);
+    assert_string_equal(err.message, "table 't' has a column named '_shape_seq', which is reserved");
+    shape_envelope env;
+    assert_int_equal(shape_envelope_parse("xml", &env, &err), SHAPE_EINVAL);
+    assert_string_equal(err.message, "unknown envelope 'xml'; choose from flat, cloudevents");
+}
+
+static void test_plan(void **state)
+{
+    (void)state;
+    shape_err err;
+    shape_retail *d;
+    shape_event_plan plan;
+    assert_int_equal(shape_retail_open("small", 42, &d, &err), SHAPE_OK);
+    assert_int_equal(shape_event_plan_init(&plan, d, NULL, 0, &err), SHAPE_OK);
+    assert_int_equal(plan.total, 21750);
+    assert_int_equal(plan.ntables, 9);
+    assert_int_equal(plan.start[6], 3400); /* order */
+    assert_int_equal(plan.start[7], 8400); /* order_line */
+    size_t k;
+    uint64_t r;
+    assert_int_equal(shape_event_plan_locate(&plan, 20899, &k, &r, &err), SHAPE_OK);
+    assert_int_equal(k, 7);
+    assert_int_equal(r, 12499);
+    assert_int_equal(shape_event_plan_locate(&plan, 20900, &k, &r, &err), SHAPE_OK);
+    assert_int_equal(k, 8);
+    assert_int_equal(r, 0);
+    assert_int_equal(shape_event_plan_locate(&plan, 21750, &k, &r, &err), SHAPE_EINVAL);
+    /* --table keeps dependency order whatever order it is given in */
+    const char *names[] = {"return", "customer", "return"};
+    assert_int_equal(shape_event_plan_init(&plan, d, names, 3, &err), SHAPE_OK);
+    assert_int_equal(plan.ntables, 2);
+    assert_int_equal(plan.table_ids[0], SHAPE_RETAIL_CUSTOMER);
+    assert_int_equal(plan.table_ids[1], SHAPE_RETAIL_RETURN);
+    assert_int_equal(plan.total, 1850);
+    assert_int_equal(plan.start[1], 1000);
+    const char *bad[] = {"orders"};
+    assert_int_equal(shape_event_plan_init(&plan, d, bad, 1, &err), SHAPE_EINVAL);
+    assert_non_null(strstr(err.message, "unknown table 'orders'; the schema has customer, address"));
+    shape_retail_close(d);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_floats),   cmocka_unit_test(test_timestamps),
+        cmocka_unit_test(test_strings_and_base64), cmocka_unit_test(test_events),
+        cmocka_unit_test(test_reserved), cmocka_unit_test(test_plan),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
