@@ -543,6 +543,11 @@ int shape_arrow_stream_init(struct ArrowArrayStream *out, const struct ArrowSche
  * stream is not one of ours. Lets our commands pick the right exit code. */
 int shape_arrow_stream_error_code(struct ArrowArrayStream *stream);
 
+/* The ctx given to shape_arrow_stream_init() for a live stream made with that
+ * producer `next`, else NULL: lets a producer module offer accessors on its
+ * own streams (e.g. the position of a source stream). */
+void *shape_arrow_stream_context(struct ArrowArrayStream *stream, shape_arrow_next_fn next);
+
 /* ------------------------------------------------------------------------ */
 /* Read helpers (any spec-conforming array; `i` is the logical index, the    */
 /* array's offset is applied here). No bounds checks: 0 <= i < length.       */

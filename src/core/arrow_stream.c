@@ -128,3 +128,10 @@ int shape_arrow_stream_error_code(struct ArrowArrayStream *stream)
     if (!stream || stream->get_next != stream_get_next || !stream->private_data) return SHAPE_EINVAL;
     return ((stream_priv *)stream->private_data)->code;
 }
+
+void *shape_arrow_stream_context(struct ArrowArrayStream *stream, shape_arrow_next_fn next)
+{
+    if (!stream || stream->get_next != stream_get_next || !stream->private_data) return NULL;
+    stream_priv *p = stream->private_data;
+    return p->next == next ? p->ctx : NULL;
+}
