@@ -129,7 +129,7 @@ if [ -z "${SHAPE_TEST_KAFKA:-}" ]; then
     set -e
     fault_broker_stop
     [[ $rc -eq 2 && ! -s out.txt && $(wc -l <err.txt) -eq 1 ]] || fail "refusal: rc $rc $(cat err.txt)"
-    grep -Eq "^shape: error: the destination rejected [0-9]+ events \(first customer/[0-9]+: MSG_SIZE_TOO_LARGE\)" err.txt ||
+    grep -Eq "^shape: error: the destination rejected [0-9]+ events? \(first customer/[0-9]+: MSG_SIZE_TOO_LARGE\)" err.txt ||
         fail "refusal message: $(cat err.txt)"
     # ... or, with --dead-letter, shape-dead-letter records: delivered and dead-lettered
     # keys are disjoint and together every key
