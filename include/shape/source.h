@@ -74,6 +74,17 @@ static inline void shape_source_close(shape_source *src)
  * with_offsets, nested) from options. */
 int shape_decode_options_from(const shape_options *options, shape_decode_options *out, shape_err *err);
 
+/* The `schema` option (src/core/schema_option.c): a JSON list of [name,
+ * Arrow format] pairs fixing a source's columns up front, so a reopened read
+ * decodes like the first one (e.g. [["id","l"],["v","g"]]; metadata
+ * columns such as _shape_event_time may be listed and keep their canonical
+ * types). shape_decode_schema_from fills *out (a "+s" schema the caller
+ * releases) and sets *present when the option is given. */
+int shape_decode_schema_from(const shape_options *options, struct ArrowSchema *out, int *present, shape_err *err);
+/* A decoder configured from the options a source was opened with: the
+ * decoder options above and, when given, the `schema` option. */
+int shape_decoder_from_options(const shape_options *options, shape_decoder **out, shape_err *err);
+
 /* The built-in file source: JSON lines from a path, a file:// URI, a folder,
  * a glob, or "-" (stdin). shape_file_source_claims(uri) tells whether a URI
  * is one of those (no scheme, "-", or file://). */

@@ -19,7 +19,6 @@
 #include "cli/commands.h"
 #include "cli/stream_common.h"
 #include "shape/arrow_json.h"
-#include "shape/atomic_file.h"
 
 #define CHECKPOINT_FORMAT "shape-stream-read-checkpoint-v1"
 
@@ -27,25 +26,11 @@
 static int load_checkpoint(const char *path, const char *uri, shape_offsets *start, int *found, shape_err *err)
 {
     *found = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (errno == ENOENT) return SHAPE_OK;
-        return shape_err_set(err, SHAPE_EIO, "cannot read checkpoint %s: %s", path, strerror(errno));
-    }
-    json_error_t jerr;
-    json_t *doc = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
-    fclose(f);
-    if (!doc) return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s is not valid JSON (line %d): use another file", path, jerr.line);
-    int rc = SHAPE_OK;
-    const char *format = json_string_value(json_object_get(doc, "format"));
-    const char *their_uri = json_string_value(json_object_get(doc, "uri"));
-    if (!format || strcmp(format, CHECKPOINT_FORMAT) != 0)
-        rc = shape_err_set(err, SHAPE_EINVAL, "%s is not a stream-read checkpoint: use another file", path);
-    else if (!their_uri || strcmp(their_uri, uri) != 0)
-        rc = shape_err_set(err, SHAPE_EINVAL, "checkpoint %s belongs to another stream (%.200s): use another file", path,
-                           their_uri ? their_uri : "?");
-    else
-        rc = shape_offsets_from_json(json_object_get(doc, "offset"), start, path, err);
+    json_t *doc;
+    SHAPE_RETURN_NOT_OK(shape_cli_checkpoint_load(path, &doc, err));
+    if (!doc) return SHAPE_OK;
+    int rc = shape_cli_checkpoint_check(path, doc, CHECKPOINT_FORMAT, "stream-read", uri, err);
+    if (rc == SHAPE_OK) rc = shape_offsets_from_json(json_object_get(doc, "offset"), start, path, err);
     json_decref(doc);
     if (rc == SHAPE_OK) *found = 1;
     return rc;
@@ -55,13 +40,9 @@ static int save_checkpoint(const char *path, const char *uri, const shape_offset
 {
     json_t *doc = json_pack("{s:s, s:i, s:s, s:o}", "format", CHECKPOINT_FORMAT, "version", 1, "uri", uri, "offset",
                             shape_offsets_to_json(offsets));
-    char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
+    if (!doc) return shape_err_set(err, SHAPE_ENOMEM, "out of memory writing checkpoint %s", path);
+    int rc = shape_cli_checkpoint_save(path, doc, err);
     json_decref(doc);
-    if (!text) return shape_err_set(err, SHAPE_ENOMEM, "out of memory writing checkpoint %s", path);
-    size_t len = strlen(text);
-    text[len] = '\n';
-    int rc = shape_atomic_write(path, text, len + 1, err);
-    free(text);
     return rc;
 }
 

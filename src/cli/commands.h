@@ -8,8 +8,10 @@
 extern const shape_command shape_cmd_help;
 extern const shape_command shape_cmd_version;
 extern const shape_command shape_cmd_plugins;
-extern const shape_command shape_cmd_stream_read;
 extern const shape_command shape_cmd_emit;
+extern const shape_command shape_cmd_stream_read;
+extern const shape_command shape_cmd_stream_profile;
+extern const shape_command shape_cmd_profile_merge;
 
 /* The process's plugin registry (loaded before any command runs). */
 shape_registry *shape_cli_registry(void);

@@ -20,8 +20,10 @@ static const shape_command *const core_commands[] = {
     &shape_cmd_help,
     &shape_cmd_version,
     &shape_cmd_plugins,
-    &shape_cmd_stream_read,
     &shape_cmd_emit,
+    &shape_cmd_stream_read,
+    &shape_cmd_stream_profile,
+    &shape_cmd_profile_merge,
     NULL,
 };
 

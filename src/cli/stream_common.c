@@ -1,9 +1,18 @@
 /* stream_common.c — shared plumbing of the stream-reading commands
- * (stream-read, stream-profile): option assembly in the reference's order
- * and source resolution by URI (see stream_common.h). */
+ * (stream-read, stream-profile): option assembly in the reference's order,
+ * source resolution by URI, and checkpoint files (JSON read with jansson,
+ * written through shape_atomic_write so a crash never leaves half a file)
+ * (see stream_common.h). */
 #include "cli/stream_common.h"
 
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include <jansson.h>
+
+#include "shape/atomic_file.h"
 
 #include "cli/commands.h"
 #include "shape/registry.h"
@@ -65,4 +74,50 @@ int shape_cli_open_source(const char *uri, const shape_options *options, const s
     if (!type->open)
         return shape_err_set(err, SHAPE_EINVAL, "the %s plugin's source cannot read streams in this version", type->name);
     return type->open(uri, options, start, out, err);
+}
+
+int shape_cli_checkpoint_load(const char *path, json_t **doc, shape_err *err)
+{
+    *doc = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (errno == ENOENT) return SHAPE_OK;
+        return shape_err_set(err, SHAPE_EIO, "cannot read checkpoint %s: %s", path, strerror(errno));
+    }
+    json_error_t jerr;
+    json_t *d = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
+    fclose(f);
+    if (!d)
+        return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s is not valid JSON (line %d): use another file", path,
+                             jerr.line);
+    if (!json_is_object(d)) {
+        json_decref(d);
+        return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s is not a JSON object: use another file", path);
+    }
+    *doc = d;
+    return SHAPE_OK;
+}
+
+int shape_cli_checkpoint_save(const char *path, const json_t *doc, shape_err *err)
+{
+    char *text = json_dumps(doc, JSON_COMPACT);
+    if (!text) return shape_err_set(err, SHAPE_ENOMEM, "out of memory writing checkpoint %s", path);
+    size_t len = strlen(text);
+    text[len] = '\n'; /* json_dumps left room for its NUL */
+    int rc = shape_atomic_write(path, text, len + 1, err);
+    free(text);
+    return rc;
+}
+
+int shape_cli_checkpoint_check(const char *path, const json_t *doc, const char *format, const char *what,
+                               const char *uri, shape_err *err)
+{
+    const char *their_format = json_string_value(json_object_get(doc, "format"));
+    const char *their_uri = json_string_value(json_object_get(doc, "uri"));
+    if (!their_format || strcmp(their_format, format) != 0)
+        return shape_err_set(err, SHAPE_EINVAL, "%s is not a %s checkpoint: use another file", path, what);
+    if (!their_uri || strcmp(their_uri, uri) != 0)
+        return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s belongs to another stream (%.200s): use another file",
+                             path, their_uri ? their_uri : "?");
+    return SHAPE_OK;
 }

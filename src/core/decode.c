@@ -22,7 +22,6 @@
  */
 #include "shape/decode.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -425,7 +424,8 @@ static int event_time_of(const shape_decoder *dec, const shape_json_member *m, i
     if (m->kind != SHAPE_JSON_NUMBER) return 0;
     if (m->num.cls == SHAPE_JSON_INT) return !__builtin_mul_overflow(m->num.i, f, us);
     if (m->num.flags & SHAPE_JSON_NUM_OVERFLOW) return 0;
-    double x = trunc(m->num.d * (double)f);
+    double x = m->num.d * (double)f;
+    /* In range (NaN is not), the cast truncates toward zero as required. */
     if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0)) return 0;
     *us = (int64_t)x;
     return 1;

@@ -57,7 +57,7 @@ typedef struct file_source {
 static const char *const known_options[] = {
     "start_at", "stop_at_end", "idle_timeout", "max_messages", "batch_size", "on_error",
     "event_time_field", "event_time_unit", "with_offsets", "with_key", "with_headers",
-    "with_timestamp", "nested", "format", "order", NULL};
+    "with_timestamp", "nested", "format", "order", "schema", NULL};
 
 int shape_file_source_claims(const char *uri)
 {
@@ -360,12 +360,10 @@ int shape_file_source_open(const char *uri, const shape_options *options, const 
     fs->base.vt = &file_vtable;
     fs->fd = -1;
     int explicit_format = 0;
-    shape_decode_options dopts;
     shape_options *empty = options ? NULL : shape_options_new();
     const shape_options *o = options ? options : empty;
     int rc = read_options(o, fs, &explicit_format, err);
-    if (rc == SHAPE_OK) rc = shape_decode_options_from(o, &dopts, err);
-    if (rc == SHAPE_OK) rc = shape_decoder_new(&dopts, NULL, &fs->dec, err);
+    if (rc == SHAPE_OK) rc = shape_decoder_from_options(o, &fs->dec, err);
     shape_options_free(empty);
     if (rc == SHAPE_OK) rc = resolve_paths(uri, explicit_format, &fs->paths, &fs->n_paths, err);
     if (rc == SHAPE_OK && start && start->n > 0) {

@@ -7,7 +7,8 @@
  *
  * How:
  *   - open: parse the URI, check the options (reference names, defaults
- *     and messages), build a consumer (user `config` first, then the URI's
+ *     and messages; `partitions` "0,3-5" restricts the read to those
+ *     partitions, for splitting a topic across workers), build a consumer (user `config` first, then the URI's
  *     servers, enable.auto.commit=false, group.id defaulting to
  *     shape-stream-profile, partition EOF events on), read the topic's
  *     partitions and watermarks, and place each partition: a start position
@@ -85,7 +86,7 @@ typedef struct kafka_source {
 static const char *const known_options[] = {
     "start_at", "stop_at_end", "idle_timeout", "max_messages", "batch_size", "config", "schema",
     "on_error", "event_time_field", "event_time_unit", "with_offsets", "with_key", "with_headers",
-    "with_timestamp", "nested", NULL};
+    "with_timestamp", "nested", "partitions", NULL};
 
 static double now_seconds(void)
 {
@@ -413,7 +414,16 @@ static int make_consumer(kafka_source *ks, const shape_options *o, shape_err *er
     return SHAPE_OK;
 }
 
-static int discover(kafka_source *ks, const shape_offsets *start, int latest, shape_err *err)
+static int wanted_partition(const int32_t *only, size_t n_only, int32_t id)
+{
+    if (!only) return 1;
+    for (size_t i = 0; i < n_only; i++)
+        if (only[i] == id) return 1;
+    return 0;
+}
+
+static int discover(kafka_source *ks, const shape_offsets *start, int latest, const int32_t *only, size_t n_only,
+                    shape_err *err)
 {
     rd_kafka_topic_t *topic = rd_kafka_topic_new(ks->rk, ks->uri.topic, NULL);
     const struct rd_kafka_metadata *md = NULL;
@@ -432,8 +442,15 @@ static int discover(kafka_source *ks, const shape_offsets *start, int latest, sh
     } else {
         ks->parts = calloc((size_t)t->partition_cnt, sizeof *ks->parts);
         if (!ks->parts) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-        for (int i = 0; rc == SHAPE_OK && i < t->partition_cnt; i++) ks->parts[i].id = t->partitions[i].id;
-        ks->n_parts = rc == SHAPE_OK ? (size_t)t->partition_cnt : 0;
+        for (int i = 0; rc == SHAPE_OK && i < t->partition_cnt; i++)
+            if (wanted_partition(only, n_only, t->partitions[i].id)) ks->parts[ks->n_parts++].id = t->partitions[i].id;
+        for (size_t i = 0; rc == SHAPE_OK && only && i < n_only; i++) {
+            int found = 0;
+            for (int k = 0; k < t->partition_cnt; k++) found |= t->partitions[k].id == only[i];
+            if (!found)
+                rc = shape_err_set(err, SHAPE_EINVAL, "kafka: topic '%s' has no partition %d (it has %d)", ks->uri.topic,
+                                   (int)only[i], t->partition_cnt);
+        }
     }
     rd_kafka_metadata_destroy(md);
     SHAPE_RETURN_NOT_OK(rc);
@@ -486,6 +503,56 @@ static int assign_all(kafka_source *ks, shape_err *err)
     return SHAPE_OK;
 }
 
+/* "0,3-5" (or a JSON array of ids) into a sorted, de-duplicated list. */
+static int parse_partitions(const shape_options *o, int32_t **out, size_t *n, shape_err *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (!shape_options_has(o, "partitions")) return SHAPE_OK;
+    const char *text = NULL;
+    char buf[4096];
+    if (shape_options_get_string(o, "partitions", NULL, &text, NULL) != SHAPE_OK || !text) {
+        /* Not a string: a single integer (--option partitions=3). */
+        int64_t one;
+        if (shape_options_get_int64(o, "partitions", 0, &one, NULL) != SHAPE_OK)
+            return shape_err_set(err, SHAPE_EINVAL, "partitions must look like 0,3-5");
+        snprintf(buf, sizeof buf, "%lld", (long long)one);
+        text = buf;
+    }
+    size_t cap = 0;
+    const char *p = text;
+    while (*p) {
+        char *end;
+        long a = strtol(p, &end, 10), b = a;
+        if (end == p || a < 0) goto bad;
+        p = end;
+        if (*p == '-') {
+            b = strtol(p + 1, &end, 10);
+            if (end == p + 1 || b < a) goto bad;
+            p = end;
+        }
+        if (*p == ',') p++;
+        else if (*p) goto bad;
+        if (b - a > 100000) goto bad;
+        for (long v = a; v <= b; v++) {
+            if (*n == cap) {
+                cap = cap ? cap * 2 : 16;
+                int32_t *grown = realloc(*out, cap * sizeof *grown);
+                if (!grown) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+                *out = grown;
+            }
+            (*out)[(*n)++] = (int32_t)v;
+        }
+    }
+    if (*n == 0) goto bad;
+    return SHAPE_OK;
+bad:
+    free(*out);
+    *out = NULL;
+    *n = 0;
+    return shape_err_set(err, SHAPE_EINVAL, "partitions must look like 0,3-5 (ids and ranges, comma-separated)");
+}
+
 static int read_options(kafka_source *ks, const shape_options *o, int *latest, shape_err *err)
 {
     SHAPE_RETURN_NOT_OK(shape_options_check_known(o, known_options, "kafka source", err));
@@ -504,8 +571,6 @@ static int read_options(kafka_source *ks, const shape_options *o, int *latest, s
     SHAPE_RETURN_NOT_OK(shape_options_get_double(o, "idle_timeout", -1, &ks->idle_timeout, err));
     if (shape_options_has(o, "idle_timeout") && !(ks->idle_timeout >= 0))
         return shape_err_set(err, SHAPE_EINVAL, "idle_timeout must be a number of seconds >= 0");
-    if (shape_options_has(o, "schema"))
-        return shape_err_set(err, SHAPE_EINVAL, "the schema option is only available through the library API");
     return SHAPE_OK;
 }
 
@@ -519,14 +584,16 @@ int shape_kafka_source_open(const char *uri, const shape_options *options, const
     shape_options *empty = options ? NULL : shape_options_new();
     const shape_options *o = options ? options : empty;
     int latest = 0;
-    shape_decode_options dopts;
+    int32_t *only = NULL;
+    size_t n_only = 0;
     int rc = shape_kafka_uri_parse(uri, &ks->uri, err);
     if (rc == SHAPE_OK) rc = read_options(ks, o, &latest, err);
-    if (rc == SHAPE_OK) rc = shape_decode_options_from(o, &dopts, err);
-    if (rc == SHAPE_OK) rc = shape_decoder_new(&dopts, NULL, &ks->dec, err);
+    if (rc == SHAPE_OK) rc = parse_partitions(o, &only, &n_only, err);
+    if (rc == SHAPE_OK) rc = shape_decoder_from_options(o, &ks->dec, err);
     if (rc == SHAPE_OK) rc = make_consumer(ks, o, err);
     shape_options_free(empty);
-    if (rc == SHAPE_OK) rc = discover(ks, start, latest, err);
+    if (rc == SHAPE_OK) rc = discover(ks, start, latest, only, n_only, err);
+    free(only);
     if (rc == SHAPE_OK) {
         size_t cap = (size_t)ks->batch_size;
         ks->polled = malloc(cap * sizeof *ks->polled);
