@@ -127,6 +127,16 @@ uint64_t shape_retail_table_rows(const shape_retail_table *t);
 int shape_retail_table_row(shape_retail_table *t, uint64_t row, shape_gen_row *out,
                            shape_err *err);
 
+/* Rows start .. start+max_rows-1 (fewer at the table's end; none when start
+ * is the row count) as one Arrow record batch: a struct of the table's
+ * columns, in output order, typed int64 / float64 / utf8 /
+ * timestamp[ns, UTC] / bool, nullable. *schema and *array are the caller's
+ * to release (array->release is set even for 0 rows). */
+struct ArrowSchema;
+struct ArrowArray;
+int shape_retail_table_batch(shape_retail_table *t, uint64_t start, int64_t max_rows,
+                             struct ArrowSchema *schema, struct ArrowArray *array, shape_err *err);
+
 #ifdef __cplusplus
 }
 #endif
