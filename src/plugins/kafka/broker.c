@@ -10,7 +10,10 @@
  * (and write them atomically to --bootstrap-file), then sigwait. On the
  * signal, remove the bootstrap file and tear the cluster down.
  * For fault-injection tests, --fail-produce ERROR:N pushes N failures of
- * produce requests onto the mock cluster before it serves anyone.
+ * produce requests onto the mock cluster before it serves anyone, and
+ * --control PATH|- serves fault commands (broker down/up, errors pushed on
+ * any API, round-trip delay, leader moves; broker_control.c) while it runs:
+ * then the main thread poll()s a signalfd instead of sigwaiting.
  *
  * Limits (librdkafka 2.0.2's mock): each partition keeps roughly its last
  * 5 MB (older messages go, like retention); ports are random; unknown topics
@@ -27,6 +30,7 @@
 #include <librdkafka/rdkafka.h>
 #include <librdkafka/rdkafka_mock.h>
 
+#include "broker_control.h"
 #include "kafka_plugin.h"
 #include "kafka_uri.h"
 
@@ -197,7 +201,15 @@ static int run_broker(const shape_args *args, shape_err *err)
     fprintf(stderr, "; stop with Ctrl-C\n");
 
     int sig = 0;
-    while (sigwait(&stop_signals, &sig) != 0) {
+    const char *control = shape_args_value(args, "control");
+    if (control) {
+        if ((rc = shape_kafka_control_serve(cluster, (int)brokers, control, &stop_signals, &sig, err)) != SHAPE_OK) {
+            if (bootstrap_file) unlink(bootstrap_file);
+            goto done;
+        }
+    } else {
+        while (sigwait(&stop_signals, &sig) != 0) {
+        }
     }
     fprintf(stderr, "shape broker: stopping on %s\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
     if (bootstrap_file) unlink(bootstrap_file);
@@ -219,6 +231,11 @@ static const shape_arg_spec broker_args[] = {
     {"fail-produce", 0, SHAPE_ARG_LIST, "ERROR:N", NULL,
      "Fault injection for tests: fail the next N produce requests with a Kafka error "
      "(e.g. MSG_SIZE_TOO_LARGE:1, NOT_ENOUGH_REPLICAS:3); repeatable, applied in order."},
+    {"control", 0, SHAPE_ARG_VALUE, "PATH|-", NULL,
+     "Fault controls: read commands, one per line, on a Unix socket created at PATH (removed on stop) "
+     "or on stdin with '-'; one reply line each, 'ok' or 'error: ...'. Commands: down B, up B, rtt B MS, "
+     "fail API ERROR [N], clear [API], leader TOPIC PARTITION B, topic-error TOPIC ERROR, ping, help "
+     "(brokers are 1..N; docs/plugins/streaming.md)."},
     {0},
 };
 

@@ -104,6 +104,29 @@ static int transient(rd_kafka_resp_err_t e)
            e == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE || e == RD_KAFKA_RESP_ERR_BROKER_NOT_AVAILABLE;
 }
 
+/* A consumer error event that ends the read. The rest (a fetch that timed
+ * out, a leader that moved, a broker connection lost) are reports of things
+ * librdkafka retries by itself: the read waits for it; a cluster that stays
+ * unreachable is caught by the error callback's "all brokers down". */
+static int ends_read(rd_kafka_resp_err_t e)
+{
+    switch (e) {
+    case RD_KAFKA_RESP_ERR__AUTHENTICATION:
+    case RD_KAFKA_RESP_ERR__SSL:
+    case RD_KAFKA_RESP_ERR__FATAL:
+    case RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC:
+    case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
+    case RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED:
+    case RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED:
+    case RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED:
+    case RD_KAFKA_RESP_ERR_UNSUPPORTED_SASL_MECHANISM:
+    case RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static int kafka_error(rd_kafka_resp_err_t e, const char *text, shape_err *err)
 {
     return shape_err_set(err, transient(e) ? SHAPE_ECONN : SHAPE_EINVAL, "kafka: %s",
@@ -258,7 +281,7 @@ static int bounded_next(kafka_source *ks, struct ArrowSchema *schema, struct Arr
                 p->done = 1;
                 rd_kafka_message_destroy(m);
             } else if (m->err) {
-                if (!failure) {
+                if (ends_read(m->err) && !failure) {
                     failure = m->err;
                     snprintf(failure_text, sizeof failure_text, "%s", rd_kafka_message_errstr(m));
                 }
@@ -277,6 +300,7 @@ static int bounded_next(kafka_source *ks, struct ArrowSchema *schema, struct Arr
         }
         if (keep == 0) {
             if (p->done) continue;
+            if (got == 0) rd_kafka_poll(ks->rk, 0); /* an error callback may be waiting */
             if (got == 0 && ks->fatal[0])
                 return shape_err_set(err, ks->fatal_transient ? SHAPE_ECONN : SHAPE_EINVAL, "kafka: %s", ks->fatal);
             if (got == 0) {
@@ -319,6 +343,8 @@ static int follow_next(kafka_source *ks, struct ArrowSchema *schema, struct Arro
             rd_kafka_message_t *m = ks->polled[i];
             if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
                 rd_kafka_message_destroy(m);
+            } else if (m->err && !ends_read(m->err)) {
+                rd_kafka_message_destroy(m); /* librdkafka retries it */
             } else if (m->err) {
                 int rc = kafka_error(m->err, rd_kafka_message_errstr(m), err);
                 for (ssize_t k = i; k < got; k++) rd_kafka_message_destroy(ks->polled[k]);
@@ -334,6 +360,7 @@ static int follow_next(kafka_source *ks, struct ArrowSchema *schema, struct Arro
             ks->last_message = now_seconds();
             if (ks->remaining > 0) ks->remaining -= (int64_t)keep;
         } else {
+            rd_kafka_poll(ks->rk, 0);
             if (ks->fatal[0])
                 return shape_err_set(err, ks->fatal_transient ? SHAPE_ECONN : SHAPE_EINVAL, "kafka: %s", ks->fatal);
             if (ks->idle_timeout >= 0 && now_seconds() - ks->last_message >= ks->idle_timeout) *end = 1;
@@ -363,6 +390,7 @@ static int ks_next(shape_source *src, struct ArrowSchema *schema, struct ArrowAr
     kafka_source *ks = (kafka_source *)src;
     array->release = NULL;
     *end = 0;
+    rd_kafka_poll(ks->rk, 0); /* serve the error and log callbacks */
     return ks->bounded ? bounded_next(ks, schema, array, after, end, err)
                        : follow_next(ks, schema, array, after, end, err);
 }
