@@ -44,8 +44,10 @@ fuzz:
 	@set -e; mkdir -p $(FUZZ_BUILD)/artifacts; for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
 	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
-	  $(FUZZ_BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	    -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t- $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/fuzz/seeds/$$t; \
+	  if ! $(FUZZ_BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+	    -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t- $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/fuzz/seeds/$$t \
+	    >$(FUZZ_BUILD)/$$t.log 2>&1; then tail -n 80 $(FUZZ_BUILD)/$$t.log; exit 1; fi; \
+	  grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' $(FUZZ_BUILD)/$$t.log | sed 's/^/  /'; \
 	done
 
 # Every unit test program under valgrind's memcheck: no leak, no invalid access.
@@ -61,6 +63,11 @@ install: all
 
 demo: deps all
 	scripts/demo
+
+# Every benchmark side by side with its peers in one run (bench/run); rewrites
+# docs/PERFORMANCE.md. BENCH_QUICK=1 for a short smoke run.
+bench: deps
+	bench/run
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD)

@@ -24,6 +24,12 @@ grep -q '1500 messages, 1500 rows, 0 undecodable, 0 rejected' "$TEST_TMP/err" ||
 # Ascending partition order, offsets 0..499 within each, batches never mixing partitions.
 sed -n 's/.*"_shape_partition":"\([0-9]*\)","_shape_offset":\([0-9]*\)}$/\1 \2/p' "$TEST_TMP/all" >"$TEST_TMP/pos"
 for p in 0 1 2; do seq 0 499 | sed "s/^/$p /"; done | cmp -s - "$TEST_TMP/pos" || fail "rows are not in partition/offset order"
+# The same rows whatever the prefetch window (1: one partition fetched at a
+# time, resumed in turn; 0: every partition at once).
+for w in 1 0; do
+  read_topic "$orders" --batch-size 200 --with-offsets --option prefetch_partitions=$w 2>/dev/null | cmp -s - "$TEST_TMP/all" \
+    || fail "prefetch_partitions=$w gives other rows than the default window"
+done
 # A bounded read must not wait out a poll time-out at each partition's end.
 [ "$elapsed_ms" -lt 2500 ] || fail "bounded read of 3 partitions took $elapsed_ms ms (a stall at partition ends?)"
 
@@ -84,6 +90,7 @@ expect_refusal() { # NEEDLE ARGS...
 }
 expect_refusal "unknown kafka source options: \['bogus'\]" "kafka://$BOOTSTRAP/$orders" --option bogus=1
 expect_refusal "start_at must be 'earliest' or 'latest'" "kafka://$BOOTSTRAP/$orders" --option start_at=yesterday
+expect_refusal "prefetch_partitions must be >= 0" "kafka://$BOOTSTRAP/$orders" --option prefetch_partitions=-1
 expect_refusal "config property 'security.protocol'" "kafka://$BOOTSTRAP/$orders" --option 'config={"security.protocol":"carrier-pigeon"}'
 start=$(date +%s)
 expect_refusal "kafka: " "kafka://127.0.0.1:1/$orders"
