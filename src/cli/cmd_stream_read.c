@@ -68,6 +68,10 @@ static int run_stream_read(const shape_args *args, shape_err *err)
     shape_source *src = NULL;
     shape_json_buf line = SHAPE_JSON_BUF_INIT;
     int found = 0, end = 0;
+    const char *format = shape_args_value(args, "format");
+    int print = !format || strcmp(format, "jsonl") == 0;
+    if (format && !print && strcmp(format, "null") != 0)
+        return shape_err_set(err, SHAPE_EINVAL, "--format must be 'jsonl' or 'null', got '%.32s'", format);
     int rc = shape_cli_source_options(args, &options, err);
     if (rc == SHAPE_OK && checkpoint) rc = load_checkpoint(checkpoint, uri, &start, &found, err);
     if (rc == SHAPE_OK) rc = shape_cli_open_source(uri, options, found ? &start : NULL, &src, err);
@@ -77,7 +81,7 @@ static int run_stream_read(const shape_args *args, shape_err *err)
         rc = shape_source_next(src, &schema, &array, &after, &end, err);
         if (rc != SHAPE_OK || end) break;
         if (array.release) {
-            rc = print_batch(&schema, &array, &line, err);
+            if (print) rc = print_batch(&schema, &array, &line, err);
             array.release(&array);
             schema.release(&schema);
         }
@@ -101,6 +105,8 @@ static int run_stream_read(const shape_args *args, shape_err *err)
 
 static const shape_arg_spec stream_read_args[] = {
     SHAPE_STREAM_ARGS,
+    {"format", 0, SHAPE_ARG_VALUE, "jsonl|null", "jsonl",
+     "jsonl prints each row; null decodes every message into Arrow batches and drops them (benchmarks)."},
     {"checkpoint", 0, SHAPE_ARG_VALUE, "FILE", NULL,
      "Resume from FILE if present; after each batch printed, record the position there (atomically)."},
     {0},

@@ -32,6 +32,9 @@ touch "$tmp/dir/_skip.jsonl" "$tmp/dir/notes.txt"
 [ "$(shape stream-read "$tmp/dir" 2>/dev/null | wc -l)" -eq 6 ] || fail "folder"
 [ "$(shape stream-read "$tmp/dir/*.jsonl" 2>/dev/null | wc -l)" -eq 3 ] || fail "glob"
 [ "$(shape stream-read "$tmp/orders.jsonl" --max-events 2 2>/dev/null | wc -l)" -eq 2 ] || fail "--max-events"
+# --format null decodes everything and prints nothing (benchmarks); counters still go to stderr.
+[ -z "$(shape stream-read "$tmp/orders.jsonl" --format null 2>"$tmp/err")" ] || fail "--format null printed rows"
+grep -q '4 messages, 3 rows, 1 undecodable' "$tmp/err" || fail "--format null summary: $(cat "$tmp/err")"
 
 # Bad input: one error line, exit 2, nothing on stdout.
 expect_refusal() { # expect_refusal NEEDLE ARGS...
@@ -42,6 +45,7 @@ expect_refusal() { # expect_refusal NEEDLE ARGS...
   grep -q "^shape: error: .*$needle" "$tmp/err" || fail "'$*': expected '$needle' in: $(cat "$tmp/err")"
 }
 expect_refusal "no such file" "$tmp/missing.jsonl"
+expect_refusal "--format must be 'jsonl' or 'null'" "$tmp/orders.jsonl" --format xml
 expect_refusal "no file matches" "$tmp/*.nothing"
 expect_refusal "unknown file source options: \['bogus'\]" "$tmp/orders.jsonl" --option bogus=1
 expect_refusal "event_time_unit must be one of" "$tmp/orders.jsonl" --event-time-unit h
