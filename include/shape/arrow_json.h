@@ -2,8 +2,9 @@
  *
  * Why: `shape stream-read` prints decoded rows as JSON lines that people
  * pipe into jq, so the printing rules are fixed here: columns in batch
- * order; int64 as integers; float64 in the shortest text that reads back to
- * the same double (integral values keep a ".0"), non-finite as null; bool;
+ * order; int64 as integers; float64 as Python's repr (the shortest text that
+ * reads back to the same double; integral values keep a ".0"; the same text
+ * as emitted events, shape/event.h), non-finite as null; bool;
  * utf8 as JSON strings; binary as base64 strings; timestamps as ISO-8601
  * with 'Z' (microseconds; nanosecond columns with 9 digits); maps as JSON
  * objects of base64 values; nulls as null.

@@ -6,11 +6,11 @@
  */
 #include "shape/arrow_json.h"
 
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "shape/event.h"
 #include "shape/timestamp.h"
 
 int shape_json_append_raw(shape_json_buf *out, const char *text, size_t len)
@@ -85,19 +85,12 @@ int shape_json_append_base64(shape_json_buf *out, const void *bytes, size_t len)
 
 int shape_json_append_double(shape_json_buf *out, double d)
 {
-    if (!isfinite(d)) return shape_json_append_raw(out, "null", 4);
-    char text[40];
-    int n = 0;
-    for (int precision = 1; precision <= 17; precision++) {
-        n = snprintf(text, sizeof text, "%.*g", precision, d);
-        if (strtod(text, NULL) == d) break;
-    }
-    if (!strpbrk(text, ".en")) {
-        text[n++] = '.';
-        text[n++] = '0';
-        text[n] = '\0';
-    }
-    return shape_json_append_raw(out, text, (size_t)n);
+    /* The same text as emitted events: Python's repr, "null" when not finite. */
+    if (shape_json_buf_reserve(out, SHAPE_JSON_F64_MAX) != 0) return SHAPE_ENOMEM;
+    char *end = shape_json_f64(out->data + out->len, d);
+    out->len = (size_t)(end - out->data);
+    out->data[out->len] = '\0';
+    return SHAPE_OK;
 }
 
 static int append_value(shape_json_buf *out, int type, const struct ArrowArray *a, int64_t i, shape_err *err)
