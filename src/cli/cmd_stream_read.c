@@ -59,6 +59,28 @@ static int print_batch(const struct ArrowSchema *schema, const struct ArrowArray
     return SHAPE_OK;
 }
 
+/* --start, --follow, --idle-timeout and --partitions, as source options
+ * (set only when given, so a source that does not know them is not asked). */
+static int reading_flags(const shape_args *args, shape_options *o, shape_err *err)
+{
+    const char *start = shape_args_value(args, "start");
+    if (start && strcmp(start, "earliest") != 0 && strcmp(start, "latest") != 0)
+        return shape_err_set(err, SHAPE_EINVAL, "--start must be 'earliest' or 'latest', not '%.40s'", start);
+    if (start) SHAPE_RETURN_NOT_OK(shape_options_set_string(o, "start_at", start, err));
+    if (shape_args_flag(args, "follow")) SHAPE_RETURN_NOT_OK(shape_options_set_bool(o, "stop_at_end", 0, err));
+    const char *idle = shape_args_value(args, "idle-timeout");
+    if (idle) {
+        char *end = NULL;
+        double seconds = strtod(idle, &end);
+        if (end == idle || *end || !(seconds >= 0) || seconds > 1e9)
+            return shape_err_set(err, SHAPE_EINVAL, "--idle-timeout must be a number of seconds >= 0, not '%.40s'", idle);
+        SHAPE_RETURN_NOT_OK(shape_options_set_double(o, "idle_timeout", seconds, err));
+    }
+    const char *partitions = shape_args_value(args, "partitions");
+    if (partitions) SHAPE_RETURN_NOT_OK(shape_options_set_string(o, "partitions", partitions, err));
+    return SHAPE_OK;
+}
+
 static int run_stream_read(const shape_args *args, shape_err *err)
 {
     const char *uri = shape_args_positional(args, 0);
@@ -73,6 +95,7 @@ static int run_stream_read(const shape_args *args, shape_err *err)
     if (format && !print && strcmp(format, "null") != 0)
         return shape_err_set(err, SHAPE_EINVAL, "--format must be 'jsonl' or 'null', got '%.32s'", format);
     int rc = shape_cli_source_options(args, &options, err);
+    if (rc == SHAPE_OK) rc = reading_flags(args, options, err);
     if (rc == SHAPE_OK && checkpoint) rc = load_checkpoint(checkpoint, uri, &start, &found, err);
     if (rc == SHAPE_OK) rc = shape_cli_open_source(uri, options, found ? &start : NULL, &src, err);
     while (rc == SHAPE_OK) {
@@ -105,6 +128,12 @@ static int run_stream_read(const shape_args *args, shape_err *err)
 
 static const shape_arg_spec stream_read_args[] = {
     SHAPE_STREAM_ARGS,
+    {"start", 0, SHAPE_ARG_VALUE, "earliest|latest", "earliest",
+     "Where partitions without a checkpoint position begin (kafka://)."},
+    {"follow", 0, SHAPE_ARG_FLAG, NULL, NULL,
+     "Keep reading new messages instead of stopping at the end the stream had at start (kafka://)."},
+    {"idle-timeout", 0, SHAPE_ARG_VALUE, "SECONDS", NULL, "Stop after this long without a message (with --follow)."},
+    {"partitions", 0, SHAPE_ARG_VALUE, "LIST", NULL, "Kafka partitions to read, e.g. 0,3-5 (default: all)."},
     {"format", 0, SHAPE_ARG_VALUE, "jsonl|null", "jsonl",
      "jsonl prints each row; null decodes every message into Arrow batches and drops them (benchmarks)."},
     {"checkpoint", 0, SHAPE_ARG_VALUE, "FILE", NULL,

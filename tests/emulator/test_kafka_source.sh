@@ -81,6 +81,14 @@ producer=$!
 out=$(read_topic "$live" --option stop_at_end=false --option start_at=latest --option idle_timeout=2 2>/dev/null | ids | sort | tr '\n' ' ')
 wait $producer
 [ "$out" = "7001 7002 " ] || fail "follow read saw '$out'"
+# The same through the flags; --start latest alone reads nothing old.
+( sleep 1; echo '{"id":7003}' | kcat -b "$BOOTSTRAP" -t "$live" -P -p 1 ) &
+producer=$!
+out=$(read_topic "$live" --follow --start latest --idle-timeout 2 2>/dev/null | ids | tr '\n' ' ')
+wait $producer
+[ "$out" = "7003 " ] || fail "--follow --start latest saw '$out'"
+[ -z "$(read_topic "$live" --start latest 2>/dev/null)" ] || fail "--start latest read old rows"
+[ "$(read_topic "$orders" --partitions 1 2>/dev/null | wc -l)" -eq 500 ] || fail "--partitions 1 did not read partition 1 alone"
 
 # Refusals: one line, exit 2.
 expect_refusal() { # NEEDLE ARGS...
@@ -91,6 +99,8 @@ expect_refusal() { # NEEDLE ARGS...
 expect_refusal "unknown kafka source options: \['bogus'\]" "kafka://$BOOTSTRAP/$orders" --option bogus=1
 expect_refusal "start_at must be 'earliest' or 'latest'" "kafka://$BOOTSTRAP/$orders" --option start_at=yesterday
 expect_refusal "prefetch_partitions must be >= 0" "kafka://$BOOTSTRAP/$orders" --option prefetch_partitions=-1
+expect_refusal "--start must be 'earliest' or 'latest'" "kafka://$BOOTSTRAP/$orders" --start yesterday
+expect_refusal "--idle-timeout must be a number" "kafka://$BOOTSTRAP/$orders" --idle-timeout soon
 expect_refusal "config property 'security.protocol'" "kafka://$BOOTSTRAP/$orders" --option 'config={"security.protocol":"carrier-pigeon"}'
 start=$(date +%s)
 expect_refusal "kafka: " "kafka://127.0.0.1:1/$orders"
