@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shape/arrow.h"
 #include "shape/error.h"
 #include "shape/generate.h"
 #include "shape/generate_retail.h"
@@ -104,6 +105,29 @@ char *shape_event_encode(const shape_event_table *t, shape_envelope env, uint64_
 
 /* The idempotency key "<table>/<seq>" at p (room: strlen(table) + 21). */
 char *shape_event_key(char *p, const char *table, uint64_t seq);
+
+/* ---- one table's events as Arrow record batches ---------------------------
+ * (src/emit/event_rows.c) For destinations that encode events themselves:
+ * the flat event's columns — the table's, then _shape_table, _shape_seq and
+ * _shape_event_time when the table has a timestamp column — with one schema
+ * (exact types and nullability) for every batch of the table. */
+
+typedef struct shape_event_rows {
+    const shape_event_table *table;      /* borrowed */
+    struct ArrowSchema schema;           /* "+s", owned; read-only once made */
+    struct shape_batch *builder;
+    struct shape_column *cols[SHAPE_GEN_MAX_COLUMNS + 3];
+    size_t ncols;
+} shape_event_rows;
+
+int shape_event_rows_init(shape_event_rows *r, const shape_event_table *t, shape_err *err);
+/* Append the event of row `seq`. */
+int shape_event_rows_append(shape_event_rows *r, uint64_t seq, const shape_gen_row *row, shape_err *err);
+/* The rows appended since the last finish, as a struct array matching
+ * r->schema (owned by the caller: call its release; the builder's buffers
+ * come back to it when released). */
+int shape_event_rows_finish(shape_event_rows *r, struct ArrowArray *out, shape_err *err);
+void shape_event_rows_release(shape_event_rows *r);
 
 /* ---- the event plan ------------------------------------------------------- */
 

@@ -6,7 +6,9 @@
  * its stream sources and emitters keyed by URI scheme, and extra commands.
  *
  * ABI: version 2 added the sending calls of shape_emitter_type (open, send,
- * flush, close) after its first four members. The first four members of
+ * flush, close) after its first four members; version 3 added the event's
+ * typed row to shape_emit_message (for emitters that encode events
+ * themselves, such as registry formats), wants_rows, and a longer reason. The first four members of
  * struct shape_plugin (abi_version, flags, name, version) keep their place in every ABI version, so the core can name
  * a plugin it refuses. Everything after them belongs to the ABI version in
  * abi_version; a plugin whose abi_version differs from the core's
@@ -86,7 +88,10 @@ enum shape_emit_outcome {
     SHAPE_EMIT_REFUSED = 3    /* never deliverable as it is; see reason */
 };
 
-#define SHAPE_EMIT_REASON_MAX 48
+#define SHAPE_EMIT_REASON_MAX 256
+
+struct ArrowSchema;
+struct ArrowArray;
 
 /* One message. Everything it points to is owned by the runtime and valid
  * for the duration of the send call only. */
@@ -100,6 +105,15 @@ typedef struct shape_emit_message {
     int32_t partition;    /* -1: the destination's partitioner decides */
     int64_t timestamp_ms; /* 0: the destination (broker) assigns it */
     const char *table;    /* the event's table (NUL-terminated), for sinks that split by table */
+    /* ABI 3: the event as typed values — row `row` of the struct record batch
+     * (row_schema, row_array) whose columns are the flat event's: the table's
+     * columns, then _shape_table, _shape_seq and, when the table has one,
+     * _shape_event_time. Set only when the destination's wants_rows says so
+     * (NULL otherwise). The schema is the same for every batch of a table
+     * (names, types, nullability), so an emitter may key caches on it. */
+    const struct ArrowSchema *row_schema;
+    const struct ArrowArray *row_array;
+    int64_t row;
     /* filled by send: */
     int outcome;                          /* enum shape_emit_outcome */
     char reason[SHAPE_EMIT_REASON_MAX];   /* REFUSED/RETRY: a short stable reason */
@@ -131,6 +145,10 @@ typedef struct shape_emitter_type {
     int (*flush)(shape_emitter *e, shape_err *err);
     /* Flush what can be flushed, release everything. NULL is allowed. */
     void (*close)(shape_emitter *e);
+    /* --- ABI 3 --- */
+    /* Non-zero when this open destination needs every message's typed row
+     * (row_schema/row_array/row) to encode it. NULL = never. */
+    int (*wants_rows)(shape_emitter *e);
 } shape_emitter_type;
 
 #define SHAPE_PLUGIN_BUNDLED 0x1u /* released with the core: versions must match */

@@ -73,6 +73,8 @@ typedef struct header_spec {
 
 typedef struct table_meta {
     shape_event_table et;
+    shape_event_rows rows; /* typed rows, for destinations that want them (made lazily) */
+    int rows_made;
     int key_cols[SHAPE_GEN_MAX_COLUMNS];
     int header_cols[MAX_HEADERS]; /* column of an @column header, or -1 */
 } table_meta;
@@ -200,6 +202,7 @@ typedef struct batch {
     size_t *hval_off; /* per event × nh: arena offset, or SIZE_MAX for a static value */
     shape_emit_message *msgs;
     shape_emit_header *hdrs; /* per event × nh */
+    struct ArrowArray rows;  /* the events as typed rows (release NULL: none) */
 } batch;
 
 /* Batches sent together: the sender merges batches that are already due
@@ -217,6 +220,7 @@ typedef struct group {
 
 typedef struct runtime {
     const shape_emit_config *cfg;
+    int want_rows; /* a destination encodes events itself: build typed rows */
     header_spec hdrs[MAX_HEADERS];
     table_meta *meta;
     size_t nh; /* headers per message */
@@ -263,9 +267,16 @@ static int arena_reserve(batch *b, size_t more)
     return 0;
 }
 
+static void batch_release_rows(batch *b)
+{
+    if (b->rows.release) b->rows.release(&b->rows);
+    b->rows.release = NULL;
+}
+
 static void batch_free(batch *b)
 {
     if (!b) return;
+    batch_release_rows(b);
     free(b->arena);
     free(b->body_off);
     free(b->key_off);
@@ -390,6 +401,11 @@ static void batch_fix(runtime *rt, batch *b)
         m->value = b->arena + b->body_off[i];
         m->key = b->arena + b->key_off[i];
         m->headers = &b->hdrs[i * rt->nh];
+        if (b->rows.release) {
+            m->row_schema = &rt->meta[b->k].rows.schema;
+            m->row_array = &b->rows;
+            m->row = (int64_t)i;
+        }
         for (size_t h = 0; h < m->header_count; h++)
             if (b->hval_off[i * rt->nh + h] != SIZE_MAX)
                 b->hdrs[i * rt->nh + h].value = b->arena + b->hval_off[i * rt->nh + h];
@@ -440,11 +456,18 @@ static void *generator_main(void *arg)
         b->k = k;
         b->n = (size_t)n;
         b->len = 0;
+        table_meta *m = &rt->meta[k];
+        if (rt->want_rows && !m->rows_made) {
+            rc = shape_event_rows_init(&m->rows, &m->et, &err);
+            m->rows_made = rc == SHAPE_OK;
+        }
         for (size_t i = 0; i < b->n && rc == SHAPE_OK; i++) {
             rc = shape_retail_table_row(cur, r + i, row, &err);
-            if (rc == SHAPE_OK && render_event(rt, b, i, &rt->meta[k], r + i, row) != 0)
+            if (rc == SHAPE_OK && render_event(rt, b, i, m, r + i, row) != 0)
                 rc = shape_err_set(&err, SHAPE_ENOMEM, "out of memory rendering events");
+            if (rc == SHAPE_OK && rt->want_rows) rc = shape_event_rows_append(&m->rows, r + i, row, &err);
         }
+        if (rc == SHAPE_OK && rt->want_rows) rc = shape_event_rows_finish(&m->rows, &b->rows, &err);
         pthread_mutex_lock(&rt->mu);
         if (rc != SHAPE_OK) {
             rt->freeq[rt->free_count++] = b;
@@ -512,6 +535,7 @@ static void unget_batch(runtime *rt, batch *b)
 
 static void recycle(runtime *rt, batch *b)
 {
+    batch_release_rows(b);
     pthread_mutex_lock(&rt->mu);
     rt->freeq[rt->free_count++] = b;
     pthread_cond_signal(&rt->cond_free);
@@ -835,6 +859,9 @@ int shape_emit_run(const shape_emit_config *cfg, shape_emit_report *rep, shape_e
     runtime *rt = calloc(1, sizeof *rt);
     if (!rt) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     rt->cfg = cfg;
+    for (size_t d = 0; d < cfg->ndests; d++)
+        if (cfg->dests[d].type->wants_rows && cfg->dests[d].type->wants_rows(cfg->dests[d].emitter))
+            rt->want_rows = 1;
     int rc = parse_headers(cfg, rt->hdrs, err);
     if (rc != SHAPE_OK) {
         free(rt);
@@ -1079,6 +1106,8 @@ int shape_emit_run(const shape_emit_config *cfg, shape_emit_report *rep, shape_e
     pthread_mutex_destroy(&rt->ck_mu);
     pthread_cond_destroy(&rt->ck_cond);
     free_headers(rt->hdrs, cfg->nheaders);
+    for (size_t k = 0; rt->meta && k < SHAPE_RETAIL_TABLES; k++)
+        if (rt->meta[k].rows_made) shape_event_rows_release(&rt->meta[k].rows);
     free(rt->meta);
     free(rt->pool);
     free(rt->fullq);

@@ -29,6 +29,7 @@
 
 #include "kafka_plugin.h"
 #include "kafka_uri.h"
+#include "registry/wire_encode.h"
 #include "shape/credref.h"
 #include "shape/event.h"
 #include "shape/options.h"
@@ -40,11 +41,22 @@ struct shape_emitter {
     double flush_timeout; /* seconds */
     size_t pending;       /* produced in this send, no report yet */
     size_t queue_full_hits;
+    shape_wire_encoder *wire; /* registry formats (--event-format), or NULL for JSON */
 };
 
-static const char *const known_options[] = {
-    "envelope", "resuming", "config", "flush_timeout", "schema_registry_url", "subject_strategy",
-    "schema_registry_username", "schema_registry_password", NULL};
+static const char *const base_options[] = {"envelope", "resuming", "config", "flush_timeout", NULL};
+
+/* The emitter's options: its own and the registry formats'. */
+static int check_known_options(const shape_options *options, shape_err *err)
+{
+    const char *known[32];
+    size_t n = 0;
+    for (size_t i = 0; base_options[i]; i++) known[n++] = base_options[i];
+    for (size_t i = 0; shape_wire_option_keys[i] && n + 1 < sizeof known / sizeof known[0]; i++)
+        known[n++] = shape_wire_option_keys[i];
+    known[n] = NULL;
+    return shape_options_check_known(options, known, "kafka emitter", err);
+}
 
 static int refused_error(rd_kafka_resp_err_t e)
 {
@@ -131,10 +143,10 @@ static int kafka_open(const char *uri, const struct shape_options *options, shap
 {
     *out = NULL;
     double flush_timeout = 60;
+    shape_envelope envelope = SHAPE_ENVELOPE_FLAT;
     if (options) {
-        SHAPE_RETURN_NOT_OK(shape_options_check_known(options, known_options, "kafka emitter", err));
+        SHAPE_RETURN_NOT_OK(check_known_options(options, err));
         const char *env;
-        shape_envelope envelope;
         SHAPE_RETURN_NOT_OK(shape_options_get_string(options, "envelope", "flat", &env, err));
         SHAPE_RETURN_NOT_OK(shape_envelope_parse(env, &envelope, err));
         SHAPE_RETURN_NOT_OK(shape_options_get_double(options, "flush_timeout", 60, &flush_timeout, err));
@@ -147,6 +159,9 @@ static int kafka_open(const char *uri, const struct shape_options *options, shap
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
     int rc = SHAPE_OK;
     if (!e || !conf) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    if (rc == SHAPE_OK)
+        rc = shape_wire_encoder_open(options, parsed.topic, envelope == SHAPE_ENVELOPE_FLAT, NULL, NULL,
+                                     &e->wire, err);
     if (rc == SHAPE_OK) rc = conf_set(conf, "acks", "all", err);
     if (rc == SHAPE_OK) rc = conf_set(conf, "enable.idempotence", "true", err);
     if (rc == SHAPE_OK) rc = conf_set(conf, "linger.ms", "5", err);
@@ -184,6 +199,7 @@ static int kafka_open(const char *uri, const struct shape_options *options, shap
     if (rc != SHAPE_OK) {
         if (e && e->rk) rd_kafka_destroy(e->rk);
         if (e && e->conf) rd_kafka_conf_destroy(e->conf);
+        if (e) shape_wire_encoder_free(e->wire);
         if (e) free(e->topic);
         free(e);
         return rc;
@@ -240,9 +256,13 @@ static int kafka_send(shape_emitter *e, shape_emit_message *msgs, size_t n, shap
 {
     SHAPE_RETURN_NOT_OK(renew_if_fatal(e, err));
     e->pending = 0;
+    for (size_t i = 0; i < n; i++) msgs[i].outcome = SHAPE_EMIT_PENDING;
+    /* registry formats: schemas registered, values replaced by wire bytes
+     * (events the format cannot hold come back REFUSED, not produced) */
+    if (e->wire) SHAPE_RETURN_NOT_OK(shape_wire_encoder_encode(e->wire, msgs, n, err));
     for (size_t i = 0; i < n; i++) {
         shape_emit_message *m = &msgs[i];
-        m->outcome = SHAPE_EMIT_PENDING;
+        if (m->outcome == SHAPE_EMIT_REFUSED) continue;
         for (;;) {
             rd_kafka_resp_err_t rc = produce_one(e, m);
             if (rc == RD_KAFKA_RESP_ERR_NO_ERROR) {
@@ -310,9 +330,12 @@ static void kafka_close(shape_emitter *e)
         rd_kafka_destroy(e->rk);
     }
     if (e->conf) rd_kafka_conf_destroy(e->conf);
+    shape_wire_encoder_free(e->wire);
     free(e->topic);
     free(e);
 }
+
+static int kafka_wants_rows(shape_emitter *e) { return e->wire != NULL; }
 
 static int kafka_check_uri(const char *uri, shape_err *err)
 {
@@ -333,4 +356,5 @@ const shape_emitter_type shape_kafka_emitter = {
     .send = kafka_send,
     .flush = kafka_flush,
     .close = kafka_close,
+    .wants_rows = kafka_wants_rows,
 };

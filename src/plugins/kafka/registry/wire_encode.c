@@ -1,0 +1,238 @@
+/* wire_encode.c — registry formats for the kafka:// emitter: options,
+ * codecs per table, registration before production, wire bytes
+ * (wire_encode.h; spec-kafka.md §3.1, §4.2, §4.7).
+ *
+ * Validation order (the reference's): event format → envelope flat →
+ * subject strategy → registry URL present → URL and credential checks;
+ * all before the first request. The password is a credential reference
+ * resolved here; its value lives only in the registry client.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shape/credref.h"
+#include "wire_encode.h"
+
+#define MAX_CODECS 64
+
+typedef struct table_codec {
+    const struct ArrowSchema *schema; /* the runtime's row schema of the table (stable for the run) */
+    char *table;
+    shape_regfmt_codec *codec;
+    uint32_t id;
+} table_codec;
+
+struct shape_wire_encoder {
+    shape_regfmt format;
+    shape_subject_strategy strategy;
+    char *topic;
+    shape_registry_client *registry;
+    table_codec codecs[MAX_CODECS];
+    size_t ncodecs;
+    size_t last; /* the codec of the previous message: batches are one table long */
+    shape_json_buf arena;
+    size_t *offsets, *lengths, cap;
+};
+
+const char *const shape_wire_option_keys[] = {
+    "event_format", "subject_strategy", "schema_registry_url", "schema_registry_username",
+    "schema_registry_password", "schema_registry_ca_location", "schema_registry_certificate_location",
+    "schema_registry_key_location", "schema_registry_ssl_verify", NULL};
+
+static int get_opt(const shape_options *o, const char *key, const char **out, shape_err *err)
+{
+    *out = NULL;
+    if (!o) return SHAPE_OK;
+    SHAPE_RETURN_NOT_OK(shape_options_get_string(o, key, NULL, out, err));
+    if (*out && !**out) *out = NULL; /* empty counts as absent */
+    return SHAPE_OK;
+}
+
+static int make_client(const shape_options *o, shape_registry_transport transport, void *ctx,
+                       shape_registry_client **out, shape_err *err)
+{
+    shape_registry_settings s;
+    memset(&s, 0, sizeof s);
+    const char *password_ref = NULL;
+    SHAPE_RETURN_NOT_OK(get_opt(o, "schema_registry_url", &s.url, err));
+    SHAPE_RETURN_NOT_OK(get_opt(o, "schema_registry_username", &s.username, err));
+    SHAPE_RETURN_NOT_OK(get_opt(o, "schema_registry_password", &password_ref, err));
+    SHAPE_RETURN_NOT_OK(get_opt(o, "schema_registry_ca_location", &s.ca_location, err));
+    SHAPE_RETURN_NOT_OK(get_opt(o, "schema_registry_certificate_location", &s.certificate_location, err));
+    SHAPE_RETURN_NOT_OK(get_opt(o, "schema_registry_key_location", &s.key_location, err));
+    s.ssl_verify = 1;
+    if (o) SHAPE_RETURN_NOT_OK(shape_options_get_bool(o, "schema_registry_ssl_verify", 1, &s.ssl_verify, err));
+    s.transport = transport;
+    s.transport_ctx = ctx;
+    char *password = NULL;
+    if (password_ref) {
+        if (!shape_credref_is_reference(password_ref))
+            return shape_err_set(err, SHAPE_EINVAL,
+                                 "kafka.schema_registry_password must be a credential reference (env://NAME, "
+                                 "file://PATH or kv://VAULT/NAME), not a literal");
+        if (s.username) {
+            int rc = shape_credref_resolve(password_ref, &password, err);
+            if (rc != SHAPE_OK) return shape_err_prefix(err, "kafka.schema_registry_password");
+        } else {
+            password = strdup("set"); /* only its presence matters: the client refuses half credentials */
+            if (!password) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        }
+    }
+    s.password = password;
+    int rc = shape_registry_client_new(&s, out, err);
+    shape_secret_free(password);
+    return rc;
+}
+
+int shape_wire_encoder_open(const shape_options *options, const char *topic, int envelope_flat,
+                            shape_registry_transport transport, void *transport_ctx,
+                            shape_wire_encoder **out, shape_err *err)
+{
+    *out = NULL;
+    const char *name = NULL, *strategy = NULL, *url = NULL;
+    SHAPE_RETURN_NOT_OK(get_opt(options, "event_format", &name, err));
+    shape_regfmt format = SHAPE_REGFMT_JSON;
+    SHAPE_RETURN_NOT_OK(shape_regfmt_parse(name ? name : "json", &format, err));
+    if (format == SHAPE_REGFMT_JSON) return SHAPE_OK;
+    if (!envelope_flat)
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "--envelope cloudevents is JSON only: it cannot be combined with --event-format %s",
+                             shape_regfmt_name(format));
+    shape_subject_strategy s;
+    SHAPE_RETURN_NOT_OK(get_opt(options, "subject_strategy", &strategy, err));
+    SHAPE_RETURN_NOT_OK(shape_subject_strategy_parse(strategy ? strategy : "topic", &s, err));
+    SHAPE_RETURN_NOT_OK(get_opt(options, "schema_registry_url", &url, err));
+    if (!url)
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "--event-format %s needs a schema registry: --sink-config "
+                             "kafka.schema_registry_url=URL",
+                             shape_regfmt_name(format));
+    shape_wire_encoder *w = calloc(1, sizeof *w);
+    if (!w) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    w->format = format;
+    w->strategy = s;
+    w->topic = strdup(topic);
+    int rc = w->topic ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    if (rc == SHAPE_OK) rc = make_client(options, transport, transport_ctx, &w->registry, err);
+    if (rc != SHAPE_OK) {
+        shape_wire_encoder_free(w);
+        return rc;
+    }
+    *out = w;
+    return SHAPE_OK;
+}
+
+void shape_wire_encoder_free(shape_wire_encoder *w)
+{
+    if (!w) return;
+    for (size_t i = 0; i < w->ncodecs; i++) {
+        shape_regfmt_codec_free(w->codecs[i].codec);
+        free(w->codecs[i].table);
+    }
+    shape_registry_client_free(w->registry);
+    shape_json_buf_release(&w->arena);
+    free(w->offsets);
+    free(w->lengths);
+    free(w->topic);
+    free(w);
+}
+
+shape_regfmt shape_wire_encoder_format(const shape_wire_encoder *w) { return w->format; }
+
+/* The codec of a message's table, made and registered on first sight. */
+static int codec_for(shape_wire_encoder *w, const shape_emit_message *m, table_codec **out, shape_err *err)
+{
+    if (!m->row_schema || !m->row_array)
+        return shape_err_set(err, SHAPE_EINTERNAL, "--event-format %s needs typed rows from the runtime",
+                             shape_regfmt_name(w->format));
+    if (w->last < w->ncodecs && w->codecs[w->last].schema == m->row_schema &&
+        strcmp(w->codecs[w->last].table, m->table) == 0) {
+        *out = &w->codecs[w->last];
+        return SHAPE_OK;
+    }
+    for (size_t i = 0; i < w->ncodecs; i++)
+        if (w->codecs[i].schema == m->row_schema && strcmp(w->codecs[i].table, m->table) == 0) {
+            w->last = i;
+            *out = &w->codecs[i];
+            return SHAPE_OK;
+        }
+    if (w->ncodecs == MAX_CODECS)
+        return shape_err_set(err, SHAPE_EINVAL, "more than %d table schemas in one run", MAX_CODECS);
+    table_codec *c = &w->codecs[w->ncodecs];
+    memset(c, 0, sizeof *c);
+    SHAPE_RETURN_NOT_OK(shape_regfmt_codec_new(w->format, m->table, m->row_schema, &c->codec, err));
+    char *subject = shape_subject_name(w->strategy, w->topic, m->table);
+    c->table = strdup(m->table);
+    int rc = subject && c->table ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    if (rc == SHAPE_OK)
+        rc = shape_registry_register(w->registry, subject, shape_regfmt_schema_type(w->format),
+                                     shape_regfmt_codec_schema(c->codec), &c->id, err);
+    free(subject);
+    if (rc != SHAPE_OK) {
+        shape_regfmt_codec_free(c->codec);
+        free(c->table);
+        return rc;
+    }
+    c->schema = m->row_schema;
+    w->last = w->ncodecs++;
+    *out = c;
+    return SHAPE_OK;
+}
+
+static int encode_one(shape_wire_encoder *w, const table_codec *c, shape_emit_message *m, shape_err *err)
+{
+    uint8_t header[SHAPE_WIRE_HEADER_MAX];
+    size_t hl = shape_wire_header(w->format, c->id, header);
+    size_t start = w->arena.len;
+    if (shape_json_buf_reserve(&w->arena, hl + (w->format == SHAPE_REGFMT_JSON_SCHEMA ? m->value_len : 0)) != 0)
+        return shape_err_set(err, SHAPE_ENOMEM, "out of memory encoding events");
+    memcpy(w->arena.data + w->arena.len, header, hl);
+    w->arena.len += hl;
+    if (w->format == SHAPE_REGFMT_JSON_SCHEMA) { /* the payload is the flat JSON event itself */
+        memcpy(w->arena.data + w->arena.len, m->value, m->value_len);
+        w->arena.len += m->value_len;
+        return SHAPE_OK;
+    }
+    shape_err why;
+    shape_err_clear(&why);
+    int rc = shape_regfmt_encode(c->codec, m->row_array, m->row, &w->arena, &why);
+    if (rc == SHAPE_EINVAL) { /* this event cannot be held by the format: refused, not fatal */
+        w->arena.len = start;
+        m->outcome = SHAPE_EMIT_REFUSED;
+        snprintf(m->reason, sizeof m->reason, "cannot encode as %s: %.200s", shape_regfmt_name(w->format),
+                 why.message);
+        return SHAPE_OK;
+    }
+    if (rc != SHAPE_OK) *err = why;
+    return rc;
+}
+
+int shape_wire_encoder_encode(shape_wire_encoder *w, shape_emit_message *msgs, size_t n, shape_err *err)
+{
+    if (n > w->cap) {
+        size_t *o = realloc(w->offsets, n * sizeof *o), *l = o ? realloc(w->lengths, n * sizeof *l) : NULL;
+        if (o) w->offsets = o;
+        if (l) w->lengths = l;
+        if (!o || !l) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        w->cap = n;
+    }
+    /* 1. every schema of the batch registered before anything is encoded or produced */
+    table_codec *c;
+    for (size_t i = 0; i < n; i++) SHAPE_RETURN_NOT_OK(codec_for(w, &msgs[i], &c, err));
+    /* 2. wire bytes, into one arena (pointers fixed once it stops moving) */
+    w->arena.len = 0;
+    for (size_t i = 0; i < n; i++) {
+        SHAPE_RETURN_NOT_OK(codec_for(w, &msgs[i], &c, err));
+        size_t start = w->arena.len;
+        SHAPE_RETURN_NOT_OK(encode_one(w, c, &msgs[i], err));
+        w->offsets[i] = start;
+        w->lengths[i] = w->arena.len - start;
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (msgs[i].outcome == SHAPE_EMIT_REFUSED) continue; /* keeps its JSON for the dead letter */
+        msgs[i].value = w->arena.data + w->offsets[i];
+        msgs[i].value_len = w->lengths[i];
+    }
+    return SHAPE_OK;
+}
