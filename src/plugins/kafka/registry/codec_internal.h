@@ -209,6 +209,48 @@ static inline int64_t regfmt_floor_div(int64_t a, int64_t b)
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
 
+/* The 36 characters of a uuid's canonical lowercase hyphenated text (no quotes). */
+static inline char *regfmt_uuid_text(char *p, const uint8_t b[16])
+{
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) *p++ = '-';
+        *p++ = hex[b[i] >> 4];
+        *p++ = hex[b[i] & 15];
+    }
+    return p;
+}
+
+/* Time or timestamp value of `digits` fraction digits as microseconds
+ * (nanoseconds floored); 0, or -1 when it does not fit an int64. */
+static inline int regfmt_to_micros(int64_t v, int digits, int64_t *out)
+{
+    switch (digits) {
+    case 0: return __builtin_mul_overflow(v, (int64_t)1000000, out) ? -1 : 0;
+    case 3: return __builtin_mul_overflow(v, (int64_t)1000, out) ? -1 : 0;
+    case 6: *out = v; return 0;
+    default: *out = regfmt_floor_div(v, 1000); return 0;
+    }
+}
+
+/* Seconds or milliseconds as milliseconds (the Avro *-millis types). */
+static inline int regfmt_to_millis(int64_t v, int digits, int64_t *out)
+{
+    if (digits == 0) return __builtin_mul_overflow(v, (int64_t)1000, out) ? -1 : 0;
+    *out = v;
+    return 0;
+}
+
+/* Days of a date32 or date64 value. */
+static inline int64_t regfmt_days(const regfmt_type *t, int64_t v)
+{
+    return t->kind == REGFMT_K_DATE64 ? regfmt_floor_div(v, 86400000) : v;
+}
+
+/* Text of a decimal without quotes into p (room SHAPE_FLAT_SCALAR_MAX);
+ * returns the end. Defined in flat_json.c. */
+char *regfmt_decimal_text(char *p, int64_t hi, uint64_t lo, int32_t scale);
+
 /* ---- flat JSON of one value ------------------------------------------------ */
 
 /* Bytes regfmt_json_value may write for the value at (a, i). */
@@ -229,14 +271,63 @@ typedef struct regfmt_column {
     uint8_t tag[6];      /* protobuf: the field's key varint (number << 3 | wire type) */
     uint8_t tag_len;
     uint32_t field_number;
+    unsigned __int128 decimal_limit; /* decimal: 10^precision, the first value too wide */
 } regfmt_column;
+
+/* Bytes one column's value may take in a binary payload, strings and binary
+ * aside (their byte count is added per row): union branch or field key (≤ 6),
+ * a varint or fixed value (≤ 10), a decimal (length + 16 bytes or ≤ 42 chars),
+ * a uuid text (length + 36). */
+#define REGFMT_BINARY_COLUMN_BOUND 64
 
 struct shape_regfmt_codec {
     shape_regfmt format;
     char *document;
     regfmt_column *columns;
     size_t ncolumns;
+    int64_t min_children; /* children a batch must have (last child used + 1) */
+    size_t fixed_bound;   /* binary payload bound of a row, variable-length bytes aside */
+    size_t *var_columns;  /* indexes of string / binary columns (their bytes vary) */
+    size_t nvar;
 };
+
+/* The bound of a binary payload of row `logical` (the struct offset applied). */
+static inline size_t regfmt_binary_bound(const shape_regfmt_codec *c, const struct ArrowArray *array,
+                                         int64_t logical)
+{
+    size_t need = c->fixed_bound;
+    for (size_t v = 0; v < c->nvar; v++) {
+        const regfmt_column *col = &c->columns[c->var_columns[v]];
+        int64_t i = 0;
+        const struct ArrowArray *a = regfmt_value_at(&col->type, array->children[col->child], logical, &i);
+        if (a) {
+            size_t n;
+            regfmt_read_bytes(&col->type, a, i, &n);
+            need += n;
+        }
+    }
+    return need;
+}
+
+static inline uint8_t *regfmt_put_varint(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+/* Avro int/long: zig-zag, then varint. */
+static inline uint8_t *regfmt_put_zigzag(uint8_t *p, int64_t v)
+{
+    return regfmt_put_varint(p, ((uint64_t)v << 1) ^ (uint64_t)(v >> 63));
+}
+
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the Avro and Protobuf encoders copy floats as little-endian memory"
+#endif
 
 int regfmt_avro_encode(const shape_regfmt_codec *c, const struct ArrowArray *array, int64_t row,
                        shape_json_buf *out, shape_err *err);

@@ -401,47 +401,47 @@ static int u128_digits(unsigned __int128 v, char out[40])
     return n;
 }
 
-char *shape_flat_json_decimal(char *p, int64_t hi, uint64_t lo, int32_t scale)
+char *regfmt_decimal_text(char *p, int64_t hi, uint64_t lo, int32_t scale)
 {
     unsigned __int128 v = ((unsigned __int128)(uint64_t)hi << 64) | lo;
     int negative = hi < 0;
     if (negative) v = ~v + 1;
     char digits[40];
     int n = u128_digits(v, digits);
-    *p++ = '"';
     if (negative) *p++ = '-';
     if (scale <= 0) {
         memcpy(p, digits, (size_t)n);
         p += n;
         memset(p, '0', (size_t)-scale);
-        p += -scale;
-    } else if (n <= scale) {
+        return p - scale;
+    }
+    if (n <= scale) {
         *p++ = '0';
         *p++ = '.';
         memset(p, '0', (size_t)(scale - n));
         p += scale - n;
         memcpy(p, digits, (size_t)n);
-        p += n;
-    } else {
-        memcpy(p, digits, (size_t)(n - scale));
-        p += n - scale;
-        *p++ = '.';
-        memcpy(p, digits + n - scale, (size_t)scale);
-        p += scale;
+        return p + n;
     }
+    memcpy(p, digits, (size_t)(n - scale));
+    p += n - scale;
+    *p++ = '.';
+    memcpy(p, digits + n - scale, (size_t)scale);
+    return p + scale;
+}
+
+char *shape_flat_json_decimal(char *p, int64_t hi, uint64_t lo, int32_t scale)
+{
+    *p++ = '"';
+    p = regfmt_decimal_text(p, hi, lo, scale);
     *p++ = '"';
     return p;
 }
 
 char *shape_flat_json_uuid(char *p, const uint8_t bytes[16])
 {
-    static const char hex[] = "0123456789abcdef";
     *p++ = '"';
-    for (int i = 0; i < 16; i++) {
-        if (i == 4 || i == 6 || i == 8 || i == 10) *p++ = '-';
-        *p++ = hex[bytes[i] >> 4];
-        *p++ = hex[bytes[i] & 15];
-    }
+    p = regfmt_uuid_text(p, bytes);
     *p++ = '"';
     return p;
 }
@@ -497,9 +497,8 @@ char *regfmt_json_value(char *p, const regfmt_type *t, const struct ArrowArray *
     case REGFMT_K_DECIMAL:
         regfmt_read_decimal(t, a, i, &hi, &lo);
         return shape_flat_json_decimal(p, hi, lo, t->scale);
-    case REGFMT_K_DATE32: return shape_flat_json_date(p, regfmt_read_int(t, a, i));
-    case REGFMT_K_DATE64:
-        return shape_flat_json_date(p, regfmt_floor_div(regfmt_read_int(t, a, i), 86400000));
+    case REGFMT_K_DATE32:
+    case REGFMT_K_DATE64: return shape_flat_json_date(p, regfmt_days(t, regfmt_read_int(t, a, i)));
     case REGFMT_K_TIME32:
     case REGFMT_K_TIME64: return shape_flat_json_time(p, regfmt_read_int(t, a, i), t->unit_digits);
     case REGFMT_K_TIMESTAMP:
