@@ -185,18 +185,25 @@ static void test_avro_uint64_overflow(void **state)
 static void test_avro_decimals(void **state)
 {
     (void)state;
-    /* decimal128 little-endian words: 1234, -100025, 0, -128, 127, 128 */
+    /* decimal128 little-endian words: 1234, -100025, 0, -128, 127, 128, -129, -1,
+     * 10^37 */
     static const uint64_t d[] = {1234, 0, (uint64_t)-100025, UINT64_MAX, 0, 0,
-                                 (uint64_t)-128, UINT64_MAX, 127, 0, 128, 0};
-    rt_column cols[] = {{.name = "amount", .format = "d:12,2", .values = d}};
+                                 (uint64_t)-128, UINT64_MAX, 127, 0, 128, 0,
+                                 (uint64_t)-129, UINT64_MAX, UINT64_MAX, UINT64_MAX,
+                                 0x00f436a000000000ull, 0x0785ee10d5da46d9ull};
+    rt_column cols[] = {{.name = "amount", .format = "d:38,2", .values = d}};
     fixture fx;
-    fixture_make(&fx, SHAPE_REGFMT_AVRO, cols, 1, 6, 0);
+    fixture_make(&fx, SHAPE_REGFMT_AVRO, cols, 1, 9, 0);
     expect_payload(&fx, 0, "04 04 d2");    /* 12.34 → unscaled 1234 → 04 d2 */
     expect_payload(&fx, 1, "06 fe 79 47"); /* -1000.25 → -100025 in 3 bytes */
     expect_payload(&fx, 2, "02 00");       /* 0.00 → one byte */
-    expect_payload(&fx, 3, "04 ff 80");    /* -128: (8 bits + 8) / 8 = 2 bytes */
+    expect_payload(&fx, 3, "02 80");       /* -128 fits one byte */
     expect_payload(&fx, 4, "02 7f");
-    expect_payload(&fx, 5, "04 00 80");
+    expect_payload(&fx, 5, "04 00 80");    /* 128 needs a sign byte */
+    expect_payload(&fx, 6, "04 ff 7f");    /* -129 */
+    expect_payload(&fx, 7, "02 ff");       /* -1 */
+    /* 10^37 = 0x0785ee10d5da46d9_00f436a000000000: all 16 bytes (length 20) */
+    expect_payload(&fx, 8, "20 07 85 ee 10 d5 da 46 d9 00 f4 36 a0 00 00 00 00");
     fixture_free(&fx);
 
     static const int64_t narrow[] = {12345, 9999, -9999, -10000};

@@ -15,9 +15,9 @@
  * timestamp types from their unit (s → ×1000 for *-millis, ns → µs) — ns
  * are floored (toward negative infinity), so an instant before 1970 stays
  * the instant Python's datetime would give; decimal = two's-complement
- * big-endian bytes of the unscaled value, (bit length of |v| + 8) / 8 long,
- * the reference encoder's rule (minimal, except that a negative power of
- * two takes one byte more); uuid as its canonical text. Float columns are
+ * big-endian bytes of the unscaled value in the fewest bytes that hold it
+ * with its sign (0 → 00, -128 → 80, 128 → 00 80), after a check that its
+ * digits fit the precision; uuid as its canonical text. Float columns are
  * always unions: a non-finite value goes as null. The row is committed to
  * `out` only at the end, so an encode error leaves out->len as it was.
  */
@@ -44,8 +44,10 @@ static uint8_t *put_decimal(uint8_t *p, const regfmt_column *col, const struct A
         *too_wide = 1;
         return p;
     }
-    uint64_t mhi = (uint64_t)(magnitude >> 64), mlo = (uint64_t)magnitude;
-    int bits = mhi ? 128 - __builtin_clzll(mhi) : mlo ? 64 - __builtin_clzll(mlo) : 0;
+    /* minimal two's complement: the bits of v (or of ~v when negative) plus a sign bit */
+    unsigned __int128 significant = hi < 0 ? ~v : v;
+    uint64_t shi = (uint64_t)(significant >> 64), slo = (uint64_t)significant;
+    int bits = shi ? 128 - __builtin_clzll(shi) : slo ? 64 - __builtin_clzll(slo) : 0;
     int n = (bits + 8) / 8;
     p = regfmt_put_zigzag(p, n);
     for (int k = n - 1; k >= 0; k--) *p++ = (uint8_t)(v >> (8 * k));
