@@ -509,7 +509,7 @@ char *regfmt_json_value(char *p, const regfmt_type *t, const struct ArrowArray *
 
 /* ---- one row ------------------------------------------------------------------ */
 
-/* Append `"name":value` (preceded by sep when not '\0') for column `col`. */
+/* Append sep (',' or '{') and `"name":value` for column `col`. */
 static int append_member(shape_json_buf *out, char sep, const char *name, size_t name_len,
                          const regfmt_type *t, const struct ArrowArray *col, int64_t row)
 {
@@ -518,11 +518,9 @@ static int append_member(shape_json_buf *out, char sep, const char *name, size_t
     size_t need = 1 + 6 * name_len + 3 + (a ? regfmt_json_value_bound(t, a, i) : 4);
     if (shape_json_buf_reserve(out, need) != 0) return SHAPE_ENOMEM;
     char *p = out->data + out->len;
-    if (sep) *p++ = sep;
-    if (name) {
-        p = shape_json_string(p, name, name_len);
-        *p++ = ':';
-    }
+    *p++ = sep;
+    p = shape_json_string(p, name, name_len);
+    *p++ = ':';
     if (a) p = regfmt_json_value(p, t, a, i);
     else {
         memcpy(p, "null", 4);
