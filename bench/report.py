@@ -372,7 +372,9 @@ p("")
 for name, what in [("json_parse", "bench/json_parse.c — the JSON scanner alone vs jansson, same bytes"),
                    ("arrow_append", "bench/arrow_append.c — Arrow column appends, batches of 65,536"),
                    ("generate", "bench/generate.c — retail generator + flat JSON encoding, one core"),
-                   ("profile_engine", "bench/profile_engine.c — the profile engine on Arrow batches")]:
+                   ("profile_engine", "bench/profile_engine.c — the profile engine on Arrow batches"),
+                   ("encode", "bench/encode.c — registry-format encoders on retail rows in memory, one core "
+                              "(target: Avro and Protobuf >= 3M events/s, JSON Schema about JSON)")]:
     path = os.path.join(micro_dir, name + ".txt")
     p(f"### {name}")
     p("")
