@@ -479,9 +479,10 @@ static int run_emit(const shape_args *args, shape_err *err)
         char total[32], lim[32];
         thousands(total, sizeof total, st.plan.total);
         thousands(lim, sizeof lim, limit);
-        printf("shape emit (dry run): retail %s seed %lld, %zu table%s, %s events (limit %s), envelope %s\n",
+        printf("shape emit (dry run): retail %s seed %lld, %zu table%s, %s events (limit %s), envelope %s%s%s\n",
                scale, (long long)seed, st.plan.ntables, st.plan.ntables == 1 ? "" : "s", total, lim,
-               envelope == SHAPE_ENVELOPE_FLAT ? "flat" : "cloudevents");
+               envelope == SHAPE_ENVELOPE_FLAT ? "flat" : "cloudevents", registry_format ? ", event format " : "",
+               registry_format ? format : "");
         for (size_t k = 0; k < st.plan.ntables; k++)
             printf("  %-17s offsets %llu..%llu\n", shape_retail_table_name(st.plan.table_ids[k]),
                    (unsigned long long)st.plan.start[k],
