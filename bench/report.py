@@ -311,16 +311,20 @@ else:
         return o.get("events") or o.get("messages") or r.get("events") or 0
 
     erate = {n: per_round("emit", n, lambda r: sent(r) / r["wall"] if r["wall"] > 0 else None)
-             for n in ("shape", "kcat", "floor")}
+             for n in ("shape", "kcat", "floor", "avro")}
     counts = sorted({int(sent(r)) for n in ("shape", "kcat", "floor") for r in runs("emit", n).values()})
-    errs = {n: per_round("emit", n, lambda r: mb(r.get("rss_kb"))) for n in ("shape", "kcat", "floor")}
-    ecpu = {n: per_round("emit", n, lambda r: r.get("cpu")) for n in ("shape", "kcat", "floor")}
+    errs = {n: per_round("emit", n, lambda r: mb(r.get("rss_kb"))) for n in ("shape", "kcat", "floor", "avro")}
+    ecpu = {n: per_round("emit", n, lambda r: r.get("cpu")) for n in ("shape", "kcat", "floor", "avro")}
     p(f"Events sent per run, every producer and round: {', '.join(f'{c:,}' for c in counts)}.")
     p("")
     p("| producer | events/s | × kcat -P | × bare producer | CPU s (user+sys) | peak RSS (MB) |")
     p("|---|---:|---:|---:|---:|---:|")
-    for n, label in [("shape", "`shape emit retail --sink kafka://…`"), ("kcat", "`kcat -P -K '\\t' -l FILE`"),
+    for n, label in [("shape", "`shape emit retail --sink kafka://…`"),
+                     ("avro", "`shape emit … --event-format avro` (`shape schema-registry`)"),
+                     ("kcat", "`kcat -P -K '\\t' -l FILE`"),
                      ("floor", "bare librdkafka producer (bench/produce)")]:
+        if n == "avro" and not runs("emit", "avro"):
+            continue
         if not erate[n]:
             p(f"| {label} | failed | | | | |")
             continue
@@ -350,6 +354,10 @@ else:
     sk = stat(ratio(erate["shape"], erate["kcat"]))
     if sk:
         p(f"| emit ≥ 0.9× kcat -P events/s | {sk[0]:.2f}× | {verdict(sk[0] >= 0.9)} |")
+    sa = stat(ratio(erate["avro"], erate["shape"]))
+    if sa:
+        p(f"| (issue 8) emit `--event-format avro` ≥ 0.8× `--event-format json` events/s | {sa[0]:.2f}× | "
+          f"{verdict(sa[0] >= 0.8)} |")
     sn = stat(ncpu.values())
     if sn:
         p(f"| `--sink null` ≥ 1.5M events/s per core | {sn[0]:,.0f} events per CPU-second "
