@@ -445,6 +445,12 @@ def write_avro(w):
     messages = [header(100, False) + b"".join(avro_field(c[1], c[2][r][0]) for c in AVRO_COLUMNS)
                 for r in range(5)]
     write_format(w, "avro", "schema.avsc", schema, messages, AVRO_COLUMNS, 0, 2, False)
+    # amount is decimal(12, 2): an unscaled value of 13 digits breaks the schema's promise.
+    too_wide = [c if c[0] != "amount" else (c[0], c[1], [(10 ** 12, "10000000000.00")] + c[2][1:], c[3])
+                for c in AVRO_COLUMNS]
+    wide_messages = [header(100, False) + b"".join(avro_field(c[1], c[2][r][0]) for c in too_wide) for r in range(5)]
+    w.fixture("avro", "bad_precision", "schema.avsc", schema, wide_messages, events_of(too_wide, 0, 2), "fail",
+              "message 1 field amount: avro-c read 10000000000.00 (13 digits, precision 12)")
     # The anchor: record {a: long, s: string} = {150, "hi"} is ac 02 | 04 68 69, by hand.
     anchor_schema = ('{"type":"record","name":"t","namespace":"shape.events","fields":'
                      '[{"name":"a","type":"long"},{"name":"s","type":"string"}]}')
