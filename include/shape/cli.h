@@ -27,7 +27,10 @@ extern "C" {
 typedef enum shape_arg_kind {
     SHAPE_ARG_FLAG,  /* --name, no value; counted */
     SHAPE_ARG_VALUE, /* --name VALUE; last one wins */
-    SHAPE_ARG_LIST   /* --name VALUE, repeatable; all kept */
+    SHAPE_ARG_LIST,  /* --name VALUE, repeatable; all kept */
+    SHAPE_ARG_KV_LIST /* --name K=V [K=V ...], repeatable; all kept: also takes the
+                       * arguments after it that look like K=V (have a '=', do not
+                       * start with '-'), as argparse's nargs='+' would */
 } shape_arg_kind;
 
 typedef struct shape_arg_spec {

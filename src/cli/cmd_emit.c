@@ -610,7 +610,7 @@ static const shape_arg_spec emit_args[] = {
     {"dead-letter", 0, SHAPE_ARG_VALUE, "URI", NULL,
      "Send events a destination refuses here, as shape-dead-letter v1 records (else they stop the run)."},
     {"max-dead-letter", 0, SHAPE_ARG_VALUE, "N", NULL, "Stop (exit 1) past N dead letters; needs --dead-letter."},
-    {"sink-config", 0, SHAPE_ARG_LIST, "SINK.KEY=VALUE", NULL,
+    {"sink-config", 0, SHAPE_ARG_KV_LIST, "SINK.KEY=VALUE", NULL,
      "An emitter option, e.g. kafka.flush_timeout=30 (secrets as env://, file://, kv:// references)."},
     {"options-file", 0, SHAPE_ARG_VALUE, "FILE", NULL,
      "JSON options for plugin emitters; its \"config\" object holds librdkafka producer settings."},

@@ -55,6 +55,16 @@ void shape_args_free(shape_args *args)
     free(args);
 }
 
+/* A further value of a K=V list: "KEY=VALUE", not an option, not a URI
+ * (a positional such as kafka://h/t?x=1 has "://" before its '='). */
+static int looks_like_kv(const char *arg)
+{
+    const char *eq = strchr(arg, '=');
+    if (arg[0] == '-' || !eq || eq == arg) return 0;
+    const char *scheme = strstr(arg, "://");
+    return !scheme || scheme > eq;
+}
+
 int shape_args_parse(const shape_command *cmd, int argc, char **argv,
                      shape_args **out, shape_err *err)
 {
@@ -127,6 +137,11 @@ int shape_args_parse(const shape_command *cmd, int argc, char **argv,
         a->occ[a->n_occ].spec = (size_t)spec;
         a->occ[a->n_occ].value = value;
         a->n_occ++;
+        while (s->kind == SHAPE_ARG_KV_LIST && !only_positional && i + 1 < argc && looks_like_kv(argv[i + 1])) {
+            a->occ[a->n_occ].spec = (size_t)spec;
+            a->occ[a->n_occ].value = argv[++i];
+            a->n_occ++;
+        }
     }
 
     if (!a->help) {
@@ -235,7 +250,7 @@ void shape_command_print_help(const shape_command *cmd, FILE *out)
         if (s->kind != SHAPE_ARG_FLAG && n > 0 && (size_t)n < sizeof left)
             snprintf(left + n, sizeof left - (size_t)n, " %s", s->metavar ? s->metavar : "VALUE");
         fprintf(out, "%-34s %s", left, s->help);
-        if (s->kind == SHAPE_ARG_LIST) fprintf(out, " (repeatable)");
+        if (s->kind == SHAPE_ARG_LIST || s->kind == SHAPE_ARG_KV_LIST) fprintf(out, " (repeatable)");
         if (s->default_text) fprintf(out, " [default: %s]", s->default_text);
         else if (s->kind == SHAPE_ARG_FLAG) fprintf(out, " [default: off]");
         else fprintf(out, " [default: none]"); /* VALUE and LIST */

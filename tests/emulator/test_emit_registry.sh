@@ -13,7 +13,7 @@
 # those keys from a file-sink run of the same seed, schema.* = the registered
 # text fetched by the id in the messages), then checked by each decoder.
 source "$(dirname "$0")/lib.sh"
-: "${SHAPE_WIRE_DECODE_CHECK:?}"
+: "${SHAPE_WIRE_DECODE_CHECK:?}" "${SHAPE_AVRO_ORACLE:?}" "${SHAPE_PROTOBUF_ORACLE:?}" "${SHAPE_JSONSCHEMA_ORACLE:?}"
 cd "$TEST_TMP"
 
 ta=$(unique_topic avro); tp=$(unique_topic proto); tj=$(unique_topic jsonschema)
@@ -100,7 +100,7 @@ PY
 for fmt in avro protobuf json-schema; do
   case $fmt in avro) topic=$ta ;; protobuf) topic=$tp ;; json-schema) topic=$tj ;; esac
   "$SHAPE_BIN" emit retail --sink "kafka://$BOOTSTRAP/$topic" --event-format "$fmt" \
-      --sink-config "kafka.schema_registry_url=$MAIN_URL" kafka.subject_strategy=record \
+      --sink-config "kafka.schema_registry_url=$MAIN_URL" kafka.subject_strategy=topic_record \
       --json --no-progress >"$fmt.report" 2>err.txt || fail "emit --event-format $fmt: $(cat err.txt)"
   python3 -c "import json,sys; d=json.load(open('$fmt.report')); assert d['events']==21750 and d['complete'], d" \
       || fail "$fmt report"
@@ -109,22 +109,23 @@ for fmt in avro protobuf json-schema; do
     table=$(basename "$dir")
     "$SHAPE_WIRE_DECODE_CHECK" "$MAIN_URL" "$table" "$dir" >/dev/null || fail "$fmt $table: shape's decoder"
     case $fmt in
-      avro) [ -z "${SHAPE_AVRO_ORACLE:-}" ] || "$SHAPE_AVRO_ORACLE" "$dir" >/dev/null || fail "$fmt $table: avro-c" ;;
-      protobuf) [ -z "${SHAPE_PROTOBUF_ORACLE:-}" ] || "$SHAPE_PROTOBUF_ORACLE" "$dir" >/dev/null || fail "$fmt $table: protoc" ;;
-      json-schema) [ -z "${SHAPE_JSONSCHEMA_ORACLE:-}" ] || "$SHAPE_JSONSCHEMA_ORACLE" "$dir" >/dev/null || fail "$fmt $table: jsonschema" ;;
+      avro) "$SHAPE_AVRO_ORACLE" "$dir" >/dev/null || fail "$fmt $table: avro-c" ;;
+      protobuf) "$SHAPE_PROTOBUF_ORACLE" "$dir" >/dev/null || fail "$fmt $table: protoc" ;;
+      json-schema) "$SHAPE_JSONSCHEMA_ORACLE" "$dir" >/dev/null || fail "$fmt $table: jsonschema" ;;
     esac
   done
 done
-# one subject per table (strategy record), registered once per format
-python3 - "$MAIN_URL" <<'PY' || fail "subjects"
-import json, sys, urllib.request
-subjects = json.load(urllib.request.urlopen(sys.argv[1] + "/subjects"))
-want = ["shape.events." + t for t in ["customer", "address", "product_category", "product", "promotion",
-                                      "store", "order", "order_line", "return"]]
+# one subject per topic and table (strategy topic_record), one version each: registered once
+python3 - "$MAIN_URL" "$ta" "$tp" "$tj" <<'PY' || fail "subjects"
+import json, sys, urllib.parse, urllib.request
+url, topics = sys.argv[1], sys.argv[2:]
+subjects = json.load(urllib.request.urlopen(url + "/subjects"))
+tables = ["customer", "address", "product_category", "product", "promotion", "store", "order", "order_line", "return"]
+want = ["%s-shape.events.%s" % (t, table) for t in topics for table in tables]
 assert sorted(subjects) == sorted(want), subjects
 for s in want:
-    versions = json.load(urllib.request.urlopen(sys.argv[1] + "/subjects/" + s + "/versions"))
-    assert len(versions) == 3, (s, versions)  # avro, protobuf, json-schema: three schemas
+    versions = json.load(urllib.request.urlopen(url + "/subjects/" + urllib.parse.quote(s, safe="") + "/versions"))
+    assert versions == [1], (s, versions)
 PY
 
 # --- refusals: nothing is sent ---------------------------------------------------------

@@ -23,6 +23,7 @@ static const shape_arg_spec specs[] = {
     {"topic", 't', SHAPE_ARG_LIST, "NAME", NULL, "A topic."},
     {"follow", 0, SHAPE_ARG_FLAG, NULL, NULL, "Keep reading."},
     {"output", 'o', SHAPE_ARG_VALUE, "FILE", NULL, "Where to write."},
+    {"set", 0, SHAPE_ARG_KV_LIST, "K=V", NULL, "Settings."},
     {0},
 };
 
@@ -69,6 +70,37 @@ static void test_forms_and_values(void **state)
     int64_t rate;
     assert_int_equal(shape_args_int(a, "rate", 1, 1000, 100, &rate, &err), SHAPE_OK);
     assert_int_equal(rate, 5);
+    shape_args_free(a);
+}
+
+/* --set K=V K=V ...: takes the K=V arguments after it, not options,
+ * positionals without '=', nor URIs whose '=' is in their query. */
+static void test_kv_list_takes_following_pairs(void **state)
+{
+    (void)state;
+    shape_args *a;
+    shape_err err;
+    assert_int_equal(parse(&a, &err, 7, "--set", "a.x=1", "a.y=env://P", "kafka://h/t?q=1", "--set=b.z=2",
+                           "c.w=3", "--follow"),
+                     SHAPE_OK);
+    assert_int_equal(shape_args_count(a, "set"), 4);
+    assert_string_equal(shape_args_nth(a, "set", 0), "a.x=1");
+    assert_string_equal(shape_args_nth(a, "set", 1), "a.y=env://P");
+    assert_string_equal(shape_args_nth(a, "set", 2), "b.z=2");
+    assert_string_equal(shape_args_nth(a, "set", 3), "c.w=3");
+    assert_int_equal(shape_args_flag(a, "follow"), 1);
+    /* the URI stays positional */
+    assert_int_equal(shape_args_positional_count(a), 1);
+    assert_string_equal(shape_args_positional(a, 0), "kafka://h/t?q=1");
+    shape_args_free(a);
+    /* after another option a K=V is positional again */
+    assert_int_equal(parse(&a, &err, 4, "--set", "a=1", "--follow", "d.v=4"), SHAPE_OK);
+    assert_int_equal(shape_args_count(a, "set"), 1);
+    assert_string_equal(shape_args_positional(a, 0), "d.v=4");
+    shape_args_free(a);
+    assert_int_equal(parse(&a, &err, 3, "--set", "a=1", "kafka://h/t"), SHAPE_OK);
+    assert_int_equal(shape_args_count(a, "set"), 1);
+    assert_string_equal(shape_args_positional(a, 0), "kafka://h/t");
     shape_args_free(a);
 }
 
@@ -175,6 +207,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_forms_and_values),
+        cmocka_unit_test(test_kv_list_takes_following_pairs),
         cmocka_unit_test(test_last_value_wins_and_defaults),
         cmocka_unit_test(test_errors_name_the_problem),
         cmocka_unit_test(test_help_skips_arity),
