@@ -75,4 +75,9 @@ int shape_registry_fetch(shape_registry_client *c, uint32_t id, char **schema, c
 /* Requests actually sent (not answered from the cache). */
 uint64_t shape_registry_requests(const shape_registry_client *c);
 
+/* The value of the Authorization header for basic auth: "Basic " followed by
+ * base64("user:password"); malloc'ed (NULL when out of memory). It encodes
+ * the password: wipe it (explicit_bzero) before freeing. */
+char *shape_registry_basic_authorization(const char *user, const char *password);
+
 #endif
