@@ -18,7 +18,9 @@
  * Avro and Protobuf times and timestamps are rescaled from the wire unit
  * (ms or µs) to the column's unit, Avro decimals are read as big-endian two's
  * complement, JSON Schema payloads are checked member by member against the
- * columns and re-rendered canonically. Errors leave `out` as it was.
+ * columns and re-rendered canonically. A Protobuf message without
+ * `_shape_table` is refused as cut short: proto3 has no end marker, and every
+ * event names its table. Errors leave `out` as it was.
  */
 #include "wire_decode.h"
 
@@ -33,6 +35,7 @@
 #include "wire_private.h"
 
 #define POISON_COLUMN "_shape_poison"
+#define TABLE_COLUMN "_shape_table"
 #define UUID_EXTENSION "arrow.uuid"
 
 typedef struct wire_schema {
@@ -683,6 +686,20 @@ static int short_message(size_t len, size_t header, shape_err *err)
                          len, header);
 }
 
+/* A Protobuf message cut at a field boundary still parses; but every event
+ * names its table, and proto3 leaves an empty string out, so a message
+ * without `_shape_table` is one that was cut short (or never an event). */
+static int check_table_named(const shape_wire_decoder *d, const wire_schema *s, shape_err *err)
+{
+    for (size_t c = 0; c < d->ncolumns; c++) {
+        if (strcmp(d->columns[c].name, TABLE_COLUMN) != 0) continue;
+        if (d->values[s->field_of_column[c]].n == 0)
+            return shape_err_set(err, SHAPE_EINVAL, "payload of schema id %u ends early: it has no %s",
+                                 (unsigned)s->id, TABLE_COLUMN);
+    }
+    return SHAPE_OK;
+}
+
 static int decode_payload(shape_wire_decoder *d, const wire_schema *s, const uint8_t *b, size_t len,
                           shape_json_buf *out, shape_err *err)
 {
@@ -698,6 +715,7 @@ static int decode_payload(shape_wire_decoder *d, const wire_schema *s, const uin
     case SHAPE_REGFMT_AVRO: SHAPE_RETURN_NOT_OK(wire_avro_decode(s->fields, s->nfields, s->id, b, len, d->values, err)); break;
     case SHAPE_REGFMT_PROTOBUF:
         SHAPE_RETURN_NOT_OK(wire_proto_decode(s->fields, s->nfields, s->id, b, len, d->values, err));
+        SHAPE_RETURN_NOT_OK(check_table_named(d, s, err));
         break;
     default: return decode_json_payload(d, s->id, b, len, out, err);
     }
