@@ -563,7 +563,9 @@ static int render_json_member(const wire_column *c, const shape_json_member *m, 
         return shape_err_set(err, SHAPE_EINVAL, "payload of schema id %u has %s %s for column '%s' of type %s",
                              (unsigned)id, m->kind == SHAPE_JSON_ARRAY ? "an" : "a", shape_json_kind_name(m->kind),
                              c->name, c->format);
-    size_t need = m->kind == SHAPE_JSON_STRING ? 6 * m->str.len + 2 : m->num.text.len + SHAPE_JSON_F64_MAX;
+    size_t need = m->kind == SHAPE_JSON_STRING   ? 6 * m->str.len + 2
+                  : m->kind == SHAPE_JSON_NUMBER ? m->num.text.len + SHAPE_JSON_F64_MAX
+                                                 : 5;
     char *p = room(out, need, err);
     if (!p) return SHAPE_ENOMEM;
     switch (m->kind) {
