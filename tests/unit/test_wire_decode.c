@@ -3,7 +3,10 @@
  * text) under schema texts written by hand as our encoder writes them
  * (spec-kafka.md §4.6), registered in the fake registry, decoded into flat
  * JSON events and compared byte for byte; every refusal with its message;
- * then the round trip through the real encoders for every format.
+ * then the round trip through the real encoders (registry/formats.h) for
+ * every format: a typed batch of every mapped Arrow type encodes, registers
+ * and decodes back to exactly its flat JSON events (shape_flat_json_row),
+ * and a message cut to its first 2/3 never decodes.
  *
  * The hand-built bytes follow the specifications: Avro zig-zag varints
  * ((n << 1) ^ (n >> 63), 7 bits per byte, low first), union branch index
@@ -22,13 +25,16 @@
 
 #include <cmocka.h>
 
+#include "regfmt_arrays.h"
 #include "registry/client.h"
 #include "registry/fake.h"
+#include "registry/flat_json.h"
+#include "registry/formats.h"
 #include "registry/wire_decode.h"
 
 /* ---- original schemas: plain structs, borrowed by the decoder --------------- */
 
-#define MAX_COLUMNS 32
+#define MAX_COLUMNS 48
 
 typedef struct original {
     struct ArrowSchema root;
@@ -599,6 +605,203 @@ static void test_original_schema_is_checked(void **state)
     assert_null(fx->decoder);
 }
 
+/* ---- round trip through the encoders ---------------------------------------------- */
+
+#define ROWS 8
+#define D128(v) (int64_t)(v), ((int64_t)(v) < 0 ? -1 : 0) /* decimal128: low word, then sign */
+
+static const uint8_t NULL_AT_1_3[] = {0xf5};
+static const uint8_t NULL_AT_3[] = {0xf7};
+static const uint8_t NULL_AT_6[] = {0xbf};
+
+static const int32_t BORN[ROWS] = {19675, 0, -1, 18000, 20000, -719162, 2932896, 3};
+static const int64_t BORN64[ROWS] = {1700000000000 / 86400000 * 86400000, 0, -86400000, 86400000, 0, 0, 0, 0};
+static const int64_t ID[ROWS] = {1, -1, INT64_MAX, INT64_MIN, 0, 42, -42, 1000000};
+static const int8_t TINY[ROWS] = {-128, 127, 0, -1, 1, 2, 3, 4};
+static const int16_t SHORT[ROWS] = {-32768, 32767, 0, -1, 1, 2, 3, 4};
+static const int32_t MID[ROWS] = {INT32_MIN, INT32_MAX, 0, -1, 1, 2, 3, 4};
+static const uint8_t U8[ROWS] = {255, 0, 1, 2, 3, 4, 5, 6};
+static const uint16_t U16[ROWS] = {65535, 0, 1, 2, 3, 4, 5, 6};
+static const uint32_t U32[ROWS] = {4000000000u, 0, UINT32_MAX, 2, 3, 4, 5, 6};
+static const uint64_t U64[ROWS] = {4611686018427387904u, 0, INT64_MAX, 2, 3, 4, 5, 6};
+static const uint8_t FLAG[] = {0xa5};
+static const float F32[ROWS] = {1.5f, -0.25f, 1.1f, 0.0f, 3.4e38f, __builtin_nanf(""), __builtin_inff(), 0.1f};
+static const double F64[ROWS] = {__builtin_nan(""), __builtin_inf(), -__builtin_inf(), 0.0,
+                                 1.5e300, -0.0, 3.14159, 2.0};
+static const int32_t NAME_OFFSETS[ROWS + 1] = {0, 2, 10, 20, 20, 20, 25, 29, 31};
+static const char NAME_TEXT[] = "\xc3\xa9say \"hi\"\"line\nbreak\"plaintab\t\xc3\xbc";
+static const int32_t UID_OFFSETS[ROWS + 1] = {0, 2, 4, 6, 8, 10, 12, 14, 16};
+static const char UID_TEXT[] = "u0u1u2u3u4u5u6u7";
+static const int32_t BLOB_OFFSETS[ROWS + 1] = {0, 3, 3, 4, 4, 6, 6, 7, 8};
+static const uint8_t BLOB_DATA[] = {0x00, 0xff, 0x10, 0x7f, 0xde, 0xad, 0x01, 0x02};
+static const int64_t AMOUNT[2 * ROWS] = {D128(-100025), D128(0), D128(999999999999), D128(-999999999999),
+                                         D128(5), D128(100), D128(0), D128(-1)};
+static const int64_t TINY_DEC[2 * ROWS] = {D128(123456789012345678), D128(-1), D128(0), D128(100000000),
+                                           D128(-999999999999999999), D128(7), D128(8), D128(9)};
+static const int64_t AT_US[ROWS] = {0, 86399999999, 45296789012, 1, 2, 3, 4, 5};
+static const int32_t AT_MS[ROWS] = {0, 86399999, 45296789, 1, 2, 3, 4, 5};
+static const int32_t AT_S[ROWS] = {0, 86399, 45296, 1, 2, 3, 4, 5};
+static const int64_t AT_NS[ROWS] = {0, 86399999999000, 45296789012000, 1000, 2000, 3000, 4000, 5000};
+static const int64_t TS_US[ROWS] = {1700000000123456, 0, -1, 253402300799999999, -62135596800000000, 1, 2, 3};
+static const int64_t TS_MS[ROWS] = {1700000000123, 0, -1, 253402300799999, -62135596800000, 1, 2, 3};
+static const int64_t TS_S[ROWS] = {1700000000, 0, -1, 253402300799, -62135596800, 1, 2, 3};
+static const int64_t TS_NS[ROWS] = {1700000000123456000, 0, -1000, 1000, 2000, 3000, 4000, 5000};
+static const uint8_t UUIDS[16 * ROWS] = {
+    0x0f, 0x8f, 0xad, 0x5b, 0xd9, 0xcb, 0x46, 0x9f, 0xa1, 0x65, 0x70, 0x86, 0x77, 0x28, 0x95, 0x0e, [16] = 0xff,
+    [31] = 0x01, [32] = 0xab, [47] = 0xcd};
+static const int32_t DICT_INDICES[ROWS] = {2, 0, 1, 0, 2, 2, 1, 0};
+static const int32_t DICT_OFFSETS[4] = {0, 5, 10, 17};
+static const char DICT_TEXT[] = "northsouth\xc3\xa9\"ast\n";
+static const int32_t TABLE_OFFSETS[ROWS + 1] = {0, 5, 10, 15, 20, 25, 30, 35, 40};
+static const char TABLE_TEXT[] = "typedtypedtypedtypedtypedtypedtypedtyped";
+static const int64_t SEQ[ROWS] = {1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007};
+
+static const rt_column DICT_VALUES = {.format = "u", .values = DICT_OFFSETS, .data = DICT_TEXT};
+
+static size_t typed_columns(rt_column *c)
+{
+    size_t n = 0;
+    c[n++] = (rt_column){.name = "born", .format = "tdD", .nullable = 1, .validity = NULL_AT_1_3, .values = BORN};
+    c[n++] = (rt_column){.name = "born64", .format = "tdm", .nullable = 1, .values = BORN64};
+    c[n++] = (rt_column){.name = "id", .format = "l", .nullable = 1, .values = ID};
+    c[n++] = (rt_column){.name = "tiny", .format = "c", .nullable = 1, .values = TINY};
+    c[n++] = (rt_column){.name = "short", .format = "s", .nullable = 1, .values = SHORT};
+    c[n++] = (rt_column){.name = "mid", .format = "i", .nullable = 1, .values = MID};
+    c[n++] = (rt_column){.name = "u8", .format = "C", .nullable = 1, .values = U8};
+    c[n++] = (rt_column){.name = "u16", .format = "S", .nullable = 1, .values = U16};
+    c[n++] = (rt_column){.name = "u32", .format = "I", .nullable = 1, .values = U32};
+    c[n++] = (rt_column){.name = "u64", .format = "L", .nullable = 1, .values = U64};
+    c[n++] = (rt_column){.name = "flag", .format = "b", .nullable = 1, .validity = NULL_AT_1_3, .values = FLAG};
+    c[n++] = (rt_column){.name = "f32", .format = "f", .nullable = 1, .validity = NULL_AT_1_3, .values = F32};
+    c[n++] = (rt_column){.name = "f64", .format = "g", .nullable = 1, .validity = NULL_AT_3, .values = F64};
+    c[n++] = (rt_column){.name = "name", .format = "u", .nullable = 1, .validity = NULL_AT_3,
+                         .values = NAME_OFFSETS, .data = NAME_TEXT};
+    c[n++] = (rt_column){.name = "uid", .format = "u", .values = UID_OFFSETS, .data = UID_TEXT};
+    c[n++] = (rt_column){.name = "blob", .format = "z", .nullable = 1, .validity = NULL_AT_1_3,
+                         .values = BLOB_OFFSETS, .data = BLOB_DATA};
+    c[n++] = (rt_column){.name = "amount", .format = "d:12,2", .nullable = 1, .validity = NULL_AT_6, .values = AMOUNT};
+    c[n++] = (rt_column){.name = "tiny_dec", .format = "d:18,8", .values = TINY_DEC};
+    c[n++] = (rt_column){.name = "at", .format = "ttu", .nullable = 1, .values = AT_US};
+    c[n++] = (rt_column){.name = "at_ms", .format = "ttm", .nullable = 1, .values = AT_MS};
+    c[n++] = (rt_column){.name = "at_s", .format = "tts", .nullable = 1, .values = AT_S};
+    c[n++] = (rt_column){.name = "at_ns", .format = "ttn", .nullable = 1, .values = AT_NS};
+    c[n++] = (rt_column){.name = "ts_naive", .format = "tsu:", .nullable = 1, .values = TS_US};
+    c[n++] = (rt_column){.name = "ts_ms", .format = "tsm:", .nullable = 1, .values = TS_MS};
+    c[n++] = (rt_column){.name = "ts_s", .format = "tss:", .nullable = 1, .validity = NULL_AT_6, .values = TS_S};
+    c[n++] = (rt_column){.name = "ts_utc", .format = "tsu:UTC", .nullable = 1, .values = TS_US};
+    c[n++] = (rt_column){.name = "ts_zone", .format = "tsm:Europe/Paris", .nullable = 1, .values = TS_MS};
+    c[n++] = (rt_column){.name = "ts_nano", .format = "tsn:", .values = TS_NS};
+    c[n++] = (rt_column){.name = "uuid", .format = "w:16", .nullable = 1, .validity = NULL_AT_3, .values = UUIDS,
+                         .metadata = rt_uuid_metadata()};
+    c[n++] = (rt_column){.name = "region", .format = "i", .nullable = 1, .validity = NULL_AT_1_3,
+                         .values = DICT_INDICES, .dictionary = &DICT_VALUES, .dictionary_length = 3};
+    c[n++] = (rt_column){.name = "nothing", .format = "n", .nullable = 1};
+    c[n++] = (rt_column){.name = "_shape_table", .format = "u", .values = TABLE_OFFSETS, .data = TABLE_TEXT};
+    c[n++] = (rt_column){.name = "_shape_seq", .format = "l", .values = SEQ};
+    return n;
+}
+
+/* Encode a row with the real codec, in the wire format. */
+static size_t encode_message(const shape_regfmt_codec *codec, uint32_t id, const struct ArrowArray *array,
+                             int64_t row, shape_json_buf *buf)
+{
+    shape_err err;
+    buf->len = 0;
+    assert_int_equal(shape_json_buf_reserve(buf, SHAPE_WIRE_HEADER_MAX), 0);
+    buf->len = shape_wire_header(shape_regfmt_codec_format(codec), id, (uint8_t *)buf->data);
+    if (shape_regfmt_encode(codec, array, row, buf, &err) != SHAPE_OK)
+        fail_msg("encode row %lld: %s", (long long)row, err.message);
+    return buf->len;
+}
+
+static void round_trip(fixture *fx, shape_regfmt format, const char *subject)
+{
+    rt_column cols[MAX_COLUMNS];
+    size_t n = typed_columns(cols);
+    struct ArrowSchema schema;
+    struct ArrowArray array;
+    rt_batch_make(cols, (int)n, ROWS, 0, &schema, &array);
+    shape_regfmt_codec *codec = NULL;
+    shape_err err;
+    if (shape_regfmt_codec_new(format, "typed", &schema, &codec, &err) != SHAPE_OK)
+        fail_msg("codec %s: %s", shape_regfmt_name(format), err.message);
+    uint32_t id = register_schema(fx, subject, shape_regfmt_schema_type(format), shape_regfmt_codec_schema(codec));
+    if (shape_wire_decoder_new(fx->client, &schema, &fx->decoder, &err) != SHAPE_OK)
+        fail_msg("decoder: %s", err.message);
+    shape_json_buf msg = SHAPE_JSON_BUF_INIT, flat = SHAPE_JSON_BUF_INIT;
+    for (int64_t row = 0; row < ROWS; row++) {
+        size_t len = encode_message(codec, id, &array, row, &msg);
+        flat.len = 0;
+        if (shape_flat_json_row(&schema, &array, row, &flat, &err) != SHAPE_OK) fail_msg("flat: %s", err.message);
+        decodes_to(fx, (const uint8_t *)msg.data, len, id, flat.data);
+        size_t cut = 2 * len / 3 ? 2 * len / 3 : 1;
+        shape_err_clear(&err);
+        fx->out.len = 0;
+        if (shape_wire_decode(fx->decoder, msg.data, cut, &fx->out, NULL, &err) != SHAPE_EINVAL)
+            fail_msg("%s row %lld cut to %zu of %zu bytes decoded: %s", shape_regfmt_name(format), (long long)row,
+                     cut, len, fx->out.data);
+        assert_int_equal(fx->out.len, 0);
+    }
+    shape_json_buf_release(&msg);
+    shape_json_buf_release(&flat);
+    shape_regfmt_codec_free(codec);
+    rt_batch_release(&schema, &array);
+}
+
+static void test_avro_round_trip_equals_flat_events(void **state)
+{
+    round_trip(*state, SHAPE_REGFMT_AVRO, "orders-value");
+}
+
+static void test_protobuf_round_trip_equals_flat_events(void **state)
+{
+    round_trip(*state, SHAPE_REGFMT_PROTOBUF, "orders-value");
+}
+
+static void test_json_schema_round_trip_equals_flat_events(void **state)
+{
+    round_trip(*state, SHAPE_REGFMT_JSON_SCHEMA, "orders-value");
+}
+
+/* Avro and Protobuf carry microseconds: nanoseconds are cut, JSON keeps them. */
+static void test_nanoseconds_are_truncated_to_microseconds(void **state)
+{
+    fixture *fx = *state;
+    static const int64_t ns[] = {1700000000123456789};
+    static const int64_t seq[] = {1};
+    static const int32_t table_offsets[] = {0, 1};
+    rt_column cols[] = {{.name = "ts", .format = "tsn:", .values = ns},
+                        {.name = "_shape_table", .format = "u", .values = table_offsets, .data = "t"},
+                        {.name = "_shape_seq", .format = "l", .values = seq}};
+    struct ArrowSchema schema;
+    struct ArrowArray array;
+    rt_batch_make(cols, 3, 1, 0, &schema, &array);
+    static const struct {
+        shape_regfmt format;
+        const char *subject, *ts;
+    } cases[] = {{SHAPE_REGFMT_AVRO, "a", "2023-11-14T22:13:20.123456000"},
+                 {SHAPE_REGFMT_PROTOBUF, "p", "2023-11-14T22:13:20.123456000"},
+                 {SHAPE_REGFMT_JSON_SCHEMA, "j", "2023-11-14T22:13:20.123456789"}};
+    shape_json_buf msg = SHAPE_JSON_BUF_INIT;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        shape_regfmt_codec *codec = NULL;
+        shape_err err;
+        assert_int_equal(shape_regfmt_codec_new(cases[i].format, "t", &schema, &codec, &err), SHAPE_OK);
+        uint32_t id = register_schema(fx, cases[i].subject, shape_regfmt_schema_type(cases[i].format),
+                                      shape_regfmt_codec_schema(codec));
+        shape_wire_decoder_free(fx->decoder);
+        fx->decoder = NULL;
+        assert_int_equal(shape_wire_decoder_new(fx->client, &schema, &fx->decoder, &err), SHAPE_OK);
+        size_t len = encode_message(codec, id, &array, 0, &msg);
+        char expected[128];
+        snprintf(expected, sizeof expected, "{\"ts\":\"%s\",\"_shape_table\":\"t\",\"_shape_seq\":1}", cases[i].ts);
+        decodes_to(fx, (const uint8_t *)msg.data, len, id, expected);
+        shape_regfmt_codec_free(codec);
+    }
+    shape_json_buf_release(&msg);
+    rt_batch_release(&schema, &array);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -611,6 +814,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_schemas_are_fetched_once_per_id, setup, teardown),
         cmocka_unit_test_setup_teardown(test_schemas_the_decoder_cannot_use_are_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_original_schema_is_checked, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_avro_round_trip_equals_flat_events, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_protobuf_round_trip_equals_flat_events, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_json_schema_round_trip_equals_flat_events, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_nanoseconds_are_truncated_to_microseconds, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
