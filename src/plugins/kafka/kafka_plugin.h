@@ -5,6 +5,8 @@
 #include "shape/plugin.h"
 
 extern const shape_command shape_kafka_cmd_broker;
+/* `shape schema-registry`: the fake schema registry over HTTP (cmd_schema_registry.c) */
+extern const shape_command shape_kafka_cmd_schema_registry;
 /* the kafka:// emitter (emitter.c) */
 extern const shape_emitter_type shape_kafka_emitter;
 

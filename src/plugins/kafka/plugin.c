@@ -1,5 +1,6 @@
 /* plugin.c — the shape-kafka plugin's description: the kafka:// stream
- * source and emitter, and the `shape broker` command.
+ * source and emitter, and the `shape broker` and `shape schema-registry`
+ * commands.
  *
  * This is the module's only exported symbol; everything else is static or
  * lives in the plugin's own files. Loading the module loads librdkafka; the
@@ -30,7 +31,7 @@ static const shape_source_type kafka_source = {
 
 static const shape_source_type *const sources[] = {&kafka_source, NULL};
 static const shape_emitter_type *const emitters[] = {&shape_kafka_emitter, NULL};
-static const shape_command *const commands[] = {&shape_kafka_cmd_broker, NULL};
+static const shape_command *const commands[] = {&shape_kafka_cmd_broker, &shape_kafka_cmd_schema_registry, NULL};
 
 static const shape_plugin kafka_plugin = {
     .abi_version = SHAPE_PLUGIN_ABI_VERSION,

@@ -324,6 +324,7 @@ static int serve_one(const connection *c, in_buffer *b)
     size_t used = head_len + h.content_length;
     memmove(b->data, b->data + used, b->len - used);
     b->len -= used;
+    b->data[b->len] = '\0';
     free_head(&h);
     return keep;
 }
