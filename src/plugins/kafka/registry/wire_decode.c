@@ -176,7 +176,9 @@ static int avro_carries(const wire_field *f, const wire_column *c)
     case WIRE_COL_NULL: return t == WIRE_T_NULL;
     case WIRE_COL_BOOL: return t == WIRE_T_BOOL;
     case WIRE_COL_INT:
-        return l == WIRE_L_NONE && t == ((c->bits < 32 || (c->bits == 32 && !c->is_unsigned)) ? WIRE_T_INT32 : WIRE_T_INT64);
+        /* up to int32 and uint16 fit an int; int64 and uint32 need a long */
+        if (l != WIRE_L_NONE) return 0;
+        return t == ((c->bits < 32 || (c->bits == 32 && !c->is_unsigned)) ? WIRE_T_INT32 : WIRE_T_INT64);
     case WIRE_COL_UINT64: return l == WIRE_L_NONE && t == WIRE_T_INT64;
     case WIRE_COL_FLOAT: return t == (c->bits == 32 ? WIRE_T_FLOAT : WIRE_T_DOUBLE);
     case WIRE_COL_STRING: return t == WIRE_T_STRING && l == WIRE_L_NONE;
@@ -490,7 +492,8 @@ static char *render_scalar(char *p, const wire_column *c, const wire_field *f, c
         return shape_json_u64(p, (uint64_t)v->i);
     case WIRE_COL_FLOAT: return shape_json_f64(p, v->d);
     case WIRE_COL_DECIMAL:
-        if (!decimal_from_bytes(v, &hi, &lo)) return value_error(f, id, "has a decimal longer than 16 bytes", err), NULL;
+        if (!decimal_from_bytes(v, &hi, &lo))
+            return value_error(f, id, "has a decimal longer than 16 bytes", err), NULL;
         return shape_flat_json_decimal(p, hi, lo, c->scale);
     case WIRE_COL_DATE: return shape_flat_json_date(p, v->i);
     case WIRE_COL_TIME:
@@ -714,7 +717,9 @@ static int decode_payload(shape_wire_decoder *d, const wire_schema *s, const uin
     b += header;
     len -= header;
     switch (s->format) {
-    case SHAPE_REGFMT_AVRO: SHAPE_RETURN_NOT_OK(wire_avro_decode(s->fields, s->nfields, s->id, b, len, d->values, err)); break;
+    case SHAPE_REGFMT_AVRO:
+        SHAPE_RETURN_NOT_OK(wire_avro_decode(s->fields, s->nfields, s->id, b, len, d->values, err));
+        break;
     case SHAPE_REGFMT_PROTOBUF:
         SHAPE_RETURN_NOT_OK(wire_proto_decode(s->fields, s->nfields, s->id, b, len, d->values, err));
         SHAPE_RETURN_NOT_OK(check_table_named(d, s, err));

@@ -332,11 +332,13 @@ static int read_member(reader *r, const wire_field *fields, size_t n, wire_value
     size_t i;
     const wire_field *f = field_of_number(fields, n, tag >> 3, &i);
     if (!f)
-        return shape_err_set(r->err, SHAPE_EINVAL, "payload of schema id %u has field number %llu, which the message does not declare",
+        return shape_err_set(r->err, SHAPE_EINVAL,
+                             "payload of schema id %u has field number %llu, which the message does not declare",
                              (unsigned)r->id, (unsigned long long)(tag >> 3));
     if ((int)(tag & 7) != wire_type_of(f->type))
-        return shape_err_set(r->err, SHAPE_EINVAL, "payload of schema id %u has wire type %d for field '%s' (expected %d)",
-                             (unsigned)r->id, (int)(tag & 7), f->name, wire_type_of(f->type));
+        return shape_err_set(r->err, SHAPE_EINVAL,
+                             "payload of schema id %u has wire type %d for field '%s' (expected %d)", (unsigned)r->id,
+                             (int)(tag & 7), f->name, wire_type_of(f->type));
     if (values[i].set)
         return shape_err_set(r->err, SHAPE_EINVAL, "payload of schema id %u has field '%s' twice", (unsigned)r->id,
                              f->name);
