@@ -15,6 +15,8 @@
 source "$(dirname "$0")/lib.sh"
 : "${SHAPE_WIRE_DECODE_CHECK:?}" "${SHAPE_AVRO_ORACLE:?}" "${SHAPE_PROTOBUF_ORACLE:?}" "${SHAPE_JSONSCHEMA_ORACLE:?}"
 cd "$TEST_TMP"
+SYSTEM_PYTHON=/usr/bin/python3
+[ -x "$SYSTEM_PYTHON" ] || SYSTEM_PYTHON=python3
 
 ta=$(unique_topic avro); tp=$(unique_topic proto); tj=$(unique_topic jsonschema)
 tr=$(unique_topic refused); tu=$(unique_topic auth); td=$(unique_topic down)
@@ -44,7 +46,8 @@ MAIN_URL=$REG_URL
 
 # Read a topic back and lay it out per table (see the header).
 capture() { # TOPIC DIR FORMAT
-  python3 - "$BOOTSTRAP" "$1" "$2" "$3" "$MAIN_URL" <<'PY'
+  # Debian's python3 has python3-confluent-kafka (scripts/install-deps); a pyenv python3 first on PATH may not
+  "$SYSTEM_PYTHON" - "$BOOTSTRAP" "$1" "$2" "$3" "$MAIN_URL" <<'PY'
 import json, os, struct, sys, urllib.request
 from confluent_kafka import Consumer, TopicPartition
 bootstrap, topic, out, fmt, url = sys.argv[1:]
@@ -59,7 +62,7 @@ for p in parts:
     c.assign([TopicPartition(topic, p, lo)])
     got = 0
     while got < hi - lo:
-        for m in c.consume(1000, 5):
+        for m in c.consume(min(1000, hi - lo - got), 5):
             assert m.error() is None, m.error()
             msgs.append((m.key().decode(), m.value(), dict(m.headers() or [])))
             got += 1
@@ -110,8 +113,8 @@ for fmt in avro protobuf json-schema; do
     "$SHAPE_WIRE_DECODE_CHECK" "$MAIN_URL" "$table" "$dir" >/dev/null || fail "$fmt $table: shape's decoder"
     case $fmt in
       avro) "$SHAPE_AVRO_ORACLE" "$dir" >/dev/null || fail "$fmt $table: avro-c" ;;
-      protobuf) "$SHAPE_PROTOBUF_ORACLE" "$dir" >/dev/null || fail "$fmt $table: protoc" ;;
-      json-schema) "$SHAPE_JSONSCHEMA_ORACLE" "$dir" >/dev/null || fail "$fmt $table: jsonschema" ;;
+      protobuf) PYTHON=$SYSTEM_PYTHON "$SHAPE_PROTOBUF_ORACLE" "$dir" >/dev/null || fail "$fmt $table: protoc" ;;
+      json-schema) "$SYSTEM_PYTHON" "$SHAPE_JSONSCHEMA_ORACLE" "$dir" >/dev/null || fail "$fmt $table: jsonschema" ;;
     esac
   done
 done
