@@ -58,6 +58,9 @@ char *shape_json_string(char *p, const char *s, size_t n);
 /* A quoted timestamp from `value` units since the epoch (UTC): unit_digits
  * is 0 (s), 3 (ms), 6 (µs) or 9 (ns); zoned adds 'Z'. */
 char *shape_json_timestamp(char *p, int64_t value, int unit_digits, int zoned);
+/* The unquoted proleptic Gregorian date YYYY-MM-DD of days since
+ * 1970-01-01 (years outside 0..9999 in plain decimal). Room: 32. */
+char *shape_json_civil_date(char *p, int64_t days);
 /* Quoted standard base64 (with padding) of data[0..n). Room: 4 (n+2)/3 + 2. */
 char *shape_json_base64(char *p, const void *data, size_t n);
 /* One generated value (NULL, INT64, FLOAT64, STRING, TIMESTAMP_NS as a

@@ -192,6 +192,23 @@ static char *put2(char *p, unsigned v)
     return p + 2;
 }
 
+char *shape_json_civil_date(char *p, int64_t days)
+{
+    int64_t y;
+    unsigned m, d;
+    shape_gen_civil_from_days(days, &y, &m, &d);
+    if (y >= 0 && y <= 9999) {
+        p = put2(p, (unsigned)(y / 100));
+        p = put2(p, (unsigned)(y % 100));
+    } else {
+        p += sprintf(p, "%lld", (long long)y);
+    }
+    *p++ = '-';
+    p = put2(p, m);
+    *p++ = '-';
+    return put2(p, d);
+}
+
 char *shape_json_timestamp(char *p, int64_t value, int unit_digits, int zoned)
 {
     static const int64_t scale[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
@@ -209,20 +226,8 @@ char *shape_json_timestamp(char *p, int64_t value, int unit_digits, int zoned)
         sod += 86400;
         day--;
     }
-    int64_t y;
-    unsigned m, d;
-    shape_gen_civil_from_days(day, &y, &m, &d);
     *p++ = '"';
-    if (y >= 0 && y <= 9999) {
-        p = put2(p, (unsigned)(y / 100));
-        p = put2(p, (unsigned)(y % 100));
-    } else {
-        p += sprintf(p, "%lld", (long long)y);
-    }
-    *p++ = '-';
-    p = put2(p, m);
-    *p++ = '-';
-    p = put2(p, d);
+    p = shape_json_civil_date(p, day);
     *p++ = 'T';
     p = put2(p, (unsigned)(sod / 3600));
     *p++ = ':';

@@ -325,20 +325,8 @@ static char *put2(char *p, unsigned v)
 
 char *shape_flat_json_date(char *p, int64_t days)
 {
-    int64_t y;
-    unsigned m, d;
-    shape_gen_civil_from_days(days, &y, &m, &d);
     *p++ = '"';
-    if (y >= 0 && y <= 9999) {
-        p = put2(p, (unsigned)(y / 100));
-        p = put2(p, (unsigned)(y % 100));
-    } else {
-        p += sprintf(p, "%lld", (long long)y);
-    }
-    *p++ = '-';
-    p = put2(p, m);
-    *p++ = '-';
-    p = put2(p, d);
+    p = shape_json_civil_date(p, days);
     *p++ = '"';
     return p;
 }
