@@ -30,17 +30,6 @@ static const char *arrow_format(uint8_t kind)
     }
 }
 
-static shape_type builder_type(uint8_t kind)
-{
-    switch (kind) {
-    case SHAPE_GEN_INT64: return SHAPE_TYPE_INT64;
-    case SHAPE_GEN_FLOAT64: return SHAPE_TYPE_FLOAT64;
-    case SHAPE_GEN_STRING: return SHAPE_TYPE_UTF8;
-    case SHAPE_GEN_TIMESTAMP_NS: return SHAPE_TYPE_TIMESTAMP_NS;
-    default: return SHAPE_TYPE_BOOL;
-    }
-}
-
 static int add_column(shape_event_rows *r, size_t i, const char *name, uint8_t kind, int nullable,
                       shape_err *err)
 {
@@ -48,7 +37,8 @@ static int add_column(shape_event_rows *r, size_t i, const char *name, uint8_t k
     if (!format) return shape_err_set(err, SHAPE_EINTERNAL, "column '%s' has no Arrow type", name);
     SHAPE_RETURN_NOT_OK(shape_arrow_schema_make(r->schema.children[i], format, name, NULL,
                                                 nullable ? ARROW_FLAG_NULLABLE : 0, 0, err));
-    return shape_batch_add_column(r->builder, name, strlen(name), builder_type(kind), &r->cols[i], err);
+    return shape_batch_add_column(r->builder, name, strlen(name), (shape_type)shape_gen_arrow_type(kind),
+                                  &r->cols[i], err);
 }
 
 int shape_event_rows_init(shape_event_rows *r, const shape_event_table *t, shape_err *err)
@@ -69,18 +59,6 @@ int shape_event_rows_init(shape_event_rows *r, const shape_event_table *t, shape
     return rc;
 }
 
-static int append_value(shape_column *c, const shape_gen_value *v, shape_err *err)
-{
-    switch (v->kind) {
-    case SHAPE_GEN_INT64: return shape_column_append_int64(c, v->v.i, err);
-    case SHAPE_GEN_FLOAT64: return shape_column_append_double(c, v->v.f, err);
-    case SHAPE_GEN_STRING: return shape_column_append_bytes(c, v->v.s, v->len, err);
-    case SHAPE_GEN_TIMESTAMP_NS: return shape_column_append_timestamp(c, v->v.i, err);
-    case SHAPE_GEN_BOOL: return shape_column_append_bool(c, v->v.b, err);
-    default: return shape_column_append_null(c, err);
-    }
-}
-
 int shape_event_rows_append(shape_event_rows *r, uint64_t seq, const shape_gen_row *row, shape_err *err)
 {
     const shape_event_table *t = r->table;
@@ -91,12 +69,12 @@ int shape_event_rows_append(shape_event_rows *r, uint64_t seq, const shape_gen_r
             rc = shape_err_set(err, SHAPE_EINTERNAL, "column '%s' of table '%s' got a value of another type",
                                t->cols[i].name, t->name);
         else
-            rc = append_value(r->cols[i], v, err);
+            rc = shape_gen_arrow_append(r->cols[i], v, err);
     }
     if (rc == SHAPE_OK) rc = shape_column_append_bytes(r->cols[t->ncols], t->name, strlen(t->name), err);
     if (rc == SHAPE_OK) rc = shape_column_append_int64(r->cols[t->ncols + 1], (int64_t)seq, err);
     if (rc == SHAPE_OK && t->event_time_col >= 0)
-        rc = append_value(r->cols[t->ncols + 2], &row->values[t->event_time_col], err);
+        rc = shape_gen_arrow_append(r->cols[t->ncols + 2], &row->values[t->event_time_col], err);
     if (rc == SHAPE_OK) rc = shape_batch_end_row(r->builder, err);
     if (rc != SHAPE_OK) shape_batch_rollback_row(r->builder);
     return rc;

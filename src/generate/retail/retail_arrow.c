@@ -16,7 +16,7 @@
 
 #include "shape/arrow.h"
 
-static shape_type arrow_type(uint8_t kind)
+int shape_gen_arrow_type(uint8_t kind)
 {
     switch (kind) {
     case SHAPE_GEN_INT64: return SHAPE_TYPE_INT64;
@@ -27,7 +27,7 @@ static shape_type arrow_type(uint8_t kind)
     }
 }
 
-static int append(shape_column *c, const shape_gen_value *v, shape_err *err)
+int shape_gen_arrow_append(struct shape_column *c, const shape_gen_value *v, shape_err *err)
 {
     switch (v->kind) {
     case SHAPE_GEN_NULL: return shape_column_append_null(c, err);
@@ -56,11 +56,12 @@ int shape_retail_table_batch(shape_retail_table *t, uint64_t start, int64_t max_
     shape_column *out[SHAPE_GEN_MAX_COLUMNS];
     int rc = SHAPE_OK;
     for (size_t c = 0; rc == SHAPE_OK && c < ncols; c++)
-        rc = shape_batch_add_column(b, cols[c].name, strlen(cols[c].name), arrow_type(cols[c].type), &out[c], err);
+        rc = shape_batch_add_column(b, cols[c].name, strlen(cols[c].name),
+                                    (shape_type)shape_gen_arrow_type(cols[c].type), &out[c], err);
     shape_gen_row row;
     for (uint64_t r = 0; rc == SHAPE_OK && r < n; r++) {
         rc = shape_retail_table_row(t, start + r, &row, err);
-        for (size_t c = 0; rc == SHAPE_OK && c < ncols; c++) rc = append(out[c], &row.values[c], err);
+        for (size_t c = 0; rc == SHAPE_OK && c < ncols; c++) rc = shape_gen_arrow_append(out[c], &row.values[c], err);
         if (rc == SHAPE_OK) rc = shape_batch_end_row(b, err);
     }
     if (rc == SHAPE_OK) rc = shape_batch_finish(b, schema, array, err);
