@@ -230,6 +230,41 @@ static void test_registry_failures(void **state)
     shape_wire_encoder_free(w2);
 }
 
+/* A send holding two tables (the sender merges due batches): the table the
+ * registry cannot take now is left to retry, the other one goes out. */
+static void test_outage_holds_back_only_its_table(void **state)
+{
+    fixture *f = *state;
+    set(f, "event_format", "protobuf");
+    set(f, "subject_strategy", "record");
+    set(f, "schema_registry_url", "http://registry.test:8081");
+    shape_wire_encoder *w;
+    shape_err err;
+    assert_int_equal(open_encoder(f, 1, &w, &err), SHAPE_OK);
+    shape_emit_message m[6];
+    memcpy(m, f->msgs, 3 * sizeof m[0]);
+    memcpy(m + 3, f->msgs, 3 * sizeof m[0]);
+    for (int i = 3; i < 6; i++) m[i].table = "u";
+    shape_fake_registry_fail_next(f->registry, 1, 503); /* table t's registration */
+    assert_int_equal(shape_wire_encoder_encode(w, m, 6, &err), SHAPE_OK);
+    for (int i = 0; i < 3; i++) {
+        assert_int_equal(m[i].outcome, SHAPE_EMIT_RETRY);
+        assert_string_equal(m[i].reason, "schema registry error 503 for subject shape.events.t");
+        assert_ptr_equal(m[i].value, f->json[i]);
+    }
+    for (int i = 3; i < 6; i++) {
+        assert_int_equal(m[i].outcome, SHAPE_EMIT_PENDING);
+        assert_memory_equal(m[i].value, "\x00\x00\x00\x00\x64\x00", 6);
+    }
+    /* t was asked once in that send, not once per message */
+    assert_int_equal(shape_fake_registry_request_count(f->registry), 2);
+    /* the retry registers t */
+    memcpy(m, f->msgs, 3 * sizeof m[0]);
+    assert_int_equal(shape_wire_encoder_encode(w, m, 3, &err), SHAPE_OK);
+    for (int i = 0; i < 3; i++) assert_memory_equal(m[i].value, "\x00\x00\x00\x00\x65\x00", 6);
+    shape_wire_encoder_free(w);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -238,6 +273,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_avro_register_once_and_frame, setup, teardown),
         cmocka_unit_test_setup_teardown(test_protobuf_and_json_schema_frames, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_failures, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_outage_holds_back_only_its_table, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

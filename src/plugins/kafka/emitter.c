@@ -262,7 +262,7 @@ static int kafka_send(shape_emitter *e, shape_emit_message *msgs, size_t n, shap
     if (e->wire) SHAPE_RETURN_NOT_OK(shape_wire_encoder_encode(e->wire, msgs, n, err));
     for (size_t i = 0; i < n; i++) {
         shape_emit_message *m = &msgs[i];
-        if (m->outcome == SHAPE_EMIT_REFUSED) continue;
+        if (m->outcome != SHAPE_EMIT_PENDING) continue; /* refused or left to retry by the encoder */
         for (;;) {
             rd_kafka_resp_err_t rc = produce_one(e, m);
             if (rc == RD_KAFKA_RESP_ERR_NO_ERROR) {

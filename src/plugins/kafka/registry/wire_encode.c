@@ -33,6 +33,7 @@ struct shape_wire_encoder {
     size_t last; /* the codec of the previous message: batches are one table long */
     shape_json_buf arena;
     size_t *offsets, *lengths, cap;
+    size_t *codec_of; /* per message: its codec, or SIZE_MAX when its table could not be registered */
 };
 
 const char *const shape_wire_option_keys[] = {
@@ -134,6 +135,7 @@ void shape_wire_encoder_free(shape_wire_encoder *w)
     shape_json_buf_release(&w->arena);
     free(w->offsets);
     free(w->lengths);
+    free(w->codec_of);
     free(w->topic);
     free(w);
 }
@@ -208,29 +210,84 @@ static int encode_one(shape_wire_encoder *w, const table_codec *c, shape_emit_me
     return rc;
 }
 
+static int grow(shape_wire_encoder *w, size_t n, shape_err *err)
+{
+    if (n <= w->cap) return SHAPE_OK;
+    size_t *o = realloc(w->offsets, n * sizeof *o);
+    if (o) w->offsets = o;
+    size_t *l = o ? realloc(w->lengths, n * sizeof *l) : NULL;
+    if (l) w->lengths = l;
+    size_t *c = l ? realloc(w->codec_of, n * sizeof *c) : NULL;
+    if (c) w->codec_of = c;
+    if (!c) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    w->cap = n;
+    return SHAPE_OK;
+}
+
+/* Step 1: the codec of every message, registering what is new. A table the
+ * registry cannot take now (unreachable, 5xx, 429) leaves its messages
+ * RETRY — the runtime sends them again — without holding back the tables
+ * already registered (the sender may merge several tables' batches into one
+ * send). Returns SHAPE_ECONN only when no message could be placed, with the
+ * registry's error; any other failure (a refusal) stops the run. */
+static int place_messages(shape_wire_encoder *w, shape_emit_message *msgs, size_t n, shape_err *err)
+{
+    const struct ArrowSchema *failed = NULL; /* the table that failed in this call: asked once */
+    const char *failed_table = NULL;
+    shape_err first;
+    shape_err_clear(&first);
+    size_t placed = 0;
+    for (size_t i = 0; i < n; i++) {
+        shape_emit_message *m = &msgs[i];
+        w->codec_of[i] = SIZE_MAX;
+        if (failed && m->row_schema == failed && strcmp(m->table, failed_table) == 0) {
+            m->outcome = SHAPE_EMIT_RETRY;
+            snprintf(m->reason, sizeof m->reason, "%.250s", first.message);
+            continue;
+        }
+        table_codec *c = NULL;
+        shape_err why;
+        shape_err_clear(&why);
+        int rc = codec_for(w, m, &c, &why);
+        if (rc == SHAPE_ECONN) {
+            if (!first.code) first = why;
+            failed = m->row_schema;
+            failed_table = m->table;
+            m->outcome = SHAPE_EMIT_RETRY;
+            snprintf(m->reason, sizeof m->reason, "%.250s", why.message);
+            continue;
+        }
+        if (rc != SHAPE_OK) {
+            *err = why;
+            return rc;
+        }
+        w->codec_of[i] = (size_t)(c - w->codecs);
+        placed++;
+    }
+    if (placed == 0 && n > 0) {
+        *err = first;
+        return SHAPE_ECONN;
+    }
+    return SHAPE_OK;
+}
+
 int shape_wire_encoder_encode(shape_wire_encoder *w, shape_emit_message *msgs, size_t n, shape_err *err)
 {
-    if (n > w->cap) {
-        size_t *o = realloc(w->offsets, n * sizeof *o), *l = o ? realloc(w->lengths, n * sizeof *l) : NULL;
-        if (o) w->offsets = o;
-        if (l) w->lengths = l;
-        if (!o || !l) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-        w->cap = n;
-    }
-    /* 1. every schema of the batch registered before anything is encoded or produced */
-    table_codec *c;
-    for (size_t i = 0; i < n; i++) SHAPE_RETURN_NOT_OK(codec_for(w, &msgs[i], &c, err));
+    SHAPE_RETURN_NOT_OK(grow(w, n, err));
+    /* 1. every schema registered before anything is encoded or produced */
+    SHAPE_RETURN_NOT_OK(place_messages(w, msgs, n, err));
     /* 2. wire bytes, into one arena (pointers fixed once it stops moving) */
     w->arena.len = 0;
     for (size_t i = 0; i < n; i++) {
-        SHAPE_RETURN_NOT_OK(codec_for(w, &msgs[i], &c, err));
+        if (w->codec_of[i] == SIZE_MAX) continue;
         size_t start = w->arena.len;
-        SHAPE_RETURN_NOT_OK(encode_one(w, c, &msgs[i], err));
+        SHAPE_RETURN_NOT_OK(encode_one(w, &w->codecs[w->codec_of[i]], &msgs[i], err));
         w->offsets[i] = start;
         w->lengths[i] = w->arena.len - start;
     }
     for (size_t i = 0; i < n; i++) {
-        if (msgs[i].outcome == SHAPE_EMIT_REFUSED) continue; /* keeps its JSON for the dead letter */
+        /* refused events keep their JSON (for the dead letter); RETRY ones are not produced */
+        if (w->codec_of[i] == SIZE_MAX || msgs[i].outcome == SHAPE_EMIT_REFUSED) continue;
         msgs[i].value = w->arena.data + w->offsets[i];
         msgs[i].value_len = w->lengths[i];
     }
