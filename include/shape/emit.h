@@ -137,10 +137,11 @@ int shape_emit_checkpoint_read(const char *path, const char *fingerprint, uint64
 int shape_emit_checkpoint_write(const char *path, const shape_emit_checkpoint *ck, shape_err *err);
 
 /* The stream fingerprint: SHA-256 hex of a sorted-key JSON document of the
- * domain, preset, seed, selected tables with their row counts and the
- * envelope (not the rate, limits, sinks or batch sizes). out: 65 bytes. */
-int shape_emit_fingerprint(const shape_event_plan *plan, shape_envelope env, char out[65],
-                           shape_err *err);
+ * domain, preset, seed, selected tables with their row counts, the envelope
+ * and, when not NULL or "json", the event format (not the rate, limits,
+ * sinks or batch sizes). out: 65 bytes. */
+int shape_emit_fingerprint(const shape_event_plan *plan, shape_envelope env, const char *event_format,
+                           char out[65], shape_err *err);
 
 /* SHA-256 of data[0..n) as 64 hex digits + NUL. */
 void shape_sha256_hex(const void *data, size_t n, char out[65]);

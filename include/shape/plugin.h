@@ -149,6 +149,10 @@ typedef struct shape_emitter_type {
     /* Non-zero when this open destination needs every message's typed row
      * (row_schema/row_array/row) to encode it. NULL = never. */
     int (*wants_rows)(shape_emitter *e);
+    /* Check uri and options as open would (known keys, values, credential
+     * references resolvable) without connecting or sending anything, for
+     * `shape emit --dry-run`. NULL = open checks everything. */
+    int (*check_options)(const char *uri, const struct shape_options *options, shape_err *err);
 } shape_emitter_type;
 
 #define SHAPE_PLUGIN_BUNDLED 0x1u /* released with the core: versions must match */

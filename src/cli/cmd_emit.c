@@ -126,6 +126,16 @@ static int secret_like(const char *key)
     return 0;
 }
 
+/* The http(s) URL a --sink-config entry SINK.KEY=URL gives (a service the
+ * emitter writes to, e.g. kafka.schema_registry_url), or NULL. */
+static const char *sink_config_url(const char *entry)
+{
+    const char *eq = strchr(entry, '=');
+    if (!eq) return NULL;
+    eq++;
+    return strncasecmp(eq, "http://", 7) == 0 || strncasecmp(eq, "https://", 8) == 0 ? eq : NULL;
+}
+
 typedef struct dest_spec {
     const char *uri;
     char label[32];
@@ -436,7 +446,7 @@ static int run_emit(const shape_args *args, shape_err *err)
     for (size_t i = 0; i < ntables; i++) tables[i] = shape_args_nth(args, "table", i);
     CHECK(shape_event_plan_init(&st.plan, st.domain, tables, ntables, err));
     char fingerprint[65];
-    CHECK(shape_emit_fingerprint(&st.plan, envelope, fingerprint, err));
+    CHECK(shape_emit_fingerprint(&st.plan, envelope, format, fingerprint, err));
     uint64_t limit = st.plan.total;
     if (max_events >= 0 && (uint64_t)max_events < limit) limit = (uint64_t)max_events;
 
@@ -487,9 +497,18 @@ static int run_emit(const shape_args *args, shape_err *err)
             printf("  %-17s offsets %llu..%llu\n", shape_retail_table_name(st.plan.table_ids[k]),
                    (unsigned long long)st.plan.start[k],
                    (unsigned long long)(st.plan.start[k] + st.plan.rows[k]));
-        for (size_t i = 0; i < st.ndests; i++)
+        for (size_t i = 0; i < st.ndests; i++) {
+            if (st.specs[i].type->check_options)
+                CHECK(st.specs[i].type->check_options(st.specs[i].uri, st.specs[i].options, err));
             printf("  destination %s (%s)%s\n", st.specs[i].label, st.specs[i].type->name,
                    uri_is_local(st.specs[i].uri) ? "" : ", not on this machine");
+        }
+        for (size_t i = 0; i < shape_args_count(args, "sink-config"); i++)
+            if (sink_config_url(shape_args_nth(args, "sink-config", i)))
+                printf("  service %.*s%s\n", (int)strcspn(shape_args_nth(args, "sink-config", i), "="),
+                       shape_args_nth(args, "sink-config", i),
+                       uri_is_local(sink_config_url(shape_args_nth(args, "sink-config", i))) ? ""
+                                                                                          : ", not on this machine");
         printf("  start offset %llu, checkpoint %s, batches of %lld, queue %lld, %s\n",
                (unsigned long long)start, cfg.checkpoint_path ? cfg.checkpoint_path : "none",
                (long long)batch_events, (long long)queue_batches,
@@ -507,6 +526,15 @@ static int run_emit(const shape_args *args, shape_err *err)
                                 "refusing to write to non-local target %s (not on this machine); pass --yes "
                                 "or set SHAPE_CONFIRM_REMOTE=1",
                                 spec->label));
+    }
+    /* a service the emitters write to, such as a schema registry, counts too */
+    for (size_t i = 0; i < shape_args_count(args, "sink-config") && !confirmed; i++) {
+        const char *entry = shape_args_nth(args, "sink-config", i), *url = sink_config_url(entry);
+        if (url && !uri_is_local(url))
+            CHECK(shape_err_set(err, SHAPE_EINVAL,
+                                "refusing to write to non-local service %.*s (not on this machine); pass --yes "
+                                "or set SHAPE_CONFIRM_REMOTE=1",
+                                (int)strcspn(entry, "="), entry));
     }
 
     shape_emit_report rep;

@@ -21,8 +21,8 @@
 #include "shape/atomic_file.h"
 #include "shape/emit.h"
 
-int shape_emit_fingerprint(const shape_event_plan *plan, shape_envelope env, char out[65],
-                           shape_err *err)
+int shape_emit_fingerprint(const shape_event_plan *plan, shape_envelope env, const char *event_format,
+                           char out[65], shape_err *err)
 {
     json_t *rows = json_object(), *tables = json_array();
     for (size_t k = 0; k < plan->ntables; k++) {
@@ -37,6 +37,10 @@ int shape_emit_fingerprint(const shape_event_plan *plan, shape_envelope env, cha
                             tables, "envelope", env == SHAPE_ENVELOPE_FLAT ? "flat" : "cloudevents",
                             "out_of_order", 0, "ooo_window", 1000, "anomaly_fraction", 0.0,
                             "anomaly_mutators");
+    /* a registry format changes every message's bytes: a checkpoint of one
+     * format must not resume another (JSON streams keep their fingerprint) */
+    if (doc && event_format && strcmp(event_format, "json") != 0)
+        json_object_set_new(doc, "event_format", json_string(event_format));
     char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(doc);
     if (!text) return shape_err_set(err, SHAPE_ENOMEM, "out of memory computing the stream fingerprint");

@@ -719,8 +719,15 @@ static int dead_letter(runtime *rt, group *g, shape_emit_destination *d, int att
 {
     const shape_emit_config *cfg = rt->cfg;
     size_t need = 0, m = 0;
-    for (size_t i = 0; i < g->n; i++)
-        if (g->msgs[i].outcome == SHAPE_EMIT_REFUSED) need += g->msgs[i].value_len * 6 + 1024;
+    /* per record: the key and the reason raw, then the record with every
+     * text JSON-escaped (up to 6 bytes a byte) and the body as escaped text
+     * or base64 */
+    for (size_t i = 0; i < g->n; i++) {
+        const shape_emit_message *s = &g->msgs[i];
+        if (s->outcome != SHAPE_EMIT_REFUSED) continue;
+        size_t table = strlen(rt->meta[g->b[g->bi[i]]->k].et.name);
+        need += s->value_len * 6 + 7 * (SHAPE_EMIT_REASON_MAX + table + 24) + 6 * strlen(d->label) + 512;
+    }
     if (need > rt->dl_cap) {
         char *nb = realloc(rt->dl_buf, need);
         if (!nb) return shape_err_set(err, SHAPE_ENOMEM, "out of memory writing dead letters");

@@ -115,7 +115,7 @@ static fx *fx_new(void)
     f->dest = (shape_emit_destination){&fake_type, &f->em, "fake"};
     snprintf(f->ck_path, sizeof f->ck_path, "/tmp/shape-test-emit-%ld.ck", (long)getpid());
     unlink(f->ck_path);
-    assert_int_equal(shape_emit_fingerprint(&f->plan, SHAPE_ENVELOPE_FLAT, f->fp, &err), SHAPE_OK);
+    assert_int_equal(shape_emit_fingerprint(&f->plan, SHAPE_ENVELOPE_FLAT, NULL, f->fp, &err), SHAPE_OK);
     shape_emit_config *c = &f->cfg;
     c->plan = &f->plan;
     c->partition = -1;
@@ -340,7 +340,12 @@ static void test_checkpoint_documents(void **state)
     assert_false(found);
     /* the fingerprint follows the stream, not the rate */
     char fp2[65];
-    assert_int_equal(shape_emit_fingerprint(&f->plan, SHAPE_ENVELOPE_CLOUDEVENTS, fp2, &err), SHAPE_OK);
+    assert_int_equal(shape_emit_fingerprint(&f->plan, SHAPE_ENVELOPE_CLOUDEVENTS, NULL, fp2, &err), SHAPE_OK);
+    assert_string_not_equal(fp2, f->fp);
+    /* ... and its bytes: a registry format is another stream; "json" is the default */
+    assert_int_equal(shape_emit_fingerprint(&f->plan, SHAPE_ENVELOPE_FLAT, "json", fp2, &err), SHAPE_OK);
+    assert_string_equal(fp2, f->fp);
+    assert_int_equal(shape_emit_fingerprint(&f->plan, SHAPE_ENVELOPE_FLAT, "avro", fp2, &err), SHAPE_OK);
     assert_string_not_equal(fp2, f->fp);
     fx_free(f);
 }

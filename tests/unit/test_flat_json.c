@@ -68,6 +68,7 @@ static void test_decimals(void **state)
     assert_string_equal(scalar(b, shape_flat_json_decimal(b, 0, 1234, 2)), "\"12.34\"");
     assert_string_equal(scalar(b, shape_flat_json_decimal(b, 0, 1234, 0)), "\"1234\"");
     assert_string_equal(scalar(b, shape_flat_json_decimal(b, 0, 12, -2)), "\"1200\"");
+    assert_string_equal(scalar(b, shape_flat_json_decimal(b, 0, 0, -2)), "\"0\"");
     assert_string_equal(scalar(b, shape_flat_json_decimal(b, 0, 1, 8)), "\"0.00000001\"");
     /* the full decimal128 range */
     assert_string_equal(scalar(b, shape_flat_json_decimal(b, INT64_MAX, UINT64_MAX, 0)),

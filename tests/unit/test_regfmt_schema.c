@@ -479,6 +479,23 @@ static void test_unmappable_column_types(void **state)
     }
 }
 
+/* Avro's decimal logical type needs 0 <= scale <= precision; the others take any. */
+static void test_avro_decimal_scale_range(void **state)
+{
+    (void)state;
+    const rt_column negative[] = {{.name = "d", .format = "d:5,-2"}};
+    const rt_column beyond[] = {{.name = "d", .format = "d:3,5"}};
+    expect_refusal(SHAPE_REGFMT_AVRO, "t", negative, 1,
+                   "cannot map column 'd' of type decimal(5, -2) to Avro (the scale must be from 0 to the "
+                   "precision); use --event-format json, protobuf or json-schema");
+    expect_refusal(SHAPE_REGFMT_AVRO, "t", beyond, 1,
+                   "cannot map column 'd' of type decimal(3, 5) to Avro (the scale must be from 0 to the "
+                   "precision); use --event-format json, protobuf or json-schema");
+    char *text = document(SHAPE_REGFMT_PROTOBUF, "t", negative, 1);
+    assert_non_null(strstr(text, "decimal(5, -2), canonical text"));
+    free(text);
+}
+
 static void test_json_format_has_no_codec(void **state)
 {
     (void)state;
@@ -509,6 +526,7 @@ int main(void)
         cmocka_unit_test(test_invalid_table_names),
         cmocka_unit_test(test_invalid_column_names),
         cmocka_unit_test(test_unmappable_column_types),
+        cmocka_unit_test(test_avro_decimal_scale_range),
         cmocka_unit_test(test_json_format_has_no_codec),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

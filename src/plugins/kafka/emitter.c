@@ -138,21 +138,70 @@ static int config_property(const char *name, const char *value, void *ud, shape_
     return conf_set(conf, name, value, err);
 }
 
+/* The emitter's own options, checked (open and check_options). */
+static int read_options(const struct shape_options *options, shape_envelope *envelope, double *flush_timeout,
+                        shape_err *err)
+{
+    *flush_timeout = 60;
+    *envelope = SHAPE_ENVELOPE_FLAT;
+    if (!options) return SHAPE_OK;
+    SHAPE_RETURN_NOT_OK(check_known_options(options, err));
+    const char *env;
+    SHAPE_RETURN_NOT_OK(shape_options_get_string(options, "envelope", "flat", &env, err));
+    SHAPE_RETURN_NOT_OK(shape_envelope_parse(env, envelope, err));
+    SHAPE_RETURN_NOT_OK(shape_options_get_double(options, "flush_timeout", 60, flush_timeout, err));
+    if (!(*flush_timeout > 0)) return shape_err_set(err, SHAPE_EINVAL, "option 'flush_timeout' must be > 0 seconds");
+    return SHAPE_OK;
+}
+
+/* The producer configuration: defaults, the options' `config`, the URI's servers. */
+static int make_conf(rd_kafka_conf_t *conf, const struct shape_options *options, const char *servers,
+                     shape_err *err)
+{
+    int rc = conf_set(conf, "acks", "all", err);
+    if (rc == SHAPE_OK) rc = conf_set(conf, "enable.idempotence", "true", err);
+    if (rc == SHAPE_OK) rc = conf_set(conf, "linger.ms", "5", err);
+    if (rc == SHAPE_OK && options) rc = shape_options_foreach_property(options, "config", config_property, conf, err);
+    if (rc == SHAPE_OK) rc = conf_set(conf, "bootstrap.servers", servers, err);
+    return rc;
+}
+
+/* The registry is never asked while checking: open sends nothing. */
+static int no_transport(void *ctx, const char *method, const char *url, const char *const *headers,
+                        size_t nheaders, const char *body, size_t body_len, long *status, char **resp,
+                        size_t *resp_len, shape_err *err)
+{
+    (void)ctx, (void)method, (void)url, (void)headers, (void)nheaders, (void)body, (void)body_len;
+    (void)status, (void)resp, (void)resp_len;
+    return shape_err_set(err, SHAPE_EINTERNAL, "the schema registry was asked during a check");
+}
+
+/* Everything open checks, without a producer or a connection (--dry-run). */
+static int kafka_check_options(const char *uri, const struct shape_options *options, shape_err *err)
+{
+    shape_envelope envelope;
+    double flush_timeout;
+    SHAPE_RETURN_NOT_OK(read_options(options, &envelope, &flush_timeout, err));
+    shape_kafka_uri parsed;
+    SHAPE_RETURN_NOT_OK(shape_kafka_uri_parse(uri, &parsed, err));
+    shape_wire_encoder *wire = NULL;
+    int rc = shape_wire_encoder_open(options, parsed.topic, envelope == SHAPE_ENVELOPE_FLAT, no_transport, NULL,
+                                     &wire, err);
+    shape_wire_encoder_free(wire);
+    rd_kafka_conf_t *conf = rc == SHAPE_OK ? rd_kafka_conf_new() : NULL;
+    if (conf) rc = make_conf(conf, options, parsed.servers, err);
+    if (conf) rd_kafka_conf_destroy(conf);
+    shape_kafka_uri_free(&parsed);
+    return rc;
+}
+
 static int kafka_open(const char *uri, const struct shape_options *options, shape_emitter **out,
                       shape_err *err)
 {
     *out = NULL;
-    double flush_timeout = 60;
-    shape_envelope envelope = SHAPE_ENVELOPE_FLAT;
-    if (options) {
-        SHAPE_RETURN_NOT_OK(check_known_options(options, err));
-        const char *env;
-        SHAPE_RETURN_NOT_OK(shape_options_get_string(options, "envelope", "flat", &env, err));
-        SHAPE_RETURN_NOT_OK(shape_envelope_parse(env, &envelope, err));
-        SHAPE_RETURN_NOT_OK(shape_options_get_double(options, "flush_timeout", 60, &flush_timeout, err));
-        if (!(flush_timeout > 0))
-            return shape_err_set(err, SHAPE_EINVAL, "option 'flush_timeout' must be > 0 seconds");
-    }
+    double flush_timeout;
+    shape_envelope envelope;
+    SHAPE_RETURN_NOT_OK(read_options(options, &envelope, &flush_timeout, err));
     shape_kafka_uri parsed;
     SHAPE_RETURN_NOT_OK(shape_kafka_uri_parse(uri, &parsed, err));
     shape_emitter *e = calloc(1, sizeof *e);
@@ -162,11 +211,7 @@ static int kafka_open(const char *uri, const struct shape_options *options, shap
     if (rc == SHAPE_OK)
         rc = shape_wire_encoder_open(options, parsed.topic, envelope == SHAPE_ENVELOPE_FLAT, NULL, NULL,
                                      &e->wire, err);
-    if (rc == SHAPE_OK) rc = conf_set(conf, "acks", "all", err);
-    if (rc == SHAPE_OK) rc = conf_set(conf, "enable.idempotence", "true", err);
-    if (rc == SHAPE_OK) rc = conf_set(conf, "linger.ms", "5", err);
-    if (rc == SHAPE_OK && options) rc = shape_options_foreach_property(options, "config", config_property, conf, err);
-    if (rc == SHAPE_OK) rc = conf_set(conf, "bootstrap.servers", parsed.servers, err);
+    if (rc == SHAPE_OK) rc = make_conf(conf, options, parsed.servers, err);
     if (rc == SHAPE_OK) {
         rd_kafka_conf_set_dr_msg_cb(conf, on_delivery);
         rd_kafka_conf_set_log_cb(conf, quiet_log);
@@ -357,4 +402,5 @@ const shape_emitter_type shape_kafka_emitter = {
     .flush = kafka_flush,
     .close = kafka_close,
     .wants_rows = kafka_wants_rows,
+    .check_options = kafka_check_options,
 };

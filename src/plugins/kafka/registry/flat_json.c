@@ -397,6 +397,7 @@ char *regfmt_decimal_text(char *p, int64_t hi, uint64_t lo, int32_t scale)
     char digits[40];
     int n = u128_digits(v, digits);
     if (negative) *p++ = '-';
+    if (scale < 0 && v == 0) scale = 0; /* zero is "0", whatever the scale */
     if (scale <= 0) {
         memcpy(p, digits, (size_t)n);
         p += n;

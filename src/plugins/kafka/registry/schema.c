@@ -369,6 +369,13 @@ static int plan_column(shape_regfmt_codec *c, const struct ArrowSchema *field, i
     memset(col, 0, sizeof *col);
     SHAPE_RETURN_NOT_OK(regfmt_type_resolve(field, &col->type, err));
     const char *name = field->name ? field->name : "";
+    /* Avro's decimal wants 0 <= scale <= precision; readers ignore another one */
+    if (c->format == SHAPE_REGFMT_AVRO && col->type.kind == REGFMT_K_DECIMAL &&
+        (col->type.scale < 0 || col->type.scale > col->type.precision))
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "cannot map column '%s' of type decimal(%d, %d) to Avro (the scale must be from 0 to "
+                             "the precision); use --event-format json, protobuf or json-schema",
+                             name, (int)col->type.precision, (int)col->type.scale);
     col->child = child;
     col->nullable = regfmt_field_nullable(name, &col->type, field->flags);
     col->name_len = strlen(name);

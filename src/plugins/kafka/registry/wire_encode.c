@@ -66,20 +66,19 @@ static int make_client(const shape_options *o, shape_registry_transport transpor
     if (o) SHAPE_RETURN_NOT_OK(shape_options_get_bool(o, "schema_registry_ssl_verify", 1, &s.ssl_verify, err));
     s.transport = transport;
     s.transport_ctx = ctx;
+    if (password_ref && !shape_credref_is_reference(password_ref))
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "kafka.schema_registry_password must be a credential reference (env://NAME, "
+                             "file://PATH or kv://VAULT/NAME), not a literal");
+    /* URL and credential presence first (only presence matters here), then the secret */
+    s.password = password_ref;
+    SHAPE_RETURN_NOT_OK(shape_registry_client_new(&s, out, err));
+    if (!password_ref) return SHAPE_OK;
+    shape_registry_client_free(*out);
+    *out = NULL;
     char *password = NULL;
-    if (password_ref) {
-        if (!shape_credref_is_reference(password_ref))
-            return shape_err_set(err, SHAPE_EINVAL,
-                                 "kafka.schema_registry_password must be a credential reference (env://NAME, "
-                                 "file://PATH or kv://VAULT/NAME), not a literal");
-        if (s.username) {
-            int rc = shape_credref_resolve(password_ref, &password, err);
-            if (rc != SHAPE_OK) return shape_err_prefix(err, "kafka.schema_registry_password");
-        } else {
-            password = strdup("set"); /* only its presence matters: the client refuses half credentials */
-            if (!password) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-        }
-    }
+    if (shape_credref_resolve(password_ref, &password, err) != SHAPE_OK)
+        return shape_err_prefix(err, "kafka.schema_registry_password");
     s.password = password;
     int rc = shape_registry_client_new(&s, out, err);
     shape_secret_free(password);
