@@ -486,6 +486,10 @@ static int run_emit(const shape_args *args, shape_err *err)
     cfg.start_offset = start;
 
     if (shape_args_flag(args, "dry-run")) {
+        /* what open would refuse, refused now (nothing printed before) */
+        for (size_t i = 0; i < st.ndests; i++)
+            if (st.specs[i].type->check_options)
+                CHECK(st.specs[i].type->check_options(st.specs[i].uri, st.specs[i].options, err));
         char total[32], lim[32];
         thousands(total, sizeof total, st.plan.total);
         thousands(lim, sizeof lim, limit);
@@ -497,12 +501,9 @@ static int run_emit(const shape_args *args, shape_err *err)
             printf("  %-17s offsets %llu..%llu\n", shape_retail_table_name(st.plan.table_ids[k]),
                    (unsigned long long)st.plan.start[k],
                    (unsigned long long)(st.plan.start[k] + st.plan.rows[k]));
-        for (size_t i = 0; i < st.ndests; i++) {
-            if (st.specs[i].type->check_options)
-                CHECK(st.specs[i].type->check_options(st.specs[i].uri, st.specs[i].options, err));
+        for (size_t i = 0; i < st.ndests; i++)
             printf("  destination %s (%s)%s\n", st.specs[i].label, st.specs[i].type->name,
                    uri_is_local(st.specs[i].uri) ? "" : ", not on this machine");
-        }
         for (size_t i = 0; i < shape_args_count(args, "sink-config"); i++)
             if (sink_config_url(shape_args_nth(args, "sink-config", i)))
                 printf("  service %.*s%s\n", (int)strcspn(shape_args_nth(args, "sink-config", i), "="),

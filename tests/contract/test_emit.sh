@@ -182,4 +182,37 @@ run emit retail --sink-config console.password=hunter2; expect_error 2 "credenti
 grep -q hunter2 err && fail "a secret was echoed"
 run emit retail --options-file nosuch.json --sink null; expect_error 2 "nosuch.json"
 run emit;                                      expect_error 2
+
+# --- registry formats: what is refused before anything is sent (no broker needed) ---
+K=kafka://127.0.0.1:1/t
+REG=kafka.schema_registry_url=http://127.0.0.1:1
+run emit retail --event-format avro -o x.jsonl --sink file; expect_error 2 "--event-format avro applies to kafka:// targets only; file:// does not take it"
+run emit retail --event-format xml --sink $K;  expect_error 2 "unknown event format 'xml'; choose from json, avro, protobuf, json-schema"
+# --dry-run checks what the kafka emitter would refuse, without connecting
+run emit retail --dry-run --event-format avro --sink $K; expect_error 2 "--event-format avro needs a schema registry: --sink-config kafka.schema_registry_url=URL"
+run emit retail --dry-run --event-format protobuf --envelope cloudevents --sink $K --sink-config $REG
+expect_error 2 "--envelope cloudevents is JSON only: it cannot be combined with --event-format protobuf"
+run emit retail --dry-run --event-format avro --sink $K --sink-config $REG kafka.subject_strategy=x
+expect_error 2 "unknown subject strategy 'x'; choose from topic, record, topic_record"
+run emit retail --dry-run --event-format avro --sink $K --sink-config kafka.schema_registry_url=ftp://r
+expect_error 2 "kafka.schema_registry_url 'ftp://r' is not an http(s) URL"
+run emit retail --dry-run --event-format avro --sink $K --sink-config kafka.schema_registry_url=http://u:s3cret@r
+expect_error 2 "must not carry credentials"
+grep -q s3cret err && fail "a secret was echoed"
+run emit retail --dry-run --event-format avro --sink $K --sink-config $REG kafka.schema_registry_username=svc \
+    kafka.schema_registry_password=env://SHAPE_TEST_UNSET_PW
+expect_error 2 "SHAPE_TEST_UNSET_PW"
+run emit retail --dry-run --event-format avro --sink $K --sink-config $REG kafka.schema_registry_username=svc
+expect_error 2 "needs both kafka.schema_registry_username and kafka.schema_registry_password"
+run emit retail --dry-run --event-format avro --sink $K --sink-config $REG kafka.subject_strategy=record
+expect_ok "registry dry run"
+grep -q "event format avro" out || fail "dry run does not show the event format"
+grep -q "service kafka.schema_registry_url$" out || fail "dry run does not list the registry"
+# a registry elsewhere is a remote target too
+run emit retail --event-format avro --sink $K --sink-config kafka.schema_registry_url=https://registry.example.com
+expect_error 2 "refusing to write to non-local service kafka.schema_registry_url"
+# a checkpoint of the JSON stream does not resume another event format
+run emit retail --max-events 5 --sink file -o ck.jsonl --checkpoint fmt.ck; expect_ok "json run"
+run emit retail --event-format avro --sink $K --sink-config $REG --checkpoint fmt.ck
+expect_error 2 "belongs to a different stream"
 echo "ok: shape emit (console, file, jsonl, null, checkpoints, signals, bad input)"
