@@ -2,7 +2,7 @@
  * registration rules and fault knobs through shape_fake_registry_handle,
  * and its HTTP/1.1 server over raw sockets — keep-alive, pipelining,
  * Connection: close, 100-continue, and malformed or random bytes, after
- * which it must still answer. */
+ * which it must still answer; and its head parser on its own. */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +22,7 @@
 #include <jansson.h>
 
 #include "registry/fake.h"
+#include "registry/fake_http_parse.h"
 
 /* ---- in-process helpers ---------------------------------------------------- */
 
@@ -525,6 +526,45 @@ static void test_http_survives_random_bytes_and_hang_ups(void **state)
     hang_up(p);
 }
 
+/* The head parser on its own (fake_http_parse.h, what the server and
+ * tests/fuzz/fuzz_registry_http.c run): 0 and the fields, or -1. */
+static int parse(const char *text, shape_fake_http_head *h)
+{
+    size_t len = strlen(text);
+    assert_int_equal(shape_fake_http_head_end(text, len), len);
+    memset(h, 0, sizeof *h);
+    return shape_fake_http_parse_head(text, len, h);
+}
+
+static void test_http_head_parser(void **state)
+{
+    (void)state;
+    shape_fake_http_head h;
+    assert_int_equal(shape_fake_http_head_end("GET / HTTP/1.1\r\n", 16), 0);
+    assert_int_equal(shape_fake_http_head_end("GET / HTTP/1.1\r\n\r\n{}", 20), 18);
+    assert_int_equal(parse("POST /subjects/a/versions HTTP/1.1\r\nContent-Length: 12\r\n"
+                           "authorization:  Basic eA== \r\nConnection: x, Close\r\nExpect: 100-continue\r\n\r\n",
+                           &h),
+                     0);
+    assert_string_equal(h.method, "POST");
+    assert_string_equal(h.target, "/subjects/a/versions");
+    assert_string_equal(h.authorization, "Basic eA==");
+    assert_int_equal(h.content_length, 12);
+    assert_true(h.close_after && h.expect_continue && !h.too_large);
+    shape_fake_http_head_free(&h);
+    assert_int_equal(parse("GET /x HTTP/1.0\r\nContent-Length: 99999999\r\n\r\n", &h), 0);
+    assert_true(h.close_after && h.too_large);
+    shape_fake_http_head_free(&h);
+    static const char *const bad[] = {
+        "get / HTTP/1.1\r\n\r\n", "GET x HTTP/1.1\r\n\r\n", "GET / HTTP/2\r\n\r\n",
+        "GET / HTTP/1.1\r\nA: 1\r\n b\r\n\r\n", "GET / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
+        "GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", "GET / HTTP/1.1\r\nNo colon\r\n\r\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(parse(bad[i], &h), -1);
+        shape_fake_http_head_free(&h);
+    }
+}
+
 static void test_serve_refuses_bad_addresses_and_stops_with_open_connections(void **state)
 {
     (void)state;
@@ -575,6 +615,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_http_auth_reaches_the_registry, serve, unserve),
         cmocka_unit_test_setup_teardown(test_http_malformed_requests_get_400, serve, unserve),
         cmocka_unit_test_setup_teardown(test_http_survives_random_bytes_and_hang_ups, serve, unserve),
+        cmocka_unit_test(test_http_head_parser),
         cmocka_unit_test(test_serve_refuses_bad_addresses_and_stops_with_open_connections),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

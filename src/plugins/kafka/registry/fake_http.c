@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "registry/fake.h"
+#include "registry/fake_http_parse.h"
 
 #define MEDIA_TYPE "application/vnd.schemaregistry.v1+json"
 #define MAX_CONNECTIONS 64
@@ -139,17 +140,9 @@ static void send_error(int fd, int status, const char *message)
 
 /* ---- request heads ----------------------------------------------------------- */
 
-typedef struct request_head {
-    char method[16];
-    char *target;
-    char *authorization;
-    size_t content_length;
-    int close_after;
-    int expect_continue;
-    int too_large;
-} request_head;
+typedef shape_fake_http_head request_head;
 
-static void free_head(request_head *h)
+void shape_fake_http_head_free(request_head *h)
 {
     free(h->target);
     if (h->authorization) explicit_bzero(h->authorization, strlen(h->authorization));
@@ -157,11 +150,10 @@ static void free_head(request_head *h)
     memset(h, 0, sizeof *h);
 }
 
-/* Index just past the blank line ending the head, or 0 when not there yet. */
-static size_t head_end(const in_buffer *b)
+size_t shape_fake_http_head_end(const char *data, size_t len)
 {
-    const char *end = b->len ? memmem(b->data, b->len, "\r\n\r\n", 4) : NULL;
-    return end ? (size_t)(end - b->data) + 4 : 0;
+    const char *end = len ? memmem(data, len, "\r\n\r\n", 4) : NULL;
+    return end ? (size_t)(end - data) + 4 : 0;
 }
 
 static int is_token_char(unsigned char c)
@@ -252,8 +244,7 @@ static int parse_header(const char *line, size_t len, request_head *h, int *seen
     return 0;
 }
 
-/* Parse the head in data[0, len) (it ends with CRLF CRLF). 0 or -1. */
-static int parse_head(const char *data, size_t len, request_head *h)
+int shape_fake_http_parse_head(const char *data, size_t len, request_head *h)
 {
     if (memchr(data, '\0', len)) return -1;
     const char *line = data, *end = data + len - 2; /* the final CRLF */
@@ -275,7 +266,7 @@ static int parse_head(const char *data, size_t len, request_head *h)
 static size_t read_head(const connection *c, in_buffer *b, int *malformed)
 {
     size_t end;
-    while ((end = head_end(b)) == 0) {
+    while ((end = shape_fake_http_head_end(b->data, b->len)) == 0) {
         if (b->len > MAX_HEAD_BYTES) {
             *malformed = 1;
             return 0;
@@ -295,24 +286,24 @@ static int serve_one(const connection *c, in_buffer *b)
         return 0;
     }
     request_head h = {0};
-    if (parse_head(b->data, head_len, &h) != 0) {
-        free_head(&h);
+    if (shape_fake_http_parse_head(b->data, head_len, &h) != 0) {
+        shape_fake_http_head_free(&h);
         send_error(c->fd, 400, "malformed request");
         return 0;
     }
     if (h.too_large) {
-        free_head(&h);
+        shape_fake_http_head_free(&h);
         send_error(c->fd, 413, "request body too large");
         return 0;
     }
     if (h.expect_continue && b->len < head_len + h.content_length &&
         send_all(c->fd, "HTTP/1.1 100 Continue\r\n\r\n", 25) != 0) {
-        free_head(&h);
+        shape_fake_http_head_free(&h);
         return 0;
     }
     while (b->len < head_len + h.content_length)
         if (!read_more(c, b)) {
-            free_head(&h);
+            shape_fake_http_head_free(&h);
             return 0;
         }
     int status;
@@ -325,7 +316,7 @@ static int serve_one(const connection *c, in_buffer *b)
     memmove(b->data, b->data + used, b->len - used);
     b->len -= used;
     b->data[b->len] = '\0';
-    free_head(&h);
+    shape_fake_http_head_free(&h);
     return keep;
 }
 
