@@ -28,6 +28,8 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "shape/utf8.h"
+
 #define MEDIA_TYPE "application/vnd.schemaregistry.v1+json"
 #define DEFAULT_TIMEOUT_MS 30000L
 #define CONNECT_TIMEOUT_MS 10000L
@@ -554,6 +556,10 @@ int shape_registry_register(shape_registry_client *c, const char *subject, const
 {
     if (unknown_type(schema_type))
         return shape_err_set(err, SHAPE_EINVAL, "unknown schema type '%.40s' (AVRO, PROTOBUF or JSON)", schema_type);
+    if (!shape_utf8_valid(schema, strlen(schema)) || !shape_utf8_valid(subject, strlen(subject)))
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "the schema for subject %.200s is not valid UTF-8 (a table or column name?)",
+                             shape_utf8_valid(subject, strlen(subject)) ? subject : "(not UTF-8)");
     const cached_id *known = cache_find(c, subject, schema_type, schema);
     if (known) {
         *id = known->id;
