@@ -459,6 +459,15 @@ static int r_kll(rbuf *r, shape_kll *s, shape_err *err)
     return SHAPE_OK;
 }
 
+/* *sum += v when 0 <= v <= cap - *sum, so that a hostile state's counts can
+ * neither be negative nor overflow the sum they are checked against. */
+static int add_count(int64_t *sum, int64_t v, int64_t cap)
+{
+    if (v < 0 || *sum < 0 || v > cap - *sum) return 0;
+    *sum += v;
+    return 1;
+}
+
 static int r_column(rbuf *r, int64_t rows, prof_column **out, shape_err *err)
 {
     *out = NULL;
@@ -501,8 +510,10 @@ static int r_column(rbuf *r, int64_t rows, prof_column **out, shape_err *err)
         c->moments.mean = r_f64(r);
         c->moments.m2 = r_f64(r);
         if (r->bad) return CORRUPT("truncated column");
-        if (c->nan_count < 0 || c->pos_inf_count < 0 || c->neg_inf_count < 0 || c->finite_count < 0 ||
-            c->nan_count + c->pos_inf_count + c->neg_inf_count + c->finite_count != values ||
+        int64_t numbers = 0;
+        if (!add_count(&numbers, c->nan_count, values) || !add_count(&numbers, c->pos_inf_count, values) ||
+            !add_count(&numbers, c->neg_inf_count, values) || !add_count(&numbers, c->finite_count, values) ||
+            numbers != values ||
             c->moments.n != c->finite_count || c->has_range > 1 || (c->has_range != 0) != (c->finite_count > 0))
             return CORRUPT("numeric counts");
         SHAPE_RETURN_NOT_OK(r_hll(r, c->hll, err));
@@ -515,7 +526,9 @@ static int r_column(rbuf *r, int64_t rows, prof_column **out, shape_err *err)
         c->true_count = r_i64(r);
         c->false_count = r_i64(r);
         if (r->bad) return CORRUPT("truncated column");
-        if (c->true_count < 0 || c->false_count < 0 || c->true_count + c->false_count != values)
+        int64_t truths = 0;
+        if (!add_count(&truths, c->true_count, values) || !add_count(&truths, c->false_count, values) ||
+            truths != values)
             return CORRUPT("bool counts");
         break;
     case PROF_TEXT: {
@@ -530,10 +543,13 @@ static int r_column(rbuf *r, int64_t rows, prof_column **out, shape_err *err)
         }
         uint32_t nb = r_u32(r);
         if (r->bad || (size_t)nb > (r->len - r->at) / 16) return CORRUPT("length histogram");
-        int64_t prev = -1;
+        int64_t prev = -1, counted = 0, chars = 0;
         for (uint32_t i = 0; i < nb; i++) {
             int64_t len = r_i64(r), cnt = r_i64(r);
-            if (len <= prev || cnt <= 0 || cnt > values) return CORRUPT("length histogram");
+            /* the histogram keeps the total length too: len * cnt must fit */
+            if (len <= prev || cnt <= 0 || !add_count(&counted, cnt, values) || len > (INT64_MAX - chars) / cnt)
+                return CORRUPT("length histogram");
+            chars += len * cnt;
             SHAPE_RETURN_NOT_OK(shape_lenhist_add(&c->lengths, len, cnt, err));
             prev = len;
         }
@@ -552,21 +568,21 @@ static int r_column(rbuf *r, int64_t rows, prof_column **out, shape_err *err)
         c->imin = r_i64(r);
         c->imax = r_i64(r);
         int64_t sum[3] = {0, 0, 0};
-        for (int i = 0; i < 24; i++) sum[0] += c->times.hour[i] = r_i64(r);
-        for (int i = 0; i < 7; i++) sum[1] += c->times.dow[i] = r_i64(r);
-        for (int i = 0; i < 12; i++) sum[2] += c->times.month[i] = r_i64(r);
+        int counts_ok = 1;
+        for (int i = 0; i < 24; i++) counts_ok &= add_count(&sum[0], c->times.hour[i] = r_i64(r), values);
+        for (int i = 0; i < 7; i++) counts_ok &= add_count(&sum[1], c->times.dow[i] = r_i64(r), values);
+        for (int i = 0; i < 12; i++) counts_ok &= add_count(&sum[2], c->times.month[i] = r_i64(r), values);
         uint32_t ny = r_u32(r);
         if (r->bad || (size_t)ny > (r->len - r->at) / 16) return CORRUPT("truncated column");
-        if (c->has_range > 1 || (c->has_range != 0) != (values > 0) || sum[0] != values || sum[1] != values ||
-            sum[2] != values)
+        if (c->has_range > 1 || (c->has_range != 0) != (values > 0) || !counts_ok || sum[0] != values ||
+            sum[1] != values || sum[2] != values)
             return CORRUPT("temporal histograms");
         int64_t prev = INT64_MIN, ysum = 0;
         for (uint32_t i = 0; i < ny; i++) {
             int64_t year = r_i64(r), cnt = r_i64(r);
-            if ((i && year <= prev) || cnt <= 0 || cnt > values) return CORRUPT("year histogram");
+            if ((i && year <= prev) || cnt <= 0 || !add_count(&ysum, cnt, values)) return CORRUPT("year histogram");
             SHAPE_RETURN_NOT_OK(shape_timehist_add_year(&c->times, year, cnt, err));
             prev = year;
-            ysum += cnt;
         }
         if (ysum != values) return CORRUPT("year histogram total");
         SHAPE_RETURN_NOT_OK(r_hll(r, c->hll, err));

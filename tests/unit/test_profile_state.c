@@ -225,12 +225,55 @@ static void test_refusals(void **state)
     shape_profile_free(p);
 }
 
+/* Found by tests/fuzz/fuzz_checkpoint.c: counts that are each in range but
+ * whose sum overflows int64 (undefined behaviour) and wraps around to the
+ * right total were accepted. Here two hours of the "ts" column get
+ * INT64_MAX more and a third 2 more: 2 * (2^63 - 1) + 2 = 2^64, so the sum
+ * wraps to exactly the old total. It must be refused, not trusted. */
+static void test_refuses_wrapping_counts(void **state)
+{
+    (void)state;
+    shape_profile *p = tp_new_profile("stream");
+    tp_profile_rows(p, 0, 50, 50);
+    uint8_t *data;
+    size_t len;
+    save(p, &data, &len);
+    /* the "ts" column: name, format "tsu:UTC", Arrow type, then kind u8,
+     * count, null_count i64, has_range u8, min, max i64, hour[24] */
+    static const uint8_t head[] = {2, 0, 0, 0, 't', 's', 7, 0, 0, 0, 't', 's', 'u', ':', 'U', 'T', 'C'};
+    uint8_t *at = NULL;
+    for (size_t i = 0; i + sizeof head <= len && !at; i++)
+        if (memcmp(data + i, head, sizeof head) == 0) at = data + i;
+    assert_non_null(at);
+    at += sizeof head;
+    uint32_t type_len = (uint32_t)at[0] | (uint32_t)at[1] << 8 | (uint32_t)at[2] << 16 | (uint32_t)at[3] << 24;
+    uint8_t *hours = at + 4 + type_len + 1 + 8 + 8 + 1 + 8 + 8;
+    assert_true(hours + 24 * 8 < data + len);
+    const uint64_t add[3] = {(uint64_t)INT64_MAX, (uint64_t)INT64_MAX, 2};
+    for (int h = 0; h < 3; h++) {
+        uint64_t v = 0;
+        for (int i = 0; i < 8; i++) v |= (uint64_t)hours[8 * h + i] << (8 * i);
+        v += add[h];
+        for (int i = 0; i < 8; i++) hours[8 * h + i] = (uint8_t)(v >> (8 * i));
+    }
+    rechecksum(data, len);
+    shape_profile *q = NULL;
+    shape_err err;
+    shape_err_clear(&err);
+    assert_int_equal(shape_profile_state_load(data, len, NULL, &q, &err), SHAPE_EINVAL);
+    assert_null(q);
+    assert_non_null(strstr(err.message, "temporal histograms"));
+    free(data);
+    shape_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_resume_continues_exactly),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_refuses_wrapping_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
