@@ -1,0 +1,239 @@
+/* fuzz_checkpoint.c — libFuzzer target for the readers of checkpoint files.
+ *
+ * Why: a checkpoint is a file on disk that outlives the process that wrote
+ * it: a crash, a full disk, another version or a person's editor can leave
+ * anything there, and the next run reads it before doing anything else. A
+ * torn or hostile checkpoint must be refused with a message, never crash a
+ * run nor resume it at a position that was never written.
+ * How: the same input goes to the three readers a checkpoint passes through:
+ *   1. emit: written to a file in /dev/shm (tmpfs: no disk I/O per run) and
+ *      read by shape_emit_checkpoint_read with a fixed fingerprint and total.
+ *      A success resumes inside [0, total] with that fingerprint, and
+ *      survives shape_emit_checkpoint_write + read unchanged; a refusal is
+ *      SHAPE_EINVAL with a message and found = 0.
+ *   2. stream-read / stream-profile positions: the input parsed as JSON the
+ *      way shape_cli_checkpoint_load does (duplicate keys refused); the
+ *      document itself and its "offset" and "positions" members go to
+ *      shape_offsets_from_json. A success holds one strictly ascending,
+ *      non-negative entry per key and round-trips through
+ *      shape_offsets_to_json.
+ *   3. stream-profile / --state profiler state: an input starting with
+ *      "SHPROFST" gets its trailing XXH3 checksum recomputed (else nearly
+ *      every mutation would stop at the checksum) and goes to
+ *      shape_profile_state_load. A loaded state saves, reloads and saves to
+ *      identical bytes (the format's own promise).
+ * Any abort, crash, leak or sanitizer report is a finding.
+ *
+ * Seeds: JSON checkpoints are written by tests/fuzz/CMakeLists.txt; binary
+ * profiler states are written by this target itself when run with
+ * SHAPE_FUZZ_WRITE_SEEDS=DIR (states from the current writer, made by
+ * profiling a few decoded JSON messages), which CMake does after each build.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <xxhash.h>
+
+#include "shape/decode.h"
+#include "shape/emit.h"
+#include "shape/offsets.h"
+#include "shape/profile.h"
+
+/* The stream the emit reader is asked about (the seeds use them too). */
+#define FINGERPRINT "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+#define TOTAL 1000u
+
+static char input_path[64], copy_path[64];
+
+static void remove_files(void)
+{
+    unlink(input_path);
+    unlink(copy_path);
+}
+
+static void check_refusal(int rc, const shape_err *err)
+{
+    if (rc == SHAPE_OK || err->code != rc || err->message[0] == '\0') abort();
+}
+
+/* ---- 1. emit checkpoints ------------------------------------------------- */
+
+static void fuzz_emit(const uint8_t *data, size_t size)
+{
+    FILE *f = fopen(input_path, "wb");
+    if (!f || (size && fwrite(data, 1, size, f) != size) || fclose(f) != 0) abort();
+    shape_emit_checkpoint ck;
+    shape_err err;
+    shape_err_clear(&err);
+    int found = -1;
+    int rc = shape_emit_checkpoint_read(input_path, FINGERPRINT, TOTAL, &ck, &found, &err);
+    if (rc != SHAPE_OK) {
+        check_refusal(rc, &err);
+        if (rc != SHAPE_EINVAL || found != 0) abort();
+        return;
+    }
+    /* the file exists: OK always means a checkpoint was found */
+    if (found != 1 || strcmp(ck.fingerprint, FINGERPRINT) != 0 || ck.offset > TOTAL || ck.total != TOTAL ||
+        (ck.complete != 0 && ck.complete != 1))
+        abort();
+    if (shape_emit_checkpoint_write(copy_path, &ck, &err) != SHAPE_OK) abort();
+    shape_emit_checkpoint again;
+    if (shape_emit_checkpoint_read(copy_path, FINGERPRINT, TOTAL, &again, &found, &err) != SHAPE_OK || found != 1 ||
+        memcmp(&again, &ck, sizeof ck) != 0)
+        abort();
+}
+
+/* ---- 2. offsets of stream-read / stream-profile checkpoints --------------- */
+
+static void fuzz_offsets_of(const json_t *value)
+{
+    shape_offsets o = SHAPE_OFFSETS_INIT, back = SHAPE_OFFSETS_INIT;
+    shape_err err;
+    shape_err_clear(&err);
+    int rc = shape_offsets_from_json(value, &o, "checkpoint fuzz", &err);
+    if (rc != SHAPE_OK) {
+        check_refusal(rc, &err);
+    } else {
+        if (o.n != json_object_size(value)) abort();
+        for (size_t i = 0; i < o.n; i++)
+            if (o.partitions[i] < 0 || o.next[i] < 0 || (i > 0 && o.partitions[i - 1] >= o.partitions[i])) abort();
+        json_t *j = shape_offsets_to_json(&o);
+        if (!j || shape_offsets_from_json(j, &back, "round trip", &err) != SHAPE_OK || back.n != o.n ||
+            memcmp(back.partitions, o.partitions, o.n * sizeof *o.partitions) != 0 ||
+            memcmp(back.next, o.next, o.n * sizeof *o.next) != 0)
+            abort();
+        json_decref(j);
+    }
+    shape_offsets_free(&o);
+    shape_offsets_free(&back);
+}
+
+static void fuzz_offsets(const uint8_t *data, size_t size)
+{
+    json_error_t jerr;
+    json_t *doc = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &jerr);
+    if (!json_is_object(doc)) {
+        json_decref(doc);
+        return;
+    }
+    fuzz_offsets_of(doc);
+    const char *members[] = {"offset", "positions"};
+    for (size_t i = 0; i < 2; i++) {
+        const json_t *v = json_object_get(doc, members[i]);
+        if (v) fuzz_offsets_of(v);
+    }
+    json_decref(doc);
+}
+
+/* ---- 3. profiler states --------------------------------------------------- */
+
+static void fuzz_state(const uint8_t *data, size_t size)
+{
+    if (size < 20 || memcmp(data, "SHPROFST", 8) != 0) return;
+    uint8_t *bytes = malloc(size);
+    if (!bytes) abort();
+    memcpy(bytes, data, size);
+    uint64_t sum = XXH3_64bits_withSeed(bytes, size - 8, 0);
+    for (int i = 0; i < 8; i++) bytes[size - 8 + (size_t)i] = (uint8_t)(sum >> (8 * i));
+
+    shape_profile *p = NULL, *q = NULL;
+    shape_err err;
+    shape_err_clear(&err);
+    int rc = shape_profile_state_load(bytes, size, NULL, &p, &err);
+    free(bytes);
+    if (rc != SHAPE_OK) {
+        check_refusal(rc, &err);
+        if (p) abort();
+        return;
+    }
+    uint8_t *s1 = NULL, *s2 = NULL;
+    size_t n1 = 0, n2 = 0;
+    if (shape_profile_state_save(p, &s1, &n1, &err) != SHAPE_OK) abort();
+    if (shape_profile_state_load(s1, n1, NULL, &q, &err) != SHAPE_OK) abort();
+    if (shape_profile_rows(q) != shape_profile_rows(p) || shape_profile_num_columns(q) != shape_profile_num_columns(p))
+        abort();
+    if (shape_profile_state_save(q, &s2, &n2, &err) != SHAPE_OK) abort();
+    if (n1 != n2 || memcmp(s1, s2, n1) != 0) abort();
+    free(s1);
+    free(s2);
+    shape_profile_free(p);
+    shape_profile_free(q);
+}
+
+/* ---- seeds ---------------------------------------------------------------- */
+
+/* Profile `lines` (JSON messages, one per line) and write the state to DIR/name. */
+static void write_state_seed(const char *dir, const char *name, const char *lines)
+{
+    shape_message msgs[16];
+    size_t n = 0;
+    for (const char *p = lines; *p && n < 16;) {
+        size_t len = strcspn(p, "\n");
+        msgs[n] = (shape_message){.partition = 0, .offset = (int64_t)n, .value = (const void *)p, .value_len = len,
+                                  .has_timestamp = 1, .timestamp_us = 1700000000000000LL + (int64_t)n};
+        n++;
+        p += len + (p[len] == '\n');
+    }
+    shape_decode_options o;
+    shape_decode_options_init(&o);
+    o.with_timestamp = o.with_offsets = 1;
+    shape_decoder *dec = NULL;
+    shape_profile *prof = NULL;
+    shape_err err;
+    struct ArrowSchema schema = {0};
+    struct ArrowArray array = {0};
+    uint8_t *state = NULL;
+    size_t len = 0;
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = NULL;
+    if (shape_decoder_new(&o, NULL, &dec, &err) != SHAPE_OK || shape_profile_new("orders", NULL, &prof, &err) != SHAPE_OK ||
+        (n && shape_decoder_decode(dec, msgs, n, &schema, &array, &err) != SHAPE_OK) ||
+        (n && shape_profile_update(prof, &schema, &array, &err) != SHAPE_OK) ||
+        shape_profile_state_save(prof, &state, &len, &err) != SHAPE_OK || !(f = fopen(path, "wb")) ||
+        fwrite(state, 1, len, f) != len || fclose(f) != 0) {
+        fprintf(stderr, "fuzz_checkpoint: cannot write seed %s: %s\n", path, err.message);
+        exit(1);
+    }
+    if (array.release) array.release(&array);
+    if (schema.release) schema.release(&schema);
+    free(state);
+    shape_profile_free(prof);
+    shape_decoder_free(dec);
+}
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    const char *dir = getenv("SHAPE_FUZZ_WRITE_SEEDS");
+    if (dir && dir[0]) {
+        write_state_seed(dir, "state_empty", "");
+        write_state_seed(dir, "state_mixed",
+                         "{\"id\":1,\"price\":9.5,\"paid\":true,\"city\":\"Lyon\",\"at\":\"2024-03-01T12:00:00Z\"}\n"
+                         "{\"id\":2,\"price\":-1e300,\"paid\":false,\"city\":\"alice@example.com\",\"at\":null}\n"
+                         "{\"id\":3,\"price\":null,\"city\":\"\",\"tags\":[1,2],\"at\":\"1999-12-31\"}\n"
+                         "{\"id\":2,\"price\":0.0,\"paid\":true,\"city\":\"Lyon\",\"extra\":{\"x\":1}}");
+        exit(0);
+    }
+    snprintf(input_path, sizeof input_path, "/dev/shm/shape-fuzz-checkpoint-%ld", (long)getpid());
+    snprintf(copy_path, sizeof copy_path, "/dev/shm/shape-fuzz-checkpoint-%ld-copy", (long)getpid());
+    atexit(remove_files);
+    return 0;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    fuzz_emit(data, size);
+    fuzz_offsets(data, size);
+    fuzz_state(data, size);
+    return 0;
+}
