@@ -131,7 +131,14 @@ static int config_property(const char *name, const char *value, void *ud, shape_
         char *secret = NULL;
         int rc = shape_credref_resolve(value, &secret, err);
         if (rc != SHAPE_OK) return shape_err_prefix(err, "kafka producer setting '%.80s'", name);
-        rc = conf_set(conf, name, secret, err);
+        /* librdkafka's refusal quotes the value ("Invalid value \"...\""): a
+         * resolved secret is never echoed, whatever the setting's name */
+        char errstr[256];
+        if (rd_kafka_conf_set(conf, name, secret, errstr, sizeof errstr) != RD_KAFKA_CONF_OK)
+            rc = shape_err_set(err, SHAPE_EINVAL,
+                               "kafka producer setting '%.80s' was refused (its value comes from a credential "
+                               "reference and is not shown)",
+                               name);
         shape_secret_free(secret);
         return rc;
     }

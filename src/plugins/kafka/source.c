@@ -43,6 +43,7 @@
 
 #include "kafka_plugin.h"
 #include "kafka_uri.h"
+#include "shape/credref.h"
 #include "shape/source.h"
 
 #define METADATA_TIMEOUT_MS 10000
@@ -433,11 +434,34 @@ static const shape_source_vtable kafka_vtable = {ks_next, ks_stats, ks_close};
 
 /* ---- opening --------------------------------------------------------------- */
 
+/* Names of settings that hold a secret: librdkafka's refusal quotes the
+ * value, so theirs is never echoed (as the emitter does). */
+static int secret_name(const char *name)
+{
+    return strstr(name, "password") || strstr(name, "secret") || strstr(name, "key") || strstr(name, "token") ||
+           strstr(name, "jaas");
+}
+
+/* One consumer setting. A credential reference (env://, file://, kv://;
+ * shape/credref.h) is resolved first, as for the emitter's settings, and
+ * neither it nor a secret-named setting's value appears in a refusal. */
 static int set_property(const char *name, const char *value, void *ud, shape_err *err)
 {
-    char errstr[256];
-    if (rd_kafka_conf_set(ud, name, value, errstr, sizeof errstr) != RD_KAFKA_CONF_OK)
+    char errstr[256], *secret = NULL;
+    if (shape_credref_is_reference(value)) {
+        if (shape_credref_resolve(value, &secret, err) != SHAPE_OK)
+            return shape_err_prefix(err, "config property '%.64s'", name);
+        value = secret;
+    }
+    rd_kafka_conf_res_t res = rd_kafka_conf_set(ud, name, value, errstr, sizeof errstr);
+    int hidden = secret != NULL || secret_name(name);
+    shape_secret_free(secret);
+    if (res != RD_KAFKA_CONF_OK) {
+        if (hidden)
+            return shape_err_set(err, SHAPE_EINVAL, "config property '%.64s' was refused (its value is not shown)",
+                                 name);
         return shape_err_set(err, SHAPE_EINVAL, "config property '%.64s': %s", name, errstr);
+    }
     return SHAPE_OK;
 }
 
