@@ -12,8 +12,9 @@
  * here and wiped after use), then bootstrap.servers from the URI, which
  * always wins. send() produces every message with rd_kafka_producev (no
  * copy: the runtime's buffers outlive the call), the message's own outcome
- * slot as the opaque; on QUEUE_FULL it polls 50 ms and tries again. Then
- * it polls for the delivery reports up to flush_timeout (60 s);
+ * slot as the opaque, serving the reports already in every 32 messages; on
+ * QUEUE_FULL it polls 50 ms and tries again. Then it polls for the
+ * remaining delivery reports up to flush_timeout (60 s);
  * what is still unacknowledged is purged (its reports arrive as _PURGE_*
  * errors) so no report can outlive the call, and is marked RETRY. Errors
  * that no retry can fix for this message (MSG_SIZE_TOO_LARGE, INVALID_RECORD,
@@ -312,6 +313,7 @@ static int kafka_send(shape_emitter *e, shape_emit_message *msgs, size_t n, shap
     /* registry formats: schemas registered, values replaced by wire bytes
      * (events the format cannot hold come back REFUSED, not produced) */
     if (e->wire) SHAPE_RETURN_NOT_OK(shape_wire_encoder_encode(e->wire, msgs, n, err));
+    size_t produced = 0;
     for (size_t i = 0; i < n; i++) {
         shape_emit_message *m = &msgs[i];
         if (m->outcome != SHAPE_EMIT_PENDING) continue; /* refused or left to retry by the encoder */
@@ -319,6 +321,13 @@ static int kafka_send(shape_emitter *e, shape_emit_message *msgs, size_t n, shap
             rd_kafka_resp_err_t rc = produce_one(e, m);
             if (rc == RD_KAFKA_RESP_ERR_NO_ERROR) {
                 e->pending++;
+                /* Serve the reports that are in already, as we go (as kcat
+                 * does): acknowledged messages are freed while the batch is
+                 * produced, so their memory (message, header list, headers)
+                 * is reused from malloc's per-thread cache instead of the
+                 * heap growing to the whole batch, page-faulting in and
+                 * being trimmed again after each send. */
+                if (++produced % 32 == 0) rd_kafka_poll(e->rk, 0);
                 break;
             }
             if (rc == RD_KAFKA_RESP_ERR__QUEUE_FULL) { /* backpressure: serve reports, try again */
