@@ -28,6 +28,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,10 +214,20 @@ typedef struct batch {
 typedef struct group {
     batch *b[MAX_GROUP];
     size_t nb, n;
-    shape_emit_message *msgs; /* the batches' messages, concatenated (runtime-owned) */
+    shape_emit_message *msgs; /* the batches' messages, concatenated (runtime-owned); what a
+                               * destination is handed, so it may change them: the batches
+                               * keep the originals (group_message) */
     size_t *bi;               /* batch (in the group) of each message */
     uint64_t *ri;             /* seq of each message */
+    int handed;               /* msgs went to a destination since they were copied */
 } group;
+
+/* The original of the group's message i (as the generator built it). */
+static const shape_emit_message *group_message(const group *g, size_t i)
+{
+    const batch *b = g->b[g->bi[i]];
+    return &b->msgs[g->ri[i] - b->row0];
+}
 
 typedef struct runtime {
     const shape_emit_config *cfg;
@@ -601,15 +612,26 @@ static void idem_key(runtime *rt, const batch *b, uint64_t seq, char *out, size_
     *shape_event_key(out, t, seq) = 0;
 }
 
-/* Send group g to destination d until every message is delivered or refused. */
 /* Send msgs[0..n) to d, re-sending what was not delivered (only that) up to
  * cfg->retries times. Returns SHAPE_OK when every message is DELIVERED or
- * REFUSED; *attempts = sends made. */
-static int send_msgs(runtime *rt, shape_emit_destination *d, shape_emit_message *msgs, size_t n,
+ * REFUSED; *attempts = sends made.
+ * A destination may change the messages it is handed (the registry formats
+ * replace values by wire bytes), so what it gets is always a copy whose
+ * originals are kept elsewhere: with a group g (msgs == g->msgs, copied from
+ * the batches), the first attempt hands msgs itself — no second copy of
+ * every message on the way to the destination — after restoring them from
+ * the batches if an earlier destination had them; retries copy the
+ * undelivered originals into rt->tmp. Without a group (dead letters, rare),
+ * every attempt goes through rt->tmp. */
+static int send_msgs(runtime *rt, shape_emit_destination *d, shape_emit_message *msgs, size_t n, group *g,
                      int *attempts, shape_emit_report *rep, shape_err *err)
 {
     const shape_emit_config *cfg = rt->cfg;
+    const size_t fields = offsetof(shape_emit_message, outcome); /* what a message is, without its outcome */
     *attempts = 0;
+    if (n == 0) return SHAPE_OK;
+    if (g && g->handed)
+        for (size_t i = 0; i < n; i++) memcpy(&msgs[i], group_message(g, i), fields);
     for (size_t i = 0; i < n; i++) {
         msgs[i].outcome = SHAPE_EMIT_PENDING;
         msgs[i].reason[0] = 0;
@@ -617,24 +639,32 @@ static int send_msgs(runtime *rt, shape_emit_destination *d, shape_emit_message 
     shape_err serr;
     shape_err_clear(&serr);
     for (int attempt = 0;; attempt++) {
-        size_t m = 0;
-        for (size_t i = 0; i < n; i++) {
-            int o = msgs[i].outcome;
-            if (o == SHAPE_EMIT_DELIVERED || o == SHAPE_EMIT_REFUSED) continue;
-            rt->tmp[m] = msgs[i];
-            rt->tmp[m].outcome = SHAPE_EMIT_PENDING;
-            rt->tmp[m].reason[0] = 0;
-            rt->tmp_idx[m++] = i;
+        shape_emit_message *out = msgs;
+        size_t m = n;
+        if (attempt > 0 || !g) {
+            out = rt->tmp;
+            m = 0;
+            for (size_t i = 0; i < n; i++) {
+                int o = msgs[i].outcome;
+                if (o == SHAPE_EMIT_DELIVERED || o == SHAPE_EMIT_REFUSED) continue;
+                memcpy(&rt->tmp[m], g ? group_message(g, i) : &msgs[i], fields);
+                rt->tmp[m].outcome = SHAPE_EMIT_PENDING;
+                rt->tmp[m].reason[0] = 0;
+                rt->tmp_idx[m++] = i;
+            }
+            if (m == 0) break;
+        } else {
+            g->handed = 1;
         }
-        if (m == 0) break;
         shape_err_clear(&serr);
         (*attempts)++;
-        int rc = m ? d->type->send(d->emitter, rt->tmp, m, &serr) : SHAPE_OK;
-        for (size_t j = 0; j < m; j++) {
-            shape_emit_message *dst = &msgs[rt->tmp_idx[j]];
-            dst->outcome = rt->tmp[j].outcome;
-            memcpy(dst->reason, rt->tmp[j].reason, sizeof dst->reason);
-        }
+        int rc = d->type->send(d->emitter, out, m, &serr);
+        if (out != msgs)
+            for (size_t j = 0; j < m; j++) {
+                shape_emit_message *dst = &msgs[rt->tmp_idx[j]];
+                dst->outcome = rt->tmp[j].outcome;
+                memcpy(dst->reason, rt->tmp[j].reason, sizeof dst->reason);
+            }
         if (rc != SHAPE_OK && rc != SHAPE_ECONN && rc != SHAPE_EIO) {
             *err = serr;
             if (!err->code) err->code = rc;
@@ -642,10 +672,11 @@ static int send_msgs(runtime *rt, shape_emit_destination *d, shape_emit_message 
         }
         size_t left = 0, first = SIZE_MAX;
         for (size_t j = 0; j < m; j++) {
-            int o = msgs[rt->tmp_idx[j]].outcome;
+            size_t i = out == msgs ? j : rt->tmp_idx[j];
+            int o = msgs[i].outcome;
             if (o != SHAPE_EMIT_DELIVERED && o != SHAPE_EMIT_REFUSED) {
                 left++;
-                if (first == SIZE_MAX) first = rt->tmp_idx[j];
+                if (first == SIZE_MAX) first = i;
             }
         }
         if (left == 0) break;
@@ -723,10 +754,10 @@ static int dead_letter(runtime *rt, group *g, shape_emit_destination *d, int att
      * text JSON-escaped (up to 6 bytes a byte) and the body as escaped text
      * or base64 */
     for (size_t i = 0; i < g->n; i++) {
-        const shape_emit_message *s = &g->msgs[i];
-        if (s->outcome != SHAPE_EMIT_REFUSED) continue;
+        if (g->msgs[i].outcome != SHAPE_EMIT_REFUSED) continue;
         size_t table = strlen(rt->meta[g->b[g->bi[i]]->k].et.name);
-        need += s->value_len * 6 + 7 * (SHAPE_EMIT_REASON_MAX + table + 24) + 6 * strlen(d->label) + 512;
+        need += group_message(g, i)->value_len * 6 + 7 * (SHAPE_EMIT_REASON_MAX + table + 24) +
+                6 * strlen(d->label) + 512;
     }
     if (need > rt->dl_cap) {
         char *nb = realloc(rt->dl_buf, need);
@@ -740,7 +771,8 @@ static int dead_letter(runtime *rt, group *g, shape_emit_destination *d, int att
     shape_format_iso8601_us((int64_t)wall.tv_sec * 1000000 + wall.tv_nsec / 1000, at, sizeof at);
     char *p = rt->dl_buf;
     for (size_t i = 0; i < g->n; i++) {
-        shape_emit_message *src = &g->msgs[i];
+        const shape_emit_message *src = &g->msgs[i];          /* outcome and reason */
+        const shape_emit_message *orig = group_message(g, i); /* the body as rendered */
         if (src->outcome != SHAPE_EMIT_REFUSED) continue;
         const char *table = rt->meta[g->b[g->bi[i]]->k].et.name;
         uint64_t seq = g->ri[i];
@@ -768,10 +800,10 @@ static int dead_letter(runtime *rt, group *g, shape_emit_destination *d, int att
         p = put_lit(p, ",\"at\":");
         p = shape_json_string(p, at, strlen(at));
         p = put_lit(p, ",\"body\":");
-        if (utf8_valid(src->value, src->value_len)) {
-            p = shape_json_string(p, src->value, src->value_len);
+        if (utf8_valid(orig->value, orig->value_len)) {
+            p = shape_json_string(p, orig->value, orig->value_len);
         } else {
-            p = shape_json_base64(p, src->value, src->value_len);
+            p = shape_json_base64(p, orig->value, orig->value_len);
             p = put_lit(p, ",\"body_encoding\":\"base64\"");
         }
         p = put_lit(p, ",\"_shape_table\":");
@@ -795,7 +827,7 @@ static int dead_letter(runtime *rt, group *g, shape_emit_destination *d, int att
     }
     rep->dead_lettered += m;
     int dl_attempts;
-    SHAPE_RETURN_NOT_OK(send_msgs(rt, cfg->dead_letter, rt->dl_msgs, m, &dl_attempts, rep, err));
+    SHAPE_RETURN_NOT_OK(send_msgs(rt, cfg->dead_letter, rt->dl_msgs, m, NULL, &dl_attempts, rep, err));
     for (size_t j = 0; j < m; j++)
         if (rt->dl_msgs[j].outcome == SHAPE_EMIT_REFUSED)
             return shape_err_set(err, SHAPE_EINVAL, "the dead-letter destination refused a record (%.*s: %s)",
@@ -810,7 +842,7 @@ static int deliver_to(runtime *rt, group *g, shape_emit_destination *d, shape_em
                       shape_err *err)
 {
     int attempts;
-    SHAPE_RETURN_NOT_OK(send_msgs(rt, d, g->msgs, g->n, &attempts, rep, err));
+    SHAPE_RETURN_NOT_OK(send_msgs(rt, d, g->msgs, g->n, g, &attempts, rep, err));
     size_t refused = 0, first = SIZE_MAX;
     for (size_t i = 0; i < g->n; i++)
         if (g->msgs[i].outcome == SHAPE_EMIT_REFUSED) {
@@ -976,9 +1008,12 @@ int shape_emit_run(const shape_emit_config *cfg, shape_emit_report *rep, shape_e
         group *g = &rt->grp;
         g->nb = 0;
         g->n = 0;
+        g->handed = 0;
         for (batch *x = b; x;) {
             for (size_t i = 0; i < x->n; i++) {
-                g->msgs[g->n + i] = x->msgs[i];
+                /* the message without its outcome slot (~260 bytes of
+                 * reason): send_msgs resets outcome and reason itself */
+                memcpy(&g->msgs[g->n + i], &x->msgs[i], offsetof(shape_emit_message, outcome));
                 g->bi[g->n + i] = g->nb;
                 g->ri[g->n + i] = x->row0 + i;
             }
