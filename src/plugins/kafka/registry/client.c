@@ -213,9 +213,10 @@ static int check_url(const char *url, shape_err *err)
 static int copy_url(const char *url, char **out, shape_err *err)
 {
     size_t len = strlen(url);
-    const char *authority;
-    size_t authority_len;
-    split_url(url, &authority, &authority_len);
+    const char *authority = url;
+    size_t authority_len = 0;
+    if (split_url(url, &authority, &authority_len) != 0) /* checked before: cannot happen */
+        return shape_err_set(err, SHAPE_EINTERNAL, "kafka.schema_registry_url is not an http(s) URL");
     size_t keep = (size_t)(authority - url) + authority_len;
     while (len > keep && url[len - 1] == '/') len--;
     *out = strndup(url, len);
