@@ -271,7 +271,7 @@ static int wire_type_of(wire_type t)
 
 static int read_varint_value(reader *r, wire_type t, wire_value *v)
 {
-    uint64_t raw;
+    uint64_t raw = 0;
     SHAPE_RETURN_NOT_OK(read_varint(r, &raw));
     switch (t) {
     case WIRE_T_BOOL: v->i = raw != 0; break;
@@ -304,7 +304,7 @@ static int read_value(reader *r, const wire_field *f, wire_value *v)
         }
         return SHAPE_OK;
     case WT_LEN: {
-        uint64_t n;
+        uint64_t n = 0;
         SHAPE_RETURN_NOT_OK(read_varint(r, &n));
         if (n > (uint64_t)(r->end - r->p)) return ends_early(r);
         v->n = (size_t)n;
@@ -327,7 +327,7 @@ static const wire_field *field_of_number(const wire_field *fields, size_t n, uin
 
 static int read_member(reader *r, const wire_field *fields, size_t n, wire_value *values)
 {
-    uint64_t tag;
+    uint64_t tag = 0;
     SHAPE_RETURN_NOT_OK(read_varint(r, &tag));
     size_t i;
     const wire_field *f = field_of_number(fields, n, tag >> 3, &i);
