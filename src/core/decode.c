@@ -65,10 +65,13 @@ struct shape_decoder {
     shape_column *meta[META_N];
 
     /* Bodies of one stream list their fields in the same order nearly
-     * always: the column the k-th member went to last time is tried first
-     * (one length compare and memcmp) before the hash look-up. */
-    int64_t *predicted;
-    size_t predicted_cap;
+     * always, give or take an optional field: the column that followed
+     * column j last time (successor[j + 1]; successor[0]: the first member)
+     * is tried first (one length compare and memcmp) before the hash
+     * look-up. Keyed by the previous column rather than by position, an
+     * optional field costs one miss instead of shifting every later member.
+     * NULL until the first decode after freezing (then ncols + 1 entries). */
+    int64_t *successor;
 
     shape_decode_stats stats;
 };
@@ -121,7 +124,7 @@ void shape_decoder_free(shape_decoder *dec)
     shape_batch_free(dec->batch);
     free(dec->cols);
     free(dec->stringify);
-    free(dec->predicted);
+    free(dec->successor);
     free(dec);
 }
 
@@ -551,29 +554,32 @@ static int append_meta(shape_decoder *dec, const shape_message *msg, int has_eve
     return SHAPE_OK;
 }
 
-/* The column index of the member-th member named key (or -1), through the
- * prediction of the previous body. */
-static int64_t column_of(shape_decoder *dec, size_t member, const shape_json_slice *key)
+/* The column index of the member named key that follows a member of column
+ * prev (-1: the first member, or after unknown ones), or -1 when there is
+ * no such column; through the successor prediction. */
+static int64_t column_of(shape_decoder *dec, int64_t prev, const shape_json_slice *key)
 {
-    if (member < dec->predicted_cap) {
-        int64_t guess = dec->predicted[member];
+    int64_t *succ = dec->successor;
+    if (succ) {
+        int64_t guess = succ[prev + 1];
         if (guess >= 0) {
             const shape_column *c = dec->cols[guess];
             if (c->name_len == key->len && memcmp(c->name, key->ptr, key->len) == 0) return guess;
         }
     }
     int64_t idx = shape_batch_find_index(dec->batch, key->ptr, key->len);
-    if (member >= dec->predicted_cap) {
-        size_t cap = dec->predicted_cap ? dec->predicted_cap * 2 : 32;
-        while (cap <= member) cap *= 2;
-        int64_t *grown = realloc(dec->predicted, cap * sizeof *grown);
-        if (!grown) return idx; /* no prediction then; still correct */
-        for (size_t i = dec->predicted_cap; i < cap; i++) grown[i] = -1;
-        dec->predicted = grown;
-        dec->predicted_cap = cap;
-    }
-    if (idx >= 0) dec->predicted[member] = idx;
+    if (succ && idx >= 0) succ[prev + 1] = idx;
     return idx;
+}
+
+/* The successor table, once the columns are frozen (no prediction if out
+ * of memory: still correct). */
+static void successor_init(shape_decoder *dec)
+{
+    size_t n = (size_t)shape_batch_num_columns(dec->batch) + 1;
+    dec->successor = malloc(n * sizeof *dec->successor);
+    if (dec->successor)
+        for (size_t i = 0; i < n; i++) dec->successor[i] = -1;
 }
 
 enum outcome { ROW_OK, ROW_UNDECODABLE, ROW_REJECTED };
@@ -591,15 +597,17 @@ static int decode_one(shape_decoder *dec, const shape_message *msg, int *outcome
     shape_json_begin(dec->sc, msg->value, msg->value_len);
     int bad = 0, has_time = 0, r, rc = SHAPE_OK;
     int64_t event_time = 0;
-    size_t member = 0;
+    int64_t prev = -1;
     shape_json_member m;
     while ((r = shape_json_next(dec->sc, &m)) == SHAPE_JSON_MEMBER) {
         if (slice_is(&m.key, dec->event_field, dec->event_field_len)) {
             has_time = event_time_of(dec, &m, &event_time); /* the last occurrence decides */
             continue;
         }
-        int64_t idx = column_of(dec, member++, &m.key);
-        if (idx < 0 || idx >= dec->n_payload) continue; /* unknown, metadata or _shape_event_time */
+        int64_t idx = column_of(dec, prev, &m.key);
+        if (idx < 0) continue; /* unknown */
+        prev = idx;
+        if (idx >= dec->n_payload) continue; /* metadata or _shape_event_time */
         if (bad) continue;
         shape_column *c = dec->cols[idx];
         if (c->length > row) shape_column_truncate(c, row, NULL); /* a repeated key: last wins */
@@ -648,6 +656,7 @@ int shape_decoder_decode(shape_decoder *dec, const shape_message *msgs, size_t n
     dec->stats.messages += (int64_t)n;
     int first_batch = !dec->frozen;
     if (first_batch) SHAPE_RETURN_NOT_OK(infer_columns(dec, msgs, n, err));
+    if (!dec->successor) successor_init(dec);
     int32_t partition = 0;
     int mixed = 0;
     int rc = SHAPE_OK;
