@@ -377,13 +377,16 @@ static const uchar *scan_string(shape_json_scanner *sc, const uchar *p, scratch 
     return p + 1;
 }
 
-/* The common case inline: the closing quote is the first special byte in the
- * next 16. Returns the byte after it with *out set, or NULL to say "take the
- * general path" (nothing consumed, nothing reported). */
+/* The common case inline: the closing quote is the first special byte of the
+ * string (no escape, control or non-ASCII byte before it), looked for 16
+ * bytes at a time while 16 remain. Returns the byte after it with *out set,
+ * or NULL to say "take the general path" (nothing consumed, nothing
+ * reported). */
 static inline const uchar *string_fast(const uchar *p, const uchar *end, shape_json_slice *out)
 {
 #if defined(USE_SSE2)
-    if (LIKELY(end - p >= 16)) {
+    const uchar *s = p;
+    while (LIKELY(end - p >= 16)) {
         __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
         __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
                                               _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
@@ -391,12 +394,12 @@ static inline const uchar *string_fast(const uchar *p, const uchar *end, shape_j
         unsigned mask = (unsigned)_mm_movemask_epi8(m);
         if (mask) {
             unsigned i = (unsigned)__builtin_ctz(mask);
-            if (p[i] == '"') {
-                out->ptr = (const char *)p;
-                out->len = i;
-                return p + i + 1;
-            }
+            if (p[i] != '"') return NULL;
+            out->ptr = (const char *)s;
+            out->len = (size_t)(p + i - s);
+            return p + i + 1;
         }
+        p += 16;
     }
 #else
     (void)p;
@@ -846,9 +849,15 @@ static int emit_string(shape_json_scanner *sc, const uchar *s, size_t n, const u
 static const uchar *render_string(shape_json_scanner *sc, const uchar *p, scratch *dst,
                                   shape_json_slice *s, unsigned *f)
 {
-    const uchar *q = scan_string(sc, p + 1, dst, s, f);
+    const int ascii = (sc->rflags & SHAPE_JSON_RENDER_ASCII) != 0;
+    const uchar *q = ascii ? NULL : string_fast(p + 1, sc->end, s);
+    if (LIKELY(q != NULL)) { /* no escape, no byte >= 0x80: canonical as written */
+        *f = 0;
+        return q;
+    }
+    q = scan_string(sc, p + 1, dst, s, f);
     if (!q) return NULL;
-    if (LIKELY(!(*f & STR_ESC) && !(sc->rflags & SHAPE_JSON_RENDER_ASCII))) return q;
+    if (LIKELY(!(*f & STR_ESC) && !ascii)) return q;
     if (flush(sc, p) || emit_string(sc, (const uchar *)s->ptr, s->len, p)) return NULL;
     sc->pend = q;
     return q;
@@ -933,10 +942,98 @@ static int sort_members(shape_json_scanner *sc, size_t obj_start, size_t rec_bas
     return 0;
 }
 
+/* The usual nested object, rendered without the general machinery: compact
+ * (no whitespace), at most FAST_MEMBERS members, distinct keys, keys and
+ * string values plain (no escape, no byte >= 0x80: canonical as written),
+ * other values numbers or literals. Members are sorted by insertion as they
+ * are read (pointers into the body, no records, no arena); a sorted object
+ * stays in the pending run, another is written out in key order from the
+ * body, with no copy of the object's text in between. Returns the byte
+ * after the object, or NULL when the object is anything else — then nothing
+ * was written and the general path (which also reports every error) takes
+ * it from the start. Not in ASCII mode, where plain strings may still need
+ * escaping (DEL). */
+#define FAST_MEMBERS 16
+
+typedef struct fast_member {
+    const char *key;
+    size_t klen;
+    const uchar *start, *end; /* the member's text, key to end of value */
+} fast_member;
+
+static const uchar *render_object_fast(shape_json_scanner *sc, const uchar *obj)
+{
+    const uchar *end = sc->end, *p = obj + 1;
+    fast_member mem[FAST_MEMBERS];
+    const fast_member *ord[FAST_MEMBERS];
+    size_t n = 0;
+    int sorted = 1;
+    for (;;) {
+        if (n == FAST_MEMBERS || p >= end || *p != '"') return NULL;
+        fast_member *m = &mem[n];
+        shape_json_slice k, v;
+        m->start = p;
+        const uchar *q = string_fast(p + 1, end, &k);
+        if (!q || q >= end - 1 || *q != ':') return NULL;
+        p = q + 1;
+        switch (*p) {
+        case '"': p = string_fast(p + 1, end, &v); break;
+        case '-':
+        case '0': case '1': case '2': case '3': case '4':
+        case '5': case '6': case '7': case '8': case '9':
+        case 't': case 'f': case 'n':
+            p = skip_scalar(sc, p); /* fails only where the general path fails alike */
+            break;
+        default: return NULL; /* nested, whitespace, or an error the general path reports */
+        }
+        if (!p || p >= end) return NULL;
+        m->end = p;
+        m->key = k.ptr;
+        m->klen = k.len;
+        size_t b = n;
+        for (; b > 0; b--) {
+            int c = bytes_cmp(ord[b - 1]->key, ord[b - 1]->klen, k.ptr, k.len);
+            if (c == 0) return NULL; /* a repeated key: the general path keeps the last */
+            if (c < 0) break;
+            ord[b] = ord[b - 1];
+        }
+        sorted &= b == n;
+        ord[b] = m;
+        n++;
+        if (*p == ',') {
+            p++;
+            continue;
+        }
+        if (*p != '}') return NULL;
+        p++;
+        break;
+    }
+    if (sorted) return p;
+    /* Room first, so that nothing fails once output starts. */
+    if (shape_json_buf_reserve(sc->out, (size_t)(p - sc->pend))) return NULL;
+    flush(sc, obj);
+    char *w = sc->out->data + sc->out->len;
+    *w++ = '{';
+    for (size_t i = 0; i < n; i++) {
+        size_t len = (size_t)(ord[i]->end - ord[i]->start);
+        memcpy(w, ord[i]->start, len);
+        w += len;
+        *w++ = ',';
+    }
+    w[-1] = '}';
+    sc->out->len = (size_t)(w - sc->out->data);
+    sc->pend = p;
+    return p;
+}
+
 static const uchar *render_value(shape_json_scanner *sc, const uchar *p, int depth);
 
 static const uchar *render_object(shape_json_scanner *sc, const uchar *p, int depth)
 {
+    if (!(sc->rflags & SHAPE_JSON_RENDER_ASCII)) {
+        const uchar *q = render_object_fast(sc, p);
+        if (q) return q;
+    }
     const uchar *end = sc->end;
     const size_t obj_start = vpos(sc, p), rec_base = sc->nrec, key_base = sc->keys.len;
     size_t idx = 0;
