@@ -379,7 +379,7 @@ static const uchar *scan_string(shape_json_scanner *sc, const uchar *p, scratch 
 
 /* The common case inline: the closing quote is the first special byte of the
  * string (no escape, control or non-ASCII byte before it), looked for 16
- * bytes at a time while 16 remain. Returns the byte after it with *out set,
+ * bytes at a time while 16 remain, then byte by byte. Returns the byte after it with *out set,
  * or NULL to say "take the general path" (nothing consumed, nothing
  * reported). */
 static inline const uchar *string_fast(const uchar *p, const uchar *end, shape_json_slice *out)
@@ -400,6 +400,15 @@ static inline const uchar *string_fast(const uchar *p, const uchar *end, shape_j
             return p + i + 1;
         }
         p += 16;
+    }
+    /* Fewer than 16 bytes left (the last members of a body): bytewise. */
+    for (; p < end; p++) {
+        if (*p == '"') {
+            out->ptr = (const char *)s;
+            out->len = (size_t)(p - s);
+            return p + 1;
+        }
+        if (is_special(*p)) return NULL;
     }
 #else
     (void)p;
@@ -978,9 +987,19 @@ static const uchar *render_object_fast(shape_json_scanner *sc, const uchar *obj)
         p = q + 1;
         switch (*p) {
         case '"': p = string_fast(p + 1, end, &v); break;
-        case '-':
-        case '0': case '1': case '2': case '3': case '4':
-        case '5': case '6': case '7': case '8': case '9':
+        case '1': case '2': case '3': case '4':
+        case '5': case '6': case '7': case '8': case '9': {
+            /* Plain [1-9][0-9]*(.[0-9]+)?, else the full grammar. */
+            const uchar *d = p + 1;
+            while (d < end && is_digit(*d)) d++;
+            if (d < end && *d == '.' && d + 1 < end && is_digit(d[1])) {
+                d += 2;
+                while (d < end && is_digit(*d)) d++;
+            }
+            p = d < end && (*d == ',' || *d == '}') ? d : skip_scalar(sc, p);
+            break;
+        }
+        case '-': case '0':
         case 't': case 'f': case 'n':
             p = skip_scalar(sc, p); /* fails only where the general path fails alike */
             break;
