@@ -37,7 +37,10 @@
  *     place in the output is recorded; if the keys turn out not to be
  *     strictly ascending, the object's text is permuted once by the sorted
  *     records. Unescaped keys live on a stack-like arena so that nested
- *     objects push and pop their own.
+ *     objects push and pop their own. The usual nested object (compact, flat,
+ *     plain keys and strings, distinct keys) skips all of that:
+ *     render_object_fast() sorts pointers into the body as it reads and
+ *     writes the object once in key order, or hands it to the general path.
  *   - Errors: every failure goes through fail(), which records verdict,
  *     offset and a static reason and returns NULL; callers propagate NULL.
  */
