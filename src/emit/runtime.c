@@ -360,7 +360,8 @@ static int render_event(runtime *rt, batch *b, size_t i, const table_meta *m, ui
         key_len = (size_t)(p - key);
     }
     shape_emit_message *msg = &b->msgs[i];
-    memset(msg, 0, sizeof *msg);
+    memset(msg, 0, offsetof(shape_emit_message, reason)); /* not the 256-byte reason: send fills it */
+    msg->reason[0] = 0;
     msg->value_len = body_len;
     msg->key_len = key_len;
     msg->partition = cfg->partition;
