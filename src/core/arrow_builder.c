@@ -414,6 +414,7 @@ void shape_column_set_data_limit(shape_column *c, int64_t limit)
 struct shape_batch {
     shape_column **cols;
     int64_t ncols, cap_cols;
+    uint32_t *pads; /* cap_cols entries: end_row's list of columns to pad */
     uint32_t *slots; /* column index + 1; 0 = empty */
     size_t nslots;   /* power of two, >= 2 * ncols */
     int64_t rows;
@@ -460,6 +461,7 @@ void shape_batch_free(shape_batch *b)
         free(b->cols[i]);
     }
     free(b->cols);
+    free(b->pads);
     free(b->slots);
     shape_batch_clear_metadata(b);
     free(b->meta_keys);
@@ -509,6 +511,9 @@ int shape_batch_add_column(shape_batch *b, const char *name, size_t name_len, sh
     /* Make room everywhere first, so that failure leaves the batch unchanged. */
     if (b->ncols == b->cap_cols) {
         int64_t cap = b->cap_cols ? b->cap_cols * 2 : 8;
+        uint32_t *pads = realloc(b->pads, (size_t)cap * sizeof *pads);
+        if (!pads) return shape_err_set(err, SHAPE_ENOMEM, "out of memory adding a column");
+        b->pads = pads; /* at least cap_cols entries whatever happens next */
         shape_column **cols = realloc(b->cols, (size_t)cap * sizeof *cols);
         if (!cols) return shape_err_set(err, SHAPE_ENOMEM, "out of memory adding a column");
         b->cols = cols;
@@ -558,15 +563,23 @@ int64_t shape_batch_rows(const shape_batch *b) { return b->rows; }
 
 int shape_batch_end_row(shape_batch *b, shape_err *err)
 {
+    /* One pass over the columns checks the row and lists the columns it did
+     * not touch; only those are then padded (nothing changes on EINVAL). */
     int64_t target = b->rows + 1;
-    for (int64_t i = 0; i < b->ncols; i++)
-        if (b->cols[i]->length > target)
-            return shape_err_set(err, SHAPE_EINVAL, "column '%s' received two values in one row",
-                                 b->cols[i]->name);
-    for (int64_t i = 0; i < b->ncols; i++) {
-        shape_column *c = b->cols[i];
-        if (c->length < target) SHAPE_RETURN_NOT_OK(shape_column_append_null(c, err));
+    shape_column *const *cols = b->cols;
+    const int64_t ncols = b->ncols;
+    uint32_t *pads = b->pads;
+    int64_t npads = 0;
+    for (int64_t i = 0; i < ncols; i++) {
+        int64_t len = cols[i]->length;
+        if (SHAPE_UNLIKELY(len != target)) {
+            if (len > target)
+                return shape_err_set(err, SHAPE_EINVAL, "column '%s' received two values in one row",
+                                     cols[i]->name);
+            pads[npads++] = (uint32_t)i;
+        }
     }
+    for (int64_t k = 0; k < npads; k++) SHAPE_RETURN_NOT_OK(shape_column_append_null(cols[pads[k]], err));
     b->rows = target;
     return SHAPE_OK;
 }
