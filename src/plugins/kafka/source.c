@@ -55,6 +55,12 @@
  * embedded broker answers each partition's fetch slowly, so a window of 8
  * keeps ~0.8x of the all-partitions speed at a fraction of the memory. */
 #define DEFAULT_WINDOW 8
+/* Bounded reads: the broker's long-poll for a fetch (fetch.wait.max.ms,
+ * librdkafka's default 500 ms) when the fetched partitions are at their end.
+ * A partition resumed while such a fetch is in flight waits for it, so each
+ * move of the window cost up to 500 ms; a short wait lets it join the next
+ * fetch at once. A `config` value of fetch.wait.max.ms wins. */
+#define BOUNDED_FETCH_WAIT_MS "10"
 
 typedef struct part {
     int32_t id;
@@ -465,6 +471,22 @@ static int set_property(const char *name, const char *value, void *ud, shape_err
     return SHAPE_OK;
 }
 
+static int find_property(const char *name, const char *value, void *ud, shape_err *err)
+{
+    (void)value;
+    (void)err;
+    if (strcmp(name, ((const char **)ud)[0]) == 0) ((const char **)ud)[1] = name;
+    return SHAPE_OK;
+}
+
+/* Whether the user's `config` gives the setting `name`. */
+static int config_sets(const shape_options *o, const char *name)
+{
+    const char *look[2] = {name, NULL};
+    if (shape_options_foreach_property(o, "config", find_property, look, NULL) != SHAPE_OK) return 0;
+    return look[1] != NULL;
+}
+
 static int make_consumer(kafka_source *ks, const shape_options *o, shape_err *err)
 {
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
@@ -479,6 +501,8 @@ static int make_consumer(kafka_source *ks, const shape_options *o, shape_err *er
     if (rc == SHAPE_OK) rc = set_property("enable.auto.offset.store", "false", conf, err);
     if (rc == SHAPE_OK) rc = set_property("enable.partition.eof", "true", conf, err);
     if (rc == SHAPE_OK && !group[0]) rc = set_property("group.id", DEFAULT_GROUP, conf, err);
+    if (rc == SHAPE_OK && ks->bounded && !(shape_options_has(o, "config") && config_sets(o, "fetch.wait.max.ms")))
+        rc = set_property("fetch.wait.max.ms", BOUNDED_FETCH_WAIT_MS, conf, err);
     if (rc != SHAPE_OK) {
         rd_kafka_conf_destroy(conf);
         return rc;
@@ -574,13 +598,26 @@ static int assign_all(kafka_source *ks, shape_err *err)
         if (!ks->consumer_queue) return shape_err_set(err, SHAPE_EINTERNAL, "kafka: no consumer queue");
     }
     rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new((int)ks->n_parts);
+    rd_kafka_topic_partition_list_t *later = rd_kafka_topic_partition_list_new((int)ks->n_parts);
+    size_t open = 0;
     for (size_t i = 0; i < ks->n_parts; i++) {
         if (ks->parts[i].done) continue;
         rd_kafka_topic_partition_list_add(l, ks->uri.topic, ks->parts[i].id)->offset = ks->parts[i].position;
+        /* Bounded: the first window fetches from the start, the others are
+         * paused (see fetch_window). Pausing and resuming the first window
+         * right after the assignment could leave its fetch waiting for the
+         * broker thread's next wake-up, up to a second. */
+        if (ks->bounded && open < ks->window) {
+            open++;
+            ks->parts[i].fetching = 1;
+        } else if (ks->bounded) {
+            rd_kafka_topic_partition_list_add(later, ks->uri.topic, ks->parts[i].id);
+        }
     }
     rd_kafka_resp_err_t e = rd_kafka_assign(ks->rk, l);
-    if (!e && ks->bounded && l->cnt > 0) e = rd_kafka_pause_partitions(ks->rk, l); /* see fetch_window */
+    if (!e && later->cnt > 0) e = rd_kafka_pause_partitions(ks->rk, later);
     rd_kafka_topic_partition_list_destroy(l);
+    rd_kafka_topic_partition_list_destroy(later);
     if (e) return kafka_error(e, NULL, err);
     return SHAPE_OK;
 }
