@@ -26,12 +26,6 @@
 
 #include "registry/codec_internal.h"
 
-static int encode_error(shape_json_buf *out, shape_err *err, const char *fmt, const char *name)
-{
-    out->data[out->len] = '\0'; /* the row's bytes are dropped */
-    return shape_err_set(err, SHAPE_EINVAL, fmt, name);
-}
-
 static uint8_t *put_decimal(uint8_t *p, const regfmt_column *col, const struct ArrowArray *a,
                             int64_t i, int *too_wide)
 {
@@ -75,7 +69,7 @@ int regfmt_avro_encode(const shape_regfmt_codec *c, const struct ArrowArray *arr
         int64_t i = 0;
         const struct ArrowArray *a = regfmt_value_at(t, array->children[col->child], logical, &i);
         if (!a) {
-            if (!col->nullable) return encode_error(out, err, "column '%s' is null but required", col->name);
+            if (!col->nullable) return REGFMT_ENCODE_ERROR(out, err, "column '%s' is null but required", col->name);
             *p++ = 0x00;
             continue;
         }
@@ -87,7 +81,7 @@ int regfmt_avro_encode(const shape_regfmt_codec *c, const struct ArrowArray *arr
         case REGFMT_K_BOOL: *p++ = (uint8_t)shape_bit_get((const uint8_t *)a->buffers[1], i); break;
         case REGFMT_K_UINT64:
             v = regfmt_read_int(t, a, i);
-            if (v < 0) return encode_error(out, err, "column '%s' does not fit a long", col->name);
+            if (v < 0) return REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit a long", col->name);
             p = regfmt_put_zigzag(p, v);
             break;
         case REGFMT_K_FLOAT32: {
@@ -124,18 +118,16 @@ int regfmt_avro_encode(const shape_regfmt_codec *c, const struct ArrowArray *arr
         case REGFMT_K_DECIMAL: {
             int too_wide = 0;
             p = put_decimal(p, col, a, i, &too_wide);
-            if (too_wide) {
-                out->data[out->len] = '\0';
-                return shape_err_set(err, SHAPE_EINVAL, "column '%s' exceeds precision %d", col->name,
-                                     (int)t->precision);
-            }
+            if (too_wide)
+                return REGFMT_ENCODE_ERROR(out, err, "column '%s' exceeds precision %d", col->name,
+                                           (int)t->precision);
             break;
         }
         case REGFMT_K_DATE32:
         case REGFMT_K_DATE64:
             days = regfmt_days(t, regfmt_read_int(t, a, i));
             if (days < INT32_MIN || days > INT32_MAX)
-                return encode_error(out, err, "column '%s' does not fit an int", col->name);
+                return REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit an int", col->name);
             p = regfmt_put_zigzag(p, days);
             break;
         case REGFMT_K_TIME32:
@@ -143,7 +135,7 @@ int regfmt_avro_encode(const shape_regfmt_codec *c, const struct ArrowArray *arr
             v = regfmt_read_int(t, a, i);
             if (t->unit_digits <= 3) {
                 if (regfmt_to_millis(v, t->unit_digits, &v) != 0)
-                    return encode_error(out, err, "column '%s' does not fit a long", col->name);
+                    return REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit a long", col->name);
             } else {
                 regfmt_to_micros(v, t->unit_digits, &v); /* us or ns: cannot overflow */
             }

@@ -309,6 +309,12 @@ static inline size_t regfmt_binary_bound(const shape_regfmt_codec *c, const stru
     return need;
 }
 
+/* An event the format cannot hold (Avro and Protobuf encoders): the row's
+ * bytes written so far are dropped (out->len never moved), SHAPE_EINVAL with
+ * the reason as the message. */
+#define REGFMT_ENCODE_ERROR(out, err, ...) \
+    ((out)->data[(out)->len] = '\0', shape_err_set((err), SHAPE_EINVAL, __VA_ARGS__))
+
 static inline uint8_t *regfmt_put_varint(uint8_t *p, uint64_t v)
 {
     while (v >= 0x80) {

@@ -23,12 +23,6 @@
 
 #include "registry/codec_internal.h"
 
-static int encode_error(shape_json_buf *out, shape_err *err, const char *fmt, const char *name)
-{
-    out->data[out->len] = '\0'; /* the row's bytes are dropped */
-    return shape_err_set(err, SHAPE_EINVAL, fmt, name);
-}
-
 static inline uint8_t *put_tag(uint8_t *p, const regfmt_column *col)
 {
     for (uint8_t k = 0; k < col->tag_len; k++) *p++ = col->tag[k];
@@ -66,7 +60,7 @@ int regfmt_protobuf_encode(const shape_regfmt_codec *c, const struct ArrowArray 
         int64_t i = 0;
         const struct ArrowArray *a = regfmt_value_at(t, array->children[col->child], logical, &i);
         if (!a) {
-            if (!col->nullable) return encode_error(out, err, "column '%s' is null but required", col->name);
+            if (!col->nullable) return REGFMT_ENCODE_ERROR(out, err, "column '%s' is null but required", col->name);
             continue;
         }
         int64_t v;
@@ -121,14 +115,14 @@ int regfmt_protobuf_encode(const shape_regfmt_codec *c, const struct ArrowArray 
         case REGFMT_K_DATE64:
             v = regfmt_days(t, regfmt_read_int(t, a, i));
             if (v < INT32_MIN || v > INT32_MAX)
-                return encode_error(out, err, "column '%s' does not fit an int32", col->name);
+                return REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit an int32", col->name);
             p = put_int_field(p, col, (uint64_t)v);
             break;
         case REGFMT_K_TIME32:
         case REGFMT_K_TIME64:
         case REGFMT_K_TIMESTAMP:
             if (regfmt_to_micros(regfmt_read_int(t, a, i), t->unit_digits, &v) != 0)
-                return encode_error(out, err, "column '%s' does not fit an int64 of microseconds",
+                return REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit an int64 of microseconds",
                                     col->name);
             p = put_int_field(p, col, (uint64_t)v);
             break;
