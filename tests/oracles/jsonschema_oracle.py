@@ -24,6 +24,8 @@ import os
 import re
 import sys
 
+import oracle_io
+
 PROG = "jsonschema_oracle"
 
 
@@ -87,19 +89,7 @@ def format_checker():
 # ---- inputs ---------------------------------------------------------------------
 
 def read_messages(directory):
-    with open(os.path.join(directory, "messages.bin"), "rb") as f:
-        data = f.read()
-    messages, pos = [], 0
-    while pos < len(data):
-        if len(data) - pos < 4:
-            fail(f"messages.bin: message {len(messages) + 1} has a truncated length prefix")
-        size = int.from_bytes(data[pos:pos + 4], "big")
-        pos += 4
-        if len(data) - pos < size:
-            fail(f"messages.bin: message {len(messages) + 1} claims {size} bytes, {len(data) - pos} remain")
-        messages.append(data[pos:pos + size])
-        pos += size
-    return messages
+    return oracle_io.read_messages(directory, fail)
 
 
 def no_duplicate_keys(pairs):

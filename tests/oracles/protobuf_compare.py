@@ -30,6 +30,8 @@ import re
 import struct
 import sys
 
+import oracle_io
+
 PROG = "protobuf_oracle"
 FIELD_LINE = re.compile(r"^\s*(optional\s+)?(\w+)\s+(\w+)\s*=\s*(\d+)\s*;\s*(?://\s*(.*))?$")
 INTEGER_TYPES = {"int32", "int64", "uint32", "uint64", "sint32", "sint64",
@@ -48,18 +50,7 @@ def fail(text):
 # ---- inputs ---------------------------------------------------------------------
 
 def read_messages(directory):
-    with open(os.path.join(directory, "messages.bin"), "rb") as f:
-        data = f.read()
-    messages, pos = [], 0
-    while pos < len(data):
-        if len(data) - pos < 4:
-            fail(f"messages.bin: message {len(messages) + 1} has a truncated length prefix")
-        size = int.from_bytes(data[pos:pos + 4], "big")
-        pos += 4
-        if len(data) - pos < size:
-            fail(f"messages.bin: message {len(messages) + 1} claims {size} bytes, {len(data) - pos} remain")
-        messages.append(data[pos:pos + size])
-        pos += size
+    messages = oracle_io.read_messages(directory, fail)
     if not messages:
         fail("messages.bin holds no message: nothing to check")
     return messages
