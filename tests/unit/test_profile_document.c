@@ -152,12 +152,7 @@ static void profile_doubles(shape_profile *p, const double *v, const int *valid,
         else assert_int_equal(shape_column_append_null(c, &err), SHAPE_OK);
         assert_int_equal(shape_batch_end_row(b, &err), SHAPE_OK);
     }
-    struct ArrowSchema s;
-    struct ArrowArray a;
-    assert_int_equal(shape_batch_finish(b, &s, &a, &err), SHAPE_OK);
-    assert_int_equal(shape_profile_update(p, &s, &a, &err), SHAPE_OK);
-    tp_release(&s, &a);
-    shape_batch_free(b);
+    tp_update_from(p, b);
 }
 
 static void test_nulls_and_non_finite(void **state)
@@ -216,12 +211,7 @@ static void test_nulls_and_non_finite(void **state)
     const char *names[] = {"i", "b", "s", "t", "n", "m"};
     for (int i = 0; i < 6; i++) assert_int_equal(shape_batch_add_column(b, names[i], 1, types[i], NULL, &err), SHAPE_OK);
     for (int r = 0; r < 3; r++) assert_int_equal(shape_batch_end_row(b, &err), SHAPE_OK);
-    struct ArrowSchema s;
-    struct ArrowArray a;
-    assert_int_equal(shape_batch_finish(b, &s, &a, &err), SHAPE_OK);
-    assert_int_equal(shape_profile_update(p, &s, &a, &err), SHAPE_OK);
-    tp_release(&s, &a);
-    shape_batch_free(b);
+    tp_update_from(p, b);
     t = tp_table_json(p);
     for (int i = 0; i < 6; i++) assert_int_equal(tp_int(tp_column(t, names[i]), "null_count"), 3);
     c = tp_column(t, "s");
@@ -255,12 +245,7 @@ static void test_invalid_utf8_and_names(void **state)
         assert_int_equal(shape_column_append_bytes(c, vals[i], strlen(vals[i]), &err), SHAPE_OK);
         assert_int_equal(shape_batch_end_row(b, &err), SHAPE_OK);
     }
-    struct ArrowSchema s;
-    struct ArrowArray a;
-    assert_int_equal(shape_batch_finish(b, &s, &a, &err), SHAPE_OK);
-    assert_int_equal(shape_profile_update(p, &s, &a, &err), SHAPE_OK);
-    tp_release(&s, &a);
-    shape_batch_free(b);
+    tp_update_from(p, b);
     const shape_profile *tables[1] = {p};
     char *text = NULL;
     size_t len;

@@ -193,12 +193,7 @@ static void add_int_column_batch(shape_profile *p, const char *name, int64_t row
         else assert_int_equal(shape_column_append_int64(c, i, &err), SHAPE_OK);
         assert_int_equal(shape_batch_end_row(b, &err), SHAPE_OK);
     }
-    struct ArrowSchema s;
-    struct ArrowArray a;
-    assert_int_equal(shape_batch_finish(b, &s, &a, &err), SHAPE_OK);
-    assert_int_equal(shape_profile_update(p, &s, &a, &err), SHAPE_OK);
-    tp_release(&s, &a);
-    shape_batch_free(b);
+    tp_update_from(p, b);
 }
 
 static void test_columns_one_side_lacks(void **state)

@@ -89,12 +89,7 @@ static void test_round_trip(void **state)
         assert_int_equal(shape_column_append_bytes(t, text, (size_t)(4000 + i), &err), SHAPE_OK);
         assert_int_equal(shape_batch_end_row(b, &err), SHAPE_OK);
     }
-    struct ArrowSchema s;
-    struct ArrowArray a;
-    assert_int_equal(shape_batch_finish(b, &s, &a, &err), SHAPE_OK);
-    assert_int_equal(shape_profile_update(p, &s, &a, &err), SHAPE_OK);
-    tp_release(&s, &a);
-    shape_batch_free(b);
+    tp_update_from(p, b);
     assert_round_trip(p);
     shape_profile_free(p);
 }

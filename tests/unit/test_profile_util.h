@@ -158,6 +158,18 @@ static inline void tp_release(struct ArrowSchema *s, struct ArrowArray *a)
     if (s && s->release) s->release(s);
 }
 
+/* Finish the builder's batch, profile it, release it and free the builder. */
+static inline void tp_update_from(shape_profile *p, shape_batch *b)
+{
+    shape_err err;
+    struct ArrowSchema s;
+    struct ArrowArray a;
+    assert_int_equal(shape_batch_finish(b, &s, &a, &err), SHAPE_OK);
+    assert_int_equal(shape_profile_update(p, &s, &a, &err), SHAPE_OK);
+    tp_release(&s, &a);
+    shape_batch_free(b);
+}
+
 /* Profile rows [r0, r1) in batches of `batch` rows. */
 static inline void tp_profile_rows(shape_profile *p, int64_t r0, int64_t r1, int64_t batch)
 {
