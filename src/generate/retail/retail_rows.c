@@ -21,6 +21,7 @@
 
 #include "data/retail_data.h"
 #include "retail_internal.h"
+#include "shape/event.h" /* shape_json_u64: decimal digits */
 
 #define S SHAPE_RETAIL_S
 
@@ -108,18 +109,6 @@ static char *put_lower(char *p, const char *s, size_t n)
     return p;
 }
 
-/* Decimal digits of v (v < 10^20) written at p; returns the end. */
-static char *put_uint(char *p, uint64_t v)
-{
-    char tmp[20];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n) *p++ = tmp[--n];
-    return p;
-}
 
 static inline shape_retail_str pick(const shape_retail_list *l, shape_gen_stream s, uint64_t row)
 {
@@ -298,7 +287,7 @@ static void row_customer(shape_retail_table *t, uint64_t c, shape_gen_row *out)
         char *p = put_lower(s, first.s, first.len);
         *p++ = '.';
         p = put_lower(p, last.s, last.len);
-        p = put_uint(p, n);
+        p = shape_json_u64(p, n);
         *p++ = '@';
         p = put(p, dom.s, dom.len);
         set_str(&v[3], s, (size_t)(p - s));
@@ -323,7 +312,7 @@ static void row_address(shape_retail_table *t, uint64_t a, shape_gen_row *out)
     shape_retail_str name = pick(&shape_retail_street_names, d->st[RS_ADDRESS_STREET_NAME], a);
     shape_retail_str suffix = pick(&shape_retail_street_suffixes, d->st[RS_ADDRESS_STREET_SUFFIX], a);
     char *s = take(out, 6 + name.len + suffix.len);
-    char *p = put_uint(s, 100 + shape_gen_below(d->st[RS_ADDRESS_STREET_NUMBER], a, 0, 9899));
+    char *p = shape_json_u64(s, 100 + shape_gen_below(d->st[RS_ADDRESS_STREET_NUMBER], a, 0, 9899));
     *p++ = ' ';
     p = put(p, name.s, name.len);
     *p++ = ' ';
