@@ -102,6 +102,20 @@ static char *base64_of(const unsigned char *data, size_t len)
     return out;
 }
 
+/* prefix + secret in a new string; the secret (may be NULL) is wiped and freed. */
+static char *prefixed_secret(const char *prefix, char *secret)
+{
+    if (!secret) return NULL;
+    size_t pl = strlen(prefix), sl = strlen(secret);
+    char *out = malloc(pl + sl + 1);
+    if (out) {
+        memcpy(out, prefix, pl);
+        memcpy(out + pl, secret, sl + 1);
+    }
+    free_secret(secret);
+    return out;
+}
+
 char *shape_registry_basic_authorization(const char *user, const char *password)
 {
     size_t ul = strlen(user), pl = strlen(password);
@@ -112,32 +126,13 @@ char *shape_registry_basic_authorization(const char *user, const char *password)
     memcpy(pair + ul + 1, password, pl + 1);
     char *encoded = base64_of((const unsigned char *)pair, ul + pl + 1);
     free_secret(pair);
-    if (!encoded) return NULL;
-    static const char prefix[] = "Basic ";
-    size_t el = strlen(encoded);
-    char *value = malloc(sizeof prefix + el);
-    if (value) {
-        memcpy(value, prefix, sizeof prefix - 1);
-        memcpy(value + sizeof prefix - 1, encoded, el + 1);
-    }
-    free_secret(encoded);
-    return value;
+    return prefixed_secret("Basic ", encoded);
 }
 
 /* The whole header line "Authorization: Basic …". */
 static char *authorization_line(const char *user, const char *password)
 {
-    char *value = shape_registry_basic_authorization(user, password);
-    if (!value) return NULL;
-    static const char name[] = "Authorization: ";
-    size_t vl = strlen(value);
-    char *line = malloc(sizeof name + vl);
-    if (line) {
-        memcpy(line, name, sizeof name - 1);
-        memcpy(line + sizeof name - 1, value, vl + 1);
-    }
-    free_secret(value);
-    return line;
+    return prefixed_secret("Authorization: ", shape_registry_basic_authorization(user, password));
 }
 
 /* Every byte but A-Z a-z 0-9 - . _ ~ becomes %XX (no other safe characters:
