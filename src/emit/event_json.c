@@ -13,22 +13,47 @@
  * fragments (`{"a":`, `,"b":`, the `_shape_*` tail) are rendered once.
  * (Moved here from bench/generate.c, which now uses this module.)
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "shape/event.h"
 
+/* "00".."99": integers are written two digits per step from the right. */
+static const char digit_pairs[201] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+static int decimal_digits(uint64_t v)
+{
+    int n = 1;
+    for (;;) {
+        if (v < 10) return n;
+        if (v < 100) return n + 1;
+        if (v < 1000) return n + 2;
+        if (v < 10000) return n + 3;
+        v /= 10000;
+        n += 4;
+    }
+}
+
 char *shape_json_u64(char *p, uint64_t v)
 {
-    char tmp[20];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n) *p++ = tmp[--n];
-    return p;
+    int n = decimal_digits(v);
+    char *q = p + n;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        q -= 2;
+        memcpy(q, digit_pairs + 2 * r, 2);
+    }
+    if (v >= 10)
+        memcpy(q - 2, digit_pairs + 2 * v, 2);
+    else
+        q[-1] = (char)('0' + v);
+    return p + n;
 }
 
 char *shape_json_i64(char *p, int64_t v)
@@ -40,11 +65,31 @@ char *shape_json_i64(char *p, int64_t v)
     return shape_json_u64(p, (uint64_t)v);
 }
 
+/* Whether any of the 8 bytes of w is '"', '\\' or below 0x20 (the bytes a
+ * JSON string must escape): the classic "has a zero byte" test applied to
+ * w ^ '"'s, w ^ '\\'s and w - 0x20s, looking only at bytes below 0x80. */
+static int needs_escape8(uint64_t w)
+{
+    const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    uint64_t hit = ((q - ones) & ~q) | ((b - ones) & ~b) | (w - ones * 0x20);
+    return (hit & ~w & highs) != 0;
+}
+
 char *shape_json_string(char *p, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     *p++ = '"';
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0;
+    /* Runs of 8 plain bytes (most text) are copied whole. */
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        if (needs_escape8(w)) break;
+        memcpy(p, &w, 8);
+        p += 8;
+    }
+    for (; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == '"' || c == '\\') {
             *p++ = '\\';
@@ -187,12 +232,11 @@ char *shape_json_f64(char *p, double x)
 
 static char *put2(char *p, unsigned v)
 {
-    p[0] = (char)('0' + v / 10);
-    p[1] = (char)('0' + v % 10);
+    memcpy(p, digit_pairs + 2 * v, 2);
     return p + 2;
 }
 
-char *shape_json_civil_date(char *p, int64_t days)
+static char *civil_date(char *p, int64_t days)
 {
     int64_t y;
     unsigned m, d;
@@ -209,14 +253,38 @@ char *shape_json_civil_date(char *p, int64_t days)
     return put2(p, d);
 }
 
+/* Consecutive timestamps mostly fall on the same day: each thread keeps the
+ * text of the last date it rendered (a four-digit year: always 10 bytes). */
+static _Thread_local int64_t last_day = INT64_MIN;
+static _Thread_local char last_date[10];
+
+char *shape_json_civil_date(char *p, int64_t days)
+{
+    if (days == last_day) {
+        memcpy(p, last_date, 10);
+        return p + 10;
+    }
+    char *e = civil_date(p, days);
+    if (e - p == 10) {
+        memcpy(last_date, p, 10);
+        last_day = days;
+    }
+    return e;
+}
+
 char *shape_json_timestamp(char *p, int64_t value, int unit_digits, int zoned)
 {
     static const int64_t scale[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
                                     100000000, 1000000000};
     if (unit_digits < 0) unit_digits = 0;
     if (unit_digits > 9) unit_digits = 9;
-    int64_t per_sec = scale[unit_digits];
-    int64_t secs = value / per_sec, frac = value % per_sec;
+    int64_t per_sec = scale[unit_digits], secs, frac;
+    switch (unit_digits) { /* constant divisors for the common units */
+    case 9: secs = value / 1000000000, frac = value % 1000000000; break;
+    case 6: secs = value / 1000000, frac = value % 1000000; break;
+    case 3: secs = value / 1000, frac = value % 1000; break;
+    default: secs = value / per_sec, frac = value % per_sec;
+    }
     if (frac < 0) {
         frac += per_sec;
         secs--;
@@ -236,10 +304,12 @@ char *shape_json_timestamp(char *p, int64_t value, int unit_digits, int zoned)
     p = put2(p, (unsigned)(sod % 60));
     if (unit_digits > 0) {
         *p++ = '.';
-        for (int i = unit_digits - 1; i >= 0; i--) {
-            p[i] = (char)('0' + frac % 10);
-            frac /= 10;
+        int i = unit_digits;
+        for (; i >= 2; i -= 2) {
+            memcpy(p + i - 2, digit_pairs + 2 * (frac % 100), 2);
+            frac /= 100;
         }
+        if (i) p[0] = (char)('0' + frac);
         p += unit_digits;
     }
     if (zoned) *p++ = 'Z';
@@ -379,7 +449,13 @@ static char *put_lit(char *p, const char *s)
 static char *encode_flat(const shape_event_table *t, uint64_t seq, const shape_gen_row *row, char *p)
 {
     for (size_t c = 0; c < t->ncols; c++) {
-        memcpy(p, t->keys[c], t->key_len[c]);
+        /* Short key fragments are copied as a fixed 32 bytes (two vector
+         * moves, no call); the bytes past the fragment are overwritten next,
+         * and the bound's 3 SHAPE_EVENT_KEY_FRAG slack covers the last. */
+        if (t->key_len[c] <= 32)
+            memcpy(p, t->keys[c], 32);
+        else
+            memcpy(p, t->keys[c], t->key_len[c]);
         p = shape_json_gen_value(p + t->key_len[c], &row->values[c]);
     }
     memcpy(p, t->tail, t->tail_len);

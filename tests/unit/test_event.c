@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -74,6 +75,129 @@ static void test_timestamps(void **state)
     e = shape_json_timestamp(buf, -1, 9, 1); /* one ns before the epoch */
     *e = 0;
     assert_string_equal(buf, "\"1969-12-31T23:59:59.999999999Z\"");
+}
+
+/* The fast renderers (two digits per step, 8-byte runs of plain text, the
+ * per-thread date cache) against plain reference implementations, over
+ * every boundary and many pseudo-random values. */
+static uint64_t next_random(uint64_t *s)
+{
+    *s ^= *s << 13;
+    *s ^= *s >> 7;
+    *s ^= *s << 17;
+    return *s;
+}
+
+static void check_u64(uint64_t v)
+{
+    char want[32];
+    snprintf(want, sizeof want, "%llu", (unsigned long long)v);
+    char *e = shape_json_u64(buf, v);
+    *e = 0;
+    assert_string_equal(buf, want);
+    snprintf(want, sizeof want, "%lld", (long long)(int64_t)v);
+    e = shape_json_i64(buf, (int64_t)v);
+    *e = 0;
+    assert_string_equal(buf, want);
+}
+
+static void test_integers_differential(void **state)
+{
+    (void)state;
+    uint64_t p = 1;
+    for (int d = 0; d < 20; d++, p *= 10) { /* around every power of ten */
+        check_u64(p - 1);
+        check_u64(p);
+        check_u64(p + 1);
+    }
+    check_u64(UINT64_MAX);
+    check_u64((uint64_t)INT64_MAX);
+    check_u64((uint64_t)INT64_MIN);
+    uint64_t s = 88172645463325252u;
+    for (int i = 0; i < 200000; i++) {
+        uint64_t v = next_random(&s);
+        check_u64(v >> (v & 63)); /* every magnitude */
+    }
+}
+
+/* The escaping rules, one byte at a time. */
+static char *reference_string(char *p, const unsigned char *s, size_t n)
+{
+    *p++ = '"';
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = s[i];
+        if (c == '"' || c == '\\') p += sprintf(p, "\\%c", c);
+        else if (c == '\n') p += sprintf(p, "\\n");
+        else if (c == '\r') p += sprintf(p, "\\r");
+        else if (c == '\t') p += sprintf(p, "\\t");
+        else if (c == '\b') p += sprintf(p, "\\b");
+        else if (c == '\f') p += sprintf(p, "\\f");
+        else if (c < 0x20) p += sprintf(p, "\\u%04x", c);
+        else *p++ = (char)c;
+    }
+    *p++ = '"';
+    return p;
+}
+
+static void test_strings_differential(void **state)
+{
+    (void)state;
+    static char want[8192];
+    unsigned char in[600];
+    uint64_t s = 0x9E3779B97F4A7C15u;
+    for (int i = 0; i < 50000; i++) {
+        size_t n = (size_t)(next_random(&s) % 40);
+        if (i % 100 == 0) n = sizeof in;
+        /* mostly plain ASCII and UTF-8 bytes, sometimes a byte to escape,
+         * placed anywhere in or across an 8-byte run */
+        for (size_t k = 0; k < n; k++) {
+            uint64_t r = next_random(&s);
+            in[k] = (r % 16 == 0) ? (unsigned char)(r >> 8) : (unsigned char)(0x20 + (r >> 8) % 0x5f);
+        }
+        char *e = shape_json_string(buf, (const char *)in, n);
+        char *w = reference_string(want, in, n);
+        assert_int_equal(e - buf, w - want);
+        assert_memory_equal(buf, want, (size_t)(w - want));
+    }
+    for (int c = 0; c < 256; c++) { /* each byte value alone and after 8 plain ones */
+        unsigned char one[9] = "abcdefgh";
+        one[8] = (unsigned char)c;
+        for (size_t off = 0; off <= 8; off += 8) {
+            char *e = shape_json_string(buf, (const char *)one + (8 - off), off + 1);
+            char *w = reference_string(want, one + (8 - off), off + 1);
+            assert_int_equal(e - buf, w - want);
+            assert_memory_equal(buf, want, (size_t)(w - want));
+        }
+    }
+}
+
+/* Timestamps against gmtime_r: days that change at every call, days that
+ * repeat (the cache), and back again; every unit. */
+static void test_timestamps_differential(void **state)
+{
+    (void)state;
+    static const int64_t scale[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+                                    100000000, 1000000000};
+    uint64_t s = 0x2545F4914F6CDD1Du;
+    for (int i = 0; i < 100000; i++) {
+        int digits = (int)(next_random(&s) % 10);
+        /* seconds between 1900 and 2200, runs of the same day */
+        int64_t secs = (int64_t)(next_random(&s) % (300LL * 365 * 86400)) - 70LL * 365 * 86400;
+        if (i % 3) secs = (secs / 86400) * 86400 + (int64_t)(next_random(&s) % 86400);
+        int64_t frac = (int64_t)(next_random(&s) % (uint64_t)scale[digits]);
+        int64_t value = secs * scale[digits] + frac;
+        time_t t = (time_t)secs;
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        char want[64];
+        int k = snprintf(want, sizeof want, "\"%04d-%02d-%02dT%02d:%02d:%02d", tm.tm_year + 1900,
+                         tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+        if (digits) k += snprintf(want + k, sizeof want - (size_t)k, ".%0*lld", digits, (long long)frac);
+        snprintf(want + k, sizeof want - (size_t)k, "%s\"", i % 2 ? "Z" : "");
+        char *e = shape_json_timestamp(buf, value, digits, i % 2);
+        *e = 0;
+        assert_string_equal(buf, want);
+    }
 }
 
 static void test_strings_and_base64(void **state)
@@ -216,6 +340,8 @@ int main(void)
         cmocka_unit_test(test_floats),   cmocka_unit_test(test_timestamps),
         cmocka_unit_test(test_strings_and_base64), cmocka_unit_test(test_events),
         cmocka_unit_test(test_reserved), cmocka_unit_test(test_plan),
+        cmocka_unit_test(test_integers_differential), cmocka_unit_test(test_strings_differential),
+        cmocka_unit_test(test_timestamps_differential),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
