@@ -11,6 +11,10 @@
  * digits, since n / 10^k in doubles is exactly what parsing the text gives)
  * and fall back to the shortest "%.*e" that reads back. Per table, the key
  * fragments (`{"a":`, `,"b":`, the `_shape_*` tail) are rendered once.
+ * Integers go two digits per step from a pair table (no division per
+ * digit), strings copy 8-byte runs that need no escape whole, and each
+ * thread remembers the text of the last date it rendered (events of a
+ * table come in time order, so most timestamps repeat the day).
  * (Moved here from bench/generate.c, which now uses this module.)
  */
 #include <stdint.h>
