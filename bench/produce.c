@@ -9,13 +9,15 @@
  * and produces each line as one message (RD_KAFKA_MSG_F_COPY, the line
  * buffer is reused), to partition (line number mod PARTS) with -p PARTS, or
  * through the default partitioner by key. Producer settings come as -X
- * key=value, as kcat takes them. On a full queue it polls and retries; at the
+ * key=value, as kcat takes them; -H name=value adds a header to every
+ * message (repeatable, as kcat -H: each message gets its own copy of the
+ * list, since librdkafka takes ownership of it). On a full queue it polls and retries; at the
  * end it flushes and fails if any delivery failed. Prints one key=value line:
  * messages, bytes, seconds, msgs_s, rss_kb.
  *
  * Build (bench/run does this):
  *   cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L bench/produce.c -lrdkafka -o BUILD/bench/produce
- * Usage: produce -b BOOTSTRAP -t TOPIC -f FILE [-K] [-p PARTS] [-X key=value]...
+ * Usage: produce -b BOOTSTRAP -t TOPIC -f FILE [-K] [-p PARTS] [-X key=value]... [-H name=value]...
  */
 #include <librdkafka/rdkafka.h>
 #include <stdio.h>
@@ -57,7 +59,8 @@ int main(int argc, char **argv)
     const char *bootstrap = NULL, *topic = NULL, *file = NULL;
     int keyed = 0, parts = 0, opt;
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
-    while ((opt = getopt(argc, argv, "b:t:f:Kp:X:")) != -1) {
+    rd_kafka_headers_t *headers = NULL; /* -H: copied for every message */
+    while ((opt = getopt(argc, argv, "b:t:f:Kp:X:H:")) != -1) {
         switch (opt) {
         case 'b': bootstrap = optarg; break;
         case 't': topic = optarg; break;
@@ -74,11 +77,21 @@ int main(int argc, char **argv)
             set(conf, optarg, eq + 1);
             break;
         }
-        default: fprintf(stderr, "usage: produce -b BOOTSTRAP -t TOPIC -f FILE [-K] [-p PARTS] [-X k=v]...\n"); return 2;
+        case 'H': {
+            char *eq = strchr(optarg, '=');
+            if (!eq) {
+                fprintf(stderr, "produce: -H wants name=value\n");
+                return 2;
+            }
+            if (!headers) headers = rd_kafka_headers_new(4);
+            rd_kafka_header_add(headers, optarg, (ssize_t)(eq - optarg), eq + 1, -1);
+            break;
+        }
+        default: fprintf(stderr, "usage: produce -b BOOTSTRAP -t TOPIC -f FILE [-K] [-p PARTS] [-X k=v]... [-H name=value]...\n"); return 2;
         }
     }
     if (!bootstrap || !topic || !file) {
-        fprintf(stderr, "usage: produce -b BOOTSTRAP -t TOPIC -f FILE [-K] [-p PARTS] [-X k=v]...\n");
+        fprintf(stderr, "usage: produce -b BOOTSTRAP -t TOPIC -f FILE [-K] [-p PARTS] [-X k=v]... [-H name=value]...\n");
         return 2;
     }
     set(conf, "bootstrap.servers", bootstrap);
@@ -115,10 +128,12 @@ int main(int argc, char **argv)
         }
         int32_t part = parts > 0 ? (int32_t)(n % parts) : RD_KAFKA_PARTITION_UA;
         for (;;) {
+            rd_kafka_headers_t *h = headers ? rd_kafka_headers_copy(headers) : NULL;
             rd_kafka_resp_err_t e = rd_kafka_producev(
                 rk, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_PARTITION(part), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                RD_KAFKA_V_KEY(key, klen), RD_KAFKA_V_VALUE(val, vlen), RD_KAFKA_V_END);
+                RD_KAFKA_V_KEY(key, klen), RD_KAFKA_V_VALUE(val, vlen), RD_KAFKA_V_HEADERS(h), RD_KAFKA_V_END);
             if (e == RD_KAFKA_RESP_ERR_NO_ERROR) break;
+            if (h) rd_kafka_headers_destroy(h);
             if (e != RD_KAFKA_RESP_ERR__QUEUE_FULL) {
                 fprintf(stderr, "produce: %s\n", rd_kafka_err2str(e));
                 return 2;
@@ -133,6 +148,7 @@ int main(int argc, char **argv)
     double secs = now() - t0;
     int left = rd_kafka_outq_len(rk);
     rd_kafka_destroy(rk);
+    if (headers) rd_kafka_headers_destroy(headers);
     fclose(in);
     free(line);
     if (left > 0 || failed > 0) {
