@@ -72,9 +72,8 @@ for i in 0 1 2 3; do wait ${pids[$i]} || fail "worker $i: $(cat "$T"/w*.err)"; d
   >"$T/merge.sum" 2>"$T/err" || fail "profile-merge: $(cat "$T/err")"
 
 python3 - "$T" $N <<'PY' || fail "the merged profile of 4 workers differs from one run (see above)"
-import json, math, sys, collections
+import bisect, collections, json, math, sys
 T, n = sys.argv[1], int(sys.argv[2])
-sys.path.insert(0, T)
 rows = [json.loads(l) for l in open(T + "/rows.jsonl", encoding="utf-8")]
 single = json.load(open(T + "/single.json"))["tables"]["stream"]
 merged = json.load(open(T + "/merged.json"))["tables"]["stream"]
@@ -109,8 +108,7 @@ for x, y in zip(merged["columns"], single["columns"]):
 
 # 2. exact fields against the generator
 def truth(name):
-    key = name
-    vals = [r[key] for r in rows]
+    vals = [r[name] for r in rows]
     if name == "_shape_event_time":
         vals = [v * 1000 for v in vals]  # ms -> µs
     return vals
@@ -150,7 +148,6 @@ for c in merged["columns"]:
             check(value in listed, "%s: %r (%d of %d) missing from top" % (c["name"], value, f, len(vals)))
     if "quantiles" in c:
         s = sorted(vals)
-        import bisect
         for q, v in c["quantiles"].items():
             lo, hi = bisect.bisect_left(s, v) / len(s), bisect.bisect_right(s, v) / len(s)
             q = float(q)
