@@ -9,8 +9,10 @@
 # to a file, stderr to the terminal); the last progress line must read
 # `900 messages, ... partitions 3/3, ...`. Then: --partitions 0,2 shows 2/2;
 # --max-events 10 stops inside partition 0 and shows 0/3 (done counts
-# partitions read to their end, not partitions seen); without a terminal
-# stderr is empty and the profile is the same.
+# partitions read to their end, not partitions seen); --follow shows
+# `3 partitions` (no end to reach); a file source shows
+# no partition count; without a terminal stderr is empty and the profile is
+# the same.
 source "$(dirname "$0")/lib.sh"
 command -v kcat >/dev/null || fail "kcat is not installed (scripts/install-deps installs it)"
 command -v script >/dev/null || { echo "SKIP: script (bsdutils) is needed for a pseudo-terminal"; exit 77; }
@@ -49,6 +51,19 @@ line=$(last_progress some)
 on_tty stopped --max-events 10 --batch-size 5
 line=$(last_progress stopped)
 [[ $line == *" 10 messages, "*", partitions 0/3, "* ]] || fail "--max-events 10 progress: '$line'"
+
+# A following read never ends a partition: the total only.
+on_tty follow --follow --idle-timeout 1
+line=$(last_progress follow)
+[[ $line == *" 900 messages, "*", 3 partitions, "* ]] || fail "--follow progress: '$line'"
+
+# A file source tells no partitions: the line has none.
+awk 'BEGIN { for (i = 0; i < 50; i++) printf "{\"id\":%d}\n", i }' >"$T/rows.jsonl"
+cmd=$(printf '%q ' "$SHAPE_BIN" stream-profile "$T/rows.jsonl" -o "$T/file.json")
+script -qfec "$cmd >$T/file.sum" /dev/null </dev/null >"$T/file.tty" 2>&1 || fail "file under a terminal: $(cat "$T/file.tty")"
+line=$(last_progress file)
+[[ $line == "shape stream-profile: 50 messages, "*" messages/s, "*" s elapsed" && $line != *partition* ]] ||
+  fail "file source progress: '$line'"
 
 # Not a terminal: nothing on stderr, the same profile.
 "$SHAPE_BIN" stream-profile "$uri" -o "$T/plain.json" --batch-size 50 >"$T/plain.sum" 2>"$T/plain.err" ||
