@@ -46,7 +46,8 @@ typedef struct shape_source_type {
      * credential found in the URI into err. */
     int (*check_uri)(const char *uri, shape_err *err);
     /* Open an instance reading uri from start (see shape/source.h); NULL
-     * when the plugin cannot read yet. */
+     * when the plugin cannot read yet. The instance's shape_source_vtable
+     * has an optional `progress` member since ABI 4. */
     shape_source_open_fn open;
 } shape_source_type;
 

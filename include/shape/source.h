@@ -21,6 +21,9 @@
  *   - SHAPE_ECONN means a transient connection failure: the caller may open
  *     a new instance at its last position and go on; any other error ends
  *     the read.
+ *
+ * progress() (optional, plugin ABI 4) tells how far the read is, for a
+ * progress display only: it never changes what next() hands out.
  */
 #ifndef SHAPE_SOURCE_H
 #define SHAPE_SOURCE_H
@@ -36,11 +39,20 @@ extern "C" {
 
 typedef struct shape_source shape_source;
 
+/* How far a read is. -1 means the source cannot tell. */
+typedef struct shape_source_progress {
+    int64_t partitions_total; /* partitions this instance reads */
+    int64_t partitions_done;  /* of those, read to the end a bounded read stops at */
+} shape_source_progress;
+
 typedef struct shape_source_vtable {
     int (*next)(shape_source *src, struct ArrowSchema *schema, struct ArrowArray *array,
                 shape_offsets *after, int *end, shape_err *err);
     const shape_decode_stats *(*stats)(const shape_source *src);
     void (*close)(shape_source *src); /* frees the instance */
+    /* --- ABI 4 --- */
+    /* Fill *out (both fields preset to -1). NULL = the source cannot tell. */
+    void (*progress)(const shape_source *src, shape_source_progress *out);
 } shape_source_vtable;
 
 struct shape_source {
@@ -62,6 +74,14 @@ static inline int shape_source_next(shape_source *src, struct ArrowSchema *schem
 static inline const shape_decode_stats *shape_source_stats(const shape_source *src)
 {
     return src->vt->stats(src);
+}
+
+/* The source's progress; -1 in each field it cannot tell. */
+static inline shape_source_progress shape_source_progress_of(const shape_source *src)
+{
+    shape_source_progress p = {-1, -1};
+    if (src->vt->progress) src->vt->progress(src, &p);
+    return p;
 }
 
 static inline void shape_source_close(shape_source *src)

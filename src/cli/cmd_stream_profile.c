@@ -21,6 +21,8 @@
  * not have are ignored, an all-null column of another type counts as nulls),
  * as one uninterrupted read would have done. SIGINT/SIGTERM stop after the
  * batch in hand: checkpoint first, then the profile of what was read.
+ * When stderr is a terminal, one progress line shows messages, messages/s,
+ * partitions done of total (when the source can tell) and elapsed time.
  */
 #include <errno.h>
 #include <math.h>
@@ -151,6 +153,7 @@ typedef struct run {
 
     int progress;
     double started, last_progress;
+    shape_source_progress parts; /* the last the source told (kept across reconnects) */
 } run;
 
 static double now_seconds(void)
@@ -188,8 +191,15 @@ static void show_progress(run *r, int final)
     int64_t messages, undecodable, rejected;
     stats_now(r, &messages, &undecodable, &rejected);
     double elapsed = t - r->started;
-    fprintf(stderr, "\r\033[Kshape stream-profile: %lld messages, %.0f messages/s, %.1f s elapsed",
-            (long long)messages, elapsed > 0 ? (double)messages / elapsed : 0.0, elapsed);
+    if (r->src) r->parts = shape_source_progress_of(r->src);
+    char parts[64] = "";
+    if (r->parts.partitions_total >= 0 && r->parts.partitions_done >= 0)
+        snprintf(parts, sizeof parts, ", partitions %lld/%lld", (long long)r->parts.partitions_done,
+                 (long long)r->parts.partitions_total);
+    else if (r->parts.partitions_total >= 0)
+        snprintf(parts, sizeof parts, ", %lld partitions", (long long)r->parts.partitions_total);
+    fprintf(stderr, "\r\033[Kshape stream-profile: %lld messages, %.0f messages/s%s, %.1f s elapsed",
+            (long long)messages, elapsed > 0 ? (double)messages / elapsed : 0.0, parts, elapsed);
     if (final) fputc('\n', stderr);
     fflush(stderr);
 }
@@ -708,6 +718,7 @@ static int run_stream_profile(const shape_args *args, shape_err *err)
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
         r.progress = isatty(STDERR_FILENO);
+        r.parts = (shape_source_progress){-1, -1};
         r.started = now_seconds();
         r.last_progress = r.started;
         rc = consume(&r, &interrupted, err);

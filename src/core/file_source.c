@@ -318,7 +318,7 @@ static void fs_close(shape_source *src)
     free(fs);
 }
 
-static const shape_source_vtable file_vtable = {fs_next, fs_stats, fs_close};
+static const shape_source_vtable file_vtable = {fs_next, fs_stats, fs_close, NULL}; /* no progress: one pseudo-partition */
 
 static int read_options(const shape_options *o, file_source *fs, int *explicit_format, shape_err *err)
 {

@@ -436,7 +436,18 @@ static const shape_decode_stats *ks_stats(const shape_source *src)
     return shape_decoder_stats(((const kafka_source *)src)->dec);
 }
 
-static const shape_source_vtable kafka_vtable = {ks_next, ks_stats, ks_close};
+/* Partitions read and partitions read to their end mark (bounded reads; a
+ * following read has no end, so it tells only the total). */
+static void ks_progress(const shape_source *src, shape_source_progress *out)
+{
+    const kafka_source *ks = (const kafka_source *)src;
+    out->partitions_total = (int64_t)ks->n_parts;
+    if (!ks->bounded) return;
+    out->partitions_done = 0;
+    for (size_t i = 0; i < ks->n_parts; i++) out->partitions_done += ks->parts[i].done != 0;
+}
+
+static const shape_source_vtable kafka_vtable = {ks_next, ks_stats, ks_close, ks_progress};
 
 /* ---- opening --------------------------------------------------------------- */
 
