@@ -1,13 +1,17 @@
-/* test_emitter_contract.c — the emitter contract (shape/plugin.h, ABI 2)
- * checked on the core's destinations: file://, jsonl://, console://, null://.
+/* test_emitter_contract.c — the emitter contract (tests/support/
+ * emitter_contract.h) run on every in-process destination: file://,
+ * jsonl://, console://, null://, and kafka:// over FakeProducer.
  *
- * What every emitter must do, whatever it writes to: refuse unknown options
- * and envelopes at open, naming them, before anything is written; return
- * from send with an outcome for every message; deliver the messages' bodies
- * in order (one JSON line each for the line sinks); truncate on a fresh
- * open and append on a resuming one. (The kafka:// emitter is held to the
- * same rules by tests/emulator/test_emit_kafka.sh against `shape broker`.)
+ * Each destination is described by a harness (open it, empty it, read back
+ * what it holds, inject its own faults); the suite runs the same checks on
+ * all of them. kafka:// over FakeProducer also gets its native faults:
+ * partial delivery failures, queue-full episodes and refusals. (kafka://
+ * over `shape broker` runs the same suite in tests/emulator/
+ * test_emitter_contract_broker.c.) A few checks that belong to one kind of
+ * destination follow: a fresh file open truncates, a jsonl table name that
+ * cannot be a file name is refused.
  */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -22,194 +26,254 @@
 
 #include "shape/emit.h"
 #include "shape/options.h"
-
-#define N 300
+#include "support/emitter_contract.h"
+#include "testing/fake_producer.h"
 
 static char dir[64];
-static char bodies[N][512];
-static shape_emit_message msgs[N];
 
-/* N flat events of order_line (small, seed 11) as messages. */
-static void make_messages(void)
-{
-    shape_err err;
-    shape_retail *d;
-    shape_retail_table *t;
-    shape_gen_row row;
-    assert_int_equal(shape_retail_open("small", 11, &d, &err), SHAPE_OK);
-    assert_int_equal(shape_retail_table_open_id(d, SHAPE_RETAIL_ORDER_LINE, &t, &err), SHAPE_OK);
-    const shape_gen_column *cols;
-    size_t ncols = shape_retail_columns(SHAPE_RETAIL_ORDER_LINE, &cols);
-    shape_event_table et;
-    assert_int_equal(shape_event_table_init(&et, "order_line", cols, ncols, -1, &err), SHAPE_OK);
-    for (size_t i = 0; i < N; i++) {
-        assert_int_equal(shape_retail_table_row(t, i, &row, &err), SHAPE_OK);
-        char *e = shape_event_encode(&et, SHAPE_ENVELOPE_FLAT, i, &row, bodies[i]);
-        memset(&msgs[i], 0, sizeof msgs[i]);
-        msgs[i].value = bodies[i];
-        msgs[i].value_len = (size_t)(e - bodies[i]);
-        msgs[i].partition = -1;
-        msgs[i].table = "order_line";
-    }
-    shape_retail_table_close(t);
-    shape_retail_close(d);
-}
-
-static shape_options *opts(const char *kv1, const char *kv2)
-{
-    shape_options *o = shape_options_new();
-    shape_err err;
-    if (kv1) assert_int_equal(shape_options_set_kv(o, kv1, &err), SHAPE_OK);
-    if (kv2) assert_int_equal(shape_options_set_kv(o, kv2, &err), SHAPE_OK);
-    return o;
-}
-
-/* Send all messages; every one must come back DELIVERED. */
-static void send_all(const shape_emitter_type *type, shape_emitter *e, size_t n)
-{
-    shape_err err;
-    for (size_t i = 0; i < n; i++) msgs[i].outcome = SHAPE_EMIT_PENDING;
-    assert_int_equal(type->send(e, msgs, n, &err), SHAPE_OK);
-    for (size_t i = 0; i < n; i++) assert_int_equal(msgs[i].outcome, SHAPE_EMIT_DELIVERED);
-    assert_int_equal(type->flush(e, &err), SHAPE_OK);
-}
-
-/* The file holds exactly bodies[0..n) (then again from `again`) as lines. */
-static void assert_lines(const char *path, size_t n, size_t again)
+/* Each line of path (if it exists) as a body without a wire key. */
+static void read_lines(const char *path, shape_contract_list *out)
 {
     FILE *f = fopen(path, "r");
-    assert_non_null(f);
-    char line[1024];
-    size_t i = 0;
-    while (fgets(line, sizeof line, f)) {
-        size_t k = i < n ? i : i - n;
-        assert_true(i < n + again);
-        line[strcspn(line, "\n")] = 0;
-        assert_string_equal(line, bodies[k]);
-        i++;
+    if (!f) return;
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    while ((len = getline(&line, &cap, f)) > 0) {
+        if (line[len - 1] == '\n') len--;
+        shape_contract_list_add(out, NULL, 0, line, (size_t)len);
     }
+    free(line);
     fclose(f);
-    assert_int_equal(i, n + again);
 }
 
-static void check_refusals(const char *uri, const char *what)
+static int open_builtin(const char *uri, const shape_options *options, const shape_emitter_type **type,
+                        shape_emitter **out, shape_err *err)
 {
-    const shape_emitter_type *type = shape_emit_builtin_for_uri(uri);
-    assert_non_null(type);
-    shape_err err;
-    shape_emitter *e = NULL;
-    shape_options *o = opts("bogus=1", NULL);
-    assert_int_equal(type->open(uri, o, &e, &err), SHAPE_EINVAL);
-    char want[128];
-    snprintf(want, sizeof want, "unknown %s emitter options: ['bogus']", what);
-    assert_string_equal(err.message, want);
-    assert_null(e);
-    shape_options_free(o);
-    o = opts("envelope=xml", NULL);
-    assert_int_equal(type->open(uri, o, &e, &err), SHAPE_EINVAL);
-    assert_non_null(strstr(err.message, "unknown envelope 'xml'"));
-    shape_options_free(o);
+    *out = NULL;
+    *type = shape_emit_builtin_for_uri(uri);
+    assert_non_null(*type);
+    return (*type)->open(uri, options, out, err);
 }
 
-static void test_file(void **state)
+/* ---- file:// --------------------------------------------------------------------- */
+
+typedef struct file_ctx {
+    char path[128], uri[160];
+} file_ctx;
+
+static int file_open(void *ctx, const shape_options *o, const shape_emitter_type **type, shape_emitter **out,
+                     shape_err *err)
 {
-    (void)state;
-    char uri[128], path[96];
-    snprintf(path, sizeof path, "%s/out.jsonl", dir);
-    snprintf(uri, sizeof uri, "file://%s", path);
-    check_refusals(uri, "file");
-    assert_int_equal(access(path, F_OK), -1); /* refused opens wrote nothing */
-    const shape_emitter_type *type = shape_emit_builtin_for_uri(uri);
-    shape_err err;
-    shape_emitter *e;
-    shape_options *o = opts("envelope=flat", NULL);
-    assert_int_equal(type->open(uri, o, &e, &err), SHAPE_OK);
-    send_all(type, e, N);
-    type->close(e);
-    assert_lines(path, N, 0);
-    /* resuming appends */
-    shape_options_free(o);
-    o = opts("resuming=true", NULL);
-    assert_int_equal(type->open(uri, o, &e, &err), SHAPE_OK);
-    send_all(type, e, 5);
-    type->close(e);
-    assert_lines(path, N, 5);
-    /* a fresh open truncates */
-    shape_options_free(o);
-    o = opts(NULL, NULL);
-    assert_int_equal(type->open(uri, o, &e, &err), SHAPE_OK);
-    send_all(type, e, 7);
-    type->close(e);
-    assert_lines(path, 7, 0);
-    shape_options_free(o);
-    unlink(path);
+    return open_builtin(((file_ctx *)ctx)->uri, o, type, out, err);
+}
+static void file_reset(void *ctx) { unlink(((file_ctx *)ctx)->path); }
+static void file_delivered(void *ctx, shape_contract_list *out) { read_lines(((file_ctx *)ctx)->path, out); }
+
+/* ---- jsonl:// (one file per table) ------------------------------------------------- */
+
+typedef struct jsonl_ctx {
+    char dir[128], uri[160];
+} jsonl_ctx;
+
+static const char *const plan_tables[] = {"product", "order_line"}; /* the suite's plan, in order */
+
+static int jsonl_open(void *ctx, const shape_options *o, const shape_emitter_type **type, shape_emitter **out,
+                      shape_err *err)
+{
+    return open_builtin(((jsonl_ctx *)ctx)->uri, o, type, out, err);
+}
+static void jsonl_reset(void *ctx)
+{
+    char path[192];
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(path, sizeof path, "%s/%s.jsonl", ((jsonl_ctx *)ctx)->dir, plan_tables[i]);
+        unlink(path);
+    }
+}
+static void jsonl_delivered(void *ctx, shape_contract_list *out)
+{
+    char path[192];
+    for (size_t i = 0; i < 2; i++) { /* tables go out one after another */
+        snprintf(path, sizeof path, "%s/%s.jsonl", ((jsonl_ctx *)ctx)->dir, plan_tables[i]);
+        read_lines(path, out);
+    }
 }
 
-static void test_jsonl(void **state)
-{
-    (void)state;
-    char uri[128], path[128];
-    snprintf(uri, sizeof uri, "jsonl://%s/tables", dir);
-    check_refusals(uri, "jsonl");
-    const shape_emitter_type *type = shape_emit_builtin_for_uri(uri);
-    shape_err err;
-    shape_emitter *e;
-    assert_int_equal(type->open(uri, NULL, &e, &err), SHAPE_OK);
-    send_all(type, e, N);
-    /* a table name that cannot be a file name is refused */
-    shape_emit_message bad = msgs[0];
-    bad.table = "../evil";
-    assert_int_not_equal(type->send(e, &bad, 1, &err), SHAPE_OK);
-    type->close(e);
-    snprintf(path, sizeof path, "%s/tables/order_line.jsonl", dir);
-    assert_lines(path, N, 0);
-    unlink(path);
-    snprintf(path, sizeof path, "%s/tables", dir);
-    rmdir(path);
-}
+/* ---- console:// (standard output captured into a file while open) --------------------- */
 
-static void test_console_and_null(void **state)
+typedef struct console_ctx {
+    char path[128];
+    int saved; /* the real stdout while redirected, else -1 */
+} console_ctx;
+
+static int console_open(void *ctx, const shape_options *o, const shape_emitter_type **type, shape_emitter **out,
+                        shape_err *err)
 {
-    (void)state;
-    check_refusals("console", "console");
-    check_refusals("null", "null");
-    shape_err err;
-    shape_emitter *e;
-    const shape_emitter_type *type = shape_emit_builtin_for_uri("null");
-    assert_int_equal(type->open("null", NULL, &e, &err), SHAPE_OK);
-    send_all(type, e, N);
-    type->close(e);
-    /* console: stdout redirected to a file for the check */
-    char path[96];
-    snprintf(path, sizeof path, "%s/stdout.jsonl", dir);
+    console_ctx *c = ctx;
+    if (c->saved < 0) { /* a refused open may leave it redirected: after_close restores */
+        fflush(stdout);
+        c->saved = dup(1);
+        int fd = open(c->path, O_WRONLY | O_CREAT | O_APPEND, 0600);
+        assert_true(c->saved >= 0 && fd >= 0);
+        dup2(fd, 1);
+        close(fd);
+    }
+    return open_builtin("console", o, type, out, err);
+}
+static void console_after_close(void *ctx)
+{
+    console_ctx *c = ctx;
+    if (c->saved < 0) return;
     fflush(stdout);
-    int saved = dup(1);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    dup2(fileno(f), 1);
-    type = shape_emit_builtin_for_uri("console");
-    assert_int_equal(type->open("console", NULL, &e, &err), SHAPE_OK);
-    send_all(type, e, N);
+    dup2(c->saved, 1);
+    close(c->saved);
+    c->saved = -1;
+}
+static void console_reset(void *ctx) { unlink(((console_ctx *)ctx)->path); }
+static void console_delivered(void *ctx, shape_contract_list *out) { read_lines(((console_ctx *)ctx)->path, out); }
+
+/* ---- null:// (nothing to read back) ------------------------------------------------------ */
+
+static int null_open(void *ctx, const shape_options *o, const shape_emitter_type **type, shape_emitter **out,
+                     shape_err *err)
+{
+    (void)ctx;
+    return open_builtin("null", o, type, out, err);
+}
+static void null_reset(void *ctx) { (void)ctx; }
+
+/* ---- kafka:// over FakeProducer ----------------------------------------------------------- */
+
+typedef struct fake_ctx {
+    shape_kafka_fake_producer_store *store;
+    shape_kafka_producer_factory factory;
+} fake_ctx;
+
+static int fake_open(void *ctx, const shape_options *o, const shape_emitter_type **type, shape_emitter **out,
+                     shape_err *err)
+{
+    fake_ctx *f = ctx;
+    *type = shape_kafka_fake_emitter_type();
+    return shape_kafka_fake_emitter_open(f->store, &f->factory, "kafka://broker-a:9092,broker-b:9092/events", o,
+                                         out, err);
+}
+static void fake_reset(void *ctx)
+{
+    shape_kafka_fake_producer_store *s = ((fake_ctx *)ctx)->store;
+    shape_kafka_fake_producer_store_clear(s);
+    s->full = s->failures = s->reject = s->refuse_at_produce = s->stall = s->fatal = 0;
+}
+static void fake_delivered(void *ctx, shape_contract_list *out)
+{
+    shape_kafka_fake_producer_store *s = ((fake_ctx *)ctx)->store;
+    for (size_t i = 0; i < s->log_len; i++) {
+        const shape_kafka_fake_record *r = &s->log[i];
+        assert_string_equal(r->topic, "events");
+        shape_contract_list_add(out, r->key, r->key_len, r->value, r->value_len);
+    }
+}
+static void fake_failures(void *ctx, int n) { ((fake_ctx *)ctx)->store->failures = n; }
+static void fake_congest(void *ctx, int n) { ((fake_ctx *)ctx)->store->full = n; }
+static uint64_t fake_hits(void *ctx) { return ((fake_ctx *)ctx)->store->hits; }
+static void fake_rejections(void *ctx, int n) { ((fake_ctx *)ctx)->store->reject = n; }
+
+/* ---- checks of one kind of destination ------------------------------------------------------ */
+
+static void send_first(const shape_emitter_type *type, shape_emitter *e, const char *body)
+{
+    shape_emit_message m = {0};
+    m.value = body;
+    m.value_len = strlen(body);
+    m.partition = -1;
+    m.table = "t";
+    shape_err err;
+    assert_int_equal(type->send(e, &m, 1, &err), SHAPE_OK);
+    assert_int_equal(m.outcome, SHAPE_EMIT_DELIVERED);
+}
+
+static void test_file_fresh_open_truncates(void **state)
+{
+    file_ctx *c = *state;
+    const shape_emitter_type *type;
+    shape_emitter *e;
+    shape_err err;
+    file_reset(c);
+    assert_int_equal(file_open(c, NULL, &type, &e, &err), SHAPE_OK);
+    send_first(type, e, "{\"a\":1}");
     type->close(e);
-    dup2(saved, 1);
-    close(saved);
-    fclose(f);
-    assert_lines(path, N, 0);
-    unlink(path);
-    assert_null(shape_emit_builtin_for_uri("kafka://h:9092/t"));
+    assert_int_equal(file_open(c, NULL, &type, &e, &err), SHAPE_OK);
+    send_first(type, e, "{\"b\":2}");
+    type->close(e);
+    shape_contract_list got = {0};
+    file_delivered(c, &got);
+    assert_int_equal(got.n, 1);
+    assert_string_equal(got.bodies[0], "{\"b\":2}");
+    shape_contract_list_free(&got);
+    file_reset(c);
+}
+
+static void test_jsonl_refuses_bad_table_name(void **state)
+{
+    jsonl_ctx *c = *state;
+    const shape_emitter_type *type;
+    shape_emitter *e;
+    shape_err err;
+    assert_int_equal(jsonl_open(c, NULL, &type, &e, &err), SHAPE_OK);
+    shape_emit_message m = {0};
+    m.value = "{}";
+    m.value_len = 2;
+    m.partition = -1;
+    m.table = "../evil";
+    assert_int_not_equal(type->send(e, &m, 1, &err), SHAPE_OK);
+    type->close(e);
+    assert_null(shape_emit_builtin_for_uri("kafka://h:9092/t")); /* kafka:// is the plugin's */
 }
 
 int main(void)
 {
-    snprintf(dir, sizeof dir, "/tmp/shape-emitter-contract-%ld", (long)getpid());
+    snprintf(dir, sizeof dir, "/tmp/shape-contract-sinks-%ld", (long)getpid());
     if (mkdir(dir, 0700) != 0) return 1;
-    make_messages();
-    const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_file),
-        cmocka_unit_test(test_jsonl),
-        cmocka_unit_test(test_console_and_null),
+    file_ctx fc;
+    snprintf(fc.path, sizeof fc.path, "%s/out.jsonl", dir);
+    snprintf(fc.uri, sizeof fc.uri, "file://%s", fc.path);
+    jsonl_ctx jc;
+    snprintf(jc.dir, sizeof jc.dir, "%s/tables", dir);
+    snprintf(jc.uri, sizeof jc.uri, "jsonl://%s", jc.dir);
+    console_ctx cc = {.saved = -1};
+    snprintf(cc.path, sizeof cc.path, "%s/stdout.jsonl", dir);
+    fake_ctx kc = {.store = shape_kafka_fake_producer_store_new()};
+    if (!kc.store) return 1;
+
+    const shape_emitter_harness file_h = {.name = "file", .option_noun = "file", .ctx = &fc, .ordered = 1,
+                                          .open = file_open, .reset = file_reset, .delivered = file_delivered};
+    const shape_emitter_harness jsonl_h = {.name = "jsonl", .option_noun = "jsonl", .ctx = &jc, .ordered = 1,
+                                           .open = jsonl_open, .reset = jsonl_reset, .delivered = jsonl_delivered};
+    const shape_emitter_harness console_h = {.name = "console", .option_noun = "console", .ctx = &cc,
+                                             .ordered = 1, .open = console_open,
+                                             .after_close = console_after_close, .reset = console_reset,
+                                             .delivered = console_delivered};
+    const shape_emitter_harness null_h = {.name = "null", .option_noun = "null", .ordered = 1, .open = null_open,
+                                          .reset = null_reset};
+    const shape_emitter_harness fake_h = {.name = "kafka over FakeProducer", .option_noun = "kafka", .ctx = &kc,
+                                          .ordered = 1, .open = fake_open, .reset = fake_reset,
+                                          .delivered = fake_delivered, .inject_failures = fake_failures,
+                                          .congest = fake_congest, .congestion_hits = fake_hits,
+                                          .inject_rejections = fake_rejections};
+    const shape_emitter_harness *const harnesses[] = {&file_h, &jsonl_h, &console_h, &null_h, &fake_h};
+    int failed = shape_emitter_contract_run("emitter contract", harnesses, sizeof harnesses / sizeof harnesses[0]);
+
+    const struct CMUnitTest own[] = {
+        cmocka_unit_test_prestate(test_file_fresh_open_truncates, &fc),
+        cmocka_unit_test_prestate(test_jsonl_refuses_bad_table_name, &jc),
     };
-    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    failed += cmocka_run_group_tests_name("destination specifics", own, NULL, NULL);
+
+    jsonl_reset(&jc);
+    rmdir(jc.dir);
+    file_reset(&fc);
+    console_reset(&cc);
     rmdir(dir);
-    return rc;
+    shape_kafka_fake_producer_store_free(kc.store);
+    return failed ? 1 : 0;
 }
