@@ -4,7 +4,7 @@
  * protocol on loopback.
  *
  * How: the test starts `shape broker` itself with one-partition topics
- * contract-0 .. contract-39 (so delivery order is comparable), stops it by
+ * contract-0 .. contract-11 (so delivery order is comparable), stops it by
  * its pid at the end. Emptying the destination moves to the next topic;
  * reading it back is a librdkafka consumer assigned from the beginning up
  * to the high watermark. Faults are the suite's generic ones (sends that
@@ -31,7 +31,7 @@
 #include "shape/registry.h"
 #include "support/emitter_contract.h"
 
-#define TOPICS 40
+#define TOPICS 12 /* the suite empties the destination 6 times */
 
 typedef struct broker_ctx {
     char bootstrap[256];
@@ -124,7 +124,8 @@ static pid_t start_broker(broker_ctx *b, const char *dir)
         execv(bin, argv);
         _exit(127);
     }
-    for (int i = 0; i < 100; i++) {
+    for (int i = 0; i < 600; i++) { /* up to 60 s: a loaded machine starts it slowly */
+        if (waitpid(pid, NULL, WNOHANG) == pid) return -1; /* it exited */
         FILE *f = fopen(file, "r");
         if (f) {
             int ok = fgets(b->bootstrap, sizeof b->bootstrap, f) != NULL;
