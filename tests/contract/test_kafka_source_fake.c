@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -295,7 +296,8 @@ static void test_same_batches_every_run(void **state)
     shape_fake_broker *fb = broker_with(counts, 5);
     shape_fake_broker_set_chunk(fb, 3);
     read_all(fb, URI, "{\"batch_size\":4}", NULL, 0, &runs[0]);
-    read_all(fb, URI, "{\"batch_size\":4}", NULL, 0, &runs[1]);
+    /* the second run fetches ahead 2 partitions instead of all 5: same batches */
+    read_all(fb, URI, "{\"batch_size\":4,\"prefetch_partitions\":2}", NULL, 0, &runs[1]);
     assert_int_equal(runs[0].rc, SHAPE_OK);
     assert_int_equal(runs[1].rc, SHAPE_OK);
     assert_int_equal(runs[0].n_batches, runs[1].n_batches);
@@ -460,6 +462,27 @@ static void test_appends_during_read_are_left_to_the_next(void **state)
     shape_fake_broker_free(fb);
 }
 
+/* Markers just before the end, then appends: a fetch that skips the
+ * markers reaches the appended messages, which are past the end mark. */
+static void test_appends_behind_markers_are_left_out(void **state)
+{
+    (void)state;
+    int64_t counts[] = {4};
+    shape_fake_broker *fb = broker_with(counts, 1);
+    shape_err err;
+    assert_int_equal(shape_fake_broker_append_gap(fb, "orders", 0, 3, &err), SHAPE_OK); /* end mark: 7 */
+    shape_fake_broker_set_chunk(fb, 2);
+    append_plan plan = {shape_fake_broker_counts(fb).fetches + 1, 4}; /* offsets 7..10, after the first fetch */
+    shape_fake_broker_on_fetch(fb, append_on_fetch, &plan);
+    run *r = &runs[0];
+    read_all(fb, URI, NULL, NULL, 0, r);
+    assert_int_equal(r->rc, SHAPE_OK);
+    assert_rows_exactly(r, NULL, counts, 1);
+    assert_int_equal(after_of(&r->batches[r->n_batches - 1], 0), 4);
+    shape_fake_broker_on_fetch(fb, NULL, NULL);
+    shape_fake_broker_free(fb);
+}
+
 static void test_max_messages(void **state)
 {
     (void)state;
@@ -514,15 +537,18 @@ static void test_markers_at_the_end_do_not_hang(void **state)
     append_rows(fb, "orders", 1, 2);
     assert_int_equal(shape_fake_broker_append_gap(fb, "orders", 1, 1, &err), SHAPE_OK);
     run *r = &runs[0];
-    /* seen from the partition-EOF event, then (EOF events off) from the client's position */
-    const char *opts[] = {NULL, "{\"config\":{\"enable.partition.eof\":\"false\"}}"};
-    for (int i = 0; i < 2; i++) {
+    /* seen from the partition-EOF event, then (no EOF events) from the client's position */
+    for (int eof = 1; eof >= 0; eof--) {
+        shape_fake_broker_set_partition_eof(fb, eof);
         double t0 = now_s();
-        read_all(fb, URI, opts[i], NULL, 0, r);
+        read_all(fb, URI, NULL, NULL, 0, r);
         assert_int_equal(r->rc, SHAPE_OK);
         assert_int_equal(r->n_rows, 12);
         const batch *last = &r->batches[r->n_batches - 1];
-        assert_int_equal(after_of(last, 1), 7); /* past the marker */
+        assert_int_equal(after_of(last, 0), 9); /* past the markers, before partition 1's batches */
+        /* the EOF event comes with partition 1's messages; without it the
+         * end is found after its last batch, so no batch shows it */
+        assert_int_equal(after_of(last, 1), eof ? 7 : 6);
         assert_true(now_s() - t0 < 2.5);
     }
     shape_fake_broker_free(fb);
@@ -783,6 +809,7 @@ static void test_keys_headers_and_missing_timestamps(void **state)
 
 int main(void)
 {
+    alarm(120); /* a read that never ends (a missed end of partition) fails instead of hanging */
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_teardown(test_chunk_cap_gives_batches_and_positions, teardown),
         cmocka_unit_test_teardown(test_ascending_partitions_never_mixed_positions_of_all, teardown),
@@ -791,6 +818,7 @@ int main(void)
         cmocka_unit_test_teardown(test_start_offsets_clamped_into_watermarks, teardown),
         cmocka_unit_test_teardown(test_earliest_and_latest, teardown),
         cmocka_unit_test_teardown(test_appends_during_read_are_left_to_the_next, teardown),
+        cmocka_unit_test_teardown(test_appends_behind_markers_are_left_out, teardown),
         cmocka_unit_test_teardown(test_max_messages, teardown),
         cmocka_unit_test_teardown(test_one_message_per_poll_does_not_stall, teardown),
         cmocka_unit_test_teardown(test_markers_at_the_end_do_not_hang, teardown),

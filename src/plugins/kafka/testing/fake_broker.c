@@ -54,6 +54,7 @@ struct shape_fake_broker {
     fake_topic *topics;
     size_t n_topics;
     size_t chunk;
+    int no_partition_eof;
     int64_t fail_at, fail_every;
     pending_error next_error;
     pending_error next_metadata_error; /* action: transient or not */
@@ -257,6 +258,11 @@ int64_t shape_fake_broker_high_watermark(const shape_fake_broker *fb, const char
     return fp ? fp->len : -1;
 }
 
+void shape_fake_broker_set_partition_eof(shape_fake_broker *fb, int on)
+{
+    fb->no_partition_eof = !on;
+}
+
 void shape_fake_broker_set_chunk(shape_fake_broker *fb, size_t chunk)
 {
     fb->chunk = chunk;
@@ -454,7 +460,7 @@ static void fetch_partition(fake_consumer *f, fake_assigned *a, shape_message *m
         (*n)++;
         f->fb->counts.delivered++;
     }
-    if (*n < cap && f->eof_events && a->next >= fp->len && a->eof_at != a->next) {
+    if (*n < cap && f->eof_events && !f->fb->no_partition_eof && a->next >= fp->len && a->eof_at != a->next) {
         memset(&msgs[*n], 0, sizeof msgs[*n]);
         msgs[*n].partition = a->partition;
         msgs[*n].offset = a->next;

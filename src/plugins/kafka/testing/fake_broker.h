@@ -88,6 +88,11 @@ int shape_fake_broker_set_low_watermark(shape_fake_broker *fb, const char *topic
 /* The partition's log length (its high watermark); -1 if there is no such partition. */
 int64_t shape_fake_broker_high_watermark(const shape_fake_broker *fb, const char *topic, int32_t partition);
 
+/* Whether fetches report a partition's end (partition-EOF events, on by
+ * default, and only when the consumer sets enable.partition.eof=true, as
+ * the source does). Off: the source must find ends from the client's
+ * position alone, as after a marker when no EOF event comes. */
+void shape_fake_broker_set_partition_eof(shape_fake_broker *fb, int on);
 /* At most `chunk` entries per fetch (0 = no cap beyond the caller's). */
 void shape_fake_broker_set_chunk(shape_fake_broker *fb, size_t chunk);
 /* Once `at` messages were delivered in all, the next fetch returns a
