@@ -38,7 +38,6 @@
  *     itself, reconnect, fatal); a reconnectable one is SHAPE_ECONN with
  *     text "kafka: ...", so the caller can reopen at its last position.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
