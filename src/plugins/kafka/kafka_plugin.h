@@ -10,7 +10,9 @@ extern const shape_command shape_kafka_cmd_schema_registry;
 /* the kafka:// emitter (emitter.c) */
 extern const shape_emitter_type shape_kafka_emitter;
 
-/* The kafka:// stream source (source.c); see shape/source.h. */
+/* The kafka:// stream source over librdkafka (consumer_client_rdkafka.c; its
+ * rules are in source.c, over the consumer seam of consumer_client.h); see
+ * shape/source.h. */
 int shape_kafka_source_open(const char *uri, const shape_options *options, const shape_offsets *start,
                             shape_source **out, shape_err *err);
 

@@ -5,11 +5,16 @@
  * position of every partition just after it, so a checkpoint of that
  * position resumes exactly — and nothing is ever committed to the broker.
  *
- * How:
+ * How: this file holds the source's rules only; every call to the cluster
+ * goes through the consumer seam (consumer_client.h), so the same logic
+ * runs over librdkafka (consumer_client_rdkafka.c, in the plugin module)
+ * and over the in-memory FakeBroker (testing/, for contract tests), and it
+ * compiles into the librdkafka-free base library.
  *   - open: parse the URI, check the options (reference names, defaults
  *     and messages; `partitions` "0,3-5" restricts the read to those
- *     partitions, for splitting a topic across workers), build a consumer (user `config` first, then the URI's
- *     servers, enable.auto.commit=false, group.id defaulting to
+ *     partitions, for splitting a topic across workers), configure the
+ *     client (user `config` first, then the URI's servers,
+ *     enable.auto.commit=false, group.id defaulting to
  *     shape-stream-profile, partition EOF events on), read the topic's
  *     partitions and watermarks, and place each partition: a start position
  *     clamped into [low, high], else low (earliest) or high (latest). A
@@ -18,35 +23,31 @@
  *     keeps all but a window of partitions paused (the one drained and the
  *     next ones; option prefetch_partitions, default 8, 0 = all), so memory
  *     holds a window's prefetch whatever the partition count (fetch_window).
- *   - bounded: each partition's messages are drained from its own queue
- *     (rd_kafka_queue_get_partition, unforwarded) in ascending partition
- *     order. A poll never asks for more than remains before the partition's
- *     end, so it returns as soon as the messages are there instead of
- *     waiting out its time-out; the end is seen from offsets (position >=
- *     end) or from the partition-EOF event (transaction markers and
- *     compacted gaps leave no message at the last offsets). Messages at or
- *     past the end (produced after the read began) are dropped uncounted.
- *   - following: the consumer queue, all partitions in arrival order; each
- *     poll's messages are grouped by partition and handed out one group per
- *     batch. Ends after idle_timeout without messages or max_messages.
- *   - errors: transient client errors (transport, all brokers down, timed
- *     out, resolve, or retriable) are SHAPE_ECONN with text "kafka: ...",
- *     so the caller can reconnect from its last position; others are fatal.
+ *   - bounded: each partition's messages are fetched on their own, in
+ *     ascending partition order. A fetch never asks for more than remains
+ *     before the partition's end, so it returns as soon as the messages are
+ *     there instead of waiting out its time-out; the end is seen from
+ *     offsets (position >= end) or from the partition-EOF event
+ *     (transaction markers and compacted gaps leave no message at the last
+ *     offsets). Messages at or past the end (produced after the read began)
+ *     are dropped uncounted.
+ *   - following: all partitions in arrival order; each fetch's messages are
+ *     grouped by partition and handed out one group per batch. Ends after
+ *     idle_timeout without messages or max_messages.
+ *   - errors: the client says what a consumer error means (retried by
+ *     itself, reconnect, fatal); a reconnectable one is SHAPE_ECONN with
+ *     text "kafka: ...", so the caller can reopen at its last position.
  */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include <librdkafka/rdkafka.h>
-
-#include "kafka_plugin.h"
+#include "consumer_client.h"
 #include "kafka_uri.h"
 #include "shape/credref.h"
 #include "shape/source.h"
 
-#define METADATA_TIMEOUT_MS 10000
 #define POLL_TIMEOUT_MS 1000
 #define FOLLOW_SLICE_MS 200
 #define DEFAULT_BATCH 65536
@@ -67,35 +68,32 @@ typedef struct part {
     int64_t position; /* next offset to read */
     int64_t end;      /* bounded: high watermark when the read began */
     int done;
-    int fetching;            /* bounded: not paused (inside the prefetch window) */
-    rd_kafka_queue_t *queue; /* bounded: the partition's own queue */
+    int fetching; /* bounded: not paused (inside the prefetch window) */
 } part;
 
 typedef struct kafka_source {
     shape_source base;
     shape_kafka_uri uri;
-    rd_kafka_t *rk;
-    rd_kafka_queue_t *consumer_queue; /* following reads */
+    shape_kafka_consumer *client;
     part *parts;
     size_t n_parts;
     size_t cursor; /* bounded: the partition being drained */
     size_t window; /* bounded: partitions fetched ahead, the drained one included */
     int bounded;
     int64_t batch_size;
-    int64_t remaining; /* max_messages left, or -1 */
+    int64_t remaining;   /* max_messages left, or -1 */
     double idle_timeout; /* seconds, or < 0 for none */
     double last_message; /* monotonic seconds */
 
-    rd_kafka_message_t **polled; /* messages of the current poll */
+    /* following: the entries of the current fetch not handed out yet */
+    shape_message *polled;
+    shape_kafka_event *polled_events;
     size_t n_polled, next_polled;
-    rd_kafka_message_t **group; /* messages of the batch being decoded */
+    /* the batch being decoded (bounded reads fetch straight into it) */
     shape_message *msgs;
-    shape_header *headers;
-    size_t headers_cap;
+    shape_kafka_event *events;
 
     shape_decoder *dec;
-    char fatal[512]; /* error reported by librdkafka's error callback */
-    int fatal_transient;
 } kafka_source;
 
 static const char *const known_options[] = {
@@ -110,64 +108,21 @@ static double now_seconds(void)
     return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static int transient(rd_kafka_resp_err_t e)
+static void release(kafka_source *ks, shape_kafka_event *events, size_t n)
 {
-    return e == RD_KAFKA_RESP_ERR__TRANSPORT || e == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN ||
-           e == RD_KAFKA_RESP_ERR__TIMED_OUT || e == RD_KAFKA_RESP_ERR__RESOLVE ||
-           e == RD_KAFKA_RESP_ERR__TIMED_OUT_QUEUE || e == RD_KAFKA_RESP_ERR__DESTROY ||
-           e == RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT || e == RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION ||
-           e == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE || e == RD_KAFKA_RESP_ERR_BROKER_NOT_AVAILABLE;
+    if (n) ks->client->ops->release(ks->client, events, n);
 }
 
-/* A consumer error event that ends the read. The rest (a fetch that timed
- * out, a leader that moved, a broker connection lost) are reports of things
- * librdkafka retries by itself: the read waits for it; a cluster that stays
- * unreachable is caught by the error callback's "all brokers down". */
-static int ends_read(rd_kafka_resp_err_t e)
+static int error_event(const shape_kafka_event *ev, shape_err *err)
 {
-    switch (e) {
-    case RD_KAFKA_RESP_ERR__AUTHENTICATION:
-    case RD_KAFKA_RESP_ERR__SSL:
-    case RD_KAFKA_RESP_ERR__FATAL:
-    case RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC:
-    case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
-    case RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED:
-    case RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED:
-    case RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED:
-    case RD_KAFKA_RESP_ERR_UNSUPPORTED_SASL_MECHANISM:
-    case RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-static int kafka_error(rd_kafka_resp_err_t e, const char *text, shape_err *err)
-{
-    return shape_err_set(err, transient(e) ? SHAPE_ECONN : SHAPE_EINVAL, "kafka: %s",
-                         text && *text ? text : rd_kafka_err2str(e));
-}
-
-static void on_error(rd_kafka_t *rk, int e, const char *reason, void *opaque)
-{
-    (void)rk;
-    kafka_source *ks = opaque;
-    if (e == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN || rd_kafka_fatal_error(rk, NULL, 0)) {
-        snprintf(ks->fatal, sizeof ks->fatal, "%s", reason);
-        ks->fatal_transient = e == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN;
-    }
-}
-
-/* librdkafka logs go to stderr only at warning level and above. */
-static void on_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
-{
-    (void)rk;
-    if (level <= 4) fprintf(stderr, "shape: kafka: %s: %s\n", fac, buf);
+    return shape_err_set(err, ev->action == SHAPE_KAFKA_ERROR_RECONNECT ? SHAPE_ECONN : SHAPE_EINVAL, "kafka: %s",
+                         ev->text && *ev->text ? ev->text : "consumer error");
 }
 
 static void free_polled(kafka_source *ks)
 {
-    for (size_t i = ks->next_polled; i < ks->n_polled; i++) rd_kafka_message_destroy(ks->polled[i]);
+    if (ks->n_polled > ks->next_polled)
+        release(ks, ks->polled_events + ks->next_polled, ks->n_polled - ks->next_polled);
     ks->n_polled = ks->next_polled = 0;
 }
 
@@ -175,22 +130,17 @@ static void ks_close(shape_source *src)
 {
     kafka_source *ks = (kafka_source *)src;
     if (!ks) return;
-    free_polled(ks);
-    for (size_t i = 0; i < ks->n_parts; i++)
-        if (ks->parts[i].queue) rd_kafka_queue_destroy(ks->parts[i].queue);
-    if (ks->consumer_queue) rd_kafka_queue_destroy(ks->consumer_queue);
-    if (ks->rk) {
-        rd_kafka_assign(ks->rk, NULL);
-        rd_kafka_consumer_close(ks->rk);
-        rd_kafka_destroy(ks->rk);
+    if (ks->client) {
+        free_polled(ks);
+        ks->client->ops->destroy(ks->client);
     }
     shape_kafka_uri_free(&ks->uri);
     shape_decoder_free(ks->dec);
     free(ks->parts);
     free(ks->polled);
-    free(ks->group);
+    free(ks->polled_events);
     free(ks->msgs);
-    free(ks->headers);
+    free(ks->events);
     free(ks);
 }
 
@@ -215,58 +165,14 @@ static part *find_part(kafka_source *ks, int32_t id)
     return lo < ks->n_parts && ks->parts[lo].id == id ? &ks->parts[lo] : NULL;
 }
 
-/* ---- decoding a group of messages of one partition ----------------------- */
-
-static int decode_group(kafka_source *ks, size_t n, struct ArrowSchema *schema, struct ArrowArray *array,
-                        shape_err *err)
+/* Decode ks->msgs[0..n), release them, and pair the batch with the positions. */
+static int hand_out(kafka_source *ks, size_t n, struct ArrowSchema *schema, struct ArrowArray *array,
+                    shape_offsets *after, shape_err *err)
 {
-    size_t n_headers = 0;
-    for (size_t i = 0; i < n; i++) {
-        rd_kafka_headers_t *hdrs = NULL;
-        if (rd_kafka_message_headers(ks->group[i], &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR && hdrs)
-            n_headers += rd_kafka_header_cnt(hdrs);
-    }
-    if (n_headers > ks->headers_cap) {
-        shape_header *grown = realloc(ks->headers, n_headers * sizeof *grown);
-        if (!grown) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-        ks->headers = grown;
-        ks->headers_cap = n_headers;
-    }
-    size_t h = 0;
-    for (size_t i = 0; i < n; i++) {
-        const rd_kafka_message_t *m = ks->group[i];
-        shape_message *out = &ks->msgs[i];
-        memset(out, 0, sizeof *out);
-        out->partition = m->partition;
-        out->offset = m->offset;
-        out->value = m->payload;
-        out->value_len = m->len;
-        out->key = m->key;
-        out->key_len = m->key_len;
-        rd_kafka_timestamp_type_t tstype;
-        int64_t ts = rd_kafka_message_timestamp(m, &tstype);
-        if (ts >= 0 && tstype != RD_KAFKA_TIMESTAMP_NOT_AVAILABLE) {
-            out->has_timestamp = 1;
-            out->timestamp_us = ts * 1000;
-        }
-        rd_kafka_headers_t *hdrs = NULL;
-        if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR && hdrs) {
-            out->headers = ks->headers + h;
-            const char *name;
-            const void *value;
-            size_t size;
-            for (size_t k = 0; rd_kafka_header_get_all(hdrs, k, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; k++) {
-                ks->headers[h++] = (shape_header){name, strlen(name), value, size};
-                out->n_headers++;
-            }
-        }
-    }
-    return shape_decoder_decode(ks->dec, ks->msgs, n, schema, array, err);
-}
-
-static void destroy_group(kafka_source *ks, size_t n)
-{
-    for (size_t i = 0; i < n; i++) rd_kafka_message_destroy(ks->group[i]);
+    int rc = shape_decoder_decode(ks->dec, ks->msgs, n, schema, array, err);
+    release(ks, ks->events, n);
+    if (rc != SHAPE_OK) return rc;
+    return positions(ks, after, err);
 }
 
 /* ---- bounded reads ------------------------------------------------------- */
@@ -283,10 +189,7 @@ static void fetch_window(kafka_source *ks)
         if (p->done) continue;
         open++;
         if (p->fetching) continue;
-        rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
-        rd_kafka_topic_partition_list_add(l, ks->uri.topic, p->id);
-        rd_kafka_resume_partitions(ks->rk, l);
-        rd_kafka_topic_partition_list_destroy(l);
+        ks->client->ops->set_paused(ks->client, p->id, 0);
         p->fetching = 1;
     }
 }
@@ -294,6 +197,7 @@ static void fetch_window(kafka_source *ks)
 static int bounded_next(kafka_source *ks, struct ArrowSchema *schema, struct ArrowArray *array,
                         shape_offsets *after, int *end, shape_err *err)
 {
+    shape_kafka_consumer *c = ks->client;
     for (;;) {
         while (ks->cursor < ks->n_parts && ks->parts[ks->cursor].done) ks->cursor++;
         if (ks->cursor == ks->n_parts || ks->remaining == 0) {
@@ -305,57 +209,52 @@ static int bounded_next(kafka_source *ks, struct ArrowSchema *schema, struct Arr
         int64_t want = p->end - p->position;
         if (want > ks->batch_size) want = ks->batch_size;
         if (ks->remaining >= 0 && want > ks->remaining) want = ks->remaining;
-        ssize_t got = rd_kafka_consume_batch_queue(p->queue, POLL_TIMEOUT_MS, ks->group, (size_t)want);
-        if (got < 0) return kafka_error(rd_kafka_last_error(), NULL, err);
+        size_t got = 0;
+        SHAPE_RETURN_NOT_OK(c->ops->fetch(c, p->id, POLL_TIMEOUT_MS, ks->msgs, ks->events, (size_t)want, &got, err));
         size_t keep = 0;
-        rd_kafka_resp_err_t failure = RD_KAFKA_RESP_ERR_NO_ERROR;
-        char failure_text[256] = "";
-        for (ssize_t i = 0; i < got; i++) {
-            rd_kafka_message_t *m = ks->group[i];
-            if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+        int failure = SHAPE_OK; /* the first error that ends the read, described in err */
+        for (size_t i = 0; i < got; i++) {
+            const shape_message *m = &ks->msgs[i];
+            shape_kafka_event *ev = &ks->events[i];
+            if (ev->kind == SHAPE_KAFKA_EVENT_EOF) {
                 if (m->offset > p->position) p->position = m->offset < p->end ? m->offset : p->end;
                 p->done = 1;
-                rd_kafka_message_destroy(m);
-            } else if (m->err) {
-                if (ends_read(m->err) && !failure) {
-                    failure = m->err;
-                    snprintf(failure_text, sizeof failure_text, "%s", rd_kafka_message_errstr(m));
-                }
-                rd_kafka_message_destroy(m);
+                release(ks, ev, 1);
+            } else if (ev->kind == SHAPE_KAFKA_EVENT_ERROR) {
+                if (ev->action != SHAPE_KAFKA_ERROR_RETRIED && failure == SHAPE_OK) failure = error_event(ev, err);
+                release(ks, ev, 1);
             } else if (m->offset >= p->end || p->done || m->offset < p->position) {
-                rd_kafka_message_destroy(m); /* past the end mark, or a replayed fetch */
+                release(ks, ev, 1); /* past the end mark, or a replayed fetch */
             } else {
-                ks->group[keep++] = m;
+                if (keep != i) {
+                    ks->msgs[keep] = *m;
+                    ks->events[keep] = *ev;
+                }
+                keep++;
                 p->position = m->offset + 1;
             }
         }
         if (p->position >= p->end) p->done = 1;
         if (failure) {
-            destroy_group(ks, keep);
-            return kafka_error(failure, failure_text, err);
+            release(ks, ks->events, keep);
+            return failure;
         }
         if (keep == 0) {
             if (p->done) continue;
-            if (got == 0) rd_kafka_poll(ks->rk, 0); /* an error callback may be waiting */
-            if (got == 0 && ks->fatal[0])
-                return shape_err_set(err, ks->fatal_transient ? SHAPE_ECONN : SHAPE_EINVAL, "kafka: %s", ks->fatal);
             if (got == 0) {
+                c->ops->serve(c); /* an error callback may be waiting */
+                SHAPE_RETURN_NOT_OK(c->ops->failure(c, err));
                 /* Nothing within the poll: the position may still have moved
                  * past markers or gaps without a message to show for it. */
-                rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
-                rd_kafka_topic_partition_list_add(l, ks->uri.topic, p->id);
-                if (rd_kafka_position(ks->rk, l) == RD_KAFKA_RESP_ERR_NO_ERROR && l->elems[0].offset > p->position)
-                    p->position = l->elems[0].offset < p->end ? l->elems[0].offset : p->end;
-                rd_kafka_topic_partition_list_destroy(l);
+                int64_t next;
+                if (c->ops->position(c, p->id, &next) && next > p->position)
+                    p->position = next < p->end ? next : p->end;
                 if (p->position >= p->end) p->done = 1;
             }
             continue;
         }
         if (ks->remaining > 0) ks->remaining -= (int64_t)keep;
-        int rc = decode_group(ks, keep, schema, array, err);
-        destroy_group(ks, keep);
-        if (rc != SHAPE_OK) return rc;
-        return positions(ks, after, err);
+        return hand_out(ks, keep, schema, array, after, err);
     }
 }
 
@@ -364,6 +263,7 @@ static int bounded_next(kafka_source *ks, struct ArrowSchema *schema, struct Arr
 static int follow_next(kafka_source *ks, struct ArrowSchema *schema, struct ArrowArray *array,
                        shape_offsets *after, int *end, shape_err *err)
 {
+    shape_kafka_consumer *c = ks->client;
     if (ks->remaining == 0) {
         *end = 1;
         return SHAPE_OK;
@@ -372,23 +272,27 @@ static int follow_next(kafka_source *ks, struct ArrowSchema *schema, struct Arro
         free_polled(ks);
         size_t want = (size_t)ks->batch_size;
         if (ks->remaining > 0 && (int64_t)want > ks->remaining) want = (size_t)ks->remaining;
-        ssize_t got = rd_kafka_consume_batch_queue(ks->consumer_queue, FOLLOW_SLICE_MS, ks->polled, want);
-        if (got < 0) return kafka_error(rd_kafka_last_error(), NULL, err);
+        size_t got = 0;
+        SHAPE_RETURN_NOT_OK(c->ops->fetch(c, SHAPE_KAFKA_ALL_PARTITIONS, FOLLOW_SLICE_MS, ks->polled,
+                                          ks->polled_events, want, &got, err));
         size_t keep = 0;
-        for (ssize_t i = 0; i < got; i++) {
-            rd_kafka_message_t *m = ks->polled[i];
-            if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
-                rd_kafka_message_destroy(m);
-            } else if (m->err && !ends_read(m->err)) {
-                rd_kafka_message_destroy(m); /* librdkafka retries it */
-            } else if (m->err) {
-                int rc = kafka_error(m->err, rd_kafka_message_errstr(m), err);
-                for (ssize_t k = i; k < got; k++) rd_kafka_message_destroy(ks->polled[k]);
+        for (size_t i = 0; i < got; i++) {
+            shape_kafka_event *ev = &ks->polled_events[i];
+            if (ev->kind == SHAPE_KAFKA_EVENT_EOF ||
+                (ev->kind == SHAPE_KAFKA_EVENT_ERROR && ev->action == SHAPE_KAFKA_ERROR_RETRIED)) {
+                release(ks, ev, 1); /* an end, or an error the client retries */
+            } else if (ev->kind == SHAPE_KAFKA_EVENT_ERROR) {
+                int rc = error_event(ev, err);
+                release(ks, ev, got - i);
                 ks->n_polled = keep;
                 free_polled(ks);
                 return rc;
             } else {
-                ks->polled[keep++] = m;
+                if (keep != i) {
+                    ks->polled[keep] = ks->polled[i];
+                    ks->polled_events[keep] = *ev;
+                }
+                keep++;
             }
         }
         ks->n_polled = keep;
@@ -396,28 +300,29 @@ static int follow_next(kafka_source *ks, struct ArrowSchema *schema, struct Arro
             ks->last_message = now_seconds();
             if (ks->remaining > 0) ks->remaining -= (int64_t)keep;
         } else {
-            rd_kafka_poll(ks->rk, 0);
-            if (ks->fatal[0])
-                return shape_err_set(err, ks->fatal_transient ? SHAPE_ECONN : SHAPE_EINVAL, "kafka: %s", ks->fatal);
+            c->ops->serve(c);
+            SHAPE_RETURN_NOT_OK(c->ops->failure(c, err));
             if (ks->idle_timeout >= 0 && now_seconds() - ks->last_message >= ks->idle_timeout) *end = 1;
             return SHAPE_OK; /* no batch: lets the caller look at signals */
         }
     }
-    /* One partition's messages of this poll, in arrival order. */
-    int32_t partition = ks->polled[ks->next_polled]->partition;
-    size_t n = 0;
+    /* One partition's messages of this fetch, in arrival order; the rest
+     * keep their order after the group was taken out. */
+    int32_t partition = ks->polled[ks->next_polled].partition;
+    size_t n = 0, rest = ks->next_polled;
     for (size_t i = ks->next_polled; i < ks->n_polled; i++) {
-        if (ks->polled[i]->partition == partition) ks->group[n++] = ks->polled[i];
-        else ks->polled[ks->next_polled + (i - ks->next_polled) - n] = ks->polled[i];
+        if (ks->polled[i].partition == partition) {
+            ks->msgs[n] = ks->polled[i];
+            ks->events[n++] = ks->polled_events[i];
+        } else {
+            ks->polled[rest] = ks->polled[i];
+            ks->polled_events[rest++] = ks->polled_events[i];
+        }
     }
-    /* The rest keep their order after the group was taken out. */
-    ks->n_polled -= n;
+    ks->n_polled = rest;
     part *p = find_part(ks, partition);
-    if (p && n) p->position = ks->group[n - 1]->offset + 1;
-    int rc = decode_group(ks, n, schema, array, err);
-    destroy_group(ks, n);
-    if (rc != SHAPE_OK) return rc;
-    return positions(ks, after, err);
+    if (p && n) p->position = ks->msgs[n - 1].offset + 1;
+    return hand_out(ks, n, schema, array, after, err);
 }
 
 static int ks_next(shape_source *src, struct ArrowSchema *schema, struct ArrowArray *array, shape_offsets *after,
@@ -426,7 +331,7 @@ static int ks_next(shape_source *src, struct ArrowSchema *schema, struct ArrowAr
     kafka_source *ks = (kafka_source *)src;
     array->release = NULL;
     *end = 0;
-    rd_kafka_poll(ks->rk, 0); /* serve the error and log callbacks */
+    ks->client->ops->serve(ks->client); /* serve the error and log callbacks */
     return ks->bounded ? bounded_next(ks, schema, array, after, end, err)
                        : follow_next(ks, schema, array, after, end, err);
 }
@@ -451,7 +356,7 @@ static const shape_source_vtable kafka_vtable = {ks_next, ks_stats, ks_close, ks
 
 /* ---- opening --------------------------------------------------------------- */
 
-/* Names of settings that hold a secret: librdkafka's refusal quotes the
+/* Names of settings that hold a secret: the client's refusal may quote the
  * value, so theirs is never echoed (as the emitter does). */
 static int secret_name(const char *name)
 {
@@ -464,16 +369,17 @@ static int secret_name(const char *name)
  * neither it nor a secret-named setting's value appears in a refusal. */
 static int set_property(const char *name, const char *value, void *ud, shape_err *err)
 {
-    char errstr[256], *secret = NULL;
+    shape_kafka_consumer *c = ud;
+    char errstr[256] = "", *secret = NULL;
     if (shape_credref_is_reference(value)) {
         if (shape_credref_resolve(value, &secret, err) != SHAPE_OK)
             return shape_err_prefix(err, "config property '%.64s'", name);
         value = secret;
     }
-    rd_kafka_conf_res_t res = rd_kafka_conf_set(ud, name, value, errstr, sizeof errstr);
+    int refused = c->ops->set(c, name, value, errstr, sizeof errstr) != 0;
     int hidden = secret != NULL || secret_name(name);
     shape_secret_free(secret);
-    if (res != RD_KAFKA_CONF_OK) {
+    if (refused) {
         if (hidden)
             return shape_err_set(err, SHAPE_EINVAL, "config property '%.64s' was refused (its value is not shown)",
                                  name);
@@ -482,52 +388,48 @@ static int set_property(const char *name, const char *value, void *ud, shape_err
     return SHAPE_OK;
 }
 
+typedef struct property_look {
+    const char *name;
+    int found;     /* the user's config gives the setting */
+    int non_empty; /* ... with a non-empty value */
+} property_look;
+
 static int find_property(const char *name, const char *value, void *ud, shape_err *err)
 {
-    (void)value;
     (void)err;
-    if (strcmp(name, ((const char **)ud)[0]) == 0) ((const char **)ud)[1] = name;
+    property_look *look = ud;
+    if (strcmp(name, look->name) == 0) {
+        look->found = 1;
+        look->non_empty = value && *value;
+    }
     return SHAPE_OK;
 }
 
-/* Whether the user's `config` gives the setting `name`. */
-static int config_sets(const shape_options *o, const char *name)
+static property_look config_look(const shape_options *o, const char *name)
 {
-    const char *look[2] = {name, NULL};
-    if (shape_options_foreach_property(o, "config", find_property, look, NULL) != SHAPE_OK) return 0;
-    return look[1] != NULL;
+    property_look look = {name, 0, 0};
+    if (shape_options_has(o, "config") &&
+        shape_options_foreach_property(o, "config", find_property, &look, NULL) != SHAPE_OK)
+        look.found = look.non_empty = 0;
+    return look;
 }
 
-static int make_consumer(kafka_source *ks, const shape_options *o, shape_err *err)
+static int make_consumer(kafka_source *ks, shape_kafka_consumer_new_fn make, void *ud, const shape_options *o,
+                         shape_err *err)
 {
-    rd_kafka_conf_t *conf = rd_kafka_conf_new();
+    SHAPE_RETURN_NOT_OK(make(ud, &ks->client, err));
+    shape_kafka_consumer *c = ks->client;
     int rc = SHAPE_OK;
-    if (shape_options_has(o, "config")) rc = shape_options_foreach_property(o, "config", set_property, conf, err);
-    char group[256];
-    size_t group_len = sizeof group;
-    if (rc == SHAPE_OK && rd_kafka_conf_get(conf, "group.id", group, &group_len) != RD_KAFKA_CONF_OK)
-        group[0] = '\0';
-    if (rc == SHAPE_OK) rc = set_property("bootstrap.servers", ks->uri.servers, conf, err);
-    if (rc == SHAPE_OK) rc = set_property("enable.auto.commit", "false", conf, err);
-    if (rc == SHAPE_OK) rc = set_property("enable.auto.offset.store", "false", conf, err);
-    if (rc == SHAPE_OK) rc = set_property("enable.partition.eof", "true", conf, err);
-    if (rc == SHAPE_OK && !group[0]) rc = set_property("group.id", DEFAULT_GROUP, conf, err);
-    if (rc == SHAPE_OK && ks->bounded && !(shape_options_has(o, "config") && config_sets(o, "fetch.wait.max.ms")))
-        rc = set_property("fetch.wait.max.ms", BOUNDED_FETCH_WAIT_MS, conf, err);
-    if (rc != SHAPE_OK) {
-        rd_kafka_conf_destroy(conf);
-        return rc;
-    }
-    rd_kafka_conf_set_opaque(conf, ks);
-    rd_kafka_conf_set_error_cb(conf, on_error);
-    rd_kafka_conf_set_log_cb(conf, on_log);
-    char errstr[512];
-    ks->rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof errstr);
-    if (!ks->rk) {
-        rd_kafka_conf_destroy(conf);
-        return shape_err_set(err, SHAPE_EINVAL, "kafka: %s", errstr);
-    }
-    return SHAPE_OK;
+    if (shape_options_has(o, "config")) rc = shape_options_foreach_property(o, "config", set_property, c, err);
+    if (rc == SHAPE_OK) rc = set_property("bootstrap.servers", ks->uri.servers, c, err);
+    if (rc == SHAPE_OK) rc = set_property("enable.auto.commit", "false", c, err);
+    if (rc == SHAPE_OK) rc = set_property("enable.auto.offset.store", "false", c, err);
+    if (rc == SHAPE_OK) rc = set_property("enable.partition.eof", "true", c, err);
+    if (rc == SHAPE_OK && !config_look(o, "group.id").non_empty) rc = set_property("group.id", DEFAULT_GROUP, c, err);
+    if (rc == SHAPE_OK && ks->bounded && !config_look(o, "fetch.wait.max.ms").found)
+        rc = set_property("fetch.wait.max.ms", BOUNDED_FETCH_WAIT_MS, c, err);
+    if (rc == SHAPE_OK) rc = c->ops->start(c, err);
+    return rc;
 }
 
 static int wanted_partition(const int32_t *only, size_t n_only, int32_t id)
@@ -541,34 +443,27 @@ static int wanted_partition(const int32_t *only, size_t n_only, int32_t id)
 static int discover(kafka_source *ks, const shape_offsets *start, int latest, const int32_t *only, size_t n_only,
                     shape_err *err)
 {
-    rd_kafka_topic_t *topic = rd_kafka_topic_new(ks->rk, ks->uri.topic, NULL);
-    const struct rd_kafka_metadata *md = NULL;
-    rd_kafka_resp_err_t e = rd_kafka_metadata(ks->rk, 0, topic, &md, METADATA_TIMEOUT_MS);
-    rd_kafka_topic_destroy(topic);
-    if (e) {
-        if (ks->fatal[0]) return shape_err_set(err, SHAPE_ECONN, "kafka: %s", ks->fatal);
-        return kafka_error(e, NULL, err);
-    }
+    shape_kafka_consumer *c = ks->client;
+    int32_t *ids = NULL;
+    size_t n_ids = 0;
+    SHAPE_RETURN_NOT_OK(c->ops->partitions(c, ks->uri.topic, &ids, &n_ids, err));
     int rc = SHAPE_OK;
-    const struct rd_kafka_metadata_topic *t = md->topic_cnt == 1 ? &md->topics[0] : NULL;
-    if (!t || t->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || t->partition_cnt == 0) {
+    if (n_ids == 0) {
         rc = shape_err_set(err, SHAPE_EINVAL, "kafka: topic '%s' does not exist (or has no partitions)", ks->uri.topic);
-    } else if (t->err) {
-        rc = kafka_error(t->err, NULL, err);
     } else {
-        ks->parts = calloc((size_t)t->partition_cnt, sizeof *ks->parts);
+        ks->parts = calloc(n_ids, sizeof *ks->parts);
         if (!ks->parts) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-        for (int i = 0; rc == SHAPE_OK && i < t->partition_cnt; i++)
-            if (wanted_partition(only, n_only, t->partitions[i].id)) ks->parts[ks->n_parts++].id = t->partitions[i].id;
+        for (size_t i = 0; rc == SHAPE_OK && i < n_ids; i++)
+            if (wanted_partition(only, n_only, ids[i])) ks->parts[ks->n_parts++].id = ids[i];
         for (size_t i = 0; rc == SHAPE_OK && only && i < n_only; i++) {
             int found = 0;
-            for (int k = 0; k < t->partition_cnt; k++) found |= t->partitions[k].id == only[i];
+            for (size_t k = 0; k < n_ids; k++) found |= ids[k] == only[i];
             if (!found)
-                rc = shape_err_set(err, SHAPE_EINVAL, "kafka: topic '%s' has no partition %d (it has %d)", ks->uri.topic,
-                                   (int)only[i], t->partition_cnt);
+                rc = shape_err_set(err, SHAPE_EINVAL, "kafka: topic '%s' has no partition %d (it has %zu)", ks->uri.topic,
+                                   (int)only[i], n_ids);
         }
     }
-    rd_kafka_metadata_destroy(md);
+    free(ids);
     SHAPE_RETURN_NOT_OK(rc);
     /* Ascending partition order, whatever the metadata's order. */
     for (size_t i = 1; i < ks->n_parts; i++)
@@ -580,8 +475,7 @@ static int discover(kafka_source *ks, const shape_offsets *start, int latest, co
     for (size_t i = 0; i < ks->n_parts; i++) {
         part *p = &ks->parts[i];
         int64_t low, high;
-        e = rd_kafka_query_watermark_offsets(ks->rk, ks->uri.topic, p->id, &low, &high, METADATA_TIMEOUT_MS);
-        if (e) return kafka_error(e, NULL, err);
+        SHAPE_RETURN_NOT_OK(c->ops->watermarks(c, ks->uri.topic, p->id, &low, &high, err));
         int64_t wanted;
         if (start && shape_offsets_get(start, p->id, &wanted))
             p->position = wanted < low ? low : wanted > high ? high : wanted;
@@ -593,44 +487,30 @@ static int discover(kafka_source *ks, const shape_offsets *start, int latest, co
     return SHAPE_OK;
 }
 
+/* Assign every partition not done yet, once. Bounded: the first window
+ * fetches from the start, the others are paused (see fetch_window).
+ * Pausing and resuming the first window right after the assignment could
+ * leave its fetch waiting for the client's next wake-up, up to a second. */
 static int assign_all(kafka_source *ks, shape_err *err)
 {
-    /* Bounded: take each partition's queue out of the consumer queue BEFORE
-     * assigning, or the first prefetched messages would land in the
-     * consumer queue where the partition's reader never looks. */
-    for (size_t i = 0; ks->bounded && i < ks->n_parts; i++) {
-        if (ks->parts[i].done) continue;
-        ks->parts[i].queue = rd_kafka_queue_get_partition(ks->rk, ks->uri.topic, ks->parts[i].id);
-        if (!ks->parts[i].queue) return shape_err_set(err, SHAPE_EINTERNAL, "kafka: no queue for partition %d", ks->parts[i].id);
-        rd_kafka_queue_forward(ks->parts[i].queue, NULL);
-    }
-    if (!ks->bounded) {
-        ks->consumer_queue = rd_kafka_queue_get_consumer(ks->rk);
-        if (!ks->consumer_queue) return shape_err_set(err, SHAPE_EINTERNAL, "kafka: no consumer queue");
-    }
-    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new((int)ks->n_parts);
-    rd_kafka_topic_partition_list_t *later = rd_kafka_topic_partition_list_new((int)ks->n_parts);
-    size_t open = 0;
+    shape_kafka_assignment *a = calloc(ks->n_parts ? ks->n_parts : 1, sizeof *a);
+    if (!a) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    size_t n = 0, open = 0;
     for (size_t i = 0; i < ks->n_parts; i++) {
-        if (ks->parts[i].done) continue;
-        rd_kafka_topic_partition_list_add(l, ks->uri.topic, ks->parts[i].id)->offset = ks->parts[i].position;
-        /* Bounded: the first window fetches from the start, the others are
-         * paused (see fetch_window). Pausing and resuming the first window
-         * right after the assignment could leave its fetch waiting for the
-         * broker thread's next wake-up, up to a second. */
+        part *p = &ks->parts[i];
+        if (p->done) continue;
+        a[n] = (shape_kafka_assignment){p->id, p->position, 0};
         if (ks->bounded && open < ks->window) {
             open++;
-            ks->parts[i].fetching = 1;
+            p->fetching = 1;
         } else if (ks->bounded) {
-            rd_kafka_topic_partition_list_add(later, ks->uri.topic, ks->parts[i].id);
+            a[n].paused = 1;
         }
+        n++;
     }
-    rd_kafka_resp_err_t e = rd_kafka_assign(ks->rk, l);
-    if (!e && later->cnt > 0) e = rd_kafka_pause_partitions(ks->rk, later);
-    rd_kafka_topic_partition_list_destroy(l);
-    rd_kafka_topic_partition_list_destroy(later);
-    if (e) return kafka_error(e, NULL, err);
-    return SHAPE_OK;
+    int rc = ks->client->ops->assign(ks->client, ks->uri.topic, a, n, ks->bounded, err);
+    free(a);
+    return rc;
 }
 
 /* "0,3-5" (or a JSON array of ids) into a sorted, de-duplicated list. */
@@ -708,8 +588,9 @@ static int read_options(kafka_source *ks, const shape_options *o, int *latest, s
     return SHAPE_OK;
 }
 
-int shape_kafka_source_open(const char *uri, const shape_options *options, const shape_offsets *start,
-                            shape_source **out, shape_err *err)
+int shape_kafka_source_open_with(shape_kafka_consumer_new_fn make, void *ud, const char *uri,
+                                 const shape_options *options, const shape_offsets *start, shape_source **out,
+                                 shape_err *err)
 {
     *out = NULL;
     kafka_source *ks = calloc(1, sizeof *ks);
@@ -724,16 +605,20 @@ int shape_kafka_source_open(const char *uri, const shape_options *options, const
     if (rc == SHAPE_OK) rc = read_options(ks, o, &latest, err);
     if (rc == SHAPE_OK) rc = parse_partitions(o, &only, &n_only, err);
     if (rc == SHAPE_OK) rc = shape_decoder_from_options(o, &ks->dec, err);
-    if (rc == SHAPE_OK) rc = make_consumer(ks, o, err);
+    if (rc == SHAPE_OK) rc = make_consumer(ks, make, ud, o, err);
     shape_options_free(empty);
     if (rc == SHAPE_OK) rc = discover(ks, start, latest, only, n_only, err);
     free(only);
     if (rc == SHAPE_OK) {
         size_t cap = (size_t)ks->batch_size;
-        ks->polled = malloc(cap * sizeof *ks->polled);
-        ks->group = malloc(cap * sizeof *ks->group);
         ks->msgs = malloc(cap * sizeof *ks->msgs);
-        if (!ks->polled || !ks->group || !ks->msgs) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        ks->events = malloc(cap * sizeof *ks->events);
+        if (!ks->bounded) {
+            ks->polled = malloc(cap * sizeof *ks->polled);
+            ks->polled_events = malloc(cap * sizeof *ks->polled_events);
+        }
+        if (!ks->msgs || !ks->events || (!ks->bounded && (!ks->polled || !ks->polled_events)))
+            rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     }
     if (rc == SHAPE_OK) rc = assign_all(ks, err);
     if (rc != SHAPE_OK) {

@@ -1,0 +1,374 @@
+/* consumer_client_rdkafka.c — the consumer seam (consumer_client.h) over
+ * librdkafka, and shape_kafka_source_open: the kafka:// source on it.
+ *
+ * Why: source.c keeps the source's rules and knows nothing of librdkafka;
+ * this file is the only place the source's client calls live, so the rules
+ * can also run over the in-memory FakeBroker.
+ *
+ * How:
+ *   - set() collects properties in an rd_kafka_conf_t; start() creates the
+ *     consumer with error and log callbacks (an "all brokers down" or fatal
+ *     error is kept and reported by failure()).
+ *   - assign(per_partition): each partition's queue is taken out of the
+ *     consumer queue BEFORE assigning (or the first prefetched messages
+ *     would land where the partition's reader never looks), then the
+ *     partitions are assigned once and the paused ones paused. Otherwise
+ *     the consumer queue serves all partitions in arrival order.
+ *   - fetch(): one rd_kafka_consume_batch_queue into a scratch array kept
+ *     between calls, then each message is described in place (shape_message
+ *     plus event; headers in a buffer reused by the next fetch) — no
+ *     allocation per message. release() destroys the messages.
+ *   - classification: partition EOF is an end event; consumer errors that
+ *     end a read (authentication, TLS, fatal, unknown topic, authorisation,
+ *     offset out of range) are fatal; every other consumer error is one
+ *     librdkafka retries by itself; a failed call is SHAPE_ECONN when
+ *     transient (transport, all brokers down, timed out, resolve, ...).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <librdkafka/rdkafka.h>
+
+#include "consumer_client.h"
+#include "kafka_plugin.h"
+
+#define METADATA_TIMEOUT_MS 10000
+
+typedef struct rdkafka_consumer {
+    shape_kafka_consumer base;
+    rd_kafka_conf_t *conf; /* until start() */
+    rd_kafka_t *rk;
+    char *topic;
+    rd_kafka_queue_t *consumer_queue; /* fetches of all partitions */
+    int32_t *ids;                     /* per-partition fetches: assigned ids, ascending */
+    rd_kafka_queue_t **queues;        /* ... and their queues */
+    size_t n_queues;
+    rd_kafka_message_t **scratch; /* the messages of the last fetch */
+    size_t scratch_cap;
+    shape_header *headers; /* header views of the last fetch */
+    size_t headers_cap;
+    char fatal[512]; /* error reported by librdkafka's error callback */
+    int fatal_transient;
+} rdkafka_consumer;
+
+static int transient(rd_kafka_resp_err_t e)
+{
+    return e == RD_KAFKA_RESP_ERR__TRANSPORT || e == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN ||
+           e == RD_KAFKA_RESP_ERR__TIMED_OUT || e == RD_KAFKA_RESP_ERR__RESOLVE ||
+           e == RD_KAFKA_RESP_ERR__TIMED_OUT_QUEUE || e == RD_KAFKA_RESP_ERR__DESTROY ||
+           e == RD_KAFKA_RESP_ERR_REQUEST_TIMED_OUT || e == RD_KAFKA_RESP_ERR_NOT_LEADER_FOR_PARTITION ||
+           e == RD_KAFKA_RESP_ERR_LEADER_NOT_AVAILABLE || e == RD_KAFKA_RESP_ERR_BROKER_NOT_AVAILABLE;
+}
+
+/* A consumer error event that ends the read. The rest (a fetch that timed
+ * out, a leader that moved, a broker connection lost) are reports of things
+ * librdkafka retries by itself: the read waits for it; a cluster that stays
+ * unreachable is caught by the error callback's "all brokers down". */
+static int ends_read(rd_kafka_resp_err_t e)
+{
+    switch (e) {
+    case RD_KAFKA_RESP_ERR__AUTHENTICATION:
+    case RD_KAFKA_RESP_ERR__SSL:
+    case RD_KAFKA_RESP_ERR__FATAL:
+    case RD_KAFKA_RESP_ERR__UNKNOWN_TOPIC:
+    case RD_KAFKA_RESP_ERR_TOPIC_AUTHORIZATION_FAILED:
+    case RD_KAFKA_RESP_ERR_GROUP_AUTHORIZATION_FAILED:
+    case RD_KAFKA_RESP_ERR_CLUSTER_AUTHORIZATION_FAILED:
+    case RD_KAFKA_RESP_ERR_SASL_AUTHENTICATION_FAILED:
+    case RD_KAFKA_RESP_ERR_UNSUPPORTED_SASL_MECHANISM:
+    case RD_KAFKA_RESP_ERR_OFFSET_OUT_OF_RANGE:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int kafka_error(rd_kafka_resp_err_t e, const char *text, shape_err *err)
+{
+    return shape_err_set(err, transient(e) ? SHAPE_ECONN : SHAPE_EINVAL, "kafka: %s",
+                         text && *text ? text : rd_kafka_err2str(e));
+}
+
+static void on_error(rd_kafka_t *rk, int e, const char *reason, void *opaque)
+{
+    rdkafka_consumer *k = opaque;
+    if (e == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN || rd_kafka_fatal_error(rk, NULL, 0)) {
+        snprintf(k->fatal, sizeof k->fatal, "%s", reason);
+        k->fatal_transient = e == RD_KAFKA_RESP_ERR__ALL_BROKERS_DOWN;
+    }
+}
+
+/* librdkafka logs go to stderr only at warning level and above. */
+static void on_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
+{
+    (void)rk;
+    if (level <= 4) fprintf(stderr, "shape: kafka: %s: %s\n", fac, buf);
+}
+
+static int rk_set(shape_kafka_consumer *c, const char *name, const char *value, char *errstr, size_t errstr_size)
+{
+    rdkafka_consumer *k = (rdkafka_consumer *)c;
+    return rd_kafka_conf_set(k->conf, name, value, errstr, errstr_size) == RD_KAFKA_CONF_OK ? 0 : -1;
+}
+
+static int rk_start(shape_kafka_consumer *c, shape_err *err)
+{
+    rdkafka_consumer *k = (rdkafka_consumer *)c;
+    rd_kafka_conf_set_opaque(k->conf, k);
+    rd_kafka_conf_set_error_cb(k->conf, on_error);
+    rd_kafka_conf_set_log_cb(k->conf, on_log);
+    char errstr[512];
+    k->rk = rd_kafka_new(RD_KAFKA_CONSUMER, k->conf, errstr, sizeof errstr);
+    if (!k->rk) return shape_err_set(err, SHAPE_EINVAL, "kafka: %s", errstr);
+    k->conf = NULL; /* owned by the handle now */
+    return SHAPE_OK;
+}
+
+static int rk_partitions(shape_kafka_consumer *c, const char *topic, int32_t **ids, size_t *n, shape_err *err)
+{
+    rdkafka_consumer *k = (rdkafka_consumer *)c;
+    *ids = NULL;
+    *n = 0;
+    rd_kafka_topic_t *t = rd_kafka_topic_new(k->rk, topic, NULL);
+    const struct rd_kafka_metadata *md = NULL;
+    rd_kafka_resp_err_t e = rd_kafka_metadata(k->rk, 0, t, &md, METADATA_TIMEOUT_MS);
+    rd_kafka_topic_destroy(t);
+    if (e) {
+        if (k->fatal[0]) return shape_err_set(err, SHAPE_ECONN, "kafka: %s", k->fatal);
+        return kafka_error(e, NULL, err);
+    }
+    int rc = SHAPE_OK;
+    const struct rd_kafka_metadata_topic *mt = md->topic_cnt == 1 ? &md->topics[0] : NULL;
+    if (!mt || mt->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || mt->partition_cnt == 0) {
+        /* no partitions: the source says the topic does not exist */
+    } else if (mt->err) {
+        rc = kafka_error(mt->err, NULL, err);
+    } else {
+        *ids = malloc((size_t)mt->partition_cnt * sizeof **ids);
+        if (!*ids) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        for (int i = 0; rc == SHAPE_OK && i < mt->partition_cnt; i++) (*ids)[(*n)++] = mt->partitions[i].id;
+    }
+    rd_kafka_metadata_destroy(md);
+    return rc;
+}
+
+static int rk_watermarks(shape_kafka_consumer *c, const char *topic, int32_t partition, int64_t *low,
+                         int64_t *high, shape_err *err)
+{
+    rdkafka_consumer *k = (rdkafka_consumer *)c;
+    rd_kafka_resp_err_t e = rd_kafka_query_watermark_offsets(k->rk, topic, partition, low, high, METADATA_TIMEOUT_MS);
+    return e ? kafka_error(e, NULL, err) : SHAPE_OK;
+}
+
+static rd_kafka_queue_t *partition_queue(const rdkafka_consumer *k, int32_t partition)
+{
+    size_t lo = 0, hi = k->n_queues;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (k->ids[mid] < partition) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < k->n_queues && k->ids[lo] == partition ? k->queues[lo] : NULL;
+}
+
+static int rk_assign(shape_kafka_consumer *c, const char *topic, const shape_kafka_assignment *parts, size_t n,
+                     int per_partition, shape_err *err)
+{
+    rdkafka_consumer *k = (rdkafka_consumer *)c;
+    k->topic = strdup(topic);
+    if (!k->topic) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    if (per_partition) {
+        k->ids = calloc(n ? n : 1, sizeof *k->ids);
+        k->queues = calloc(n ? n : 1, sizeof *k->queues);
+        if (!k->ids || !k->queues) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++) {
+            rd_kafka_queue_t *q = rd_kafka_queue_get_partition(k->rk, topic, parts[i].partition);
+            if (!q) return shape_err_set(err, SHAPE_EINTERNAL, "kafka: no queue for partition %d", parts[i].partition);
+            rd_kafka_queue_forward(q, NULL);
+            k->ids[k->n_queues] = parts[i].partition;
+            k->queues[k->n_queues++] = q;
+        }
+    } else {
+        k->consumer_queue = rd_kafka_queue_get_consumer(k->rk);
+        if (!k->consumer_queue) return shape_err_set(err, SHAPE_EINTERNAL, "kafka: no consumer queue");
+    }
+    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new((int)n);
+    rd_kafka_topic_partition_list_t *paused = rd_kafka_topic_partition_list_new((int)n);
+    for (size_t i = 0; i < n; i++) {
+        rd_kafka_topic_partition_list_add(l, topic, parts[i].partition)->offset = parts[i].offset;
+        if (parts[i].paused) rd_kafka_topic_partition_list_add(paused, topic, parts[i].partition);
+    }
+    rd_kafka_resp_err_t e = rd_kafka_assign(k->rk, l);
+    if (!e && paused->cnt > 0) e = rd_kafka_pause_partitions(k->rk, paused);
+    rd_kafka_topic_partition_list_destroy(l);
+    rd_kafka_topic_partition_list_destroy(paused);
+    return e ? kafka_error(e, NULL, err) : SHAPE_OK;
+}
+
+static void rk_set_paused(shape_kafka_consumer *c, int32_t partition, int paused)
+{
+    rdkafka_consumer *k = (rdkafka_consumer *)c;
+    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(l, k->topic, partition);
+    if (paused) rd_kafka_pause_partitions(k->rk, l);
+    else rd_kafka_resume_partitions(k->rk, l);
+    rd_kafka_topic_partition_list_destroy(l);
+}
+
+/* Describe one fetched librdkafka message in place; its headers go to
+ * k->headers from *h on. */
+static void describe(rdkafka_consumer *k, rd_kafka_message_t *m, shape_message *out, shape_kafka_event *ev, size_t *h)
+{
+    memset(out, 0, sizeof *out);
+    out->partition = m->partition;
+    out->offset = m->offset;
+    ev->handle = m;
+    ev->text = NULL;
+    ev->action = SHAPE_KAFKA_ERROR_RETRIED;
+    if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
+        ev->kind = SHAPE_KAFKA_EVENT_EOF;
+        return;
+    }
+    if (m->err) {
+        ev->kind = SHAPE_KAFKA_EVENT_ERROR;
+        ev->action = !ends_read(m->err) ? SHAPE_KAFKA_ERROR_RETRIED
+                     : transient(m->err) ? SHAPE_KAFKA_ERROR_RECONNECT
+                                         : SHAPE_KAFKA_ERROR_FATAL;
+        const char *text = rd_kafka_message_errstr(m);
+        ev->text = text && *text ? text : rd_kafka_err2str(m->err);
+        return;
+    }
+    ev->kind = SHAPE_KAFKA_EVENT_MESSAGE;
+    out->value = m->payload;
+    out->value_len = m->len;
+    out->key = m->key;
+    out->key_len = m->key_len;
+    rd_kafka_timestamp_type_t tstype;
+    int64_t ts = rd_kafka_message_timestamp(m, &tstype);
+    if (ts >= 0 && tstype != RD_KAFKA_TIMESTAMP_NOT_AVAILABLE) {
+        out->has_timestamp = 1;
+        out->timestamp_us = ts * 1000;
+    }
+    rd_kafka_headers_t *hdrs = NULL;
+    if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR && hdrs) {
+        out->headers = k->headers + *h;
+        const char *name;
+        const void *value;
+        size_t size;
+        for (size_t i = 0; rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; i++) {
+            k->headers[(*h)++] = (shape_header){name, strlen(name), value, size};
+            out->n_headers++;
+        }
+    }
+}
+
+static int rk_fetch(shape_kafka_consumer *c, int32_t partition, int timeout_ms, shape_message *msgs,
+                    shape_kafka_event *events, size_t max, size_t *got, shape_err *err)
+{
+    rdkafka_consumer *k = (rdkafka_consumer *)c;
+    *got = 0;
+    if (max > k->scratch_cap) {
+        rd_kafka_message_t **grown = realloc(k->scratch, max * sizeof *grown);
+        if (!grown) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        k->scratch = grown;
+        k->scratch_cap = max;
+    }
+    rd_kafka_queue_t *q = partition == SHAPE_KAFKA_ALL_PARTITIONS ? k->consumer_queue : partition_queue(k, partition);
+    if (!q) return shape_err_set(err, SHAPE_EINTERNAL, "kafka: partition %d is not assigned", (int)partition);
+    ssize_t n = rd_kafka_consume_batch_queue(q, timeout_ms, k->scratch, max);
+    if (n < 0) return kafka_error(rd_kafka_last_error(), NULL, err);
+    size_t n_headers = 0;
+    for (ssize_t i = 0; i < n; i++) {
+        rd_kafka_headers_t *hdrs = NULL;
+        if (!k->scratch[i]->err && rd_kafka_message_headers(k->scratch[i], &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR && hdrs)
+            n_headers += rd_kafka_header_cnt(hdrs);
+    }
+    if (n_headers > k->headers_cap) {
+        shape_header *grown = realloc(k->headers, n_headers * sizeof *grown);
+        if (!grown) {
+            for (ssize_t i = 0; i < n; i++) rd_kafka_message_destroy(k->scratch[i]);
+            return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        }
+        k->headers = grown;
+        k->headers_cap = n_headers;
+    }
+    size_t h = 0;
+    for (ssize_t i = 0; i < n; i++) describe(k, k->scratch[i], &msgs[i], &events[i], &h);
+    *got = (size_t)n;
+    return SHAPE_OK;
+}
+
+static void rk_release(shape_kafka_consumer *c, shape_kafka_event *events, size_t n)
+{
+    (void)c;
+    for (size_t i = 0; i < n; i++) rd_kafka_message_destroy(events[i].handle);
+}
+
+static int rk_position(shape_kafka_consumer *c, int32_t partition, int64_t *next_offset)
+{
+    rdkafka_consumer *k = (rdkafka_consumer *)c;
+    rd_kafka_topic_partition_list_t *l = rd_kafka_topic_partition_list_new(1);
+    rd_kafka_topic_partition_list_add(l, k->topic, partition);
+    int known = rd_kafka_position(k->rk, l) == RD_KAFKA_RESP_ERR_NO_ERROR && l->elems[0].offset >= 0;
+    if (known) *next_offset = l->elems[0].offset;
+    rd_kafka_topic_partition_list_destroy(l);
+    return known;
+}
+
+static void rk_serve(shape_kafka_consumer *c)
+{
+    rd_kafka_poll(((rdkafka_consumer *)c)->rk, 0);
+}
+
+static int rk_failure(shape_kafka_consumer *c, shape_err *err)
+{
+    rdkafka_consumer *k = (rdkafka_consumer *)c;
+    if (!k->fatal[0]) return SHAPE_OK;
+    return shape_err_set(err, k->fatal_transient ? SHAPE_ECONN : SHAPE_EINVAL, "kafka: %s", k->fatal);
+}
+
+static void rk_destroy(shape_kafka_consumer *c)
+{
+    rdkafka_consumer *k = (rdkafka_consumer *)c;
+    for (size_t i = 0; i < k->n_queues; i++) rd_kafka_queue_destroy(k->queues[i]);
+    if (k->consumer_queue) rd_kafka_queue_destroy(k->consumer_queue);
+    if (k->rk) {
+        rd_kafka_assign(k->rk, NULL);
+        rd_kafka_consumer_close(k->rk);
+        rd_kafka_destroy(k->rk);
+    }
+    if (k->conf) rd_kafka_conf_destroy(k->conf);
+    free(k->topic);
+    free(k->ids);
+    free(k->queues);
+    free(k->scratch);
+    free(k->headers);
+    free(k);
+}
+
+static const shape_kafka_consumer_ops rdkafka_ops = {
+    rk_set,  rk_start,   rk_partitions, rk_watermarks, rk_assign, rk_set_paused, rk_fetch,
+    rk_release, rk_position, rk_serve,  rk_failure,    rk_destroy,
+};
+
+static int rdkafka_consumer_new(void *ud, shape_kafka_consumer **out, shape_err *err)
+{
+    (void)ud;
+    rdkafka_consumer *k = calloc(1, sizeof *k);
+    if (!k) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    k->base.ops = &rdkafka_ops;
+    k->conf = rd_kafka_conf_new();
+    if (!k->conf) {
+        free(k);
+        return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    }
+    *out = &k->base;
+    return SHAPE_OK;
+}
+
+int shape_kafka_source_open(const char *uri, const shape_options *options, const shape_offsets *start,
+                            shape_source **out, shape_err *err)
+{
+    return shape_kafka_source_open_with(rdkafka_consumer_new, NULL, uri, options, start, out, err);
+}
