@@ -26,7 +26,9 @@
  *   - bounded: each partition's messages are fetched on their own, in
  *     ascending partition order. A fetch never asks for more than remains
  *     before the partition's end, so it returns as soon as the messages are
- *     there instead of waiting out its time-out; the end is seen from
+ *     there instead of waiting out its time-out; a batch is filled by as
+ *     many fetches as it takes to its size (batch_size, the partition's
+ *     end, max_messages), so batches never depend on timing; the end is seen from
  *     offsets (position >= end) or from the partition-EOF event
  *     (transaction markers and compacted gaps leave no message at the last
  *     offsets). Messages at or past the end (produced after the read began)
@@ -92,6 +94,9 @@ typedef struct kafka_source {
     /* the batch being decoded (bounded reads fetch straight into it) */
     shape_message *msgs;
     shape_kafka_event *events;
+    /* bounded: an error met while a batch was being filled, returned by the
+     * next call, after the messages before it were handed out */
+    shape_err deferred;
 
     shape_decoder *dec;
 } kafka_source;
@@ -194,10 +199,43 @@ static void fetch_window(kafka_source *ks)
     }
 }
 
+/* How many messages the batch being filled from p may still take: what is
+ * left before the partition's end, of the batch size, and of max_messages.
+ * Batches are cut at exactly these sizes, never where a fetch happened to
+ * return, so every run of a bounded read hands out the same batches. */
+static int64_t batch_room(const kafka_source *ks, const part *p, size_t have)
+{
+    int64_t want = p->end - p->position;
+    if (want > ks->batch_size - (int64_t)have) want = ks->batch_size - (int64_t)have;
+    if (ks->remaining >= 0 && want > ks->remaining - (int64_t)have) want = ks->remaining - (int64_t)have;
+    return want;
+}
+
+/* An error met while filling a batch: the messages before it are handed
+ * out now (so a transport error every few messages cannot keep a batch from
+ * ever completing) and the error, kept in ks->deferred, ends the next call
+ * — the caller then reconnects or stops right after the last message. */
+static int fill_failed(kafka_source *ks, size_t keep, int rc, struct ArrowSchema *schema, struct ArrowArray *array,
+                       shape_offsets *after, shape_err *err)
+{
+    if (keep == 0) return rc;
+    ks->deferred = *err;
+    ks->deferred.code = rc;
+    if (ks->remaining > 0) ks->remaining -= (int64_t)keep;
+    int handed = hand_out(ks, keep, schema, array, after, err);
+    if (handed != SHAPE_OK) shape_err_clear(&ks->deferred); /* this error ends the read instead */
+    return handed;
+}
+
 static int bounded_next(kafka_source *ks, struct ArrowSchema *schema, struct ArrowArray *array,
                         shape_offsets *after, int *end, shape_err *err)
 {
     shape_kafka_consumer *c = ks->client;
+    if (ks->deferred.code != SHAPE_OK) {
+        *err = ks->deferred;
+        shape_err_clear(&ks->deferred);
+        return err->code;
+    }
     for (;;) {
         while (ks->cursor < ks->n_parts && ks->parts[ks->cursor].done) ks->cursor++;
         if (ks->cursor == ks->n_parts || ks->remaining == 0) {
@@ -206,44 +244,42 @@ static int bounded_next(kafka_source *ks, struct ArrowSchema *schema, struct Arr
         }
         part *p = &ks->parts[ks->cursor];
         fetch_window(ks);
-        int64_t want = p->end - p->position;
-        if (want > ks->batch_size) want = ks->batch_size;
-        if (ks->remaining >= 0 && want > ks->remaining) want = ks->remaining;
-        size_t got = 0;
-        SHAPE_RETURN_NOT_OK(c->ops->fetch(c, p->id, POLL_TIMEOUT_MS, ks->msgs, ks->events, (size_t)want, &got, err));
-        size_t keep = 0;
-        int failure = SHAPE_OK; /* the first error that ends the read, described in err */
-        for (size_t i = 0; i < got; i++) {
-            const shape_message *m = &ks->msgs[i];
-            shape_kafka_event *ev = &ks->events[i];
-            if (ev->kind == SHAPE_KAFKA_EVENT_EOF) {
-                if (m->offset > p->position) p->position = m->offset < p->end ? m->offset : p->end;
-                p->done = 1;
-                release(ks, ev, 1);
-            } else if (ev->kind == SHAPE_KAFKA_EVENT_ERROR) {
-                if (ev->action != SHAPE_KAFKA_ERROR_RETRIED && failure == SHAPE_OK) failure = error_event(ev, err);
-                release(ks, ev, 1);
-            } else if (m->offset >= p->end || p->done || m->offset < p->position) {
-                release(ks, ev, 1); /* past the end mark, or a replayed fetch */
-            } else {
-                if (keep != i) {
-                    ks->msgs[keep] = *m;
-                    ks->events[keep] = *ev;
+        size_t keep = 0; /* messages of this batch so far, in ks->msgs[0..keep) */
+        int64_t want;
+        while (!p->done && (want = batch_room(ks, p, keep)) > 0) {
+            size_t got = 0;
+            int rc = c->ops->fetch(c, p->id, POLL_TIMEOUT_MS, ks->msgs + keep, ks->events + keep, (size_t)want,
+                                   &got, err);
+            if (rc != SHAPE_OK) return fill_failed(ks, keep, rc, schema, array, after, err);
+            int failure = SHAPE_OK; /* the first error that ends the read, described in err */
+            size_t first = keep;
+            for (size_t i = first; i < first + got; i++) {
+                const shape_message *m = &ks->msgs[i];
+                shape_kafka_event *ev = &ks->events[i];
+                if (ev->kind == SHAPE_KAFKA_EVENT_EOF) {
+                    if (m->offset > p->position) p->position = m->offset < p->end ? m->offset : p->end;
+                    p->done = 1;
+                    release(ks, ev, 1);
+                } else if (ev->kind == SHAPE_KAFKA_EVENT_ERROR) {
+                    if (ev->action != SHAPE_KAFKA_ERROR_RETRIED && failure == SHAPE_OK) failure = error_event(ev, err);
+                    release(ks, ev, 1);
+                } else if (m->offset >= p->end || p->done || m->offset < p->position) {
+                    release(ks, ev, 1); /* past the end mark, or a replayed fetch */
+                } else {
+                    if (keep != i) {
+                        ks->msgs[keep] = *m;
+                        ks->events[keep] = *ev;
+                    }
+                    keep++;
+                    p->position = m->offset + 1;
                 }
-                keep++;
-                p->position = m->offset + 1;
             }
-        }
-        if (p->position >= p->end) p->done = 1;
-        if (failure) {
-            release(ks, ks->events, keep);
-            return failure;
-        }
-        if (keep == 0) {
-            if (p->done) continue;
+            if (p->position >= p->end) p->done = 1;
+            if (failure) return fill_failed(ks, keep, failure, schema, array, after, err);
             if (got == 0) {
                 c->ops->serve(c); /* an error callback may be waiting */
-                SHAPE_RETURN_NOT_OK(c->ops->failure(c, err));
+                rc = c->ops->failure(c, err);
+                if (rc != SHAPE_OK) return fill_failed(ks, keep, rc, schema, array, after, err);
                 /* Nothing within the poll: the position may still have moved
                  * past markers or gaps without a message to show for it. */
                 int64_t next;
@@ -251,8 +287,8 @@ static int bounded_next(kafka_source *ks, struct ArrowSchema *schema, struct Arr
                     p->position = next < p->end ? next : p->end;
                 if (p->position >= p->end) p->done = 1;
             }
-            continue;
         }
+        if (keep == 0) continue; /* the partition ended without a message */
         if (ks->remaining > 0) ks->remaining -= (int64_t)keep;
         return hand_out(ks, keep, schema, array, after, err);
     }
