@@ -104,8 +104,11 @@ int shape_emit_checkpoint_read(const char *path, const char *fingerprint, uint64
     json_t *complete = json_object_get(doc, "complete");
     const char *shard = json_string_value(json_object_get(doc, "shard"));
     int rc = SHAPE_OK;
+    uint64_t shard_i, shard_n;
+    shape_err shard_err;
     if (!fp || strlen(fp) != 64 || !json_is_integer(off) || !json_is_integer(tot) ||
-        !json_is_boolean(complete)) {
+        !json_is_boolean(complete) || (json_object_get(doc, "shard") && !shard) ||
+        (shard && shape_emit_parse_shard(shard, &shard_i, &shard_n, &shard_err) != SHAPE_OK)) {
         rc = shape_err_set(err, SHAPE_EINVAL, "%s is not an emit checkpoint (use --fresh to start over)",
                            path);
     } else if (strcmp(fp, fingerprint) != 0) {
