@@ -191,10 +191,14 @@ prod = next(iter(runs("setup", "produce_orders").values()), None)
 if prod and prod.get("out"):
     p(f"The topic was filled by bench/produce with the same documents ({prod['out'].get('bytes', 0) / 1e6:.0f} MB "
       f"of values, round-robin over the partitions, linger.ms=5) at {prod['out'].get('msgs_s', 0):,.0f} msg/s. "
-      "Each peer reads the whole topic from the beginning and exits at its end.")
+      "Each peer reads the whole topic from the beginning and exits at its end. The floor is configured "
+      "like shape's bounded reads (fetch.wait.max.ms=10, 10 ms batch polls); until 2026-11-30 it used "
+      "librdkafka's 500 ms fetch long-poll and 1 s batch polls, which stalled ~1 s at the end of every "
+      "drain and made every × floor ratio look better than it was. kcat and Python run with their "
+      "defaults, as users run them.")
     p("")
 peers = [
-    ("floor", "bare librdkafka consumer (bench/consume: assign all, touch each message)"),
+    ("floor", "bare librdkafka consumer (bench/consume: assign all, touch each message, fetch.wait.max.ms=10)"),
     ("kcat", "`kcat -C -e -o beginning -q` > /dev/null"),
     ("stream_read", f"`shape stream-read kafka://…` > /dev/null ({facts.get('stream_read_format', '')})"),
     ("stream_profile", "`shape stream-profile kafka://… -o x.json`"),
