@@ -8,8 +8,9 @@
  * sent), the confirmation rule for destinations not on this machine, the
  * checkpoint/resume decision, signals, and the report.
  * How: parse and check every option; open the domain and build the event
- * plan; compute the stream fingerprint and read the checkpoint (refusing
- * another stream's); resolve each destination (the core's console/file/
+ * plan; compute the stream fingerprint (of this --shard I/N's share, whose
+ * offsets, limit and total count only its own events: src/emit/shard.c)
+ * and read the checkpoint (refusing another stream's or shard's); resolve each destination (the core's console/file/
  * jsonl/null, or a plugin emitter by scheme), open it with its options; then
  * hand everything to shape_emit_run (src/emit/runtime.c) and print its
  * report: text on stderr when events go to the console, else on stdout;
