@@ -564,14 +564,17 @@ p("")
 p("## How to reproduce")
 p("")
 p("```")
-p("make bench                 # full run (~10 min on 2 cores): builds build-bench/ (Release), rewrites this file")
-p("BENCH_QUICK=1 make bench   # smoke run, smaller inputs (~2 min)")
+p("make bench                 # full run (~12 min on 2 cores): builds build-bench/ (Release), rewrites this file")
+p("BENCH_QUICK=1 make bench   # smoke run, smaller inputs (~5 min)")
 p("BENCH_RUNS=5 make bench    # more rounds")
 p("BENCH_REASSIGN=0 make bench  # skip the reference-style reader (~70 s)")
+p("make bench-check           # the regression guard (CI): key ratios of a short run vs bench/baseline.json")
+p("make bench-baseline        # rewrite bench/baseline.json from a bench-check run on this machine")
 p("```")
 p("")
 p(f"This run: decode {dec_events:,} and {dec_big:,} events; consume {con:,} messages over {parts} partitions; "
   f"emit {facts.get('emit_events')} events into the broker, `--sink null` on {facts.get('null_scale')}; pacing {facts.get('pace_secs')} s per rate; "
+  f"scaling: {facts.get('scale_msgs', '?')} messages per partition-count topic, growth at {facts.get('growth_sizes', '?').replace(' ', ', ')} events; "
   f"{n_runs} rounds. Raw per-process results: `build-bench/bench/last-run/results.jsonl`; `python3 bench/report.py build-bench/bench/last-run/{{facts.txt,results.jsonl,micro}}` rebuilds this page from them. Peers come from "
   "`scripts/install-deps` (kcat, libjansson-dev, librdkafka-dev, python3-confluent-kafka). To look at a hot "
   "path: `perf record -g -e cpu-clock build-bench/bench/decode shape 1000000` then `perf report` "
