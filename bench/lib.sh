@@ -57,7 +57,9 @@ bench_cleanup() {
     rm -rf "$tmp"
 }
 
-has_command() { "$shape" help 2>/dev/null | grep -qE "^  $1 "; }
+# (help text first, then grep: `shape help | grep -q` fails under pipefail
+# when grep exits before shape has written everything)
+has_command() { grep -qE "^  $1 " <<<"$("$shape" help 2>/dev/null)"; }
 
 # broker_start TOPIC[:PARTITIONS]... — ONE `shape broker`; sets $bs.
 broker_start() {

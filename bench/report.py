@@ -490,6 +490,12 @@ if runs("scale_emit", "null_1"):
               f"{fstat(stat(per_round('scale_emit', f'{dest}_{n}', lambda r: r.get('cpu')).values()), 2)} | "
               f"{fstat(stat(per_round('scale_emit', f'{dest}_{n}', lambda r: mb(r.get('rss_kb'))).values()), 1)} |")
     p("")
+elif have_scaling:
+    p("### emit: 1 vs 2 processes splitting one stream (`--shard i/2`)")
+    p("")
+    p("Not measured in this run" + (" (every run failed)." if any(r["group"] == "scale_emit" for r in recs)
+                                   else " (`shape emit` has no `--shard`)."))
+    p("")
 growth = sorted({int(r["events"]) for r in recs if r["group"] == "growth" and r.get("events")})
 if growth:
     p("### Cost growth: 10⁵ to 10⁷ events")
