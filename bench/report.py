@@ -494,7 +494,7 @@ elif have_scaling:
     p("### emit: 1 vs 2 processes splitting one stream (`--shard i/2`)")
     p("")
     p("Not measured in this run" + (" (every run failed)." if any(r["group"] == "scale_emit" for r in recs)
-                                   else " (`shape emit` has no `--shard`)."))
+                                   else " (the run found no `shape emit --shard`)."))
     p("")
 growth = sorted({int(r["events"]) for r in recs if r["group"] == "growth" and r.get("events")})
 if growth:
