@@ -8,7 +8,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 30
 FUZZ_TARGETS ?= fuzz_options fuzz_kafka_uri fuzz_json fuzz_decode fuzz_wire_decode fuzz_registry_http fuzz_registry_answer fuzz_timestamp fuzz_checkpoint
 
-.PHONY: all deps configure test unit contract emulator live sanitize valgrind install demo bench clean
+.PHONY: all deps configure test unit contract emulator live sanitize valgrind install demo bench bench-check bench-baseline clean
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -68,6 +68,16 @@ demo: deps all
 # docs/PERFORMANCE.md. BENCH_QUICK=1 for a short smoke run.
 bench: deps
 	bench/run
+
+# The regression guard (bench/check): a short run (< 2 min once build-bench/ is
+# built) of the key ratios, each printed against bench/baseline.json; fails
+# only when one falls below half its baseline. CI runs it after `make test`.
+bench-check: deps
+	bench/check
+
+# Rewrite bench/baseline.json from a bench-check run on this machine (commit it).
+bench-baseline: deps
+	bench/check --write-baseline
 
 clean:
 	rm -rf $(BUILD) $(SANITIZE_BUILD)

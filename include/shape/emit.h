@@ -18,8 +18,15 @@
  *   - a checkpoint thread persists the delivered offset (after flushing the
  *     destinations) every N events or S seconds, off the pacing path; the
  *     final checkpoint is written synchronously.
- * Checkpoint document (atomic replace):
- *   {"format":"shape-emit-v1","fingerprint":HEX,"offset":N,"total":T,"complete":B}
+ * Shards (--shard i/n): the process emits only the events whose global
+ * position p (in plan order) has p mod n == i; their keys and bodies are the
+ * unsharded stream's. Every offset the runtime and the checkpoint speak of
+ * (start_offset, limit, delivered, the report) then counts this shard's
+ * events: shard offset j is global position i + j*n, and the shard's total
+ * is shape_emit_shard_events(plan total, i, n). Skipped positions are never
+ * generated (rows are counter-based).
+ * Checkpoint document (atomic replace; "shard" only for n > 1):
+ *   {"format":"shape-emit-v1","fingerprint":HEX,"offset":N,"total":T,"complete":B[,"shard":"i/n"]}
  *
  * Ownership: the config and everything it points to are borrowed for the
  * duration of shape_emit_run; destinations stay open (the caller closes them).
@@ -65,7 +72,8 @@ typedef struct shape_emit_config {
     int realtime;
     double rate;                    /* events/s with realtime */
     double max_rate;                /* 0: none */
-    uint64_t limit;                 /* stop at this stream position (<= plan total) */
+    uint64_t shard_index, shard_count; /* this process emits positions ≡ index (mod count); count 0 or 1: all */
+    uint64_t limit;                 /* stop at this (shard) offset (<= the shard's total) */
     double duration;                /* < 0: none */
     size_t batch_events, queue_batches;
     /* delivery */
@@ -126,6 +134,7 @@ typedef struct shape_emit_checkpoint {
     char fingerprint[65];
     uint64_t offset, total;
     int complete;
+    char shard[48]; /* "i/n" for a shard of a stream, "" for the whole stream */
 } shape_emit_checkpoint;
 
 /* Read a checkpoint. *found = 0 (and SHAPE_OK) when the file does not exist.
@@ -142,6 +151,20 @@ int shape_emit_checkpoint_write(const char *path, const shape_emit_checkpoint *c
  * sinks or batch sizes). out: 65 bytes. */
 int shape_emit_fingerprint(const shape_event_plan *plan, shape_envelope env, const char *event_format,
                            char out[65], shape_err *err);
+
+/* The fingerprint of shard index/count of that stream: the stream's own
+ * fingerprint when count <= 1 (so an unsharded checkpoint stays valid), else
+ * one that also holds "shard":"index/count". */
+int shape_emit_shard_fingerprint(const shape_event_plan *plan, shape_envelope env, const char *event_format,
+                                 uint64_t index, uint64_t count, char out[65], shape_err *err);
+
+/* How many of positions 0..total-1 are ≡ index (mod count); count 0 or 1:
+ * total. */
+uint64_t shape_emit_shard_events(uint64_t total, uint64_t index, uint64_t count);
+
+/* Parse "i/n" (0 <= i < n, 1 <= n <= 1000000). SHAPE_EINVAL with a message
+ * naming the value otherwise. */
+int shape_emit_parse_shard(const char *text, uint64_t *index, uint64_t *count, shape_err *err);
 
 /* SHA-256 of data[0..n) as 64 hex digits + NUL. */
 void shape_sha256_hex(const void *data, size_t n, char out[65]);

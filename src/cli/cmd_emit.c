@@ -8,8 +8,9 @@
  * sent), the confirmation rule for destinations not on this machine, the
  * checkpoint/resume decision, signals, and the report.
  * How: parse and check every option; open the domain and build the event
- * plan; compute the stream fingerprint and read the checkpoint (refusing
- * another stream's); resolve each destination (the core's console/file/
+ * plan; compute the stream fingerprint (of this --shard I/N's share, whose
+ * offsets, limit and total count only its own events: src/emit/shard.c)
+ * and read the checkpoint (refusing another stream's or shard's); resolve each destination (the core's console/file/
  * jsonl/null, or a plugin emitter by scheme), open it with its options; then
  * hand everything to shape_emit_run (src/emit/runtime.c) and print its
  * report: text on stderr when events go to the console, else on stdout;
@@ -202,7 +203,8 @@ static void state_free(emit_state *s)
     free(s->checkpoint_default);
 }
 
-static void print_report(const shape_emit_report *rep, int json, int to_stderr)
+/* shard: "i/n" of a --shard run, or NULL for the whole stream. */
+static void print_report(const shape_emit_report *rep, const char *shard, int json, int to_stderr)
 {
     FILE *out = to_stderr ? stderr : stdout;
     if (json) {
@@ -225,6 +227,7 @@ static void print_report(const shape_emit_report *rep, int json, int to_stderr)
                                     json_integer((json_int_t)rep->dl_reasons[SHAPE_EMIT_DL_REASONS].count));
             json_object_set_new(doc, "dead_lettered", dl);
         }
+        if (doc && shard) json_object_set_new(doc, "shard", json_string(shard));
         if (doc) {
             json_dumpf(doc, out, JSON_COMPACT);
             fputc('\n', out);
@@ -235,8 +238,9 @@ static void print_report(const shape_emit_report *rep, int json, int to_stderr)
         thousands(ev, sizeof ev, rep->events);
         thousands(end, sizeof end, rep->end_offset);
         thousands(total, sizeof total, rep->total_events);
-        fprintf(out, "shape emit: %s events delivered, offset %s of %s, %s%s", ev, end, total,
-                rep->stopped_by, rep->already_complete ? " (already complete)" : "");
+        fprintf(out, "shape emit: %s events delivered, offset %s of %s%s%s, %s%s", ev, end, total,
+                shard ? " in shard " : "", shard ? shard : "", rep->stopped_by,
+                rep->already_complete ? " (already complete)" : "");
         double r = rep->rate > 0 ? rep->rate : rep->per_second;
         if (rep->events > 0 && r > 0) {
             thousands(rate, sizeof rate, (uint64_t)(r + 0.5));
@@ -306,6 +310,15 @@ static int run_emit(const shape_args *args, shape_err *err)
     CHECK(shape_args_int(args, "checkpoint-every", 1, INT64_MAX, 10000, &ck_every, err));
     CHECK(shape_args_int(args, "retries", 0, 100, 3, &retries, err));
     CHECK(shape_args_int(args, "max-dead-letter", 0, INT64_MAX, -1, &max_dead, err));
+    uint64_t shard_index = 0, shard_count = 1;
+    char shard_text[48] = "";
+    if (shape_args_value(args, "shard")) {
+        CHECK(shape_emit_parse_shard(shape_args_value(args, "shard"), &shard_index, &shard_count, err));
+        if (shard_count > 1)
+            snprintf(shard_text, sizeof shard_text, "%llu/%llu", (unsigned long long)shard_index,
+                     (unsigned long long)shard_count);
+    }
+    const char *shard = shard_text[0] ? shard_text : NULL;
     double basis = realtime ? rate : max_rate;
     int64_t dflt_batch = basis > 0 ? (int64_t)(basis / 100) : 1000; /* floor: basis > 0 */
     if (dflt_batch < 1) dflt_batch = 1;
@@ -446,8 +459,10 @@ static int run_emit(const shape_args *args, shape_err *err)
     for (size_t i = 0; i < ntables; i++) tables[i] = shape_args_nth(args, "table", i);
     CHECK(shape_event_plan_init(&st.plan, st.domain, tables, ntables, err));
     char fingerprint[65];
-    CHECK(shape_emit_fingerprint(&st.plan, envelope, format, fingerprint, err));
-    uint64_t limit = st.plan.total;
+    CHECK(shape_emit_shard_fingerprint(&st.plan, envelope, format, shard_index, shard_count, fingerprint, err));
+    /* a shard's offsets, limit and total count its own events */
+    uint64_t stream_total = shape_emit_shard_events(st.plan.total, shard_index, shard_count);
+    uint64_t limit = stream_total;
     if (max_events >= 0 && (uint64_t)max_events < limit) limit = (uint64_t)max_events;
 
     shape_emit_config cfg;
@@ -464,6 +479,8 @@ static int run_emit(const shape_args *args, shape_err *err)
     cfg.realtime = realtime;
     cfg.rate = rate;
     cfg.max_rate = max_rate;
+    cfg.shard_index = shard_index;
+    cfg.shard_count = shard_count;
     cfg.limit = limit;
     cfg.duration = duration;
     cfg.batch_events = (size_t)batch_events;
@@ -481,7 +498,7 @@ static int run_emit(const shape_args *args, shape_err *err)
     shape_emit_checkpoint ck;
     int found = 0;
     if (cfg.checkpoint_path && !shape_args_flag(args, "fresh"))
-        CHECK(shape_emit_checkpoint_read(cfg.checkpoint_path, fingerprint, st.plan.total, &ck, &found, err));
+        CHECK(shape_emit_checkpoint_read(cfg.checkpoint_path, fingerprint, stream_total, &ck, &found, err));
     uint64_t start = found ? ck.offset : 0;
     cfg.start_offset = start;
 
@@ -491,10 +508,11 @@ static int run_emit(const shape_args *args, shape_err *err)
             if (st.specs[i].type->check_options)
                 CHECK(st.specs[i].type->check_options(st.specs[i].uri, st.specs[i].options, err));
         char total[32], lim[32];
-        thousands(total, sizeof total, st.plan.total);
+        thousands(total, sizeof total, stream_total);
         thousands(lim, sizeof lim, limit);
-        printf("shape emit (dry run): retail %s seed %lld, %zu table%s, %s events (limit %s), envelope %s%s%s\n",
-               scale, (long long)seed, st.plan.ntables, st.plan.ntables == 1 ? "" : "s", total, lim,
+        printf("shape emit (dry run): retail %s seed %lld, %zu table%s, %s events%s%s (limit %s), envelope %s%s%s\n",
+               scale, (long long)seed, st.plan.ntables, st.plan.ntables == 1 ? "" : "s", total,
+               shard ? " in shard " : "", shard ? shard : "", lim,
                envelope == SHAPE_ENVELOPE_FLAT ? "flat" : "cloudevents", registry_format ? ", event format " : "",
                registry_format ? format : "");
         for (size_t k = 0; k < st.plan.ntables; k++)
@@ -542,11 +560,11 @@ static int run_emit(const shape_args *args, shape_err *err)
     if (start >= limit) {
         memset(&rep, 0, sizeof rep);
         rep.start_offset = rep.end_offset = start;
-        rep.total_events = st.plan.total;
+        rep.total_events = stream_total;
         rep.complete = found && ck.complete;
         rep.already_complete = 1;
-        rep.stopped_by = limit < st.plan.total ? "max-events" : "complete";
-        print_report(&rep, shape_args_flag(args, "json"), console);
+        rep.stopped_by = limit < stream_total ? "max-events" : "complete";
+        print_report(&rep, shard, shape_args_flag(args, "json"), console);
         goto done;
     }
 
@@ -593,7 +611,7 @@ static int run_emit(const shape_args *args, shape_err *err)
     rep.dead_letter_enabled = cfg.dead_letter != NULL;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    if (rc == SHAPE_OK || rc == SHAPE_ELIMIT) print_report(&rep, shape_args_flag(args, "json"), console);
+    if (rc == SHAPE_OK || rc == SHAPE_ELIMIT) print_report(&rep, shard, shape_args_flag(args, "json"), console);
 
 done:
     state_free(&st);
@@ -625,7 +643,10 @@ static const shape_arg_spec emit_args[] = {
     {"no-realtime", 0, SHAPE_ARG_FLAG, NULL, NULL, "Send as fast as the destinations take it."},
     {"rate", 0, SHAPE_ARG_VALUE, "N", "100", "Events per second with --realtime (> 0)."},
     {"max-rate", 0, SHAPE_ARG_VALUE, "N", NULL, "Hard cap on events per second (> 0)."},
-    {"max-events", 0, SHAPE_ARG_VALUE, "N", NULL, "Stop at this stream position (>= 0)."},
+    {"max-events", 0, SHAPE_ARG_VALUE, "N", NULL, "Stop at this stream position (>= 0); with --shard, this shard's."},
+    {"shard", 0, SHAPE_ARG_VALUE, "I/N", "0/1",
+     "Emit only the events at positions = I mod N (keys unchanged); N processes with I = 0..N-1 emit the "
+     "stream once. Checkpoints are per shard."},
     {"duration", 0, SHAPE_ARG_VALUE, "SECONDS", NULL, "Stop after this many seconds of this run (>= 0)."},
     {"checkpoint", 0, SHAPE_ARG_VALUE, "FILE", "FILE.checkpoint with --sink file, else none",
      "Checkpoint file: rerunning the same command resumes there."},

@@ -9,7 +9,9 @@
  * rename), so a crash leaves the old or the new one, never half of one. The
  * fingerprint is SHA-256 of a sorted-key compact JSON description of the
  * stream; rate, limits, sinks and batch sizes are not part of it, so a run
- * can be resumed at another rate.
+ * can be resumed at another rate. A shard (--shard i/n, n > 1) is a stream
+ * of its own: its fingerprint holds "shard":"i/n" and its checkpoint says
+ * which shard wrote it, so resuming with another shard is refused by name.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -21,8 +23,8 @@
 #include "shape/atomic_file.h"
 #include "shape/emit.h"
 
-int shape_emit_fingerprint(const shape_event_plan *plan, shape_envelope env, const char *event_format,
-                           char out[65], shape_err *err)
+static int fingerprint_of(const shape_event_plan *plan, shape_envelope env, const char *event_format,
+                          const char *shard, char out[65], shape_err *err)
 {
     json_t *rows = json_object(), *tables = json_array();
     for (size_t k = 0; k < plan->ntables; k++) {
@@ -41,6 +43,7 @@ int shape_emit_fingerprint(const shape_event_plan *plan, shape_envelope env, con
      * format must not resume another (JSON streams keep their fingerprint) */
     if (doc && event_format && strcmp(event_format, "json") != 0)
         json_object_set_new(doc, "event_format", json_string(event_format));
+    if (doc && shard) json_object_set_new(doc, "shard", json_string(shard));
     char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
     json_decref(doc);
     if (!text) return shape_err_set(err, SHAPE_ENOMEM, "out of memory computing the stream fingerprint");
@@ -49,14 +52,31 @@ int shape_emit_fingerprint(const shape_event_plan *plan, shape_envelope env, con
     return SHAPE_OK;
 }
 
+int shape_emit_fingerprint(const shape_event_plan *plan, shape_envelope env, const char *event_format,
+                           char out[65], shape_err *err)
+{
+    return fingerprint_of(plan, env, event_format, NULL, out, err);
+}
+
+int shape_emit_shard_fingerprint(const shape_event_plan *plan, shape_envelope env, const char *event_format,
+                                 uint64_t index, uint64_t count, char out[65], shape_err *err)
+{
+    if (count <= 1) return fingerprint_of(plan, env, event_format, NULL, out, err);
+    char shard[48];
+    snprintf(shard, sizeof shard, "%llu/%llu", (unsigned long long)index, (unsigned long long)count);
+    return fingerprint_of(plan, env, event_format, shard, out, err);
+}
+
 int shape_emit_checkpoint_write(const char *path, const shape_emit_checkpoint *ck, shape_err *err)
 {
-    char text[256];
+    char text[320];
+    char shard[64] = "";
+    if (ck->shard[0]) snprintf(shard, sizeof shard, ",\"shard\":\"%.40s\"", ck->shard);
     int n = snprintf(text, sizeof text,
                      "{\"format\":\"%s\",\"fingerprint\":\"%s\",\"offset\":%llu,\"total\":%llu,"
-                     "\"complete\":%s}\n",
+                     "\"complete\":%s%s}\n",
                      SHAPE_EMIT_CHECKPOINT_FORMAT, ck->fingerprint, (unsigned long long)ck->offset,
-                     (unsigned long long)ck->total, ck->complete ? "true" : "false");
+                     (unsigned long long)ck->total, ck->complete ? "true" : "false", shard);
     return shape_atomic_write(path, text, (size_t)n, err);
 }
 
@@ -82,16 +102,22 @@ int shape_emit_checkpoint_read(const char *path, const char *fingerprint, uint64
     const char *fp = json_string_value(json_object_get(doc, "fingerprint"));
     json_t *off = json_object_get(doc, "offset"), *tot = json_object_get(doc, "total");
     json_t *complete = json_object_get(doc, "complete");
+    const char *shard = json_string_value(json_object_get(doc, "shard"));
     int rc = SHAPE_OK;
+    uint64_t shard_i, shard_n;
+    shape_err shard_err;
     if (!fp || strlen(fp) != 64 || !json_is_integer(off) || !json_is_integer(tot) ||
-        !json_is_boolean(complete)) {
+        !json_is_boolean(complete) || (json_object_get(doc, "shard") && !shard) ||
+        (shard && shape_emit_parse_shard(shard, &shard_i, &shard_n, &shard_err) != SHAPE_OK)) {
         rc = shape_err_set(err, SHAPE_EINVAL, "%s is not an emit checkpoint (use --fresh to start over)",
                            path);
     } else if (strcmp(fp, fingerprint) != 0) {
+        char by[80] = "";
+        if (shard) snprintf(by, sizeof by, ", written by --shard %.40s", shard);
         rc = shape_err_set(err, SHAPE_EINVAL,
                            "checkpoint %s belongs to a different stream (other domain, scale, seed, "
-                           "tables or envelope); use --fresh to start over",
-                           path);
+                           "tables, envelope or shard%s); use --fresh to start over",
+                           path, by);
     } else if (json_integer_value(off) < 0 || (uint64_t)json_integer_value(off) > total ||
                (uint64_t)json_integer_value(tot) != total) {
         rc = shape_err_set(err, SHAPE_EINVAL,
@@ -102,6 +128,7 @@ int shape_emit_checkpoint_read(const char *path, const char *fingerprint, uint64
         out->offset = (uint64_t)json_integer_value(off);
         out->total = total;
         out->complete = json_is_true(complete);
+        if (shard) snprintf(out->shard, sizeof out->shard, "%.40s", shard);
         *found = 1;
     }
     json_decref(doc);

@@ -24,7 +24,10 @@
  *     whole batch; a checkpoint thread flushes the destinations, then writes
  *     the offset (atomically) every checkpoint_every events or
  *     checkpoint_seconds, so fsync never sits on the pacing path; the final
- *     checkpoint is written synchronously by the sender.
+ *     checkpoint is written synchronously by the sender;
+ *   - a shard (shard_count > 1) walks only its positions: a batch holds
+ *     rows row0, row0 + stride, ... of one table (stride = shard_count),
+ *     and offsets count the shard's events (see shape/emit.h).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -194,6 +197,7 @@ int shape_emit_check_metadata(const shape_emit_config *cfg, shape_err *err)
 typedef struct batch {
     uint64_t offset;  /* global offset of the first event */
     uint64_t row0;    /* row (= seq) of the first event */
+    uint64_t stride;  /* rows between two events of the batch (the shard count, else 1) */
     size_t k;         /* plan index of its table */
     size_t n;
     char *arena;
@@ -226,7 +230,7 @@ typedef struct group {
 static const shape_emit_message *group_message(const group *g, size_t i)
 {
     const batch *b = g->b[g->bi[i]];
-    return &b->msgs[g->ri[i] - b->row0];
+    return &b->msgs[(g->ri[i] - b->row0) / b->stride];
 }
 
 typedef struct runtime {
@@ -424,6 +428,17 @@ static void batch_fix(runtime *rt, batch *b)
     }
 }
 
+/* Events this run's stream holds: the plan's, or this shard's share of it. */
+static uint64_t stream_total(const shape_emit_config *cfg)
+{
+    return shape_emit_shard_events(cfg->plan->total, cfg->shard_index, cfg->shard_count);
+}
+
+static uint64_t shard_stride(const shape_emit_config *cfg)
+{
+    return cfg->shard_count > 1 ? cfg->shard_count : 1;
+}
+
 /* ---- the generator thread ----------------------------------------------------- */
 
 static void *generator_main(void *arg)
@@ -436,12 +451,13 @@ static void *generator_main(void *arg)
     shape_gen_row *row = malloc(sizeof *row);
     shape_retail_table *cur = NULL;
     size_t cur_k = SIZE_MAX;
-    uint64_t offset = cfg->start_offset;
+    uint64_t offset = cfg->start_offset; /* in this shard's events */
+    const uint64_t stride = shard_stride(cfg), first = stride > 1 ? cfg->shard_index : 0;
     if (!row) rc = shape_err_set(&err, SHAPE_ENOMEM, "out of memory");
     while (rc == SHAPE_OK && offset < cfg->limit) {
         size_t k;
         uint64_t r;
-        rc = shape_event_plan_locate(cfg->plan, offset, &k, &r, &err);
+        rc = shape_event_plan_locate(cfg->plan, first + offset * stride, &k, &r, &err);
         if (rc != SHAPE_OK) break;
         if (k != cur_k) {
             shape_retail_table_close(cur);
@@ -450,7 +466,7 @@ static void *generator_main(void *arg)
             if (rc != SHAPE_OK) break;
             cur_k = k;
         }
-        uint64_t n = cfg->plan->rows[k] - r;
+        uint64_t n = (cfg->plan->rows[k] - r + stride - 1) / stride; /* this table's rest, in the shard */
         if (n > cfg->batch_events) n = cfg->batch_events;
         if (n > cfg->limit - offset) n = cfg->limit - offset;
         /* a free batch */
@@ -465,6 +481,7 @@ static void *generator_main(void *arg)
         pthread_mutex_unlock(&rt->mu);
         b->offset = offset;
         b->row0 = r;
+        b->stride = stride;
         b->k = k;
         b->n = (size_t)n;
         b->len = 0;
@@ -474,10 +491,11 @@ static void *generator_main(void *arg)
             m->rows_made = rc == SHAPE_OK;
         }
         for (size_t i = 0; i < b->n && rc == SHAPE_OK; i++) {
-            rc = shape_retail_table_row(cur, r + i, row, &err);
-            if (rc == SHAPE_OK && render_event(rt, b, i, m, r + i, row) != 0)
+            uint64_t seq = r + i * stride;
+            rc = shape_retail_table_row(cur, seq, row, &err);
+            if (rc == SHAPE_OK && render_event(rt, b, i, m, seq, row) != 0)
                 rc = shape_err_set(&err, SHAPE_ENOMEM, "out of memory rendering events");
-            if (rc == SHAPE_OK && rt->want_rows) rc = shape_event_rows_append(&m->rows, r + i, row, &err);
+            if (rc == SHAPE_OK && rt->want_rows) rc = shape_event_rows_append(&m->rows, seq, row, &err);
         }
         if (rc == SHAPE_OK && rt->want_rows) rc = shape_event_rows_finish(&m->rows, &b->rows, &err);
         pthread_mutex_lock(&rt->mu);
@@ -572,8 +590,11 @@ static int write_checkpoint(const shape_emit_config *cfg, uint64_t offset, int c
     memset(&ck, 0, sizeof ck);
     snprintf(ck.fingerprint, sizeof ck.fingerprint, "%s", cfg->fingerprint ? cfg->fingerprint : "");
     ck.offset = offset;
-    ck.total = cfg->plan->total;
+    ck.total = stream_total(cfg);
     ck.complete = complete;
+    if (cfg->shard_count > 1)
+        snprintf(ck.shard, sizeof ck.shard, "%llu/%llu", (unsigned long long)cfg->shard_index,
+                 (unsigned long long)cfg->shard_count);
     return shape_emit_checkpoint_write(cfg->checkpoint_path, &ck, err);
 }
 
@@ -589,7 +610,7 @@ static void *checkpoint_main(void *arg)
         pthread_mutex_unlock(&rt->ck_mu);
         shape_err err;
         shape_err_clear(&err);
-        int rc = write_checkpoint(rt->cfg, off, off == rt->cfg->plan->total, &err);
+        int rc = write_checkpoint(rt->cfg, off, off == stream_total(rt->cfg), &err);
         pthread_mutex_lock(&rt->ck_mu);
         if (rc != SHAPE_OK && !rt->ck_failed) {
             rt->ck_failed = rc;
@@ -884,7 +905,7 @@ static void progress_line(const shape_emit_config *cfg, uint64_t offset, uint64_
 {
     fprintf(stderr, "\rshape emit: %llu events, offset %llu of %llu, %.0f events/s   ",
             (unsigned long long)events, (unsigned long long)offset,
-            (unsigned long long)cfg->plan->total, t > 0 ? (double)events / t : 0.0);
+            (unsigned long long)stream_total(cfg), t > 0 ? (double)events / t : 0.0);
     fflush(stderr);
 }
 
@@ -892,10 +913,13 @@ int shape_emit_run(const shape_emit_config *cfg, shape_emit_report *rep, shape_e
 {
     memset(rep, 0, sizeof *rep);
     rep->start_offset = rep->end_offset = cfg->start_offset;
-    rep->total_events = cfg->plan->total;
+    rep->total_events = stream_total(cfg);
     rep->stopped_by = "complete";
     if (cfg->batch_events == 0 || cfg->queue_batches == 0)
         return shape_err_set(err, SHAPE_EINVAL, "batch and queue sizes must be at least 1");
+    if (cfg->shard_count > 1 && cfg->shard_index >= cfg->shard_count)
+        return shape_err_set(err, SHAPE_EINVAL, "shard %llu of %llu does not exist",
+                             (unsigned long long)cfg->shard_index, (unsigned long long)cfg->shard_count);
     runtime *rt = calloc(1, sizeof *rt);
     if (!rt) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     rt->cfg = cfg;
@@ -1016,7 +1040,7 @@ int shape_emit_run(const shape_emit_config *cfg, shape_emit_report *rep, shape_e
                  * reason): send_msgs resets outcome and reason itself */
                 memcpy(&g->msgs[g->n + i], &x->msgs[i], offsetof(shape_emit_message, outcome));
                 g->bi[g->n + i] = g->nb;
-                g->ri[g->n + i] = x->row0 + i;
+                g->ri[g->n + i] = x->row0 + i * x->stride;
             }
             g->b[g->nb++] = x;
             g->n += x->n;
@@ -1115,7 +1139,7 @@ int shape_emit_run(const shape_emit_config *cfg, shape_emit_report *rep, shape_e
         rep->stopped_by = "error";
     } else if (strcmp(rep->stopped_by, "complete") == 0 && delivered < cfg->limit) {
         rep->stopped_by = "stop-request"; /* the generator ended early: only a stop does that */
-    } else if (strcmp(rep->stopped_by, "complete") == 0 && cfg->limit < cfg->plan->total) {
+    } else if (strcmp(rep->stopped_by, "complete") == 0 && cfg->limit < stream_total(cfg)) {
         rep->stopped_by = "max-events";
     }
     rep->complete = rc == SHAPE_OK && (strcmp(rep->stopped_by, "complete") == 0 ||

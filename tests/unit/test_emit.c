@@ -350,6 +350,98 @@ static void test_checkpoint_documents(void **state)
     fx_free(f);
 }
 
+/* --shard i/n: each shard delivers exactly positions i, i+n, ... of the
+ * unsharded stream (keys unchanged), through partial failures and retries
+ * (which look messages up in their batch by seq, so the stride matters). */
+static void test_shards(void **state)
+{
+    (void)state;
+    shape_err err;
+    uint64_t i, n;
+    assert_int_equal(shape_emit_parse_shard("2/5", &i, &n, &err), SHAPE_OK);
+    assert_true(i == 2 && n == 5);
+    assert_int_equal(shape_emit_parse_shard("0/1", &i, &n, &err), SHAPE_OK);
+    assert_true(i == 0 && n == 1);
+    const char *bad[] = {"5/5", "1/0", "", "/", "a/2", "1/2x", "-1/2", "1/-2", "1 /2", "1/1000001", "0/99999999"};
+    for (size_t b = 0; b < sizeof bad / sizeof bad[0]; b++) {
+        assert_int_equal(shape_emit_parse_shard(bad[b], &i, &n, &err), SHAPE_EINVAL);
+        assert_non_null(strstr(err.message, "--shard must be I/N"));
+    }
+    assert_int_equal(shape_emit_shard_events(10, 0, 3), 4);
+    assert_int_equal(shape_emit_shard_events(10, 1, 3), 3);
+    assert_int_equal(shape_emit_shard_events(10, 2, 3), 3);
+    assert_int_equal(shape_emit_shard_events(2, 2, 3), 0);
+    assert_int_equal(shape_emit_shard_events(10, 0, 1), 10);
+    assert_int_equal(shape_emit_shard_events(0, 0, 4), 0);
+
+    fx *whole = fx_new();
+    whole->cfg.checkpoint_path = NULL;
+    shape_emit_report rep;
+    assert_int_equal(shape_emit_run(&whole->cfg, &rep, &err), SHAPE_OK);
+    assert_int_equal(whole->em.nkeys, 2500);
+    /* fingerprints: 0/1 is the whole stream; shards differ from it and each other */
+    char fp0[65], fp1[65], fp_one[65];
+    assert_int_equal(shape_emit_shard_fingerprint(&whole->plan, SHAPE_ENVELOPE_FLAT, NULL, 0, 1, fp_one, &err),
+                     SHAPE_OK);
+    assert_string_equal(fp_one, whole->fp);
+    assert_int_equal(shape_emit_shard_fingerprint(&whole->plan, SHAPE_ENVELOPE_FLAT, NULL, 0, 2, fp0, &err),
+                     SHAPE_OK);
+    assert_int_equal(shape_emit_shard_fingerprint(&whole->plan, SHAPE_ENVELOPE_FLAT, NULL, 1, 2, fp1, &err),
+                     SHAPE_OK);
+    assert_string_not_equal(fp0, whole->fp);
+    assert_string_not_equal(fp0, fp1);
+
+    for (uint64_t s = 0; s < 3; s++) {
+        fx *f = fx_new();
+        f->cfg.shard_index = s;
+        f->cfg.shard_count = 3;
+        f->cfg.limit = shape_emit_shard_events(2500, s, 3);
+        f->cfg.batch_events = 97;
+        f->em.partial_failures = 3;
+        assert_int_equal(shape_emit_shard_fingerprint(&f->plan, SHAPE_ENVELOPE_FLAT, NULL, s, 3, f->fp, &err),
+                         SHAPE_OK);
+        int run_rc = shape_emit_run(&f->cfg, &rep, &err);
+        if (run_rc != SHAPE_OK) fprintf(stderr, "shard run: %s\n", err.message);
+        assert_int_equal(run_rc, SHAPE_OK);
+        assert_int_equal(rep.events, f->cfg.limit);
+        assert_int_equal(rep.total_events, shape_emit_shard_events(f->plan.total, s, 3));
+        assert_true(rep.retries >= 3);
+        /* delivered in order, each once after the retries: positions s, s+3, ... */
+        size_t next = 0;
+        for (size_t k = 0; k < f->em.nkeys; k++) {
+            if (next < f->cfg.limit && strcmp(f->em.keys[k], whole->em.keys[s + 3 * next]) == 0) next++;
+            else assert_true(k > 0); /* a re-sent message repeats an earlier key of the batch */
+        }
+        assert_int_equal(next, f->cfg.limit);
+        /* the checkpoint names the shard and counts its events */
+        shape_emit_checkpoint ck;
+        int found;
+        assert_int_equal(shape_emit_checkpoint_read(f->ck_path, f->fp, rep.total_events, &ck, &found, &err),
+                         SHAPE_OK);
+        assert_true(found);
+        assert_int_equal(ck.offset, f->cfg.limit);
+        char want[16];
+        snprintf(want, sizeof want, "%llu/3", (unsigned long long)s);
+        assert_string_equal(ck.shard, want);
+        /* ... and another shard's fingerprint refuses it, by name */
+        assert_int_equal(shape_emit_checkpoint_read(f->ck_path, whole->fp, rep.total_events, &ck, &found, &err),
+                         SHAPE_EINVAL);
+        assert_non_null(strstr(err.message, want));
+        fx_free(f);
+    }
+    /* resume a shard in the middle: the rest only */
+    fx *f = fx_new();
+    f->cfg.shard_index = 1;
+    f->cfg.shard_count = 3;
+    f->cfg.start_offset = 100;
+    f->cfg.limit = shape_emit_shard_events(2500, 1, 3);
+    assert_int_equal(shape_emit_run(&f->cfg, &rep, &err), SHAPE_OK);
+    assert_int_equal(f->em.nkeys, f->cfg.limit - 100);
+    for (size_t k = 0; k < f->em.nkeys; k++) assert_string_equal(f->em.keys[k], whole->em.keys[1 + 3 * (100 + k)]);
+    fx_free(f);
+    fx_free(whole);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -361,6 +453,7 @@ int main(void)
         cmocka_unit_test(test_refusal),
         cmocka_unit_test(test_dead_letters),
         cmocka_unit_test(test_checkpoint_documents),
+        cmocka_unit_test(test_shards),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
