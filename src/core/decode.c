@@ -72,6 +72,10 @@ struct shape_decoder {
      * optional field costs one miss instead of shifting every later member.
      * NULL until the first decode after freezing (then ncols + 1 entries). */
     int64_t *successor;
+    /* Per column: 1 when its name can be handed to the scanner as the
+     * expected key (shape_json_next_expect: no '"', '\\' or control byte),
+     * so that a predicted key is matched in the body instead of scanned. */
+    unsigned char *plain_name;
 
     shape_decode_stats stats;
 };
@@ -125,6 +129,7 @@ void shape_decoder_free(shape_decoder *dec)
     free(dec->cols);
     free(dec->stringify);
     free(dec->successor);
+    free(dec->plain_name);
     free(dec);
 }
 
@@ -578,8 +583,24 @@ static void successor_init(shape_decoder *dec)
 {
     size_t n = (size_t)shape_batch_num_columns(dec->batch) + 1;
     dec->successor = malloc(n * sizeof *dec->successor);
-    if (dec->successor)
-        for (size_t i = 0; i < n; i++) dec->successor[i] = -1;
+    dec->plain_name = malloc(n);
+    if (!dec->successor || !dec->plain_name) {
+        free(dec->successor);
+        free(dec->plain_name);
+        dec->successor = NULL;
+        dec->plain_name = NULL;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) dec->successor[i] = -1;
+    for (size_t i = 0; i + 1 < n; i++) {
+        const shape_column *c = dec->cols[i];
+        int plain = 1;
+        for (size_t k = 0; k < c->name_len; k++) {
+            unsigned char ch = (unsigned char)c->name[k];
+            if (ch < 0x20 || ch == '"' || ch == '\\') plain = 0;
+        }
+        dec->plain_name[i] = (unsigned char)plain;
+    }
 }
 
 enum outcome { ROW_OK, ROW_UNDECODABLE, ROW_REJECTED };
@@ -599,13 +620,28 @@ static int decode_one(shape_decoder *dec, const shape_message *msg, int *outcome
     int64_t event_time = 0;
     int64_t prev = -1;
     shape_json_member m;
-    while ((r = shape_json_next(dec->sc, &m)) == SHAPE_JSON_MEMBER) {
-        if (slice_is(&m.key, dec->event_field, dec->event_field_len)) {
-            has_time = event_time_of(dec, &m, &event_time); /* the last occurrence decides */
-            continue;
+    const int64_t *succ = dec->successor;
+    for (;;) {
+        /* The predicted column's name, when it can be matched in the body:
+         * a hit needs neither the event-field test (a prediction is always
+         * a column some earlier key found that was not the event field) nor
+         * a look-up. */
+        int64_t guess = succ ? succ[prev + 1] : -1;
+        int hit = 0;
+        if (guess >= 0 && dec->plain_name[guess])
+            r = shape_json_next_expect(dec->sc, &m, dec->cols[guess]->name, dec->cols[guess]->name_len, &hit);
+        else
+            r = shape_json_next(dec->sc, &m);
+        if (r != SHAPE_JSON_MEMBER) break;
+        int64_t idx = guess;
+        if (!hit) {
+            if (slice_is(&m.key, dec->event_field, dec->event_field_len)) {
+                has_time = event_time_of(dec, &m, &event_time); /* the last occurrence decides */
+                continue;
+            }
+            idx = column_of(dec, prev, &m.key);
+            if (idx < 0) continue; /* unknown */
         }
-        int64_t idx = column_of(dec, prev, &m.key);
-        if (idx < 0) continue; /* unknown */
         prev = idx;
         if (idx >= dec->n_payload) continue; /* metadata or _shape_event_time */
         if (bad) continue;

@@ -64,9 +64,11 @@
 #if defined(__GNUC__)
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 #define LIKELY(x) (x)
 #define UNLIKELY(x) (x)
+#define ALWAYS_INLINE inline
 #endif
 
 typedef unsigned char uchar;
@@ -148,6 +150,36 @@ static int scratch_reserve(scratch *s, size_t need)
 }
 
 static inline int is_digit(unsigned c) { return c - '0' < 10u; }
+
+static inline uint64_t load64(const void *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline uint32_t load32(const void *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* a[0..n) == b[0..n), for the short keys of a body: two overlapping words
+ * instead of a call to memcmp. Reads nothing outside either range. */
+static inline int bytes_equal(const uchar *a, const char *b, size_t n)
+{
+    if (n >= 8) {
+        size_t i = 0;
+        for (; i + 8 < n; i += 8)
+            if (load64(a + i) != load64(b + i)) return 0;
+        return load64(a + n - 8) == load64(b + n - 8);
+    }
+    if (n >= 4) return load32(a) == load32(b) && load32(a + n - 4) == load32(b + n - 4);
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != (uchar)b[i]) return 0;
+    return 1;
+}
 
 static inline const uchar *skip_ws(const uchar *p, const uchar *end)
 {
@@ -531,8 +563,38 @@ static inline void set_integral_flags(shape_json_number *num, double d)
     }
 }
 
-/* Parse and classify the number starting at p ('-' or a digit). */
-static const uchar *scan_number(shape_json_scanner *sc, const uchar *p, shape_json_number *num)
+/* Eight bytes at a time (little-endian words, as loaded by load64: byte 0
+ * is the first character). */
+#define ONES8 0x0101010101010101ull
+#define HIGHS8 0x8080808080808080ull
+
+/* How many of the 8 bytes of v, from the first, are ASCII digits (0..8).
+ * Per byte, the high bit of (b + 0x46) says b > '9', of (b - 0x30) b < '0',
+ * of b itself b >= 0x80; carries and borrows only cross from a non-digit
+ * into the bytes after it, so the first flagged byte is exact. */
+static inline unsigned digit_run8(uint64_t v)
+{
+    uint64_t nondigit = ((v + ONES8 * 0x46) | (v - ONES8 * 0x30) | v) & HIGHS8;
+    return nondigit ? (unsigned)__builtin_ctzll(nondigit) >> 3 : 8;
+}
+
+/* The value of the first n (1..8) bytes of v, which are digits. */
+static inline uint64_t digits_value8(uint64_t v, unsigned n)
+{
+    /* Move the n digits to the top of the word (zeros, i.e. leading '0's
+     * once '0' is taken off, come in below), then combine pairs, quads,
+     * octets: the first character is the most significant digit. */
+    uint64_t t = (v - ONES8 * '0') << (8 * (8 - n));
+    t = (t * 10 + (t >> 8)) & 0x00FF00FF00FF00FFull;
+    t = (t * 100 + (t >> 16)) & 0x0000FFFF0000FFFFull;
+    return (t * 10000 + (t >> 32)) & 0xFFFFFFFFull;
+}
+
+static const uint64_t pow10_u64[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
+
+/* Parse and classify the number starting at p ('-' or a digit): every
+ * number, the general way (scan_number tries a fast path first). */
+static const uchar *scan_number_general(shape_json_scanner *sc, const uchar *p, shape_json_number *num)
 {
     const uchar *s = p, *end = sc->end;
     int neg = 0;
@@ -638,6 +700,55 @@ static const uchar *scan_number(shape_json_scanner *sc, const uchar *p, shape_js
     num->d = neg ? -d : d;
     set_integral_flags(num, num->d);
     return p;
+}
+
+/* Parse and classify the number starting at p ('-' or a digit). */
+static ALWAYS_INLINE const uchar *scan_number(shape_json_scanner *sc, const uchar *p, shape_json_number *num)
+{
+    const uchar *s = p, *end = sc->end;
+    int neg = *p == '-';
+    p += neg;
+    /* Fast path: [1-9] and up to 7 more digits, optionally '.' and 1..7
+     * digits, no exponent, read 8 bytes at a time while 8 remain. Anything
+     * else (a leading zero, a longer run, an exponent, the end of the body
+     * near) takes scan_number_general, which also reports the errors. */
+    if (LIKELY(end - p >= 9) && (unsigned)(*p - '1') < 9u) {
+        uint64_t v = load64(p);
+        unsigned n = digit_run8(v);
+        const uchar *q = p + n;
+        if (n < 8 && *q != '.' && (*q | 0x20) != 'e') {
+            uint64_t w = digits_value8(v, n);
+            num->text.ptr = (const char *)s;
+            num->text.len = (size_t)(q - s);
+            num->cls = SHAPE_JSON_INT;
+            num->i = neg ? -(int64_t)w : (int64_t)w;
+            num->d = (double)num->i;
+            num->flags = (neg ? SHAPE_JSON_NUM_NEGATIVE : 0) | SHAPE_JSON_NUM_INTEGRAL | SHAPE_JSON_NUM_FITS_INT64;
+            return q;
+        }
+#if defined(USE_FAST_DOUBLE)
+        if (n < 8 && *q == '.' && end - q >= 9) {
+            uint64_t f = load64(q + 1);
+            unsigned nf = digit_run8(f);
+            const uchar *r = q + 1 + nf;
+            if (nf >= 1 && nf < 8 && (*r | 0x20) != 'e') {
+                /* At most 14 digits: w < 2^53, and 10^nf is exact, so one
+                 * division is correctly rounded (Clinger's fast path). */
+                uint64_t w = digits_value8(v, n) * pow10_u64[nf] + digits_value8(f, nf);
+                double d = (double)w / pow10_exact[nf];
+                num->text.ptr = (const char *)s;
+                num->text.len = (size_t)(r - s);
+                num->cls = SHAPE_JSON_REAL;
+                num->flags = neg ? SHAPE_JSON_NUM_NEGATIVE : 0;
+                num->i = 0;
+                num->d = neg ? -d : d;
+                set_integral_flags(num, num->d);
+                return r;
+            }
+        }
+#endif
+    }
+    return scan_number_general(sc, s, num);
 }
 
 /* ------------------------------------------------------- skip and validate */
@@ -1223,8 +1334,10 @@ static int walk_finish(shape_json_scanner *sc, const uchar *p)
     return SHAPE_JSON_DONE;
 }
 
-/* A member starts at p (after '{' or ',' and whitespace). */
-static int walk_member(shape_json_scanner *sc, const uchar *p, shape_json_member *m)
+/* A member starts at p (after '{' or ',' and whitespace). `hint` (plain
+ * bytes, or NULL) is the key the caller expects: *hit says whether it was. */
+static ALWAYS_INLINE int walk_member(shape_json_scanner *sc, const uchar *p, shape_json_member *m, const char *hint,
+                       size_t hint_len, int *hit)
 {
     const uchar *end = sc->end;
     unsigned f;
@@ -1232,8 +1345,17 @@ static int walk_member(shape_json_scanner *sc, const uchar *p, shape_json_member
         fail(sc, SHAPE_JSON_ESYNTAX, p, p < end ? "expected a key string" : "unexpected end of input");
         return walk_fail(sc);
     }
-    const uchar *q = string_fast(p + 1, end, &m->key);
-    if (LIKELY(q != NULL)) {
+    const uchar *q;
+    if (hint && (size_t)(end - p) > hint_len + 1 && p[hint_len + 1] == '"' &&
+        bytes_equal(p + 1, hint, hint_len)) {
+        /* The plain bytes of the hint, then the closing quote: that is the
+         * whole key, with no escape (the hint holds no '"' or '\'). */
+        *hit = 1;
+        m->key.ptr = (const char *)p + 1;
+        m->key.len = hint_len;
+        m->key_escaped = 0;
+        p += hint_len + 2;
+    } else if (LIKELY((q = string_fast(p + 1, end, &m->key)) != NULL)) {
         m->key_escaped = 0;
         p = q;
     } else {
@@ -1307,7 +1429,8 @@ static int walk_member(shape_json_scanner *sc, const uchar *p, shape_json_member
     return SHAPE_JSON_MEMBER;
 }
 
-int shape_json_next(shape_json_scanner *sc, shape_json_member *m)
+static ALWAYS_INLINE int next_member(shape_json_scanner *sc, shape_json_member *m, const char *hint,
+                              size_t hint_len, int *hit)
 {
     const uchar *p, *end = sc->end;
     switch (sc->state) {
@@ -1335,18 +1458,31 @@ int shape_json_next(shape_json_scanner *sc, shape_json_member *m)
         }
         p = skip_ws(p + 1, end);
         if (p < end && *p == '}') return walk_finish(sc, p + 1);
-        return walk_member(sc, p, m);
+        return walk_member(sc, p, m, hint, hint_len, hit);
     case ST_DONE: return SHAPE_JSON_DONE;
     case ST_ERROR: return sc->error.verdict;
     default: return walk_usage(sc, "no body to scan");
     }
     sc->cur_kind = 0;
-    if (LIKELY(p < end && *p == ',')) return walk_member(sc, skip_ws(p + 1, end), m);
+    if (LIKELY(p < end && *p == ',')) return walk_member(sc, skip_ws(p + 1, end), m, hint, hint_len, hit);
     p = skip_ws(p, end);
-    if (LIKELY(p < end && *p == ',')) return walk_member(sc, skip_ws(p + 1, end), m);
+    if (LIKELY(p < end && *p == ',')) return walk_member(sc, skip_ws(p + 1, end), m, hint, hint_len, hit);
     if (LIKELY(p < end && *p == '}')) return walk_finish(sc, p + 1);
     fail(sc, SHAPE_JSON_ESYNTAX, p, p < end ? "expected ',' or '}'" : "unexpected end of input");
     return walk_fail(sc);
+}
+
+int shape_json_next(shape_json_scanner *sc, shape_json_member *m)
+{
+    int hit;
+    return next_member(sc, m, NULL, 0, &hit);
+}
+
+int shape_json_next_expect(shape_json_scanner *sc, shape_json_member *m, const char *key,
+                           size_t key_len, int *hit)
+{
+    *hit = 0;
+    return next_member(sc, m, key, key_len, hit);
 }
 
 int shape_json_skip(shape_json_scanner *sc, shape_json_slice *raw)
