@@ -1084,11 +1084,28 @@ typedef struct fast_member {
     const uchar *start, *end; /* the member's text, key to end of value */
 } fast_member;
 
-static const uchar *render_object_fast(shape_json_scanner *sc, const uchar *obj)
+/* Copy n bytes that are short as a rule (a member, a small value): two
+ * overlapping words for 8..16 bytes instead of a call; memcpy otherwise. */
+static inline void copy_short(char *w, const uchar *src, size_t n)
+{
+    if (n >= 8 && n <= 16) {
+        uint64_t x = load64(src), y = load64(src + n - 8);
+        memcpy(w, &x, 8);
+        memcpy(w + n - 8, &y, 8);
+    } else {
+        memcpy(w, src, n);
+    }
+}
+
+/* Read the object at obj the fast way: its members into mem (at most
+ * FAST_MEMBERS), their key order into ord, *count of them, *sorted when the
+ * keys came in order. Returns the byte after the object, or NULL when the
+ * object is not one for the fast path (nothing reported that the general
+ * path would not report alike). */
+static ALWAYS_INLINE const uchar *fast_object_scan(shape_json_scanner *sc, const uchar *obj, fast_member *mem,
+                                                   const fast_member **ord, size_t *count, int *sorted_out)
 {
     const uchar *end = sc->end, *p = obj + 1;
-    fast_member mem[FAST_MEMBERS];
-    const fast_member *ord[FAST_MEMBERS];
     size_t n = 0;
     int sorted = 1;
     for (;;) {
@@ -1138,24 +1155,85 @@ static const uchar *render_object_fast(shape_json_scanner *sc, const uchar *obj)
             continue;
         }
         if (*p != '}') return NULL;
-        p++;
-        break;
+        *count = n;
+        *sorted_out = sorted;
+        return p + 1;
     }
-    if (sorted) return p;
-    /* Room first, so that nothing fails once output starts. */
-    if (shape_json_buf_reserve(sc->out, (size_t)(p - sc->pend))) return NULL;
-    flush(sc, obj);
-    char *w = sc->out->data + sc->out->len;
+}
+
+/* Write the members in ord as an object at w; returns the byte after it.
+ * Exactly as long as the object read (same members, same separators). */
+static inline char *fast_object_write(char *w, const fast_member *const *ord, size_t n)
+{
     *w++ = '{';
     for (size_t i = 0; i < n; i++) {
         size_t len = (size_t)(ord[i]->end - ord[i]->start);
-        memcpy(w, ord[i]->start, len);
+        copy_short(w, ord[i]->start, len);
         w += len;
         *w++ = ',';
     }
     w[-1] = '}';
+    return w;
+}
+
+static const uchar *render_object_fast(shape_json_scanner *sc, const uchar *obj)
+{
+    fast_member mem[FAST_MEMBERS];
+    const fast_member *ord[FAST_MEMBERS];
+    size_t n;
+    int sorted;
+    const uchar *p = fast_object_scan(sc, obj, mem, ord, &n, &sorted);
+    if (!p || sorted) return p;
+    /* Room first, so that nothing fails once output starts. */
+    if (shape_json_buf_reserve(sc->out, (size_t)(p - sc->pend))) return NULL;
+    flush(sc, obj);
+    char *w = fast_object_write(sc->out->data + sc->out->len, ord, n);
     sc->out->len = (size_t)(w - sc->out->data);
     sc->pend = p;
+    return p;
+}
+
+/* The member value at val (an object, or an array of objects) when every
+ * object is one for the fast path: rendered straight into sc->out — no
+ * pending run, no records, one reservation, since the canonical text of
+ * such a value is its own bytes with each object's members reordered, never
+ * longer than the input. Returns the byte after the value with sc->out->len
+ * advanced (no NUL written), or NULL with sc->out->len unchanged: then the
+ * general path renders the value from the start (and reports its errors). */
+static const uchar *render_container_fast(shape_json_scanner *sc, const uchar *val)
+{
+    const uchar *end = sc->end, *p = val;
+    const int array = *p == '[';
+    if (array && (++p >= end || *p != '{')) return NULL; /* empty, or not of objects */
+    shape_json_buf *o = sc->out;
+    if (shape_json_buf_reserve(o, (size_t)(end - val))) return NULL;
+    char *w = o->data + o->len;
+    if (array) *w++ = '[';
+    for (;;) {
+        fast_member mem[FAST_MEMBERS];
+        const fast_member *ord[FAST_MEMBERS];
+        size_t n;
+        int sorted;
+        const uchar *q = fast_object_scan(sc, p, mem, ord, &n, &sorted);
+        if (!q) return NULL;
+        if (sorted) {
+            memcpy(w, p, (size_t)(q - p));
+            w += q - p;
+        } else {
+            w = fast_object_write(w, ord, n);
+        }
+        p = q;
+        if (!array) break;
+        if (p >= end) return NULL;
+        if (*p == ']') {
+            *w++ = ']';
+            p++;
+            break;
+        }
+        if (*p != ',' || ++p >= end || *p != '{') return NULL;
+        *w++ = ',';
+    }
+    o->len = (size_t)(w - o->data);
     return p;
 }
 
@@ -1502,6 +1580,17 @@ int shape_json_skip(shape_json_scanner *sc, shape_json_slice *raw)
 
 int shape_json_render(shape_json_scanner *sc, shape_json_buf *out, unsigned flags)
 {
+    if (sc->state == ST_PENDING && !(flags & SHAPE_JSON_RENDER_ASCII)) {
+        sc->out = out;
+        const uchar *p = render_container_fast(sc, sc->val);
+        if (p) {
+            out->data[out->len] = '\0';
+            sc->p = p;
+            sc->state = ST_AFTER;
+            sc->cur_kind = 0;
+            return 0;
+        }
+    }
     if (sc->state == ST_PENDING) {
         size_t len0 = render_start(sc, out, flags, sc->val);
         const uchar *p = render_value(sc, sc->val, 2);
