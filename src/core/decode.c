@@ -72,6 +72,10 @@ struct shape_decoder {
      * optional field costs one miss instead of shifting every later member.
      * NULL until the first decode after freezing (then ncols + 1 entries). */
     int64_t *successor;
+    /* The successor it replaced (same indexing), tried second: an optional
+     * field then alternates between two predictions instead of sending every
+     * change of mind to the hash. */
+    int64_t *successor2;
     /* Per column: 1 when its name can be handed to the scanner as the
      * expected key (shape_json_next_expect: no '"', '\\' or control byte),
      * so that a predicted key is matched in the body instead of scanned. */
@@ -129,6 +133,7 @@ void shape_decoder_free(shape_decoder *dec)
     free(dec->cols);
     free(dec->stringify);
     free(dec->successor);
+    free(dec->successor2);
     free(dec->plain_name);
     free(dec);
 }
@@ -564,16 +569,28 @@ static int append_meta(shape_decoder *dec, const shape_message *msg, int has_eve
  * no such column; through the successor prediction. */
 static int64_t column_of(shape_decoder *dec, int64_t prev, const shape_json_slice *key)
 {
-    int64_t *succ = dec->successor;
+    int64_t *succ = dec->successor, *alt = dec->successor2;
     if (succ) {
         int64_t guess = succ[prev + 1];
         if (guess >= 0) {
             const shape_column *c = dec->cols[guess];
             if (c->name_len == key->len && memcmp(c->name, key->ptr, key->len) == 0) return guess;
         }
+        int64_t second = alt[prev + 1];
+        if (second >= 0) {
+            const shape_column *c = dec->cols[second];
+            if (c->name_len == key->len && memcmp(c->name, key->ptr, key->len) == 0) {
+                alt[prev + 1] = guess; /* the latest comes first */
+                succ[prev + 1] = second;
+                return second;
+            }
+        }
     }
     int64_t idx = shape_batch_find_index(dec->batch, key->ptr, key->len);
-    if (succ && idx >= 0) succ[prev + 1] = idx;
+    if (succ && idx >= 0) {
+        alt[prev + 1] = succ[prev + 1];
+        succ[prev + 1] = idx;
+    }
     return idx;
 }
 
@@ -583,15 +600,17 @@ static void successor_init(shape_decoder *dec)
 {
     size_t n = (size_t)shape_batch_num_columns(dec->batch) + 1;
     dec->successor = malloc(n * sizeof *dec->successor);
+    dec->successor2 = malloc(n * sizeof *dec->successor2);
     dec->plain_name = malloc(n);
-    if (!dec->successor || !dec->plain_name) {
+    if (!dec->successor || !dec->successor2 || !dec->plain_name) {
         free(dec->successor);
+        free(dec->successor2);
         free(dec->plain_name);
-        dec->successor = NULL;
+        dec->successor = dec->successor2 = NULL;
         dec->plain_name = NULL;
         return;
     }
-    for (size_t i = 0; i < n; i++) dec->successor[i] = -1;
+    for (size_t i = 0; i < n; i++) dec->successor[i] = dec->successor2[i] = -1;
     for (size_t i = 0; i + 1 < n; i++) {
         const shape_column *c = dec->cols[i];
         int plain = 1;
@@ -619,6 +638,11 @@ static int decode_one(shape_decoder *dec, const shape_message *msg, int *outcome
     int bad = 0, has_time = 0, r, rc = SHAPE_OK;
     int64_t event_time = 0;
     int64_t prev = -1;
+    /* Payload columns this row filled (bit i: column i), when there are at
+     * most 64 of them: the others are padded here, and the row is committed
+     * without a pass over every column. */
+    const int track = dec->n_payload <= 64;
+    uint64_t filled = 0;
     shape_json_member m;
     const int64_t *succ = dec->successor;
     for (;;) {
@@ -652,6 +676,7 @@ static int decode_one(shape_decoder *dec, const shape_message *msg, int *outcome
         if (rc < 0) { r = rc; rc = SHAPE_OK; break; } /* rendering found the body invalid */
         if (rc != SHAPE_OK) break;
         if (!fit) bad = 1;
+        if (track) filled |= 1ull << idx;
     }
     if (rc != SHAPE_OK) {
         shape_batch_rollback_row(dec->batch);
@@ -674,8 +699,16 @@ static int decode_one(shape_decoder *dec, const shape_message *msg, int *outcome
         shape_err_set(err, SHAPE_EINVAL, "a value does not fit the schema");
         return SHAPE_OK;
     }
-    rc = append_meta(dec, msg, has_time, event_time, err);
-    if (rc == SHAPE_OK) rc = shape_batch_end_row(dec->batch, err);
+    if (track) {
+        uint64_t all = dec->n_payload == 64 ? ~0ull : (1ull << dec->n_payload) - 1;
+        for (uint64_t missing = all & ~filled; missing && rc == SHAPE_OK; missing &= missing - 1)
+            rc = shape_column_append_null(dec->cols[__builtin_ctzll(missing)], err);
+    }
+    if (rc == SHAPE_OK) rc = append_meta(dec, msg, has_time, event_time, err);
+    if (rc == SHAPE_OK) {
+        if (track) shape_batch_commit_row(dec->batch);
+        else rc = shape_batch_end_row(dec->batch, err);
+    }
     if (rc != SHAPE_OK) {
         shape_batch_rollback_row(dec->batch);
         if (rc == SHAPE_ELIMIT) shape_err_prefix(err, "batch too large (lower --batch-size)");

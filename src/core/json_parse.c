@@ -73,6 +73,9 @@
 
 typedef unsigned char uchar;
 
+#define KEY_CACHE_MEMBERS 16 /* == FAST_MEMBERS */
+#define KEY_CACHE_BYTES 256
+
 /* Walk states. */
 enum {
     ST_IDLE = 0, /* no body, or a whole-document call abandoned the walk */
@@ -119,6 +122,19 @@ struct shape_json_scanner {
     const uchar *pend;   /* render: start of the canonical input not yet copied */
     unsigned rflags;
     locale_t c_locale;
+    /* The keys of the last object the render fast path read, in their input
+     * order, and the order that sorts them: the next object with the same
+     * keys in the same order (the usual case: items of one shape) is matched
+     * key by key and written in that order, without scanning or sorting its
+     * keys. n == 0: nothing cached. */
+    struct {
+        unsigned n;
+        int sorted;
+        unsigned char len[KEY_CACHE_MEMBERS];
+        unsigned short off[KEY_CACHE_MEMBERS];
+        unsigned char ord[KEY_CACHE_MEMBERS];
+        char bytes[KEY_CACHE_BYTES];
+    } kc;
 };
 
 _Static_assert(SHAPE_JSON_MAX_DEPTH >= 2, "members of the top-level object have depth 2");
@@ -1077,6 +1093,7 @@ static int sort_members(shape_json_scanner *sc, size_t obj_start, size_t rec_bas
  * it from the start. Not in ASCII mode, where plain strings may still need
  * escaping (DEL). */
 #define FAST_MEMBERS 16
+_Static_assert(FAST_MEMBERS == KEY_CACHE_MEMBERS, "the key cache holds one fast object");
 
 typedef struct fast_member {
     const char *key;
@@ -1085,16 +1102,90 @@ typedef struct fast_member {
 } fast_member;
 
 /* Copy n bytes that are short as a rule (a member, a small value): two
- * overlapping words for 8..16 bytes instead of a call; memcpy otherwise. */
+ * overlapping words for 4..16 bytes instead of a call; memcpy otherwise. */
 static inline void copy_short(char *w, const uchar *src, size_t n)
 {
     if (n >= 8 && n <= 16) {
         uint64_t x = load64(src), y = load64(src + n - 8);
         memcpy(w, &x, 8);
         memcpy(w + n - 8, &y, 8);
+    } else if (n >= 4 && n < 8) {
+        uint32_t x = load32(src), y = load32(src + n - 4);
+        memcpy(w, &x, 4);
+        memcpy(w + n - 4, &y, 4);
     } else {
         memcpy(w, src, n);
     }
+}
+
+/* The value of a fast-path member at p (after the ':'): the byte after it,
+ * or NULL when it is not one the fast path takes (a string with an escape
+ * or a byte >= 0x80, a container, whitespace) or is invalid. */
+static ALWAYS_INLINE const uchar *fast_value_scan(shape_json_scanner *sc, const uchar *p)
+{
+    const uchar *end = sc->end;
+    shape_json_slice v;
+    switch (*p) {
+    case '"': return string_fast(p + 1, end, &v);
+    case '1': case '2': case '3': case '4':
+    case '5': case '6': case '7': case '8': case '9': {
+        /* Plain [1-9][0-9]*(.[0-9]+)?, else the full grammar. */
+        const uchar *d = p + 1;
+        while (d < end && is_digit(*d)) d++;
+        if (d < end && *d == '.' && d + 1 < end && is_digit(d[1])) {
+            d += 2;
+            while (d < end && is_digit(*d)) d++;
+        }
+        return d < end && (*d == ',' || *d == '}') ? d : skip_scalar(sc, p);
+    }
+    case '-': case '0':
+    case 't': case 'f': case 'n':
+        return skip_scalar(sc, p); /* fails only where the general path fails alike */
+    default: return NULL; /* nested, whitespace, or an error the general path reports */
+    }
+}
+
+/* The object at obj when its keys are those of the key cache, in the same
+ * order, each written plainly: members into mem, key order into ord (from
+ * the cache). NULL otherwise (then the caller reads it the long way). */
+static ALWAYS_INLINE const uchar *fast_object_cached(shape_json_scanner *sc, const uchar *obj, fast_member *mem,
+                                                     const fast_member **ord)
+{
+    const uchar *end = sc->end, *p = obj + 1;
+    const unsigned n = sc->kc.n;
+    if (!n) return NULL;
+    for (unsigned i = 0; i < n; i++) {
+        size_t len = sc->kc.len[i];
+        /* '"' key '"' ':' and at least one byte of value */
+        if ((size_t)(end - p) < len + 4 || p[0] != '"' || p[len + 1] != '"' || p[len + 2] != ':' ||
+            !bytes_equal(p + 1, sc->kc.bytes + sc->kc.off[i], len))
+            return NULL;
+        mem[i].start = p;
+        p = fast_value_scan(sc, p + len + 3);
+        if (!p || p >= end) return NULL;
+        mem[i].end = p;
+        if (*p++ != (i + 1 < n ? ',' : '}')) return NULL;
+    }
+    for (unsigned i = 0; i < n; i++) ord[i] = &mem[sc->kc.ord[i]];
+    return p;
+}
+
+/* Remember the keys of a fast object just read (if they fit the cache). */
+static void key_cache_store(shape_json_scanner *sc, const fast_member *mem, const fast_member *const *ord,
+                            size_t n, int sorted)
+{
+    size_t used = 0;
+    sc->kc.n = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (mem[i].klen > 255 || mem[i].klen > KEY_CACHE_BYTES - used) return;
+        memcpy(sc->kc.bytes + used, mem[i].key, mem[i].klen);
+        sc->kc.off[i] = (unsigned short)used;
+        sc->kc.len[i] = (unsigned char)mem[i].klen;
+        used += mem[i].klen;
+        sc->kc.ord[i] = (unsigned char)(ord[i] - mem);
+    }
+    sc->kc.sorted = sorted;
+    sc->kc.n = (unsigned)n;
 }
 
 /* Read the object at obj the fast way: its members into mem (at most
@@ -1105,37 +1196,23 @@ static inline void copy_short(char *w, const uchar *src, size_t n)
 static ALWAYS_INLINE const uchar *fast_object_scan(shape_json_scanner *sc, const uchar *obj, fast_member *mem,
                                                    const fast_member **ord, size_t *count, int *sorted_out)
 {
-    const uchar *end = sc->end, *p = obj + 1;
+    const uchar *end = sc->end, *p = fast_object_cached(sc, obj, mem, ord);
+    if (p) {
+        *count = sc->kc.n;
+        *sorted_out = sc->kc.sorted;
+        return p;
+    }
+    p = obj + 1;
     size_t n = 0;
     int sorted = 1;
     for (;;) {
         if (n == FAST_MEMBERS || p >= end || *p != '"') return NULL;
         fast_member *m = &mem[n];
-        shape_json_slice k, v;
+        shape_json_slice k;
         m->start = p;
         const uchar *q = string_fast(p + 1, end, &k);
         if (!q || q >= end - 1 || *q != ':') return NULL;
-        p = q + 1;
-        switch (*p) {
-        case '"': p = string_fast(p + 1, end, &v); break;
-        case '1': case '2': case '3': case '4':
-        case '5': case '6': case '7': case '8': case '9': {
-            /* Plain [1-9][0-9]*(.[0-9]+)?, else the full grammar. */
-            const uchar *d = p + 1;
-            while (d < end && is_digit(*d)) d++;
-            if (d < end && *d == '.' && d + 1 < end && is_digit(d[1])) {
-                d += 2;
-                while (d < end && is_digit(*d)) d++;
-            }
-            p = d < end && (*d == ',' || *d == '}') ? d : skip_scalar(sc, p);
-            break;
-        }
-        case '-': case '0':
-        case 't': case 'f': case 'n':
-            p = skip_scalar(sc, p); /* fails only where the general path fails alike */
-            break;
-        default: return NULL; /* nested, whitespace, or an error the general path reports */
-        }
+        p = fast_value_scan(sc, q + 1);
         if (!p || p >= end) return NULL;
         m->end = p;
         m->key = k.ptr;
@@ -1157,6 +1234,7 @@ static ALWAYS_INLINE const uchar *fast_object_scan(shape_json_scanner *sc, const
         if (*p != '}') return NULL;
         *count = n;
         *sorted_out = sorted;
+        key_cache_store(sc, mem, ord, n, sorted);
         return p + 1;
     }
 }
