@@ -580,7 +580,10 @@ static inline void set_integral_flags(shape_json_number *num, double d)
 }
 
 /* Eight bytes at a time (little-endian words, as loaded by load64: byte 0
- * is the first character). */
+ * is the first character; elsewhere scan_number takes the general path). */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define USE_SWAR_DIGITS 1
+#endif
 #define ONES8 0x0101010101010101ull
 #define HIGHS8 0x8080808080808080ull
 
@@ -605,8 +608,6 @@ static inline uint64_t digits_value8(uint64_t v, unsigned n)
     t = (t * 100 + (t >> 16)) & 0x0000FFFF0000FFFFull;
     return (t * 10000 + (t >> 32)) & 0xFFFFFFFFull;
 }
-
-static const uint64_t pow10_u64[9] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000, 100000000};
 
 /* Parse and classify the number starting at p ('-' or a digit): every
  * number, the general way (scan_number tries a fast path first). */
@@ -728,6 +729,7 @@ static ALWAYS_INLINE const uchar *scan_number(shape_json_scanner *sc, const ucha
      * digits, no exponent, read 8 bytes at a time while 8 remain. Anything
      * else (a leading zero, a longer run, an exponent, the end of the body
      * near) takes scan_number_general, which also reports the errors. */
+#if defined(USE_SWAR_DIGITS)
     if (LIKELY(end - p >= 9) && (unsigned)(*p - '1') < 9u) {
         uint64_t v = load64(p);
         unsigned n = digit_run8(v);
@@ -744,6 +746,7 @@ static ALWAYS_INLINE const uchar *scan_number(shape_json_scanner *sc, const ucha
         }
 #if defined(USE_FAST_DOUBLE)
         if (n < 8 && *q == '.' && end - q >= 9) {
+            static const uint64_t pow10_u64[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
             uint64_t f = load64(q + 1);
             unsigned nf = digit_run8(f);
             const uchar *r = q + 1 + nf;
@@ -764,6 +767,10 @@ static ALWAYS_INLINE const uchar *scan_number(shape_json_scanner *sc, const ucha
         }
 #endif
     }
+#else
+    (void)end;
+    (void)neg;
+#endif
     return scan_number_general(sc, s, num);
 }
 
