@@ -377,7 +377,7 @@ static inline int shape_column_append_bytes(shape_column *c, const void *p, size
     SHAPE_RETURN_NOT_OK(shape_column_room_(c, err));
     if (SHAPE_UNLIKELY((uint64_t)n > (uint64_t)(c->data_capacity - c->data_length)))
         SHAPE_RETURN_NOT_OK(shape_column_grow_data(c, n, err));
-    shape_copy_bytes_(c->data + c->data_length, p, n);
+    if (n) shape_copy_bytes_(c->data + c->data_length, p, n); /* data may still be NULL when n is 0 */
     c->data_length += (int64_t)n;
     ((int32_t *)c->values)[c->length + 1] = (int32_t)c->data_length;
     shape_column_commit_valid_(c);
