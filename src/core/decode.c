@@ -6,14 +6,19 @@
  *      appearance, from decodable bodies only) the set of value kinds seen.
  *      The kinds decide each column's type; the columns are created in the
  *      batch builder, payload first, metadata after; the schema is frozen.
- *   2. Decode every message: walk the body's members, look each name up in
- *      the builder's hash, convert and append the value into its column. A
+ *   2. Decode every message: walk the body's members, find each one's
+ *      column — predicted from the previous member's column and matched in
+ *      the body by the scanner (shape_json_next_expect), else the replaced
+ *      prediction, else the builder's hash — and convert and append the
+ *      value into its column. A
  *      duplicate key replaces the row's earlier value (the last one wins, as
  *      in every JSON object reader that builds a map). A value that does not
  *      fit marks the row bad, but the walk goes on so that an invalid body is
  *      still reported as undecodable rather than rejected. At the end of the
  *      body the row is either rolled back (undecodable/rejected) or
- *      completed with its metadata columns; untouched columns become null.
+ *      completed with its metadata columns; untouched columns become null
+ *      (with at most 64 payload columns the row keeps a bit mask of those it
+ *      filled, pads the rest and commits without a pass over every column).
  *   3. Finish the builder into an ArrowSchema/ArrowArray, tagging it with
  *      shape.partition when one partition gave every row.
  * In the first batch only, a utf8 column whose values disagreed on a kind

@@ -16,7 +16,14 @@
  *     the remaining body size (unescaped text is never longer than escaped),
  *     so the copy loop has no bound checks. Bytes >= 0x80 are validated as
  *     UTF-8 sequences in place (exact ranges of RFC 3629 Table 3).
- *   - Numbers: one pass checks the RFC grammar and accumulates up to 19
+ *   - Keys: shape_json_next_expect() takes the key the caller predicts
+ *     (plain bytes) and compares it with the body in two overlapping words
+ *     plus the closing quote; only a miss scans the key.
+ *   - Numbers: [1-9] plus up to 7 digits, optionally '.' and up to 7 more,
+ *     no exponent, with 8 bytes of body left: the digit run is found and
+ *     converted 8 bytes at a time (SWAR; little-endian GNU C builds). Every
+ *     other number, and every error, takes the general path:
+ *     one pass checks the RFC grammar and accumulates up to 19
  *     significant digits. Integers of up to 19 digits are range-checked
  *     exactly; a fraction or exponent with <= 2^53 mantissa and a power of
  *     ten <= 22 is Clinger's fast path (one correctly rounded IEEE multiply
@@ -41,6 +48,12 @@
  *     plain keys and strings, distinct keys) skips all of that:
  *     render_object_fast() sorts pointers into the body as it reads and
  *     writes the object once in key order, or hands it to the general path.
+ *     A member value that is such an object, or an array of them, is
+ *     rendered by render_container_fast() straight into the output (one
+ *     reservation: the text is never longer than the input). The key order
+ *     of the last fast object is cached (copied keys and their sorting
+ *     permutation): the next object with the same keys in the same order is
+ *     matched key by key and written without sorting.
  *   - Errors: every failure goes through fail(), which records verdict,
  *     offset and a static reason and returns NULL; callers propagate NULL.
  */
