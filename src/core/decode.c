@@ -279,6 +279,7 @@ static shape_type type_of(unsigned seen, int *stringify)
 
 typedef struct pending {
     size_t name_off, name_len; /* in the names buffer */
+    int64_t idx;               /* the name's index in the registry when known (a predicted key), else -1 */
     unsigned bits;
 } pending;
 
@@ -292,6 +293,12 @@ static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n
     size_t seen_cap = 0;
     pending *row = NULL;
     size_t row_cap = 0;
+    /* The registry indexes of the last decodable body's members, in order:
+     * member k of the next body is predicted to be the same name (matched in
+     * the body when the name is plain; plain[] per registry index). */
+    int64_t *last = NULL;
+    size_t n_last = 0, last_cap = 0;
+    unsigned char *plain = NULL;
     shape_json_buf keybuf = SHAPE_JSON_BUF_INIT;
     int rc = shape_batch_new(&names, err);
     for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {
@@ -301,11 +308,16 @@ static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n
         keybuf.len = 0;
         shape_json_member m;
         int r;
-        while ((r = shape_json_next(dec->sc, &m)) == SHAPE_JSON_MEMBER) {
-            if (slice_is(&m.key, dec->event_field, dec->event_field_len)) continue;
-            if (!dec->event_field_is_default && slice_is(&m.key, DEFAULT_EVENT_TIME, strlen(DEFAULT_EVENT_TIME)))
-                continue;
-            if (reserved_name(dec, m.key.ptr, m.key.len)) continue;
+        for (;;) {
+            int hit = 0;
+            int64_t guess = n_row < n_last ? last[n_row] : -1;
+            if (guess >= 0 && plain[guess]) {
+                const shape_column *gc = shape_batch_column(names, guess);
+                r = shape_json_next_expect(dec->sc, &m, gc->name, gc->name_len, &hit);
+            } else {
+                r = shape_json_next(dec->sc, &m);
+            }
+            if (r != SHAPE_JSON_MEMBER) break;
             if (n_row == row_cap) {
                 size_t cap = row_cap ? row_cap * 2 : 16;
                 pending *grown = realloc(row, cap * sizeof *grown);
@@ -313,17 +325,41 @@ static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n
                 row = grown;
                 row_cap = cap;
             }
+            if (hit) { /* a registered name: it passed the tests below when it was registered */
+                row[n_row].idx = guess;
+                row[n_row].bits = kind_bits(&m);
+                n_row++;
+                continue;
+            }
+            if (slice_is(&m.key, dec->event_field, dec->event_field_len)) continue;
+            if (!dec->event_field_is_default && slice_is(&m.key, DEFAULT_EVENT_TIME, strlen(DEFAULT_EVENT_TIME)))
+                continue;
+            if (reserved_name(dec, m.key.ptr, m.key.len)) continue;
             if (shape_json_buf_reserve(&keybuf, m.key.len) != 0) { rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory"); break; }
             row[n_row].name_off = keybuf.len;
             row[n_row].name_len = m.key.len;
             memcpy(keybuf.data + keybuf.len, m.key.ptr, m.key.len);
             keybuf.len += m.key.len;
+            row[n_row].idx = -1;
             row[n_row].bits = kind_bits(&m);
             n_row++;
         }
         if (rc != SHAPE_OK) break;
         if (r != SHAPE_JSON_DONE) continue; /* undecodable: contributes nothing */
+        if (n_row > last_cap) {
+            int64_t *grown = realloc(last, n_row * sizeof *grown);
+            if (!grown) { rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory"); break; }
+            last = grown;
+            last_cap = n_row;
+        }
+        n_last = n_row;
         for (size_t k = 0; k < n_row && rc == SHAPE_OK; k++) {
+            last[k] = -1;
+            if (row[k].idx >= 0) {
+                seen[row[k].idx] |= row[k].bits;
+                last[k] = row[k].idx;
+                continue;
+            }
             const char *name = keybuf.data + row[k].name_off;
             if (memchr(name, '\0', row[k].name_len)) continue; /* a column name cannot hold NUL */
             int64_t idx = shape_batch_find_index(names, name, row[k].name_len);
@@ -333,13 +369,25 @@ static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n
                 if (rc == SHAPE_OK && (size_t)idx >= seen_cap) {
                     size_t cap = seen_cap ? seen_cap * 2 : 32;
                     unsigned *grown = realloc(seen, cap * sizeof *grown);
-                    if (!grown) { rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory"); break; }
-                    seen = grown;
+                    unsigned char *grown_plain = grown ? realloc(plain, cap) : NULL;
+                    if (grown) seen = grown;
+                    if (grown_plain) plain = grown_plain;
+                    if (!grown || !grown_plain) { rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory"); break; }
                     seen_cap = cap;
                 }
-                if (rc == SHAPE_OK) seen[idx] = 0;
+                if (rc == SHAPE_OK) {
+                    seen[idx] = 0;
+                    plain[idx] = 1;
+                    for (size_t b = 0; b < row[k].name_len; b++) {
+                        unsigned char ch = (unsigned char)name[b];
+                        if (ch < 0x20 || ch == '"' || ch == '\\') plain[idx] = 0;
+                    }
+                }
             }
-            if (rc == SHAPE_OK) seen[idx] |= row[k].bits;
+            if (rc == SHAPE_OK) {
+                seen[idx] |= row[k].bits;
+                last[k] = idx;
+            }
         }
     }
     for (int64_t c = 0; rc == SHAPE_OK && c < shape_batch_num_columns(names); c++) {
@@ -355,6 +403,8 @@ static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n
     if (rc == SHAPE_OK) dec->frozen = 1;
     shape_batch_free(names);
     free(seen);
+    free(plain);
+    free(last);
     free(row);
     shape_json_buf_release(&keybuf);
     return rc;

@@ -411,6 +411,21 @@ static void test_predicted_keys_follow_the_body(void **state)
         release(&b);
     }
     shape_decoder_free(dec);
+    /* The same bodies as a first batch: inference predicts keys too. */
+    dec = decoder(NULL);
+    decode_ok(dec, bodies, N, &b);
+    expect_columns(&b, "id,opt,name,idx,tail,idq,i,_shape_event_time");
+    for (int i = 0; i < N; i++) {
+        char want[16];
+        expect_int(col(&b, "id"), i, 1, i);
+        expect_int(col(&b, "idx"), i, 1, i);
+        expect_int(col(&b, "opt"), i, (i % 10 == 5) || (i % 10 != 3 && i % 10 != 7 && i % 3 == 0), i);
+        expect_int(col(&b, "idq"), i, i % 10 == 7, 1);
+        snprintf(want, sizeof want, "n%d", i);
+        expect_text(col(&b, "name"), i, want);
+    }
+    release(&b);
+    shape_decoder_free(dec);
 }
 
 static void test_column_names_that_need_escapes(void **state)
