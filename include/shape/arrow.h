@@ -341,6 +341,34 @@ static inline int shape_column_append_bool(shape_column *c, int v, shape_err *er
     return SHAPE_OK;
 }
 
+/* Copy n bytes, short as a rule (a decoded string): overlapping word
+ * copies up to 16 bytes instead of a call; memcpy beyond. Reads and writes
+ * nothing outside [src, src + n) and [dst, dst + n); src may be NULL when n
+ * is 0. */
+static inline void shape_copy_bytes_(uint8_t *dst, const void *src, size_t n)
+{
+    const uint8_t *s = (const uint8_t *)src;
+    if (n > 16) {
+        memcpy(dst, s, n);
+    } else if (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, s + n - 8, 8);
+        memcpy(dst, &a, 8);
+        memcpy(dst + n - 8, &b, 8);
+    } else if (n >= 4) {
+        uint32_t a, b;
+        memcpy(&a, s, 4);
+        memcpy(&b, s + n - 4, 4);
+        memcpy(dst, &a, 4);
+        memcpy(dst + n - 4, &b, 4);
+    } else if (n) {
+        dst[0] = s[0];
+        dst[n / 2] = s[n / 2];
+        dst[n - 1] = s[n - 1];
+    }
+}
+
 /* utf8 or binary: n bytes at p are copied (p may be NULL when n is 0). UTF-8
  * validity is the caller's to ensure for utf8 columns. */
 static inline int shape_column_append_bytes(shape_column *c, const void *p, size_t n, shape_err *err)
@@ -349,7 +377,7 @@ static inline int shape_column_append_bytes(shape_column *c, const void *p, size
     SHAPE_RETURN_NOT_OK(shape_column_room_(c, err));
     if (SHAPE_UNLIKELY((uint64_t)n > (uint64_t)(c->data_capacity - c->data_length)))
         SHAPE_RETURN_NOT_OK(shape_column_grow_data(c, n, err));
-    if (n) memcpy(c->data + c->data_length, p, n);
+    if (n) shape_copy_bytes_(c->data + c->data_length, p, n); /* data may still be NULL when n is 0 */
     c->data_length += (int64_t)n;
     ((int32_t *)c->values)[c->length + 1] = (int32_t)c->data_length;
     shape_column_commit_valid_(c);
@@ -445,6 +473,11 @@ int64_t shape_batch_rows(const shape_batch *b);
  * end_row pads every column the row did not touch with a null. SHAPE_EINVAL
  * (nothing changed) if a column received two values in the row. */
 int shape_batch_end_row(shape_batch *b, shape_err *err);
+
+/* End the row when the caller knows that every column received exactly one
+ * value in it (a decoder that pads the columns it did not fill itself): no
+ * pass over the columns. Debug builds assert it; a release build trusts it. */
+void shape_batch_commit_row(shape_batch *b);
 
 /* Drop whatever the current row appended to any column (truncate every column
  * to shape_batch_rows()), including an open map row. */

@@ -211,6 +211,17 @@ void shape_json_begin(shape_json_scanner *sc, const void *body, size_t len);
  * neither rendered nor skipped, it is skipped (and validated) first. */
 int shape_json_next(shape_json_scanner *sc, shape_json_member *m);
 
+/* shape_json_next() with a guess of the next key (internal: the decoder's
+ * column prediction). `key` (key_len bytes) must be plain: no '"', no '\\',
+ * no byte below 0x20. When the next member's key is exactly those bytes,
+ * written without escapes, *hit is set to 1 and the key is matched by one
+ * comparison instead of being scanned; otherwise *hit is 0 and the member is
+ * read as shape_json_next() reads it. Results, *m and errors are those of
+ * shape_json_next() either way (an escaped spelling of the same key is still
+ * yielded, with *hit == 0). key may be NULL (then no guess: *hit = 0). */
+int shape_json_next_expect(shape_json_scanner *sc, shape_json_member *m, const char *key,
+                           size_t key_len, int *hit);
+
 /* Consume the current member's value when it is an object or array, without
  * rendering it: validated, depth-checked. `raw` (optional) receives its exact
  * source text. Returns 0 or a negative verdict; SHAPE_JSON_EUSAGE when the

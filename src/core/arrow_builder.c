@@ -584,6 +584,14 @@ int shape_batch_end_row(shape_batch *b, shape_err *err)
     return SHAPE_OK;
 }
 
+void shape_batch_commit_row(shape_batch *b)
+{
+#ifndef NDEBUG
+    for (int64_t i = 0; i < b->ncols; i++) assert(b->cols[i]->length == b->rows + 1);
+#endif
+    b->rows++;
+}
+
 void shape_batch_rollback_row(shape_batch *b)
 {
     for (int64_t i = 0; i < b->ncols; i++) {

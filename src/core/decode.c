@@ -6,14 +6,19 @@
  *      appearance, from decodable bodies only) the set of value kinds seen.
  *      The kinds decide each column's type; the columns are created in the
  *      batch builder, payload first, metadata after; the schema is frozen.
- *   2. Decode every message: walk the body's members, look each name up in
- *      the builder's hash, convert and append the value into its column. A
+ *   2. Decode every message: walk the body's members, find each one's
+ *      column — predicted from the previous member's column and matched in
+ *      the body by the scanner (shape_json_next_expect), else the replaced
+ *      prediction, else the builder's hash — and convert and append the
+ *      value into its column. A
  *      duplicate key replaces the row's earlier value (the last one wins, as
  *      in every JSON object reader that builds a map). A value that does not
  *      fit marks the row bad, but the walk goes on so that an invalid body is
  *      still reported as undecodable rather than rejected. At the end of the
  *      body the row is either rolled back (undecodable/rejected) or
- *      completed with its metadata columns; untouched columns become null.
+ *      completed with its metadata columns; untouched columns become null
+ *      (with at most 64 payload columns the row keeps a bit mask of those it
+ *      filled, pads the rest and commits without a pass over every column).
  *   3. Finish the builder into an ArrowSchema/ArrowArray, tagging it with
  *      shape.partition when one partition gave every row.
  * In the first batch only, a utf8 column whose values disagreed on a kind
@@ -72,6 +77,14 @@ struct shape_decoder {
      * optional field costs one miss instead of shifting every later member.
      * NULL until the first decode after freezing (then ncols + 1 entries). */
     int64_t *successor;
+    /* The successor it replaced (same indexing), tried second: an optional
+     * field then alternates between two predictions instead of sending every
+     * change of mind to the hash. */
+    int64_t *successor2;
+    /* Per column: 1 when its name can be handed to the scanner as the
+     * expected key (shape_json_next_expect: no '"', '\\' or control byte),
+     * so that a predicted key is matched in the body instead of scanned. */
+    unsigned char *plain_name;
 
     shape_decode_stats stats;
 };
@@ -125,6 +138,8 @@ void shape_decoder_free(shape_decoder *dec)
     free(dec->cols);
     free(dec->stringify);
     free(dec->successor);
+    free(dec->successor2);
+    free(dec->plain_name);
     free(dec);
 }
 
@@ -264,6 +279,7 @@ static shape_type type_of(unsigned seen, int *stringify)
 
 typedef struct pending {
     size_t name_off, name_len; /* in the names buffer */
+    int64_t idx;               /* the name's index in the registry when known (a predicted key), else -1 */
     unsigned bits;
 } pending;
 
@@ -277,6 +293,12 @@ static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n
     size_t seen_cap = 0;
     pending *row = NULL;
     size_t row_cap = 0;
+    /* The registry indexes of the last decodable body's members, in order:
+     * member k of the next body is predicted to be the same name (matched in
+     * the body when the name is plain; plain[] per registry index). */
+    int64_t *last = NULL;
+    size_t n_last = 0, last_cap = 0;
+    unsigned char *plain = NULL;
     shape_json_buf keybuf = SHAPE_JSON_BUF_INIT;
     int rc = shape_batch_new(&names, err);
     for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {
@@ -286,11 +308,16 @@ static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n
         keybuf.len = 0;
         shape_json_member m;
         int r;
-        while ((r = shape_json_next(dec->sc, &m)) == SHAPE_JSON_MEMBER) {
-            if (slice_is(&m.key, dec->event_field, dec->event_field_len)) continue;
-            if (!dec->event_field_is_default && slice_is(&m.key, DEFAULT_EVENT_TIME, strlen(DEFAULT_EVENT_TIME)))
-                continue;
-            if (reserved_name(dec, m.key.ptr, m.key.len)) continue;
+        for (;;) {
+            int hit = 0;
+            int64_t guess = n_row < n_last ? last[n_row] : -1;
+            if (guess >= 0 && plain[guess]) {
+                const shape_column *gc = shape_batch_column(names, guess);
+                r = shape_json_next_expect(dec->sc, &m, gc->name, gc->name_len, &hit);
+            } else {
+                r = shape_json_next(dec->sc, &m);
+            }
+            if (r != SHAPE_JSON_MEMBER) break;
             if (n_row == row_cap) {
                 size_t cap = row_cap ? row_cap * 2 : 16;
                 pending *grown = realloc(row, cap * sizeof *grown);
@@ -298,17 +325,41 @@ static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n
                 row = grown;
                 row_cap = cap;
             }
+            if (hit) { /* a registered name: it passed the tests below when it was registered */
+                row[n_row].idx = guess;
+                row[n_row].bits = kind_bits(&m);
+                n_row++;
+                continue;
+            }
+            if (slice_is(&m.key, dec->event_field, dec->event_field_len)) continue;
+            if (!dec->event_field_is_default && slice_is(&m.key, DEFAULT_EVENT_TIME, strlen(DEFAULT_EVENT_TIME)))
+                continue;
+            if (reserved_name(dec, m.key.ptr, m.key.len)) continue;
             if (shape_json_buf_reserve(&keybuf, m.key.len) != 0) { rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory"); break; }
             row[n_row].name_off = keybuf.len;
             row[n_row].name_len = m.key.len;
             memcpy(keybuf.data + keybuf.len, m.key.ptr, m.key.len);
             keybuf.len += m.key.len;
+            row[n_row].idx = -1;
             row[n_row].bits = kind_bits(&m);
             n_row++;
         }
         if (rc != SHAPE_OK) break;
         if (r != SHAPE_JSON_DONE) continue; /* undecodable: contributes nothing */
+        if (n_row > last_cap) {
+            int64_t *grown = realloc(last, n_row * sizeof *grown);
+            if (!grown) { rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory"); break; }
+            last = grown;
+            last_cap = n_row;
+        }
+        n_last = n_row;
         for (size_t k = 0; k < n_row && rc == SHAPE_OK; k++) {
+            last[k] = -1;
+            if (row[k].idx >= 0) {
+                seen[row[k].idx] |= row[k].bits;
+                last[k] = row[k].idx;
+                continue;
+            }
             const char *name = keybuf.data + row[k].name_off;
             if (memchr(name, '\0', row[k].name_len)) continue; /* a column name cannot hold NUL */
             int64_t idx = shape_batch_find_index(names, name, row[k].name_len);
@@ -318,13 +369,25 @@ static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n
                 if (rc == SHAPE_OK && (size_t)idx >= seen_cap) {
                     size_t cap = seen_cap ? seen_cap * 2 : 32;
                     unsigned *grown = realloc(seen, cap * sizeof *grown);
-                    if (!grown) { rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory"); break; }
-                    seen = grown;
+                    unsigned char *grown_plain = grown ? realloc(plain, cap) : NULL;
+                    if (grown) seen = grown;
+                    if (grown_plain) plain = grown_plain;
+                    if (!grown || !grown_plain) { rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory"); break; }
                     seen_cap = cap;
                 }
-                if (rc == SHAPE_OK) seen[idx] = 0;
+                if (rc == SHAPE_OK) {
+                    seen[idx] = 0;
+                    plain[idx] = 1;
+                    for (size_t b = 0; b < row[k].name_len; b++) {
+                        unsigned char ch = (unsigned char)name[b];
+                        if (ch < 0x20 || ch == '"' || ch == '\\') plain[idx] = 0;
+                    }
+                }
             }
-            if (rc == SHAPE_OK) seen[idx] |= row[k].bits;
+            if (rc == SHAPE_OK) {
+                seen[idx] |= row[k].bits;
+                last[k] = idx;
+            }
         }
     }
     for (int64_t c = 0; rc == SHAPE_OK && c < shape_batch_num_columns(names); c++) {
@@ -340,6 +403,8 @@ static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n
     if (rc == SHAPE_OK) dec->frozen = 1;
     shape_batch_free(names);
     free(seen);
+    free(plain);
+    free(last);
     free(row);
     shape_json_buf_release(&keybuf);
     return rc;
@@ -559,16 +624,28 @@ static int append_meta(shape_decoder *dec, const shape_message *msg, int has_eve
  * no such column; through the successor prediction. */
 static int64_t column_of(shape_decoder *dec, int64_t prev, const shape_json_slice *key)
 {
-    int64_t *succ = dec->successor;
+    int64_t *succ = dec->successor, *alt = dec->successor2;
     if (succ) {
         int64_t guess = succ[prev + 1];
         if (guess >= 0) {
             const shape_column *c = dec->cols[guess];
             if (c->name_len == key->len && memcmp(c->name, key->ptr, key->len) == 0) return guess;
         }
+        int64_t second = alt[prev + 1];
+        if (second >= 0) {
+            const shape_column *c = dec->cols[second];
+            if (c->name_len == key->len && memcmp(c->name, key->ptr, key->len) == 0) {
+                alt[prev + 1] = guess; /* the latest comes first */
+                succ[prev + 1] = second;
+                return second;
+            }
+        }
     }
     int64_t idx = shape_batch_find_index(dec->batch, key->ptr, key->len);
-    if (succ && idx >= 0) succ[prev + 1] = idx;
+    if (succ && idx >= 0) {
+        alt[prev + 1] = succ[prev + 1];
+        succ[prev + 1] = idx;
+    }
     return idx;
 }
 
@@ -578,8 +655,26 @@ static void successor_init(shape_decoder *dec)
 {
     size_t n = (size_t)shape_batch_num_columns(dec->batch) + 1;
     dec->successor = malloc(n * sizeof *dec->successor);
-    if (dec->successor)
-        for (size_t i = 0; i < n; i++) dec->successor[i] = -1;
+    dec->successor2 = malloc(n * sizeof *dec->successor2);
+    dec->plain_name = malloc(n);
+    if (!dec->successor || !dec->successor2 || !dec->plain_name) {
+        free(dec->successor);
+        free(dec->successor2);
+        free(dec->plain_name);
+        dec->successor = dec->successor2 = NULL;
+        dec->plain_name = NULL;
+        return;
+    }
+    for (size_t i = 0; i < n; i++) dec->successor[i] = dec->successor2[i] = -1;
+    for (size_t i = 0; i + 1 < n; i++) {
+        const shape_column *c = dec->cols[i];
+        int plain = 1;
+        for (size_t k = 0; k < c->name_len; k++) {
+            unsigned char ch = (unsigned char)c->name[k];
+            if (ch < 0x20 || ch == '"' || ch == '\\') plain = 0;
+        }
+        dec->plain_name[i] = (unsigned char)plain;
+    }
 }
 
 enum outcome { ROW_OK, ROW_UNDECODABLE, ROW_REJECTED };
@@ -598,14 +693,34 @@ static int decode_one(shape_decoder *dec, const shape_message *msg, int *outcome
     int bad = 0, has_time = 0, r, rc = SHAPE_OK;
     int64_t event_time = 0;
     int64_t prev = -1;
+    /* Payload columns this row filled (bit i: column i), when there are at
+     * most 64 of them: the others are padded here, and the row is committed
+     * without a pass over every column. */
+    const int track = dec->n_payload <= 64;
+    uint64_t filled = 0;
     shape_json_member m;
-    while ((r = shape_json_next(dec->sc, &m)) == SHAPE_JSON_MEMBER) {
-        if (slice_is(&m.key, dec->event_field, dec->event_field_len)) {
-            has_time = event_time_of(dec, &m, &event_time); /* the last occurrence decides */
-            continue;
+    const int64_t *succ = dec->successor;
+    for (;;) {
+        /* The predicted column's name, when it can be matched in the body:
+         * a hit needs neither the event-field test (a prediction is always
+         * a column some earlier key found that was not the event field) nor
+         * a look-up. */
+        int64_t guess = succ ? succ[prev + 1] : -1;
+        int hit = 0;
+        if (guess >= 0 && dec->plain_name[guess])
+            r = shape_json_next_expect(dec->sc, &m, dec->cols[guess]->name, dec->cols[guess]->name_len, &hit);
+        else
+            r = shape_json_next(dec->sc, &m);
+        if (r != SHAPE_JSON_MEMBER) break;
+        int64_t idx = guess;
+        if (!hit) {
+            if (slice_is(&m.key, dec->event_field, dec->event_field_len)) {
+                has_time = event_time_of(dec, &m, &event_time); /* the last occurrence decides */
+                continue;
+            }
+            idx = column_of(dec, prev, &m.key);
+            if (idx < 0) continue; /* unknown */
         }
-        int64_t idx = column_of(dec, prev, &m.key);
-        if (idx < 0) continue; /* unknown */
         prev = idx;
         if (idx >= dec->n_payload) continue; /* metadata or _shape_event_time */
         if (bad) continue;
@@ -616,6 +731,7 @@ static int decode_one(shape_decoder *dec, const shape_message *msg, int *outcome
         if (rc < 0) { r = rc; rc = SHAPE_OK; break; } /* rendering found the body invalid */
         if (rc != SHAPE_OK) break;
         if (!fit) bad = 1;
+        if (track) filled |= 1ull << idx;
     }
     if (rc != SHAPE_OK) {
         shape_batch_rollback_row(dec->batch);
@@ -638,8 +754,16 @@ static int decode_one(shape_decoder *dec, const shape_message *msg, int *outcome
         shape_err_set(err, SHAPE_EINVAL, "a value does not fit the schema");
         return SHAPE_OK;
     }
-    rc = append_meta(dec, msg, has_time, event_time, err);
-    if (rc == SHAPE_OK) rc = shape_batch_end_row(dec->batch, err);
+    if (track) {
+        uint64_t all = dec->n_payload == 64 ? ~0ull : (1ull << dec->n_payload) - 1;
+        for (uint64_t missing = all & ~filled; missing && rc == SHAPE_OK; missing &= missing - 1)
+            rc = shape_column_append_null(dec->cols[__builtin_ctzll(missing)], err);
+    }
+    if (rc == SHAPE_OK) rc = append_meta(dec, msg, has_time, event_time, err);
+    if (rc == SHAPE_OK) {
+        if (track) shape_batch_commit_row(dec->batch);
+        else rc = shape_batch_end_row(dec->batch, err);
+    }
     if (rc != SHAPE_OK) {
         shape_batch_rollback_row(dec->batch);
         if (rc == SHAPE_ELIMIT) shape_err_prefix(err, "batch too large (lower --batch-size)");

@@ -16,7 +16,14 @@
  *     the remaining body size (unescaped text is never longer than escaped),
  *     so the copy loop has no bound checks. Bytes >= 0x80 are validated as
  *     UTF-8 sequences in place (exact ranges of RFC 3629 Table 3).
- *   - Numbers: one pass checks the RFC grammar and accumulates up to 19
+ *   - Keys: shape_json_next_expect() takes the key the caller predicts
+ *     (plain bytes) and compares it with the body in two overlapping words
+ *     plus the closing quote; only a miss scans the key.
+ *   - Numbers: [1-9] plus up to 7 digits, optionally '.' and up to 7 more,
+ *     no exponent, with 8 bytes of body left: the digit run is found and
+ *     converted 8 bytes at a time (SWAR; little-endian GNU C builds). Every
+ *     other number, and every error, takes the general path:
+ *     one pass checks the RFC grammar and accumulates up to 19
  *     significant digits. Integers of up to 19 digits are range-checked
  *     exactly; a fraction or exponent with <= 2^53 mantissa and a power of
  *     ten <= 22 is Clinger's fast path (one correctly rounded IEEE multiply
@@ -41,6 +48,12 @@
  *     plain keys and strings, distinct keys) skips all of that:
  *     render_object_fast() sorts pointers into the body as it reads and
  *     writes the object once in key order, or hands it to the general path.
+ *     A member value that is such an object, or an array of them, is
+ *     rendered by render_container_fast() straight into the output (one
+ *     reservation: the text is never longer than the input). The key order
+ *     of the last fast object is cached (copied keys and their sorting
+ *     permutation): the next object with the same keys in the same order is
+ *     matched key by key and written without sorting.
  *   - Errors: every failure goes through fail(), which records verdict,
  *     offset and a static reason and returns NULL; callers propagate NULL.
  */
@@ -64,12 +77,17 @@
 #if defined(__GNUC__)
 #define LIKELY(x) __builtin_expect(!!(x), 1)
 #define UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define ALWAYS_INLINE inline __attribute__((always_inline))
 #else
 #define LIKELY(x) (x)
 #define UNLIKELY(x) (x)
+#define ALWAYS_INLINE inline
 #endif
 
 typedef unsigned char uchar;
+
+#define KEY_CACHE_MEMBERS 16 /* == FAST_MEMBERS */
+#define KEY_CACHE_BYTES 256
 
 /* Walk states. */
 enum {
@@ -117,6 +135,19 @@ struct shape_json_scanner {
     const uchar *pend;   /* render: start of the canonical input not yet copied */
     unsigned rflags;
     locale_t c_locale;
+    /* The keys of the last object the render fast path read, in their input
+     * order, and the order that sorts them: the next object with the same
+     * keys in the same order (the usual case: items of one shape) is matched
+     * key by key and written in that order, without scanning or sorting its
+     * keys. n == 0: nothing cached. */
+    struct {
+        unsigned n;
+        int sorted;
+        unsigned char len[KEY_CACHE_MEMBERS];
+        unsigned short off[KEY_CACHE_MEMBERS];
+        unsigned char ord[KEY_CACHE_MEMBERS];
+        char bytes[KEY_CACHE_BYTES];
+    } kc;
 };
 
 _Static_assert(SHAPE_JSON_MAX_DEPTH >= 2, "members of the top-level object have depth 2");
@@ -148,6 +179,36 @@ static int scratch_reserve(scratch *s, size_t need)
 }
 
 static inline int is_digit(unsigned c) { return c - '0' < 10u; }
+
+static inline uint64_t load64(const void *p)
+{
+    uint64_t v;
+    memcpy(&v, p, 8);
+    return v;
+}
+
+static inline uint32_t load32(const void *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/* a[0..n) == b[0..n), for the short keys of a body: two overlapping words
+ * instead of a call to memcmp. Reads nothing outside either range. */
+static inline int bytes_equal(const uchar *a, const char *b, size_t n)
+{
+    if (n >= 8) {
+        size_t i = 0;
+        for (; i + 8 < n; i += 8)
+            if (load64(a + i) != load64(b + i)) return 0;
+        return load64(a + n - 8) == load64(b + n - 8);
+    }
+    if (n >= 4) return load32(a) == load32(b) && load32(a + n - 4) == load32(b + n - 4);
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != (uchar)b[i]) return 0;
+    return 1;
+}
 
 static inline const uchar *skip_ws(const uchar *p, const uchar *end)
 {
@@ -531,8 +592,39 @@ static inline void set_integral_flags(shape_json_number *num, double d)
     }
 }
 
-/* Parse and classify the number starting at p ('-' or a digit). */
-static const uchar *scan_number(shape_json_scanner *sc, const uchar *p, shape_json_number *num)
+/* Eight bytes at a time (little-endian words, as loaded by load64: byte 0
+ * is the first character; elsewhere scan_number takes the general path). */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define USE_SWAR_DIGITS 1
+#endif
+#define ONES8 0x0101010101010101ull
+#define HIGHS8 0x8080808080808080ull
+
+/* How many of the 8 bytes of v, from the first, are ASCII digits (0..8).
+ * Per byte, the high bit of (b + 0x46) says b > '9', of (b - 0x30) b < '0',
+ * of b itself b >= 0x80; carries and borrows only cross from a non-digit
+ * into the bytes after it, so the first flagged byte is exact. */
+static inline unsigned digit_run8(uint64_t v)
+{
+    uint64_t nondigit = ((v + ONES8 * 0x46) | (v - ONES8 * 0x30) | v) & HIGHS8;
+    return nondigit ? (unsigned)__builtin_ctzll(nondigit) >> 3 : 8;
+}
+
+/* The value of the first n (1..8) bytes of v, which are digits. */
+static inline uint64_t digits_value8(uint64_t v, unsigned n)
+{
+    /* Move the n digits to the top of the word (zeros, i.e. leading '0's
+     * once '0' is taken off, come in below), then combine pairs, quads,
+     * octets: the first character is the most significant digit. */
+    uint64_t t = (v - ONES8 * '0') << (8 * (8 - n));
+    t = (t * 10 + (t >> 8)) & 0x00FF00FF00FF00FFull;
+    t = (t * 100 + (t >> 16)) & 0x0000FFFF0000FFFFull;
+    return (t * 10000 + (t >> 32)) & 0xFFFFFFFFull;
+}
+
+/* Parse and classify the number starting at p ('-' or a digit): every
+ * number, the general way (scan_number tries a fast path first). */
+static const uchar *scan_number_general(shape_json_scanner *sc, const uchar *p, shape_json_number *num)
 {
     const uchar *s = p, *end = sc->end;
     int neg = 0;
@@ -638,6 +730,61 @@ static const uchar *scan_number(shape_json_scanner *sc, const uchar *p, shape_js
     num->d = neg ? -d : d;
     set_integral_flags(num, num->d);
     return p;
+}
+
+/* Parse and classify the number starting at p ('-' or a digit). */
+static ALWAYS_INLINE const uchar *scan_number(shape_json_scanner *sc, const uchar *p, shape_json_number *num)
+{
+    const uchar *s = p, *end = sc->end;
+    int neg = *p == '-';
+    p += neg;
+    /* Fast path: [1-9] and up to 7 more digits, optionally '.' and 1..7
+     * digits, no exponent, read 8 bytes at a time while 8 remain. Anything
+     * else (a leading zero, a longer run, an exponent, the end of the body
+     * near) takes scan_number_general, which also reports the errors. */
+#if defined(USE_SWAR_DIGITS)
+    if (LIKELY(end - p >= 9) && (unsigned)(*p - '1') < 9u) {
+        uint64_t v = load64(p);
+        unsigned n = digit_run8(v);
+        const uchar *q = p + n;
+        if (n < 8 && *q != '.' && (*q | 0x20) != 'e') {
+            uint64_t w = digits_value8(v, n);
+            num->text.ptr = (const char *)s;
+            num->text.len = (size_t)(q - s);
+            num->cls = SHAPE_JSON_INT;
+            num->i = neg ? -(int64_t)w : (int64_t)w;
+            num->d = (double)num->i;
+            num->flags = (neg ? SHAPE_JSON_NUM_NEGATIVE : 0) | SHAPE_JSON_NUM_INTEGRAL | SHAPE_JSON_NUM_FITS_INT64;
+            return q;
+        }
+#if defined(USE_FAST_DOUBLE)
+        if (n < 8 && *q == '.' && end - q >= 9) {
+            static const uint64_t pow10_u64[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+            uint64_t f = load64(q + 1);
+            unsigned nf = digit_run8(f);
+            const uchar *r = q + 1 + nf;
+            if (nf >= 1 && nf < 8 && (*r | 0x20) != 'e') {
+                /* At most 14 digits: w < 2^53, and 10^nf is exact, so one
+                 * division is correctly rounded (Clinger's fast path). */
+                uint64_t w = digits_value8(v, n) * pow10_u64[nf] + digits_value8(f, nf);
+                double d = (double)w / pow10_exact[nf];
+                num->text.ptr = (const char *)s;
+                num->text.len = (size_t)(r - s);
+                num->cls = SHAPE_JSON_REAL;
+                num->flags = neg ? SHAPE_JSON_NUM_NEGATIVE : 0;
+                num->i = 0;
+                num->d = neg ? -d : d;
+                set_integral_flags(num, num->d);
+                return r;
+            }
+        }
+#endif
+    }
+#else
+    (void)end;
+    (void)neg;
+#endif
+    return scan_number_general(sc, s, num);
 }
 
 /* ------------------------------------------------------- skip and validate */
@@ -966,6 +1113,7 @@ static int sort_members(shape_json_scanner *sc, size_t obj_start, size_t rec_bas
  * it from the start. Not in ASCII mode, where plain strings may still need
  * escaping (DEL). */
 #define FAST_MEMBERS 16
+_Static_assert(FAST_MEMBERS == KEY_CACHE_MEMBERS, "the key cache holds one fast object");
 
 typedef struct fast_member {
     const char *key;
@@ -973,41 +1121,118 @@ typedef struct fast_member {
     const uchar *start, *end; /* the member's text, key to end of value */
 } fast_member;
 
-static const uchar *render_object_fast(shape_json_scanner *sc, const uchar *obj)
+/* Copy n bytes that are short as a rule (a member, a small value): two
+ * overlapping words for 4..16 bytes instead of a call; memcpy otherwise. */
+static inline void copy_short(char *w, const uchar *src, size_t n)
+{
+    if (n >= 8 && n <= 16) {
+        uint64_t x = load64(src), y = load64(src + n - 8);
+        memcpy(w, &x, 8);
+        memcpy(w + n - 8, &y, 8);
+    } else if (n >= 4 && n < 8) {
+        uint32_t x = load32(src), y = load32(src + n - 4);
+        memcpy(w, &x, 4);
+        memcpy(w + n - 4, &y, 4);
+    } else {
+        memcpy(w, src, n);
+    }
+}
+
+/* The value of a fast-path member at p (after the ':'): the byte after it,
+ * or NULL when it is not one the fast path takes (a string with an escape
+ * or a byte >= 0x80, a container, whitespace) or is invalid. */
+static ALWAYS_INLINE const uchar *fast_value_scan(shape_json_scanner *sc, const uchar *p)
+{
+    const uchar *end = sc->end;
+    shape_json_slice v;
+    switch (*p) {
+    case '"': return string_fast(p + 1, end, &v);
+    case '1': case '2': case '3': case '4':
+    case '5': case '6': case '7': case '8': case '9': {
+        /* Plain [1-9][0-9]*(.[0-9]+)?, else the full grammar. */
+        const uchar *d = p + 1;
+        while (d < end && is_digit(*d)) d++;
+        if (d < end && *d == '.' && d + 1 < end && is_digit(d[1])) {
+            d += 2;
+            while (d < end && is_digit(*d)) d++;
+        }
+        return d < end && (*d == ',' || *d == '}') ? d : skip_scalar(sc, p);
+    }
+    case '-': case '0':
+    case 't': case 'f': case 'n':
+        return skip_scalar(sc, p); /* fails only where the general path fails alike */
+    default: return NULL; /* nested, whitespace, or an error the general path reports */
+    }
+}
+
+/* The object at obj when its keys are those of the key cache, in the same
+ * order, each written plainly: members into mem, key order into ord (from
+ * the cache). NULL otherwise (then the caller reads it the long way). */
+static ALWAYS_INLINE const uchar *fast_object_cached(shape_json_scanner *sc, const uchar *obj, fast_member *mem,
+                                                     const fast_member **ord)
 {
     const uchar *end = sc->end, *p = obj + 1;
-    fast_member mem[FAST_MEMBERS];
-    const fast_member *ord[FAST_MEMBERS];
+    const unsigned n = sc->kc.n;
+    if (!n) return NULL;
+    for (unsigned i = 0; i < n; i++) {
+        size_t len = sc->kc.len[i];
+        /* '"' key '"' ':' and at least one byte of value */
+        if ((size_t)(end - p) < len + 4 || p[0] != '"' || p[len + 1] != '"' || p[len + 2] != ':' ||
+            !bytes_equal(p + 1, sc->kc.bytes + sc->kc.off[i], len))
+            return NULL;
+        mem[i].start = p;
+        p = fast_value_scan(sc, p + len + 3);
+        if (!p || p >= end) return NULL;
+        mem[i].end = p;
+        if (*p++ != (i + 1 < n ? ',' : '}')) return NULL;
+    }
+    for (unsigned i = 0; i < n; i++) ord[i] = &mem[sc->kc.ord[i]];
+    return p;
+}
+
+/* Remember the keys of a fast object just read (if they fit the cache). */
+static void key_cache_store(shape_json_scanner *sc, const fast_member *mem, const fast_member *const *ord,
+                            size_t n, int sorted)
+{
+    size_t used = 0;
+    sc->kc.n = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (mem[i].klen > 255 || mem[i].klen > KEY_CACHE_BYTES - used) return;
+        memcpy(sc->kc.bytes + used, mem[i].key, mem[i].klen);
+        sc->kc.off[i] = (unsigned short)used;
+        sc->kc.len[i] = (unsigned char)mem[i].klen;
+        used += mem[i].klen;
+        sc->kc.ord[i] = (unsigned char)(ord[i] - mem);
+    }
+    sc->kc.sorted = sorted;
+    sc->kc.n = (unsigned)n;
+}
+
+/* Read the object at obj the fast way: its members into mem (at most
+ * FAST_MEMBERS), their key order into ord, *count of them, *sorted when the
+ * keys came in order. Returns the byte after the object, or NULL when the
+ * object is not one for the fast path (nothing reported that the general
+ * path would not report alike). */
+static ALWAYS_INLINE const uchar *fast_object_scan(shape_json_scanner *sc, const uchar *obj, fast_member *mem,
+                                                   const fast_member **ord, size_t *count, int *sorted_out)
+{
+    const uchar *end = sc->end, *p = fast_object_cached(sc, obj, mem, ord);
+    if (p) {
+        *count = sc->kc.n;
+        *sorted_out = sc->kc.sorted;
+        return p;
+    }
+    p = obj + 1;
     size_t n = 0;
     int sorted = 1;
     for (;;) {
         if (n == FAST_MEMBERS || p >= end || *p != '"') return NULL;
         fast_member *m = &mem[n];
-        shape_json_slice k, v;
+        shape_json_slice k;
         m->start = p;
         const uchar *q = string_fast(p + 1, end, &k);
         if (!q || q >= end - 1 || *q != ':') return NULL;
-        p = q + 1;
-        switch (*p) {
-        case '"': p = string_fast(p + 1, end, &v); break;
-        case '1': case '2': case '3': case '4':
-        case '5': case '6': case '7': case '8': case '9': {
-            /* Plain [1-9][0-9]*(.[0-9]+)?, else the full grammar. */
-            const uchar *d = p + 1;
-            while (d < end && is_digit(*d)) d++;
-            if (d < end && *d == '.' && d + 1 < end && is_digit(d[1])) {
-                d += 2;
-                while (d < end && is_digit(*d)) d++;
-            }
-            p = d < end && (*d == ',' || *d == '}') ? d : skip_scalar(sc, p);
-            break;
-        }
-        case '-': case '0':
-        case 't': case 'f': case 'n':
-            p = skip_scalar(sc, p); /* fails only where the general path fails alike */
-            break;
-        default: return NULL; /* nested, whitespace, or an error the general path reports */
-        }
+        p = fast_value_scan(sc, q + 1);
         if (!p || p >= end) return NULL;
         m->end = p;
         m->key = k.ptr;
@@ -1027,24 +1252,86 @@ static const uchar *render_object_fast(shape_json_scanner *sc, const uchar *obj)
             continue;
         }
         if (*p != '}') return NULL;
-        p++;
-        break;
+        *count = n;
+        *sorted_out = sorted;
+        key_cache_store(sc, mem, ord, n, sorted);
+        return p + 1;
     }
-    if (sorted) return p;
-    /* Room first, so that nothing fails once output starts. */
-    if (shape_json_buf_reserve(sc->out, (size_t)(p - sc->pend))) return NULL;
-    flush(sc, obj);
-    char *w = sc->out->data + sc->out->len;
+}
+
+/* Write the members in ord as an object at w; returns the byte after it.
+ * Exactly as long as the object read (same members, same separators). */
+static inline char *fast_object_write(char *w, const fast_member *const *ord, size_t n)
+{
     *w++ = '{';
     for (size_t i = 0; i < n; i++) {
         size_t len = (size_t)(ord[i]->end - ord[i]->start);
-        memcpy(w, ord[i]->start, len);
+        copy_short(w, ord[i]->start, len);
         w += len;
         *w++ = ',';
     }
     w[-1] = '}';
+    return w;
+}
+
+static const uchar *render_object_fast(shape_json_scanner *sc, const uchar *obj)
+{
+    fast_member mem[FAST_MEMBERS];
+    const fast_member *ord[FAST_MEMBERS];
+    size_t n;
+    int sorted;
+    const uchar *p = fast_object_scan(sc, obj, mem, ord, &n, &sorted);
+    if (!p || sorted) return p;
+    /* Room first, so that nothing fails once output starts. */
+    if (shape_json_buf_reserve(sc->out, (size_t)(p - sc->pend))) return NULL;
+    flush(sc, obj);
+    char *w = fast_object_write(sc->out->data + sc->out->len, ord, n);
     sc->out->len = (size_t)(w - sc->out->data);
     sc->pend = p;
+    return p;
+}
+
+/* The member value at val (an object, or an array of objects) when every
+ * object is one for the fast path: rendered straight into sc->out — no
+ * pending run, no records, one reservation, since the canonical text of
+ * such a value is its own bytes with each object's members reordered, never
+ * longer than the input. Returns the byte after the value with sc->out->len
+ * advanced (no NUL written), or NULL with sc->out->len unchanged: then the
+ * general path renders the value from the start (and reports its errors). */
+static const uchar *render_container_fast(shape_json_scanner *sc, const uchar *val)
+{
+    const uchar *end = sc->end, *p = val;
+    const int array = *p == '[';
+    if (array && (++p >= end || *p != '{')) return NULL; /* empty, or not of objects */
+    shape_json_buf *o = sc->out;
+    if (shape_json_buf_reserve(o, (size_t)(end - val))) return NULL;
+    char *w = o->data + o->len;
+    if (array) *w++ = '[';
+    for (;;) {
+        fast_member mem[FAST_MEMBERS];
+        const fast_member *ord[FAST_MEMBERS];
+        size_t n;
+        int sorted;
+        const uchar *q = fast_object_scan(sc, p, mem, ord, &n, &sorted);
+        if (!q) return NULL;
+        if (sorted) {
+            memcpy(w, p, (size_t)(q - p));
+            w += q - p;
+        } else {
+            w = fast_object_write(w, ord, n);
+        }
+        p = q;
+        if (!array) break;
+        if (p >= end) return NULL;
+        if (*p == ']') {
+            *w++ = ']';
+            p++;
+            break;
+        }
+        if (*p != ',' || ++p >= end || *p != '{') return NULL;
+        *w++ = ',';
+    }
+    o->len = (size_t)(w - o->data);
     return p;
 }
 
@@ -1223,8 +1510,10 @@ static int walk_finish(shape_json_scanner *sc, const uchar *p)
     return SHAPE_JSON_DONE;
 }
 
-/* A member starts at p (after '{' or ',' and whitespace). */
-static int walk_member(shape_json_scanner *sc, const uchar *p, shape_json_member *m)
+/* A member starts at p (after '{' or ',' and whitespace). `hint` (plain
+ * bytes, or NULL) is the key the caller expects: *hit says whether it was. */
+static ALWAYS_INLINE int walk_member(shape_json_scanner *sc, const uchar *p, shape_json_member *m, const char *hint,
+                       size_t hint_len, int *hit)
 {
     const uchar *end = sc->end;
     unsigned f;
@@ -1232,8 +1521,17 @@ static int walk_member(shape_json_scanner *sc, const uchar *p, shape_json_member
         fail(sc, SHAPE_JSON_ESYNTAX, p, p < end ? "expected a key string" : "unexpected end of input");
         return walk_fail(sc);
     }
-    const uchar *q = string_fast(p + 1, end, &m->key);
-    if (LIKELY(q != NULL)) {
+    const uchar *q;
+    if (hint && (size_t)(end - p) > hint_len + 1 && p[hint_len + 1] == '"' &&
+        bytes_equal(p + 1, hint, hint_len)) {
+        /* The plain bytes of the hint, then the closing quote: that is the
+         * whole key, with no escape (the hint holds no '"' or '\'). */
+        *hit = 1;
+        m->key.ptr = (const char *)p + 1;
+        m->key.len = hint_len;
+        m->key_escaped = 0;
+        p += hint_len + 2;
+    } else if (LIKELY((q = string_fast(p + 1, end, &m->key)) != NULL)) {
         m->key_escaped = 0;
         p = q;
     } else {
@@ -1307,7 +1605,8 @@ static int walk_member(shape_json_scanner *sc, const uchar *p, shape_json_member
     return SHAPE_JSON_MEMBER;
 }
 
-int shape_json_next(shape_json_scanner *sc, shape_json_member *m)
+static ALWAYS_INLINE int next_member(shape_json_scanner *sc, shape_json_member *m, const char *hint,
+                              size_t hint_len, int *hit)
 {
     const uchar *p, *end = sc->end;
     switch (sc->state) {
@@ -1335,18 +1634,31 @@ int shape_json_next(shape_json_scanner *sc, shape_json_member *m)
         }
         p = skip_ws(p + 1, end);
         if (p < end && *p == '}') return walk_finish(sc, p + 1);
-        return walk_member(sc, p, m);
+        return walk_member(sc, p, m, hint, hint_len, hit);
     case ST_DONE: return SHAPE_JSON_DONE;
     case ST_ERROR: return sc->error.verdict;
     default: return walk_usage(sc, "no body to scan");
     }
     sc->cur_kind = 0;
-    if (LIKELY(p < end && *p == ',')) return walk_member(sc, skip_ws(p + 1, end), m);
+    if (LIKELY(p < end && *p == ',')) return walk_member(sc, skip_ws(p + 1, end), m, hint, hint_len, hit);
     p = skip_ws(p, end);
-    if (LIKELY(p < end && *p == ',')) return walk_member(sc, skip_ws(p + 1, end), m);
+    if (LIKELY(p < end && *p == ',')) return walk_member(sc, skip_ws(p + 1, end), m, hint, hint_len, hit);
     if (LIKELY(p < end && *p == '}')) return walk_finish(sc, p + 1);
     fail(sc, SHAPE_JSON_ESYNTAX, p, p < end ? "expected ',' or '}'" : "unexpected end of input");
     return walk_fail(sc);
+}
+
+int shape_json_next(shape_json_scanner *sc, shape_json_member *m)
+{
+    int hit;
+    return next_member(sc, m, NULL, 0, &hit);
+}
+
+int shape_json_next_expect(shape_json_scanner *sc, shape_json_member *m, const char *key,
+                           size_t key_len, int *hit)
+{
+    *hit = 0;
+    return next_member(sc, m, key, key_len, hit);
 }
 
 int shape_json_skip(shape_json_scanner *sc, shape_json_slice *raw)
@@ -1366,6 +1678,17 @@ int shape_json_skip(shape_json_scanner *sc, shape_json_slice *raw)
 
 int shape_json_render(shape_json_scanner *sc, shape_json_buf *out, unsigned flags)
 {
+    if (sc->state == ST_PENDING && !(flags & SHAPE_JSON_RENDER_ASCII)) {
+        sc->out = out;
+        const uchar *p = render_container_fast(sc, sc->val);
+        if (p) {
+            out->data[out->len] = '\0';
+            sc->p = p;
+            sc->state = ST_AFTER;
+            sc->cur_kind = 0;
+            return 0;
+        }
+    }
     if (sc->state == ST_PENDING) {
         size_t len0 = render_start(sc, out, flags, sc->val);
         const uchar *p = render_value(sc, sc->val, 2);

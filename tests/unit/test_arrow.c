@@ -678,6 +678,68 @@ static void test_end_row_rollback_and_late_column(void **state)
     shape_batch_free(b);
 }
 
+static void test_commit_row_after_filling_every_column(void **state)
+{
+    (void)state;
+    /* The fast row end: the caller filled (or padded) every column itself. */
+    shape_batch *b = new_batch();
+    shape_column *x = add(b, "x", SHAPE_TYPE_INT64);
+    shape_column *y = add(b, "y", SHAPE_TYPE_UTF8);
+    shape_err err;
+    for (int row = 0; row < 5; row++) {
+        assert_int_equal(shape_column_append_int64(x, row, &err), 0);
+        if (row % 2) assert_int_equal(shape_column_append_bytes(y, "odd", 3, &err), 0);
+        else assert_int_equal(shape_column_append_null(y, &err), 0);
+        shape_batch_commit_row(b);
+        assert_int_equal(shape_batch_rows(b), row + 1);
+    }
+    /* Mixed with the checking form, and rolled back like it. */
+    assert_int_equal(shape_column_append_int64(x, 9, &err), 0);
+    assert_int_equal(shape_batch_end_row(b, &err), SHAPE_OK);
+    assert_int_equal(shape_column_append_int64(x, 10, &err), 0);
+    shape_batch_rollback_row(b);
+    struct ArrowSchema s;
+    struct ArrowArray a;
+    finish(b, &s, &a);
+    assert_int_equal(a.length, 6);
+    assert_int_equal(shape_arrow_int64_at(a.children[0], 5), 9);
+    assert_int_equal(a.children[1]->null_count, 4);
+    assert_str_at(a.children[1], 3, "odd");
+    a.release(&a);
+    s.release(&s);
+    shape_batch_free(b);
+}
+
+static void test_bytes_of_every_length(void **state)
+{
+    (void)state;
+    /* Appends copy short values word by word: every length from 0 to 40,
+     * from every alignment, lands exactly, and nothing around it moves. */
+    shape_batch *b = new_batch();
+    shape_column *u = add(b, "u", SHAPE_TYPE_BINARY);
+    shape_err err;
+    unsigned char src[64];
+    for (int i = 0; i < 64; i++) src[i] = (unsigned char)(i * 7 + 1);
+    int rows = 0;
+    for (size_t len = 0; len <= 40; len++)
+        for (size_t at = 0; at < 8; at++, rows++) assert_int_equal(shape_column_append_bytes(u, src + at, len, &err), 0);
+    struct ArrowSchema s;
+    struct ArrowArray a;
+    finish(b, &s, &a);
+    int row = 0;
+    for (size_t len = 0; len <= 40; len++)
+        for (size_t at = 0; at < 8; at++, row++) {
+            size_t got;
+            const uint8_t *p = shape_arrow_bytes_at(a.children[0], row, &got);
+            assert_int_equal(got, len);
+            if (len) assert_memory_equal(p, src + at, len);
+        }
+    assert_int_equal(row, rows);
+    a.release(&a);
+    s.release(&s);
+    shape_batch_free(b);
+}
+
 static void test_finish_refuses_ragged_columns(void **state)
 {
     (void)state;
@@ -1260,6 +1322,8 @@ int main(void)
         cmocka_unit_test(test_truncate_every_type),
         cmocka_unit_test(test_batch_rows_and_lookup),
         cmocka_unit_test(test_end_row_rollback_and_late_column),
+        cmocka_unit_test(test_commit_row_after_filling_every_column),
+        cmocka_unit_test(test_bytes_of_every_length),
         cmocka_unit_test(test_finish_refuses_ragged_columns),
         cmocka_unit_test(test_reuse_over_batches),
         cmocka_unit_test(test_empty_batch),

@@ -338,6 +338,195 @@ static void test_duplicate_keys_last_wins(void **state)
     shape_decoder_free(dec);
 }
 
+/* One batch of n bodies that must all decode. */
+static void decode_ok(shape_decoder *dec, const char *const *bodies, size_t n, batch *b)
+{
+    shape_err err;
+    if (decode(dec, bodies, n, b, &err) != SHAPE_OK) fail_msg("decode: %s", err.message);
+    assert_int_equal(b->array.length, (int64_t)n);
+}
+
+static void expect_int(const struct ArrowArray *a, int64_t i, int valid, int64_t want)
+{
+    if (!valid) {
+        if (shape_arrow_is_valid(a, i)) fail_msg("row %lld: valid, want null", (long long)i);
+        return;
+    }
+    if (!shape_arrow_is_valid(a, i)) fail_msg("row %lld: null, want %lld", (long long)i, (long long)want);
+    assert_int_equal(shape_arrow_int64_at(a, i), want);
+}
+
+static void test_predicted_keys_follow_the_body(void **state)
+{
+    (void)state;
+    /* The decoder predicts each key from the one before and matches it in
+     * the body; whatever the body does instead — an optional field that
+     * comes and goes, another order, an escaped spelling of the predicted
+     * key, a key the prediction is a prefix of, an unknown key, a repeated
+     * key — the values must land in their own columns, nulls elsewhere. */
+    shape_decoder *dec = decoder(NULL);
+    const char *first[] = {"{\"id\":0,\"opt\":0,\"name\":\"n0\",\"idx\":0,\"tail\":[0]}"};
+    batch b;
+    decode_ok(dec, first, 1, &b);
+    expect_columns(&b, "id,opt,name,idx,tail,_shape_event_time");
+    release(&b);
+    enum { N = 60 };
+    char text[N][160];
+    const char *bodies[N];
+    for (int i = 0; i < N; i++) {
+        switch (i % 10) {
+        case 3: /* another order */
+            snprintf(text[i], sizeof text[i], "{\"name\":\"n%d\",\"idx\":%d,\"id\":%d,\"tail\":[%d]}", i, i, i, i);
+            break;
+        case 5: /* the predicted key escaped, then a key the prediction is a prefix of */
+            snprintf(text[i], sizeof text[i], "{\"\\u0069d\":%d,\"opt\":%d,\"name\":\"n%d\",\"idx\":%d,\"tail\":[%d]}", i,
+                     i, i, i, i);
+            break;
+        case 7: /* unknown keys, and a repeated one (the last wins) */
+            snprintf(text[i], sizeof text[i],
+                     "{\"id\":%d,\"idq\":1,\"name\":\"x\",\"i\":2,\"name\":\"n%d\",\"idx\":%d,\"tail\":[%d]}", i, i, i, i);
+            break;
+        default: /* opt present one row in three */
+            if (i % 3 == 0)
+                snprintf(text[i], sizeof text[i], "{\"id\":%d,\"opt\":%d,\"name\":\"n%d\",\"idx\":%d,\"tail\":[%d]}", i, i,
+                         i, i, i);
+            else
+                snprintf(text[i], sizeof text[i], "{\"id\":%d,\"name\":\"n%d\",\"idx\":%d,\"tail\":[%d]}", i, i, i, i);
+        }
+        bodies[i] = text[i];
+    }
+    for (int round = 0; round < 2; round++) {
+        decode_ok(dec, bodies, N, &b);
+        for (int i = 0; i < N; i++) {
+            char want[16];
+            expect_int(col(&b, "id"), i, 1, i);
+            expect_int(col(&b, "idx"), i, 1, i);
+            int has_opt = (i % 10 == 5) || (i % 10 != 3 && i % 10 != 7 && i % 3 == 0);
+            expect_int(col(&b, "opt"), i, has_opt, i);
+            snprintf(want, sizeof want, "n%d", i);
+            expect_text(col(&b, "name"), i, want);
+            snprintf(want, sizeof want, "[%d]", i);
+            expect_text(col(&b, "tail"), i, want);
+        }
+        release(&b);
+    }
+    shape_decoder_free(dec);
+    /* The same bodies as a first batch: inference predicts keys too. */
+    dec = decoder(NULL);
+    decode_ok(dec, bodies, N, &b);
+    expect_columns(&b, "id,opt,name,idx,tail,idq,i,_shape_event_time");
+    for (int i = 0; i < N; i++) {
+        char want[16];
+        expect_int(col(&b, "id"), i, 1, i);
+        expect_int(col(&b, "idx"), i, 1, i);
+        expect_int(col(&b, "opt"), i, (i % 10 == 5) || (i % 10 != 3 && i % 10 != 7 && i % 3 == 0), i);
+        expect_int(col(&b, "idq"), i, i % 10 == 7, 1);
+        snprintf(want, sizeof want, "n%d", i);
+        expect_text(col(&b, "name"), i, want);
+    }
+    release(&b);
+    shape_decoder_free(dec);
+}
+
+static void test_column_names_that_need_escapes(void **state)
+{
+    (void)state;
+    /* Names with a quote, a backslash or a control byte are never matched
+     * in the body as plain text: found by look-up, row after row. */
+    shape_decoder *dec = decoder(NULL);
+    const char *bodies[] = {
+        "{\"a\\\"b\":1,\"c\\\\d\":2,\"e\\nf\":3,\"g\":4}",
+        "{\"a\\\"b\":5,\"c\\\\d\":6,\"e\\nf\":7,\"g\":8}",
+        "{\"a\\u0022b\":9,\"c\\u005cd\":10,\"e\\u000af\":11,\"g\":12}",
+        "{\"g\":16,\"e\\nf\":15,\"c\\\\d\":14,\"a\\\"b\":13}",
+    };
+    batch b;
+    decode_ok(dec, bodies, 4, &b);
+    expect_columns(&b, "a\"b,c\\d,e\nf,g,_shape_event_time");
+    for (int i = 0; i < 4; i++)
+        for (int c = 0; c < 4; c++) expect_int(b.array.children[c], i, 1, 4 * i + c + 1);
+    release(&b);
+    shape_decoder_free(dec);
+    /* A name that, as plain bytes, is the start of another member's text:
+     * x":" against the body "x":"" must not be taken for a match. */
+    dec = decoder(NULL);
+    const char *tricky[] = {"{\"x\\\":\\\"\":1,\"x\":\"a\"}", "{\"x\\\":\\\"\":2,\"x\":\"b\"}",
+                            "{\"x\":\"\",\"x\\\":\\\"\":3}"};
+    decode_ok(dec, tricky, 3, &b);
+    expect_columns(&b, "x\":\",x,_shape_event_time");
+    expect_int(col(&b, "x\":\""), 2, 1, 3);
+    expect_text(col(&b, "x"), 2, "");
+    release(&b);
+    shape_decoder_free(dec);
+}
+
+static void test_more_than_64_columns(void **state)
+{
+    (void)state;
+    /* Beyond 64 payload columns rows end through the checking path: every
+     * column a row did not fill is still padded with a null. */
+    shape_decoder *dec = decoder(NULL);
+    enum { COLS = 70, ROWS = 6 };
+    static char text[ROWS][COLS * 16];
+    const char *bodies[ROWS];
+    for (int r = 0; r < ROWS; r++) {
+        size_t w = 0;
+        text[r][w++] = '{';
+        int first = 1;
+        for (int c = 0; c < COLS; c++) {
+            if (r > 0 && (c + r) % 5 == 0) continue; /* row 0 has them all */
+            w += (size_t)snprintf(text[r] + w, sizeof text[r] - w, "%s\"c%d\":%d", first ? "" : ",", c, r * 100 + c);
+            first = 0;
+        }
+        text[r][w++] = '}';
+        text[r][w] = '\0';
+        bodies[r] = text[r];
+    }
+    for (int round = 0; round < 2; round++) {
+        batch b;
+        decode_ok(dec, bodies, ROWS, &b);
+        assert_int_equal(b.schema.n_children, COLS + 1);
+        for (int r = 0; r < ROWS; r++)
+            for (int c = 0; c < COLS; c++) expect_int(b.array.children[c], r, !(r > 0 && (c + r) % 5 == 0), r * 100 + c);
+        release(&b);
+    }
+    shape_decoder_free(dec);
+}
+
+static void test_event_field_named_like_a_schema_column(void **state)
+{
+    (void)state;
+    /* A given schema may hold a column named like the event-time field:
+     * the body's field is the event time, never that column's value, even
+     * once the decoder predicts keys. */
+    struct ArrowSchema schema;
+    shape_err err;
+    shape_batch *proto;
+    assert_int_equal(shape_batch_new(&proto, &err), SHAPE_OK);
+    shape_batch_add_column(proto, "id", 2, SHAPE_TYPE_INT64, NULL, &err);
+    shape_batch_add_column(proto, "ts", 2, SHAPE_TYPE_INT64, NULL, &err);
+    assert_int_equal(shape_batch_schema(proto, &schema, &err), SHAPE_OK);
+    shape_batch_free(proto);
+    shape_decode_options o;
+    shape_decode_options_init(&o);
+    o.event_time_field = "ts";
+    shape_decoder *dec;
+    assert_int_equal(shape_decoder_new(&o, &schema, &dec, &err), SHAPE_OK);
+    schema.release(&schema);
+    const char *bodies[] = {"{\"id\":1,\"ts\":1000}", "{\"id\":2,\"ts\":2000}", "{\"id\":3,\"ts\":3000}"};
+    for (int round = 0; round < 2; round++) {
+        batch b;
+        decode_ok(dec, bodies, 3, &b);
+        for (int i = 0; i < 3; i++) {
+            expect_int(col(&b, "id"), i, 1, i + 1);
+            expect_int(col(&b, "ts"), i, 0, 0);
+            expect_int(col(&b, "_shape_event_time"), i, 1, (i + 1) * 1000000LL);
+        }
+        release(&b);
+    }
+    shape_decoder_free(dec);
+}
+
 static void test_metadata_columns(void **state)
 {
     (void)state;
@@ -466,6 +655,10 @@ int main(void)
         cmocka_unit_test(test_partition_metadata_only_for_one_partition),
         cmocka_unit_test(test_given_schema_is_used),
         cmocka_unit_test(test_option_parsers),
+        cmocka_unit_test(test_predicted_keys_follow_the_body),
+        cmocka_unit_test(test_column_names_that_need_escapes),
+        cmocka_unit_test(test_more_than_64_columns),
+        cmocka_unit_test(test_event_field_named_like_a_schema_column),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
