@@ -28,6 +28,7 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include "kafka_conf.h"
 #include "kafka_plugin.h"
 #include "kafka_uri.h"
 #include "registry/wire_encode.h"
@@ -114,14 +115,7 @@ static int secret_name(const char *name)
 
 static int conf_set(rd_kafka_conf_t *conf, const char *name, const char *value, shape_err *err)
 {
-    char errstr[256];
-    if (rd_kafka_conf_set(conf, name, value, errstr, sizeof errstr) != RD_KAFKA_CONF_OK) {
-        if (secret_name(name))
-            return shape_err_set(err, SHAPE_EINVAL, "kafka producer setting '%.80s' was refused", name);
-        return shape_err_set(err, SHAPE_EINVAL, "kafka producer setting '%.80s' was refused: %.200s", name,
-                             errstr);
-    }
-    return SHAPE_OK;
+    return shape_kafka_conf_set_redacted(conf, "kafka producer setting", name, value, secret_name(name), err);
 }
 
 static int config_property(const char *name, const char *value, void *ud, shape_err *err)

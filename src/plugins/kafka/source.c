@@ -41,6 +41,7 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include "kafka_conf.h"
 #include "kafka_plugin.h"
 #include "kafka_uri.h"
 #include "shape/credref.h"
@@ -453,22 +454,15 @@ static int secret_name(const char *name)
  * neither it nor a secret-named setting's value appears in a refusal. */
 static int set_property(const char *name, const char *value, void *ud, shape_err *err)
 {
-    char errstr[256], *secret = NULL;
+    char *secret = NULL;
     if (shape_credref_is_reference(value)) {
         if (shape_credref_resolve(value, &secret, err) != SHAPE_OK)
             return shape_err_prefix(err, "config property '%.64s'", name);
         value = secret;
     }
-    rd_kafka_conf_res_t res = rd_kafka_conf_set(ud, name, value, errstr, sizeof errstr);
-    int hidden = secret != NULL || secret_name(name);
+    int rc = shape_kafka_conf_set_redacted(ud, "config property", name, value, secret != NULL || secret_name(name), err);
     shape_secret_free(secret);
-    if (res != RD_KAFKA_CONF_OK) {
-        if (hidden)
-            return shape_err_set(err, SHAPE_EINVAL, "config property '%.64s' was refused (its value is not shown)",
-                                 name);
-        return shape_err_set(err, SHAPE_EINVAL, "config property '%.64s': %s", name, errstr);
-    }
-    return SHAPE_OK;
+    return rc;
 }
 
 static int find_property(const char *name, const char *value, void *ud, shape_err *err)
