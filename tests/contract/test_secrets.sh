@@ -153,6 +153,22 @@ for case in "${plain_refusals[@]}"; do
     grep -qF -- "$reason" "$LAST.err" || fail "$LAST: librdkafka's reason '$reason' is missing"
 done
 
+# values librdkafka accepts one by one and refuses only when the client is made (rd_kafka_new)
+new_refusals=(
+  "sasl|\"security.protocol\": \"sasl_plaintext\", \"sasl.mechanisms\": \"$S_PLAIN\"|Unsupported SASL mechanism: (value not shown)"
+  "curves|\"security.protocol\": \"ssl\", \"ssl.curves.list\": \"$S_PLAIN\"|group '(value not shown)' cannot be set"
+)
+for case in "${new_refusals[@]}"; do
+    IFS='|' read -r name settings reason <<<"$case"
+    printf '{"config": {%s}}\n' "$settings" >"$work/in/new_$name.json"
+    run "new_emit_$name" emit retail --sink "$KAFKA" --options-file "$work/in/new_$name.json" --max-events 5 --no-progress
+    expect_error "cannot create a Kafka producer: "
+    grep -qF -- "$reason" "$LAST.err" || fail "$LAST: librdkafka's reason '$reason' is missing"
+    run "new_read_$name" stream-read "$KAFKA" --options-file "$work/in/new_$name.json"
+    expect_error "kafka: "
+    grep -qF -- "$reason" "$LAST.err" || fail "$LAST: librdkafka's reason '$reason' is missing"
+done
+
 # --- emit: real runs (file sinks) with the secrets configured: report, checkpoint, dead letters ----
 run run_json emit retail --sink file -o run.jsonl --max-events 300 --checkpoint run.ck --options-file "$work/in/opts.json" \
     --dead-letter "file://$work/out/run.dl.jsonl" --json --no-progress

@@ -221,7 +221,7 @@ static int kafka_open(const char *uri, const struct shape_options *options, shap
         e->conf = rd_kafka_conf_dup(conf);
         char errstr[256];
         e->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr);
-        if (!e->rk) rc = shape_err_set(err, SHAPE_EINVAL, "cannot create a Kafka producer: %.200s", errstr);
+        if (!e->rk) rc = shape_kafka_new_refused(options, "cannot create a Kafka producer", errstr, SHAPE_EINVAL, err);
         else conf = NULL; /* owned by the handle now */
     }
     if (rc == SHAPE_OK) {

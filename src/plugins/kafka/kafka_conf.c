@@ -26,6 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shape/credref.h"
+#include "shape/options.h"
+
 #define HIDDEN "(value not shown)"
 
 typedef struct text {
@@ -96,8 +99,9 @@ static int word_byte(char c)
     return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '-';
 }
 
-/* Step 2: every occurrence of needle[0..n) in t, in place, by HIDDEN. */
-static void replace_all(text *t, const char *needle, size_t n)
+/* Step 2: every occurrence of needle[0..n) in t, in place, by HIDDEN; a
+ * needle shorter than anywhere_from only where it is a whole word. */
+static void replace_all(text *t, const char *needle, size_t n, size_t anywhere_from)
 {
     if (n == 0) return;
     char *copy = strdup(t->p);
@@ -111,7 +115,7 @@ static void replace_all(text *t, const char *needle, size_t n)
     t->p[0] = '\0';
     for (const char *s = copy; *s;) {
         int here = strncmp(s, needle, n) == 0;
-        if (here && n < 3) here = (s == copy || !word_byte(s[-1])) && !word_byte(s[n]);
+        if (here && n < anywhere_from) here = (s == copy || !word_byte(s[-1])) && !word_byte(s[n]);
         if (here) {
             put(t, HIDDEN, strlen(HIDDEN));
             s += n;
@@ -123,6 +127,19 @@ static void replace_all(text *t, const char *needle, size_t n)
     free(copy);
 }
 
+/* The whole value, then each of its list items (librdkafka quotes the one
+ * item it refused). */
+static void redact_value(text *t, const char *value, size_t anywhere_from)
+{
+    replace_all(t, value, strlen(value), anywhere_from);
+    for (const char *p = value; *p;) {
+        size_t n = strcspn(p, ",; ");
+        if (n && n < strlen(value)) replace_all(t, p, n, anywhere_from);
+        p += n;
+        p += strspn(p, ",; ");
+    }
+}
+
 void shape_kafka_conf_redact(const rd_kafka_conf_t *conf, const char *reason, const char *name, const char *value,
                              char *out, size_t out_size)
 {
@@ -131,15 +148,7 @@ void shape_kafka_conf_redact(const rd_kafka_conf_t *conf, const char *reason, co
     text t = {out, 0, out_size};
     redact_structure(conf, reason, name, value, &t);
     while (t.len && isspace((unsigned char)t.p[t.len - 1])) t.p[--t.len] = '\0';
-    /* the whole value, then each of its list items (librdkafka quotes the
-     * one item it refused) */
-    replace_all(&t, value, strlen(value));
-    for (const char *p = value; *p;) {
-        size_t n = strcspn(p, ",; ");
-        if (n && n < strlen(value)) replace_all(&t, p, n);
-        p += n;
-        p += strspn(p, ",; ");
-    }
+    redact_value(&t, value, 3);
 }
 
 int shape_kafka_conf_set_redacted(rd_kafka_conf_t *conf, const char *what, const char *name, const char *value,
@@ -154,4 +163,37 @@ int shape_kafka_conf_set_redacted(rd_kafka_conf_t *conf, const char *what, const
     char shown[512];
     shape_kafka_conf_redact(conf, reason, name, value, shown, sizeof shown);
     return shape_err_set(err, SHAPE_EINVAL, "%s '%.80s' was refused: %.300s", what, name, shown);
+}
+
+/* ---- rd_kafka_new's refusals ------------------------------------------------ */
+
+static int redact_property(const char *name, const char *value, void *ud, shape_err *err)
+{
+    (void)name;
+    (void)err;
+    char *secret = NULL;
+    if (shape_credref_is_reference(value) && shape_credref_resolve(value, &secret, NULL) == SHAPE_OK)
+        redact_value(ud, secret, 3);
+    shape_secret_free(secret);
+    /* every config value, not only the refused one: a short common one
+     * ("all", "true") only as a whole word */
+    redact_value(ud, value, 6);
+    return SHAPE_OK;
+}
+
+int shape_kafka_new_refused(const struct shape_options *options, const char *what, const char *reason, int code,
+                            shape_err *err)
+{
+    char shown[512];
+    text t = {shown, 0, sizeof shown};
+    shown[0] = '\0';
+    put(&t, reason, strlen(reason));
+    while (t.len && isspace((unsigned char)t.p[t.len - 1])) t.p[--t.len] = '\0';
+    if (options && shape_options_has(options, "config") &&
+        shape_options_foreach_property(options, "config", redact_property, &t, NULL) != SHAPE_OK) {
+        t.len = 0; /* the values cannot be walked: show none of the text */
+        shown[0] = '\0';
+        put(&t, HIDDEN, strlen(HIDDEN));
+    }
+    return shape_err_set(err, code, "%s: %.400s", what, shown);
 }

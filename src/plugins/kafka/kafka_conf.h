@@ -5,7 +5,9 @@
  * outside allowed range", "...: VALUE"), and a value given under a harmless
  * looking name can still be a secret pasted into the wrong setting. The
  * source and the emitter both pass user `config` values to
- * rd_kafka_conf_set, so both refuse through this one function.
+ * rd_kafka_conf_set, so both refuse through this one function; a value
+ * refused later, when rd_kafka_new makes the client, goes through
+ * shape_kafka_new_refused.
  */
 #ifndef SHAPE_KAFKA_CONF_H
 #define SHAPE_KAFKA_CONF_H
@@ -33,5 +35,13 @@ int shape_kafka_conf_set_redacted(rd_kafka_conf_t *conf, const char *what, const
  * property name `conf` knows that is not the value itself. */
 void shape_kafka_conf_redact(const rd_kafka_conf_t *conf, const char *reason, const char *name, const char *value,
                              char *out, size_t out_size);
+
+/* rd_kafka_new refused (reason: its errstr): `code` with "<what>: <reason>",
+ * every value of options' `config` object (credential references: also
+ * what they resolve to), and each list item of one, replaced by
+ * "(value not shown)". options may be NULL (nothing to replace). */
+struct shape_options;
+int shape_kafka_new_refused(const struct shape_options *options, const char *what, const char *reason, int code,
+                            shape_err *err);
 
 #endif

@@ -508,7 +508,7 @@ static int make_consumer(kafka_source *ks, const shape_options *o, shape_err *er
     ks->rk = rd_kafka_new(RD_KAFKA_CONSUMER, conf, errstr, sizeof errstr);
     if (!ks->rk) {
         rd_kafka_conf_destroy(conf);
-        return shape_err_set(err, SHAPE_EINVAL, "kafka: %s", errstr);
+        return shape_kafka_new_refused(o, "kafka", errstr, SHAPE_EINVAL, err);
     }
     return SHAPE_OK;
 }
