@@ -50,8 +50,17 @@ fuzz:
 	  grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' $(FUZZ_BUILD)/$$t.log | sed 's/^/  /'; \
 	done
 
-# Every unit test program under valgrind's memcheck: no leak, no invalid access.
-valgrind: deps all
+# valgrind's memcheck, no leak and no invalid access: every unit test program
+# (valgrind-unit), then the emulator tier with every shape client command under
+# memcheck (valgrind-emulator: tests/valgrind/run-emulator; its summary feeds
+# docs/RELIABILITY.md through tests/emulator/reliability-report.sh).
+.PHONY: valgrind-unit valgrind-emulator
+valgrind: valgrind-unit valgrind-emulator
+
+valgrind-emulator: deps all
+	tests/valgrind/run-emulator --build $(BUILD) --jobs $(JOBS) --summary $(BUILD)/valgrind-emulator/summary.md
+
+valgrind-unit: deps all
 	@set -e; for t in $(BUILD)/tests/bin/test_*; do \
 	  echo "valgrind $$t"; \
 	  SHAPE_SOURCE_DIR=$(CURDIR) valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \

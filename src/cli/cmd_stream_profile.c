@@ -38,11 +38,13 @@
 #include "cli/commands.h"
 #include "cli/stream_common.h"
 #include "shape/atomic_file.h"
+#include "shape/base64.h"
 #include "shape/profile.h"
+#include "shape/stream_checkpoint.h"
 #include "shape/version.h"
 
-#define CHECKPOINT_FORMAT "shape-stream-checkpoint-v1"
-#define PROFILER_FORMAT "shape-stream-window-v1"
+#define CHECKPOINT_FORMAT SHAPE_STREAM_PROFILE_CHECKPOINT_FORMAT
+#define PROFILER_FORMAT SHAPE_STREAM_PROFILER_FORMAT
 #define BACKOFF_CAP_S 30
 
 static volatile sig_atomic_t stop_requested;
@@ -51,59 +53,6 @@ static void on_stop_signal(int sig)
 {
     (void)sig;
     stop_requested = 1;
-}
-
-/* ---- base64 (the profiler state inside the JSON checkpoint) -------------- */
-
-static const char b64_alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
-static char *b64_encode(const uint8_t *p, size_t n)
-{
-    char *out = malloc(4 * ((n + 2) / 3) + 1), *o = out;
-    if (!out) return NULL;
-    for (size_t i = 0; i < n; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16;
-        if (i + 1 < n) v |= (uint32_t)p[i + 1] << 8;
-        if (i + 2 < n) v |= p[i + 2];
-        *o++ = b64_alphabet[(v >> 18) & 63];
-        *o++ = b64_alphabet[(v >> 12) & 63];
-        *o++ = i + 1 < n ? b64_alphabet[(v >> 6) & 63] : '=';
-        *o++ = i + 2 < n ? b64_alphabet[v & 63] : '=';
-    }
-    *o = 0;
-    return out;
-}
-
-static int b64_value(char c)
-{
-    const char *at = c ? strchr(b64_alphabet, c) : NULL;
-    return at ? (int)(at - b64_alphabet) : -1;
-}
-
-/* Strict padded base64; NULL when malformed or out of memory. */
-static uint8_t *b64_decode(const char *s, size_t *len)
-{
-    size_t n = strlen(s);
-    if (n % 4) return NULL;
-    uint8_t *out = malloc(n / 4 * 3 + 1);
-    if (!out) return NULL;
-    size_t w = 0;
-    for (size_t i = 0; i < n; i += 4) {
-        int v[4];
-        for (int k = 0; k < 4; k++) {
-            v[k] = s[i + k] == '=' && i + 4 == n && k >= 2 ? 0 : b64_value(s[i + k]);
-            if (v[k] < 0 || (k == 2 && s[i + 2] == '=' && s[i + 3] != '=')) {
-                free(out);
-                return NULL;
-            }
-        }
-        uint32_t x = (uint32_t)v[0] << 18 | (uint32_t)v[1] << 12 | (uint32_t)v[2] << 6 | (uint32_t)v[3];
-        out[w++] = (uint8_t)(x >> 16);
-        if (s[i + 2] != '=') out[w++] = (uint8_t)(x >> 8);
-        if (s[i + 3] != '=') out[w++] = (uint8_t)x;
-    }
-    *len = w;
-    return out;
 }
 
 /* ---- the run ------------------------------------------------------------- */
@@ -123,9 +72,7 @@ static int64_t *counter_at(counters *c, size_t i)
     return all[i];
 }
 
-typedef struct column_type {
-    char *name, *format;
-} column_type;
+typedef shape_stream_column column_type;
 
 typedef struct run {
     const char *uri, *output, *checkpoint, *state_path, *name, *event_time;
@@ -222,7 +169,7 @@ static int save_checkpoint(run *r, int finished, shape_err *err)
     uint8_t *state = NULL;
     size_t len = 0;
     SHAPE_RETURN_NOT_OK(shape_profile_state_save(r->profile, &state, &len, err));
-    char *b64 = b64_encode(state, len);
+    char *b64 = shape_base64_encode(state, len);
     free(state);
     if (!b64) return shape_err_set(err, SHAPE_ENOMEM, "out of memory writing checkpoint %s", r->checkpoint);
     r->n.checkpoints++;
@@ -270,102 +217,41 @@ static int set_schema_option(run *r, shape_err *err)
     return rc;
 }
 
-static int refuse_profiler(const run *r, const char *what, const char *theirs, const char *ours, shape_err *err)
-{
-    return shape_err_set(err, SHAPE_EINVAL,
-                         "checkpoint %s was taken with a different profiler (%s '%.100s', now '%.100s'): use another file",
-                         r->checkpoint, what, theirs ? theirs : "?", ours);
-}
-
-static int load_schema(run *r, const json_t *a, shape_err *err)
-{
-    if (json_is_null(a) || !a) return SHAPE_OK;
-    if (!json_is_array(a)) return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s: bad schema: use another file", r->checkpoint);
-    r->schema = calloc(json_array_size(a) + 1, sizeof *r->schema);
-    if (!r->schema) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-    for (size_t i = 0; i < json_array_size(a); i++) {
-        const json_t *e = json_array_get(a, i);
-        const char *name = json_string_value(json_array_get(e, 0)), *format = json_string_value(json_array_get(e, 1));
-        if (!name || !format)
-            return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s: bad schema: use another file", r->checkpoint);
-        r->schema[i].name = strdup(name);
-        r->schema[i].format = strdup(format);
-        r->n_schema++;
-        if (!r->schema[i].name || !r->schema[i].format) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-    }
-    r->have_schema = 1;
-    return set_schema_option(r, err);
-}
-
-/* Resume from the checkpoint if there is one; *finished when it is final. */
+/* Resume from the checkpoint if there is one; *finished when it is final.
+ * The checks are shape_stream_profile_checkpoint_read's (fuzzed); this takes
+ * over what it read. */
 static int load_checkpoint(run *r, int *finished, shape_err *err)
 {
     *finished = 0;
     json_t *doc;
     SHAPE_RETURN_NOT_OK(shape_cli_checkpoint_load(r->checkpoint, &doc, err));
     if (!doc) return SHAPE_OK;
-    const char *cp = r->checkpoint;
-    int rc = shape_cli_checkpoint_check(cp, doc, CHECKPOINT_FORMAT, "stream-profile", r->uri, err);
-    const char *their_parts = json_string_value(json_object_get(doc, "partitions"));
-    if (rc == SHAPE_OK && (their_parts || r->partitions) &&
-        (!their_parts || !r->partitions || strcmp(their_parts, r->partitions) != 0))
-        rc = shape_err_set(err, SHAPE_EINVAL, "checkpoint %s was taken with --partitions %.100s, not %.100s: use another file", cp,
-                           their_parts ? their_parts : "(all)", r->partitions ? r->partitions : "(all)");
-    json_t *version = json_object_get(doc, "version");
-    if (rc == SHAPE_OK && version && (!json_is_integer(version) || json_integer_value(version) != 1))
-        rc = shape_err_set(err, SHAPE_EINVAL, "checkpoint %s has a format version this shape does not read: use another file", cp);
-    const json_t *prof = json_object_get(doc, "profiler");
-    if (rc == SHAPE_OK && !json_is_object(prof))
-        rc = shape_err_set(err, SHAPE_EINVAL, "checkpoint %s holds no profiler state: use another file", cp);
-    if (rc == SHAPE_OK) {
-        const char *kind = json_string_value(json_object_get(prof, "kind"));
-        const char *name = json_string_value(json_object_get(prof, "name"));
-        const char *et = json_string_value(json_object_get(prof, "event_time"));
-        const char *config = json_string_value(json_object_get(prof, "config"));
-        if (!kind || strcmp(kind, "global") != 0) rc = refuse_profiler(r, "window", kind, "global", err);
-        else if (!name || strcmp(name, r->name) != 0) rc = refuse_profiler(r, "name", name, r->name, err);
-        else if (!et || strcmp(et, r->event_time) != 0) rc = refuse_profiler(r, "event time", et, r->event_time, err);
-        else if (!config || strcmp(config, r->fingerprint) != 0) rc = refuse_profiler(r, "configuration", config, r->fingerprint, err);
-    }
-    const json_t *cnt = json_object_get(doc, "counters");
-    if (rc == SHAPE_OK && !json_is_object(cnt)) rc = shape_err_set(err, SHAPE_EINVAL, "checkpoint %s has no counters: use another file", cp);
-    if (rc == SHAPE_OK) {
-        const char *key;
-        const json_t *value;
-        json_object_foreach((json_t *)cnt, key, value) {
-            size_t i = 0;
-            while (i < N_COUNTERS && strcmp(counter_names[i], key) != 0) i++;
-            if (i == N_COUNTERS || !json_is_integer(value) || json_integer_value(value) < 0) {
-                rc = shape_err_set(err, SHAPE_EINVAL, "checkpoint %s has an unknown or bad counter '%.64s': use another file", cp, key);
-                break;
-            }
-            *counter_at(&r->n, i) = json_integer_value(value);
-        }
-    }
-    const json_t *offset = json_object_get(doc, "offset");
-    if (rc == SHAPE_OK && offset && !json_is_null(offset)) {
-        rc = shape_offsets_from_json(offset, &r->offset, cp, err);
-        r->have_offset = rc == SHAPE_OK;
-    }
-    if (rc == SHAPE_OK) rc = shape_offsets_from_json(json_object_get(doc, "positions"), &r->positions, cp, err);
-    if (rc == SHAPE_OK) rc = load_schema(r, json_object_get(prof, "schema"), err);
-    if (rc == SHAPE_OK) {
-        const json_t *net = json_object_get(prof, "null_event_time");
-        r->null_event_time = json_is_integer(net) ? json_integer_value(net) : 0;
-        const char *b64 = json_string_value(json_object_get(prof, "state"));
-        size_t len = 0;
-        uint8_t *bytes = b64 ? b64_decode(b64, &len) : NULL;
-        if (!bytes) rc = shape_err_set(err, SHAPE_EINVAL, "checkpoint %s: the profiler state is not base64: use another file", cp);
-        else rc = shape_profile_state_load(bytes, len, &r->cfg, &r->profile, err);
-        free(bytes);
-        if (rc != SHAPE_OK && bytes) shape_err_prefix(err, "checkpoint %s (use another file)", cp);
-    }
-    if (rc == SHAPE_OK) {
-        *finished = json_is_true(json_object_get(doc, "finished"));
-        r->resumed = 1;
-    }
+    shape_stream_profile_expect expect = {.uri = r->uri,
+                                          .partitions = r->partitions,
+                                          .name = r->name,
+                                          .event_time = r->event_time,
+                                          .fingerprint = r->fingerprint,
+                                          .cfg = &r->cfg,
+                                          .counter_names = counter_names,
+                                          .n_counters = N_COUNTERS};
+    shape_stream_profile_resume got;
+    int rc = shape_stream_profile_checkpoint_read(r->checkpoint, doc, &expect, &got, err);
     json_decref(doc);
-    return rc;
+    if (rc != SHAPE_OK) return rc;
+    for (size_t i = 0; i < N_COUNTERS; i++) *counter_at(&r->n, i) = got.counters[i];
+    /* move, not copy: got is left with nothing to release but its counters */
+    r->offset = got.offset;
+    r->have_offset = got.have_offset;
+    r->positions = got.positions;
+    r->schema = got.schema;
+    r->n_schema = got.n_schema;
+    r->have_schema = got.have_schema;
+    r->null_event_time = got.null_event_time;
+    r->profile = got.profile;
+    *finished = got.finished;
+    r->resumed = 1;
+    free(got.counters);
+    return r->have_schema ? set_schema_option(r, err) : SHAPE_OK;
 }
 
 /* ---- batches ------------------------------------------------------------- */

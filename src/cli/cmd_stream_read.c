@@ -19,8 +19,9 @@
 #include "cli/commands.h"
 #include "cli/stream_common.h"
 #include "shape/arrow_json.h"
+#include "shape/stream_checkpoint.h"
 
-#define CHECKPOINT_FORMAT "shape-stream-read-checkpoint-v1"
+#define CHECKPOINT_FORMAT SHAPE_STREAM_READ_CHECKPOINT_FORMAT
 
 /* Load a checkpoint: *found = 0 when the file does not exist. */
 static int load_checkpoint(const char *path, const char *uri, shape_offsets *start, int *found, shape_err *err)
@@ -29,8 +30,7 @@ static int load_checkpoint(const char *path, const char *uri, shape_offsets *sta
     json_t *doc;
     SHAPE_RETURN_NOT_OK(shape_cli_checkpoint_load(path, &doc, err));
     if (!doc) return SHAPE_OK;
-    int rc = shape_cli_checkpoint_check(path, doc, CHECKPOINT_FORMAT, "stream-read", uri, err);
-    if (rc == SHAPE_OK) rc = shape_offsets_from_json(json_object_get(doc, "offset"), start, path, err);
+    int rc = shape_stream_read_checkpoint_read(path, doc, uri, start, err);
     json_decref(doc);
     if (rc == SHAPE_OK) *found = 1;
     return rc;

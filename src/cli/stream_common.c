@@ -1,8 +1,8 @@
 /* stream_common.c — shared plumbing of the stream-reading commands
  * (stream-read, stream-profile): option assembly in the reference's order,
- * source resolution by URI, and checkpoint files (JSON read with jansson,
- * written through shape_atomic_write so a crash never leaves half a file)
- * (see stream_common.h). */
+ * source resolution by URI, and checkpoint files (read whole, parsed and
+ * checked by shape/stream_checkpoint.h, written through shape_atomic_write so
+ * a crash never leaves half a file) (see stream_common.h). */
 #include "cli/stream_common.h"
 
 #include <errno.h>
@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "shape/atomic_file.h"
+#include "shape/stream_checkpoint.h"
 
 #include "cli/commands.h"
 #include "shape/registry.h"
@@ -84,18 +85,31 @@ int shape_cli_checkpoint_load(const char *path, json_t **doc, shape_err *err)
         if (errno == ENOENT) return SHAPE_OK;
         return shape_err_set(err, SHAPE_EIO, "cannot read checkpoint %s: %s", path, strerror(errno));
     }
-    json_error_t jerr;
-    json_t *d = json_loadf(f, JSON_REJECT_DUPLICATES, &jerr);
-    fclose(f);
-    if (!d)
-        return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s is not valid JSON (line %d): use another file", path,
-                             jerr.line);
-    if (!json_is_object(d)) {
-        json_decref(d);
-        return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s is not a JSON object: use another file", path);
+    /* the whole file, then the same parser the fuzz target feeds */
+    char *bytes = NULL;
+    size_t len = 0, cap = 0;
+    int rc = SHAPE_OK;
+    for (;;) {
+        if (len == cap) {
+            char *more = cap < (1u << 30) ? realloc(bytes, cap ? 2 * cap : 4096) : NULL;
+            if (!more) {
+                rc = shape_err_set(err, SHAPE_ENOMEM, "checkpoint %s is too large to read: use another file", path);
+                break;
+            }
+            bytes = more;
+            cap = cap ? 2 * cap : 4096;
+        }
+        size_t got = fread(bytes + len, 1, cap - len, f);
+        len += got;
+        if (got == 0) {
+            if (ferror(f)) rc = shape_err_set(err, SHAPE_EIO, "cannot read checkpoint %s: %s", path, strerror(errno));
+            break;
+        }
     }
-    *doc = d;
-    return SHAPE_OK;
+    fclose(f);
+    if (rc == SHAPE_OK) rc = shape_stream_checkpoint_parse(bytes, len, path, doc, err);
+    free(bytes);
+    return rc;
 }
 
 int shape_cli_checkpoint_save(const char *path, const json_t *doc, shape_err *err)
@@ -107,17 +121,4 @@ int shape_cli_checkpoint_save(const char *path, const json_t *doc, shape_err *er
     int rc = shape_atomic_write(path, text, len + 1, err);
     free(text);
     return rc;
-}
-
-int shape_cli_checkpoint_check(const char *path, const json_t *doc, const char *format, const char *what,
-                               const char *uri, shape_err *err)
-{
-    const char *their_format = json_string_value(json_object_get(doc, "format"));
-    const char *their_uri = json_string_value(json_object_get(doc, "uri"));
-    if (!their_format || strcmp(their_format, format) != 0)
-        return shape_err_set(err, SHAPE_EINVAL, "%s is not a %s checkpoint: use another file", path, what);
-    if (!their_uri || strcmp(their_uri, uri) != 0)
-        return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s belongs to another stream (%.200s): use another file",
-                             path, their_uri ? their_uri : "?");
-    return SHAPE_OK;
 }

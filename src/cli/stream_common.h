@@ -35,15 +35,12 @@ int shape_cli_open_source(const char *uri, const shape_options *options, const s
 
 /* Checkpoint files (the commands' own JSON documents). Loading: *doc = NULL
  * when the file does not exist; a file that is not a JSON object is
- * SHAPE_EINVAL ending in "use another file". *doc is a new reference. */
+ * SHAPE_EINVAL ending in "use another file" (shape_stream_checkpoint_parse).
+ * *doc is a new reference. */
 struct json_t;
 int shape_cli_checkpoint_load(const char *path, struct json_t **doc, shape_err *err);
 /* Saving: compact JSON plus a newline, replacing the file atomically. */
 int shape_cli_checkpoint_save(const char *path, const struct json_t *doc, shape_err *err);
-/* The checkpoint's "format" must be `format` and its "uri" must be uri
- * ("... belongs to another stream (...): use another file"); `what` names
- * the kind of checkpoint in messages ("stream-read"). */
-int shape_cli_checkpoint_check(const char *path, const struct json_t *doc, const char *format, const char *what,
-                               const char *uri, shape_err *err);
+/* The checks of a loaded document are in shape/stream_checkpoint.h. */
 
 #endif

@@ -30,7 +30,9 @@ S_ENV=S3NTINEL-env-91c2    # the value of environment variables named by env://
 S_FILE=S3NTINEL-file-44d0  # the content of credential files named by file://
 S_URI=S3NTINEL-uri-2b8e    # a password in URI userinfo
 S_REG=S3NTINEL-reg-c5d1    # a schema registry password (env://)
-SENTINELS=("$S_LIT" "$S_ENV" "$S_FILE" "$S_URI" "$S_REG")
+S_PLAIN=S3NTINEL-plain-6e1b # a value under a setting whose name does not look secret
+S_NUM=739173917            # the same, numeric (librdkafka prints refused numbers back)
+SENTINELS=("$S_LIT" "$S_ENV" "$S_FILE" "$S_URI" "$S_REG" "$S_PLAIN" "$S_NUM")
 export SECRET_ENV=$S_ENV REG_PW=$S_REG
 
 printf '%s\n' "$S_FILE" >"$work/in/secret600"
@@ -127,6 +129,45 @@ for where in sink to dead-letter; do
 done
 run uri_encoded emit retail --sink "kafka://svc%3A$S_URI@127.0.0.1:9/t" --dry-run
 [[ $RC -eq 2 ]] || fail "percent-encoded userinfo accepted"
+
+# --- settings whose names do not look secret, refused by librdkafka: the refusal names the key and
+# keeps librdkafka's reason, with the value (quoted, re-printed or inside other text) never shown.
+# KEY|VALUE (JSON)|part of the reason that must remain
+plain_refusals=(
+  "compression.codec|\"$S_PLAIN\"|Invalid value \"(value not shown)\" for configuration property \"compression.codec\""
+  "batch.num.messages|\"$S_NUM\"|value (value not shown) is outside allowed range 1..1000000"
+  "partitioner|\"$S_PLAIN\"|configuration property \"partitioner\": (value not shown)"
+  "debug|\"$S_PLAIN,all\"|Invalid value \"(value not shown)\" for configuration property \"debug\""
+  "plugin.library.paths|\"$S_PLAIN\"|dlopen() failed"
+  "acks|\"$S_PLAIN\"|Invalid value for configuration property \"request.required.acks\""
+  "enable.idempotence|\"$S_PLAIN\"|Expected bool value for \"enable.idempotence\""
+)
+for case in "${plain_refusals[@]}"; do
+    IFS='|' read -r key value reason <<<"$case"
+    printf '{"config": {"%s": %s}}\n' "$key" "$value" >"$work/in/plain_$key.json"
+    run "plain_emit_$key" emit retail --sink "$KAFKA" --options-file "$work/in/plain_$key.json" --dry-run
+    expect_error "kafka producer setting '$key' was refused: "
+    grep -qF -- "$reason" "$LAST.err" || fail "$LAST: librdkafka's reason '$reason' is missing"
+    run "plain_read_$key" stream-read "$KAFKA" --option "config={\"$key\": $value}"
+    expect_error "config property '$key' was refused: "
+    grep -qF -- "$reason" "$LAST.err" || fail "$LAST: librdkafka's reason '$reason' is missing"
+done
+
+# values librdkafka accepts one by one and refuses only when the client is made (rd_kafka_new)
+new_refusals=(
+  "sasl|\"security.protocol\": \"sasl_plaintext\", \"sasl.mechanisms\": \"$S_PLAIN\"|Unsupported SASL mechanism: (value not shown)"
+  "curves|\"security.protocol\": \"ssl\", \"ssl.curves.list\": \"$S_PLAIN\"|group '(value not shown)' cannot be set"
+)
+for case in "${new_refusals[@]}"; do
+    IFS='|' read -r name settings reason <<<"$case"
+    printf '{"config": {%s}}\n' "$settings" >"$work/in/new_$name.json"
+    run "new_emit_$name" emit retail --sink "$KAFKA" --options-file "$work/in/new_$name.json" --max-events 5 --no-progress
+    expect_error "cannot create a Kafka producer: "
+    grep -qF -- "$reason" "$LAST.err" || fail "$LAST: librdkafka's reason '$reason' is missing"
+    run "new_read_$name" stream-read "$KAFKA" --options-file "$work/in/new_$name.json"
+    expect_error "kafka: "
+    grep -qF -- "$reason" "$LAST.err" || fail "$LAST: librdkafka's reason '$reason' is missing"
+done
 
 # --- emit: real runs (file sinks) with the secrets configured: report, checkpoint, dead letters ----
 run run_json emit retail --sink file -o run.jsonl --max-events 300 --checkpoint run.ck --options-file "$work/in/opts.json" \

@@ -10,12 +10,17 @@
 # against SHAPE_BIN (default build/shape), keeps going when one fails, and
 # renders the rows and each test's verdict as Markdown.
 #
+# The memcheck section comes from the summary `make valgrind-emulator`
+# (tests/valgrind/run-emulator) writes, $SHAPE_VALGRIND_SUMMARY (default
+# build/valgrind-emulator/summary.md): run that first to refresh it.
+#
 # Usage: tests/emulator/reliability-report.sh [OUT.md]   (default docs/RELIABILITY.md)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
 out=${1:-$root/docs/RELIABILITY.md}
 export SHAPE_BIN=${SHAPE_BIN:-$root/build/shape}
+valgrind_summary=${SHAPE_VALGRIND_SUMMARY:-$root/build/valgrind-emulator/summary.md}
 [ -x "$SHAPE_BIN" ] || { echo "reliability-report: no $SHAPE_BIN (run make first)" >&2; exit 2; }
 unset SHAPE_TEST_KAFKA
 rows=$(mktemp); verdicts=$(mktemp)
@@ -81,6 +86,30 @@ HEAD
   while IFS=$'\t' read -r name secs verdict; do
     echo "| \`$name\` | $secs | ${verdict//|/\\|} |"
   done <"$verdicts"
+  echo
+  echo "## Memory checking: the emulator tier under valgrind memcheck"
+  echo
+  cat <<'VG'
+`make valgrind` runs every unit test program under memcheck, then
+`make valgrind-emulator` (`tests/valgrind/run-emulator`) runs every emulator
+test with `SHAPE_BIN` pointing at `tests/valgrind/shape-under-valgrind`: each
+`shape` client command the tests start (emit, stream-read, stream-profile,
+profile-merge, schema-registry, ...) runs under
+`valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect
+--error-exitcode=99`, one log per process; `shape broker` (librdkafka's mock
+cluster, the tests' fixture) runs plainly. The target fails on any memcheck
+error or definite/indirect leak in any log (a log cut short by a kill -9 still
+counts its error reports) and on any failed test, except that a test whose
+assertion is about wall-clock time reports its verdict without gating (reasons
+listed below the table; its memcheck logs still gate). Suppressions
+(`tests/valgrind/shape.supp`) may name third-party frames only.
+
+VG
+  if [ -s "$valgrind_summary" ]; then
+    cat "$valgrind_summary"
+  else
+    echo "Not run for this report: \`make valgrind-emulator\` writes the figures (then rerun this script)."
+  fi
   echo
   echo "## Known failures"
   echo

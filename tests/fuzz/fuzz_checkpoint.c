@@ -11,12 +11,20 @@
  *      A success resumes inside [0, total] with that fingerprint, and
  *      survives shape_emit_checkpoint_write + read unchanged; a refusal is
  *      SHAPE_EINVAL with a message and found = 0.
- *   2. stream-read / stream-profile positions: the input parsed as JSON the
- *      way shape_cli_checkpoint_load does (duplicate keys refused); the
- *      document itself and its "offset" and "positions" members go to
- *      shape_offsets_from_json. A success holds one strictly ascending,
- *      non-negative entry per key and round-trips through
- *      shape_offsets_to_json.
+ *   2. stream-read / stream-profile checkpoints: the input goes through
+ *      the very checks a resumed run makes (shape/stream_checkpoint.h):
+ *      shape_stream_checkpoint_parse (duplicate keys refused), then
+ *      shape_stream_read_checkpoint_read and
+ *      shape_stream_profile_checkpoint_read, each asked with the document's
+ *      own uri, partitions, name and event time (so mutations get past the
+ *      identity checks to the offsets, counters, schema and base64 profiler
+ *      state). A refusal is SHAPE_EINVAL with a message and leaves nothing
+ *      behind (empty offsets, a zeroed resume); a stream-profile success has
+ *      a profiler, non-negative counters, a schema of named columns and
+ *      valid offsets. The document and its "offset" and "positions" members
+ *      also go to shape_offsets_from_json directly: a success holds one
+ *      strictly ascending, non-negative entry per key and round-trips
+ *      through shape_offsets_to_json.
  *   3. stream-profile / --state profiler state: an input starting with
  *      "SHPROFST" gets its trailing XXH3 checksum recomputed (else nearly
  *      every mutation would stop at the checksum) and goes to
@@ -25,9 +33,10 @@
  * Any abort, crash, leak or sanitizer report is a finding.
  *
  * Seeds: JSON checkpoints are written by tests/fuzz/CMakeLists.txt; binary
- * profiler states are written by this target itself when run with
- * SHAPE_FUZZ_WRITE_SEEDS=DIR (states from the current writer, made by
- * profiling a few decoded JSON messages), which CMake does after each build.
+ * profiler states, and stream-profile checkpoints holding them, are written
+ * by this target itself when run with SHAPE_FUZZ_WRITE_SEEDS=DIR (states
+ * from the current writer, made by profiling a few decoded JSON messages),
+ * which CMake does after each build.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -38,10 +47,12 @@
 #include <jansson.h>
 #include <xxhash.h>
 
+#include "shape/base64.h"
 #include "shape/decode.h"
 #include "shape/emit.h"
 #include "shape/offsets.h"
 #include "shape/profile.h"
+#include "shape/stream_checkpoint.h"
 
 /* The stream the emit reader is asked about (the seeds use them too). */
 #define FINGERPRINT "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
@@ -112,20 +123,97 @@ static void fuzz_offsets_of(const json_t *value)
     shape_offsets_free(&back);
 }
 
-static void fuzz_offsets(const uint8_t *data, size_t size)
+static void check_offsets(const shape_offsets *o)
 {
-    json_error_t jerr;
-    json_t *doc = json_loadb((const char *)data, size, JSON_REJECT_DUPLICATES, &jerr);
-    if (!json_is_object(doc)) {
-        json_decref(doc);
+    for (size_t i = 0; i < o->n; i++)
+        if (o->partitions[i] < 0 || o->next[i] < 0 || (i > 0 && o->partitions[i - 1] >= o->partitions[i])) abort();
+}
+
+static const char *string_or(const json_t *v, const char *fallback)
+{
+    const char *s = json_string_value(v);
+    return s ? s : fallback;
+}
+
+static void fuzz_read_checkpoint(const json_t *doc)
+{
+    shape_offsets start = SHAPE_OFFSETS_INIT;
+    shape_err err;
+    shape_err_clear(&err);
+    int rc = shape_stream_read_checkpoint_read("fuzz.ck", doc, string_or(json_object_get(doc, "uri"), "kafka://h/t"),
+                                               &start, &err);
+    if (rc != SHAPE_OK) {
+        check_refusal(rc, &err);
+        if (rc != SHAPE_EINVAL || start.n != 0) abort();
+    } else {
+        check_offsets(&start);
+        if (start.n != json_object_size(json_object_get(doc, "offset"))) abort();
+    }
+    shape_offsets_free(&start);
+}
+
+static const char *const counter_names[] = {"batches_read", "batches_processed", "duplicate_batches",
+                                            "duplicate_rows", "reconnects", "checkpoints"};
+#define N_COUNTERS (sizeof counter_names / sizeof counter_names[0])
+
+static void fuzz_profile_checkpoint(const json_t *doc)
+{
+    const json_t *prof = json_object_get(doc, "profiler");
+    shape_profile_config cfg;
+    shape_profile_config_default(&cfg);
+    char fingerprint[256];
+    shape_profile_config_fingerprint(&cfg, fingerprint, sizeof fingerprint);
+    shape_stream_profile_expect x = {.uri = string_or(json_object_get(doc, "uri"), "kafka://h/t"),
+                                     .partitions = json_string_value(json_object_get(doc, "partitions")),
+                                     .name = string_or(json_object_get(prof, "name"), "stream"),
+                                     .event_time = string_or(json_object_get(prof, "event_time"), "_shape_event_time"),
+                                     .fingerprint = fingerprint,
+                                     .cfg = &cfg,
+                                     .counter_names = counter_names,
+                                     .n_counters = N_COUNTERS};
+    shape_stream_profile_resume got, zero;
+    memset(&zero, 0, sizeof zero);
+    shape_err err;
+    shape_err_clear(&err);
+    int rc = shape_stream_profile_checkpoint_read("fuzz.ck", doc, &x, &got, &err);
+    if (rc != SHAPE_OK) {
+        check_refusal(rc, &err);
+        if (rc != SHAPE_EINVAL || memcmp(&got, &zero, sizeof got) != 0) abort();
         return;
     }
+    if (!got.profile || !got.counters || (got.finished != 0 && got.finished != 1)) abort();
+    for (size_t i = 0; i < N_COUNTERS; i++)
+        if (got.counters[i] < 0) abort();
+    check_offsets(&got.positions);
+    if (got.have_offset) check_offsets(&got.offset);
+    else if (got.offset.n != 0) abort();
+    if (got.have_schema != (got.schema != NULL)) abort();
+    for (size_t i = 0; i < got.n_schema; i++)
+        if (!got.schema[i].name || !got.schema[i].format) abort();
+    shape_stream_profile_resume_free(&got);
+    if (memcmp(&got, &zero, sizeof got) != 0) abort();
+}
+
+static void fuzz_offsets(const uint8_t *data, size_t size)
+{
+    json_t *doc = NULL;
+    shape_err err;
+    shape_err_clear(&err);
+    int rc = shape_stream_checkpoint_parse((const char *)data, size, "fuzz.ck", &doc, &err);
+    if (rc != SHAPE_OK) {
+        check_refusal(rc, &err);
+        if (rc != SHAPE_EINVAL || doc) abort();
+        return;
+    }
+    if (!json_is_object(doc)) abort();
     fuzz_offsets_of(doc);
     const char *members[] = {"offset", "positions"};
     for (size_t i = 0; i < 2; i++) {
         const json_t *v = json_object_get(doc, members[i]);
         if (v) fuzz_offsets_of(v);
     }
+    fuzz_read_checkpoint(doc);
+    fuzz_profile_checkpoint(doc);
     json_decref(doc);
 }
 
@@ -199,6 +287,27 @@ static void write_state_seed(const char *dir, const char *name, const char *line
         fprintf(stderr, "fuzz_checkpoint: cannot write seed %s: %s\n", path, err.message);
         exit(1);
     }
+    /* the same state inside a stream-profile checkpoint, as the command writes it */
+    char *b64 = shape_base64_encode(state, len);
+    char fp[256];
+    shape_profile_config cfg;
+    shape_profile_config_default(&cfg);
+    shape_profile_config_fingerprint(&cfg, fp, sizeof fp);
+    json_t *doc = b64 ? json_pack("{s:s, s:i, s:s, s:{s:i}, s:{s:i}, s:{s:i, s:i}, s:b, s:{s:s, s:s, s:s, s:s, s:s, "
+                                  "s:[[s,s],[s,s]], s:i, s:s}}",
+                                  "format", SHAPE_STREAM_PROFILE_CHECKPOINT_FORMAT, "version", 1, "uri",
+                                  "kafka://h/orders", "offset", "0", (int)n, "positions", "0", (int)n, "counters",
+                                  "batches_read", 1, "checkpoints", 1, "finished", 0, "profiler", "format",
+                                  SHAPE_STREAM_PROFILER_FORMAT, "kind", "global", "name", "orders", "event_time", "at",
+                                  "config", fp, "schema", "id", "l", "city", "u", "null_event_time", 0, "state", b64)
+                      : NULL;
+    snprintf(path, sizeof path, "%s/checkpoint_%s.json", dir, name);
+    if (!doc || json_dump_file(doc, path, JSON_COMPACT) != 0) {
+        fprintf(stderr, "fuzz_checkpoint: cannot write seed %s\n", path);
+        exit(1);
+    }
+    json_decref(doc);
+    free(b64);
     if (array.release) array.release(&array);
     if (schema.release) schema.release(&schema);
     free(state);

@@ -6,9 +6,9 @@
  * registry in memory, with the test knobs (auth, evolve, refusals, injected
  * failures) as flags.
  * How: check every flag first; block SIGINT/SIGTERM before the server's
- * threads start (they inherit the mask); listen, write the URL atomically to
- * --url-file (for scripts waiting on it), print one line to stderr, then
- * sigwait. On the signal, remove the URL file, stop the server (joins its
+ * threads start (they inherit the mask); listen, print one line to stderr,
+ * write the URL atomically to --url-file (for scripts waiting on it: once it
+ * exists, so does the line), then sigwait. On the signal, remove the URL file, stop the server (joins its
  * threads) and return 0.
  */
 #define _DEFAULT_SOURCE /* explicit_bzero */
@@ -147,10 +147,12 @@ static int serve_until_signal(shape_fake_registry *r, const listen_address *at, 
         snprintf(url, sizeof url, "http://%s%s%s:%d", ipv6 ? "[" : "", at->host, ipv6 ? "]" : "", port);
         char line[310];
         snprintf(line, sizeof line, "%s\n", url);
+        /* the line first, then the URL file: whoever waits for the file
+         * finds the line already written (seen racing under valgrind) */
+        fprintf(stderr, "schema registry listening on %s\n", url);
+        fflush(stderr);
         if (url_file) rc = write_atomically(url_file, line, err);
         if (rc == SHAPE_OK) {
-            fprintf(stderr, "schema registry listening on %s\n", url);
-            fflush(stderr);
             int sig = 0;
             while (sigwait(&stop_signals, &sig) != 0) {
             }

@@ -31,6 +31,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include "consumer_client.h"
+#include "kafka_conf.h"
 #include "kafka_plugin.h"
 
 #define METADATA_TIMEOUT_MS 10000
@@ -50,6 +51,8 @@ typedef struct rdkafka_consumer {
     size_t headers_cap;
     char fatal[512]; /* error reported by librdkafka's error callback */
     int fatal_transient;
+    char **values; /* every value set (secrets included, wiped when freed), to keep out of messages */
+    size_t n_values;
 } rdkafka_consumer;
 
 static int transient(rd_kafka_resp_err_t e)
@@ -106,10 +109,20 @@ static void on_log(const rd_kafka_t *rk, int level, const char *fac, const char 
     if (level <= 4) fprintf(stderr, "shape: kafka: %s: %s\n", fac, buf);
 }
 
+/* errstr gets librdkafka's reason with the value redacted (kafka_conf.h). */
 static int rk_set(shape_kafka_consumer *c, const char *name, const char *value, char *errstr, size_t errstr_size)
 {
     rdkafka_consumer *k = (rdkafka_consumer *)c;
-    return rd_kafka_conf_set(k->conf, name, value, errstr, errstr_size) == RD_KAFKA_CONF_OK ? 0 : -1;
+    char **grown = realloc(k->values, (k->n_values + 1) * sizeof *grown);
+    if (grown) {
+        k->values = grown;
+        k->values[k->n_values] = strdup(value);
+        if (k->values[k->n_values]) k->n_values++;
+    }
+    char reason[512] = "";
+    if (rd_kafka_conf_set(k->conf, name, value, reason, sizeof reason) == RD_KAFKA_CONF_OK) return 0;
+    shape_kafka_conf_redact(k->conf, reason, name, value, errstr, errstr_size);
+    return -1;
 }
 
 static int rk_start(shape_kafka_consumer *c, shape_err *err)
@@ -120,7 +133,8 @@ static int rk_start(shape_kafka_consumer *c, shape_err *err)
     rd_kafka_conf_set_log_cb(k->conf, on_log);
     char errstr[512];
     k->rk = rd_kafka_new(RD_KAFKA_CONSUMER, k->conf, errstr, sizeof errstr);
-    if (!k->rk) return shape_err_set(err, SHAPE_EINVAL, "kafka: %s", errstr);
+    if (!k->rk)
+        return shape_kafka_new_refused((const char *const *)k->values, k->n_values, "kafka", errstr, SHAPE_EINVAL, err);
     k->conf = NULL; /* owned by the handle now */
     return SHAPE_OK;
 }
@@ -344,6 +358,11 @@ static void rk_destroy(shape_kafka_consumer *c)
     free(k->queues);
     free(k->scratch);
     free(k->headers);
+    for (size_t i = 0; i < k->n_values; i++) {
+        memset(k->values[i], 0, strlen(k->values[i]));
+        free(k->values[i]);
+    }
+    free(k->values);
     free(k);
 }
 

@@ -21,6 +21,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include "emitter.h"
+#include "kafka_conf.h"
 #include "kafka_plugin.h"
 #include "producer_client.h"
 
@@ -54,10 +55,24 @@ static int apply_config(rd_kafka_conf_t *conf, const shape_kafka_producer_config
                                  s->name);
         if (secret_name(s->name))
             return shape_err_set(err, SHAPE_EINVAL, "kafka producer setting '%.80s' was refused", s->name);
+        char shown[256]; /* librdkafka's reason, the value redacted (kafka_conf.h) */
+        shape_kafka_conf_redact(conf, errstr, s->name, s->value, shown, sizeof shown);
         return shape_err_set(err, SHAPE_EINVAL, "kafka producer setting '%.80s' was refused: %.200s", s->name,
-                             errstr);
+                             shown);
     }
     return SHAPE_OK;
+}
+
+/* rd_kafka_new refused a combination of settings: its reason, with every
+ * value given redacted. */
+static int refused_at_creation(const shape_kafka_producer_config *cfg, const char *reason, shape_err *err)
+{
+    const char **values = calloc(cfg->n ? cfg->n : 1, sizeof *values);
+    if (!values) return shape_err_set(err, SHAPE_EINVAL, "cannot create a Kafka producer (its reason is not shown)");
+    for (size_t i = 0; i < cfg->n; i++) values[i] = cfg->items[i].value;
+    int rc = shape_kafka_new_refused(values, cfg->n, "cannot create a Kafka producer", reason, SHAPE_EINVAL, err);
+    free(values);
+    return rc;
 }
 
 static int rdkafka_check(void *ctx, const shape_kafka_producer_config *cfg, shape_err *err)
@@ -172,7 +187,7 @@ static int rdkafka_create(void *ctx, const shape_kafka_producer_config *cfg, sha
         char errstr[256];
         c->rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr);
         if (c->rk) conf = NULL; /* owned by the handle now */
-        else rc = shape_err_set(err, SHAPE_EINVAL, "cannot create a Kafka producer: %.200s", errstr);
+        else rc = refused_at_creation(cfg, errstr, err);
     }
     if (conf) rd_kafka_conf_destroy(conf);
     if (rc != SHAPE_OK) {

@@ -419,7 +419,7 @@ static int set_property(const char *name, const char *value, void *ud, shape_err
         if (hidden)
             return shape_err_set(err, SHAPE_EINVAL, "config property '%.64s' was refused (its value is not shown)",
                                  name);
-        return shape_err_set(err, SHAPE_EINVAL, "config property '%.64s': %s", name, errstr);
+        return shape_err_set(err, SHAPE_EINVAL, "config property '%.64s' was refused: %s", name, errstr);
     }
     return SHAPE_OK;
 }

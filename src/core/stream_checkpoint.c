@@ -1,0 +1,206 @@
+/* stream_checkpoint.c — parse and check stream-read / stream-profile
+ * checkpoint documents (shape/stream_checkpoint.h).
+ *
+ * Why: moved out of the commands (cmd_stream_read.c, cmd_stream_profile.c)
+ * so the exact checks a resumed run performs are fuzzed (tests/fuzz/
+ * fuzz_checkpoint.c) and unit tested (tests/unit/test_stream_checkpoint.c).
+ * How: jansson parses (cold path, duplicate keys refused); each check reads
+ * one member and refuses with the checkpoint's path and "use another file".
+ * The stream-profile reader fills a shape_stream_profile_resume that owns
+ * everything it holds, and releases it all on any refusal, so a caller
+ * never sees half a resume.
+ */
+#include "shape/stream_checkpoint.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "shape/base64.h"
+
+int shape_stream_checkpoint_parse(const char *bytes, size_t len, const char *path, json_t **doc, shape_err *err)
+{
+    *doc = NULL;
+    json_error_t jerr;
+    json_t *d = json_loadb(bytes, len, JSON_REJECT_DUPLICATES, &jerr);
+    if (!d)
+        return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s is not valid JSON (line %d): use another file", path,
+                             jerr.line);
+    if (!json_is_object(d)) {
+        json_decref(d);
+        return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s is not a JSON object: use another file", path);
+    }
+    *doc = d;
+    return SHAPE_OK;
+}
+
+int shape_stream_checkpoint_check(const char *path, const json_t *doc, const char *format, const char *what,
+                                  const char *uri, shape_err *err)
+{
+    const char *their_format = json_string_value(json_object_get(doc, "format"));
+    const char *their_uri = json_string_value(json_object_get(doc, "uri"));
+    if (!their_format || strcmp(their_format, format) != 0)
+        return shape_err_set(err, SHAPE_EINVAL, "%s is not a %s checkpoint: use another file", path, what);
+    if (!their_uri || strcmp(their_uri, uri) != 0)
+        return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s belongs to another stream (%.200s): use another file",
+                             path, their_uri ? their_uri : "?");
+    return SHAPE_OK;
+}
+
+/* shape_offsets_from_json, its refusal ending like every other one here. */
+static int read_offsets(const json_t *v, shape_offsets *o, const char *path, shape_err *err)
+{
+    int rc = shape_offsets_from_json(v, o, path, err);
+    if (rc == SHAPE_EINVAL && err) {
+        char said[SHAPE_ERR_MESSAGE_MAX];
+        memcpy(said, err->message, sizeof said);
+        said[sizeof said - 1] = '\0';
+        shape_err_set(err, rc, "%s: use another file", said);
+    }
+    return rc;
+}
+
+int shape_stream_read_checkpoint_read(const char *path, const json_t *doc, const char *uri, shape_offsets *start,
+                                      shape_err *err)
+{
+    int rc = shape_stream_checkpoint_check(path, doc, SHAPE_STREAM_READ_CHECKPOINT_FORMAT, "stream-read", uri, err);
+    if (rc == SHAPE_OK) rc = read_offsets(json_object_get(doc, "offset"), start, path, err);
+    if (rc != SHAPE_OK) shape_offsets_clear(start);
+    return rc;
+}
+
+/* ---- stream-profile ------------------------------------------------------ */
+
+void shape_stream_profile_resume_free(shape_stream_profile_resume *r)
+{
+    free(r->counters);
+    shape_offsets_free(&r->offset);
+    shape_offsets_free(&r->positions);
+    for (size_t i = 0; r->schema && i < r->n_schema; i++) {
+        free(r->schema[i].name);
+        free(r->schema[i].format);
+    }
+    free(r->schema);
+    shape_profile_free(r->profile);
+    memset(r, 0, sizeof *r);
+}
+
+static int refuse_profiler(const char *path, const char *what, const char *theirs, const char *ours, shape_err *err)
+{
+    return shape_err_set(err, SHAPE_EINVAL,
+                         "checkpoint %s was taken with a different profiler (%s '%.100s', now '%.100s'): use another file",
+                         path, what, theirs ? theirs : "?", ours);
+}
+
+static int read_profiler_identity(const char *path, const json_t *prof, const shape_stream_profile_expect *x,
+                                  shape_err *err)
+{
+    if (!json_is_object(prof))
+        return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s holds no profiler state: use another file", path);
+    const char *kind = json_string_value(json_object_get(prof, "kind"));
+    const char *name = json_string_value(json_object_get(prof, "name"));
+    const char *et = json_string_value(json_object_get(prof, "event_time"));
+    const char *config = json_string_value(json_object_get(prof, "config"));
+    if (!kind || strcmp(kind, "global") != 0) return refuse_profiler(path, "window", kind, "global", err);
+    if (!name || strcmp(name, x->name) != 0) return refuse_profiler(path, "name", name, x->name, err);
+    if (!et || strcmp(et, x->event_time) != 0) return refuse_profiler(path, "event time", et, x->event_time, err);
+    if (!config || strcmp(config, x->fingerprint) != 0)
+        return refuse_profiler(path, "configuration", config, x->fingerprint, err);
+    return SHAPE_OK;
+}
+
+static int read_counters(const char *path, const json_t *cnt, const shape_stream_profile_expect *x,
+                         shape_stream_profile_resume *out, shape_err *err)
+{
+    if (!json_is_object(cnt))
+        return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s has no counters: use another file", path);
+    out->counters = calloc(x->n_counters ? x->n_counters : 1, sizeof *out->counters);
+    if (!out->counters) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    const char *key;
+    const json_t *value;
+    json_object_foreach((json_t *)cnt, key, value) {
+        size_t i = 0;
+        while (i < x->n_counters && strcmp(x->counter_names[i], key) != 0) i++;
+        if (i == x->n_counters || !json_is_integer(value) || json_integer_value(value) < 0)
+            return shape_err_set(err, SHAPE_EINVAL,
+                                 "checkpoint %s has an unknown or bad counter '%.64s': use another file", path, key);
+        out->counters[i] = json_integer_value(value);
+    }
+    return SHAPE_OK;
+}
+
+static int read_schema(const char *path, const json_t *a, shape_stream_profile_resume *out, shape_err *err)
+{
+    if (!a || json_is_null(a)) return SHAPE_OK;
+    if (!json_is_array(a)) return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s: bad schema: use another file", path);
+    out->schema = calloc(json_array_size(a) + 1, sizeof *out->schema);
+    if (!out->schema) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const json_t *e = json_array_get(a, i);
+        const char *name = json_string_value(json_array_get(e, 0)), *format = json_string_value(json_array_get(e, 1));
+        if (!name || !format)
+            return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s: bad schema: use another file", path);
+        out->schema[i].name = strdup(name);
+        out->schema[i].format = strdup(format);
+        out->n_schema++;
+        if (!out->schema[i].name || !out->schema[i].format) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    }
+    out->have_schema = 1;
+    return SHAPE_OK;
+}
+
+static int read_state(const char *path, const json_t *prof, const shape_profile_config *cfg,
+                      shape_stream_profile_resume *out, shape_err *err)
+{
+    const json_t *net = json_object_get(prof, "null_event_time");
+    out->null_event_time = json_is_integer(net) ? json_integer_value(net) : 0;
+    const char *b64 = json_string_value(json_object_get(prof, "state"));
+    size_t len = 0;
+    uint8_t *bytes = b64 ? shape_base64_decode(b64, &len) : NULL;
+    if (!bytes)
+        return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s: the profiler state is not base64: use another file",
+                             path);
+    int rc = shape_profile_state_load(bytes, len, cfg, &out->profile, err);
+    free(bytes);
+    if (rc != SHAPE_OK) shape_err_prefix(err, "checkpoint %s (use another file)", path);
+    return rc;
+}
+
+static int read_profile_checkpoint(const char *cp, const json_t *doc, const shape_stream_profile_expect *x,
+                                   shape_stream_profile_resume *out, shape_err *err)
+{
+    SHAPE_RETURN_NOT_OK(
+        shape_stream_checkpoint_check(cp, doc, SHAPE_STREAM_PROFILE_CHECKPOINT_FORMAT, "stream-profile", x->uri, err));
+    const char *their_parts = json_string_value(json_object_get(doc, "partitions"));
+    if ((their_parts || x->partitions) && (!their_parts || !x->partitions || strcmp(their_parts, x->partitions) != 0))
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "checkpoint %s was taken with --partitions %.100s, not %.100s: use another file", cp,
+                             their_parts ? their_parts : "(all)", x->partitions ? x->partitions : "(all)");
+    const json_t *version = json_object_get(doc, "version");
+    if (version && (!json_is_integer(version) || json_integer_value(version) != 1))
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "checkpoint %s has a format version this shape does not read: use another file", cp);
+    const json_t *prof = json_object_get(doc, "profiler");
+    SHAPE_RETURN_NOT_OK(read_profiler_identity(cp, prof, x, err));
+    SHAPE_RETURN_NOT_OK(read_counters(cp, json_object_get(doc, "counters"), x, out, err));
+    const json_t *offset = json_object_get(doc, "offset");
+    if (offset && !json_is_null(offset)) {
+        SHAPE_RETURN_NOT_OK(read_offsets(offset, &out->offset, cp, err));
+        out->have_offset = 1;
+    }
+    SHAPE_RETURN_NOT_OK(read_offsets(json_object_get(doc, "positions"), &out->positions, cp, err));
+    SHAPE_RETURN_NOT_OK(read_schema(cp, json_object_get(prof, "schema"), out, err));
+    SHAPE_RETURN_NOT_OK(read_state(cp, prof, x->cfg, out, err));
+    out->finished = json_is_true(json_object_get(doc, "finished"));
+    return SHAPE_OK;
+}
+
+int shape_stream_profile_checkpoint_read(const char *path, const json_t *doc, const shape_stream_profile_expect *expect,
+                                         shape_stream_profile_resume *out, shape_err *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = read_profile_checkpoint(path, doc, expect, out, err);
+    if (rc != SHAPE_OK) shape_stream_profile_resume_free(out);
+    return rc;
+}
