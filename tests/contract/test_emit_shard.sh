@@ -14,32 +14,8 @@
 set -euo pipefail
 
 : "${SHAPE_BIN:?}"
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
-
-run() {
-    set +e
-    timeout 60 "$SHAPE_BIN" "$@" >"$work/out" 2>"$work/err"
-    RC=$?
-    set -e
-}
-fail() {
-    echo "FAIL: $*" >&2
-    echo "--- stdout (head):" >&2; head -c 2000 "$work/out" >&2 || true
-    echo "--- stderr:" >&2; cat "$work/err" >&2
-    exit 1
-}
-expect_ok() { [[ $RC -eq 0 ]] || fail "expected exit 0, got $RC ($1)"; }
-expect_error() {
-    local code=$1; shift
-    [[ $RC -eq $code ]] || fail "expected exit $code, got $RC: $*"
-    [[ ! -s $work/out ]] || fail "stdout must be empty on error: $*"
-    [[ $(wc -l <"$work/err") -eq 1 ]] || fail "expected exactly one stderr line: $*"
-    grep -q '^shape: error: ' "$work/err" || fail "stderr must start with 'shape: error: '"
-    local t
-    for t in "$@"; do grep -qF -- "$t" "$work/err" || fail "stderr lacks '$t'"; done
-}
+# shellcheck source=cli_lib.sh
+. "$(dirname "${BASH_SOURCE[0]}")/cli_lib.sh"
 
 # --- the whole stream, then 3 shards ---------------------------------------------
 run emit retail --sink file -o all.jsonl --no-progress --json
