@@ -4,8 +4,9 @@
 source "$(dirname "$0")/lib.sh"
 command -v kcat >/dev/null || fail "kcat is not installed (scripts/install-deps installs it)"
 orders=$(unique_topic orders); txn=$(unique_topic txn); poison=$(unique_topic poison); live=$(unique_topic live)
-[ -n "${SHAPE_TEST_KAFKA:-}" ] || { orders=orders; txn=txn; poison=poison; live=live; }
-kafka_up "$orders:3" "$txn:1" "$poison:1" "$live:2"
+hdr=$(unique_topic hdr)
+[ -n "${SHAPE_TEST_KAFKA:-}" ] || { orders=orders; txn=txn; poison=poison; live=live; hdr=hdr; }
+kafka_up "$orders:3" "$txn:1" "$poison:1" "$live:2" "$hdr:1"
 read_topic() { "$SHAPE_BIN" stream-read "kafka://$BOOTSTRAP/$1" "${@:2}"; }
 ids() { sed -n 's/^{"id":\([0-9]*\),.*/\1/p'; }
 
@@ -106,3 +107,15 @@ start=$(date +%s)
 expect_refusal "kafka: " "kafka://127.0.0.1:1/$orders"
 [ $(( $(date +%s) - start )) -lt 60 ] || fail "an unreachable broker took 60 s or more to report"
 echo "ok: kafka source (bounded read of 1500 rows in $elapsed_ms ms)"
+
+# Headers through librdkafka: read only when asked (the client skips parsing
+# them otherwise), as a map of base64 values, or JSON text with hex values.
+printf '{"id":1}\n{"id":2}\n' | kcat -b "$BOOTSTRAP" -t "$hdr" -P -p 0 -H trace=abc -H empty=
+want='"_shape_headers":{"trace":"YWJj","empty":""}'
+[ "$(read_topic "$hdr" --with-headers 2>/dev/null | grep -cF "$want")" -eq 2 ] \
+  || fail "--with-headers: $(read_topic "$hdr" --with-headers 2>&1)"
+want='"_shape_headers":"{\"empty\": \"\", \"trace\": \"616263\"}"'
+[ "$(read_topic "$hdr" --with-headers --option nested=false 2>/dev/null | grep -cF "$want")" -eq 2 ] \
+  || fail "--with-headers nested=false: $(read_topic "$hdr" --with-headers --option nested=false 2>&1)"
+[ "$(read_topic "$hdr" 2>/dev/null | grep -c '_shape_headers')" -eq 0 ] || fail "headers shown without --with-headers"
+echo "ok: headers"

@@ -107,6 +107,12 @@ typedef struct shape_kafka_consumer_ops {
 
 struct shape_kafka_consumer {
     const shape_kafka_consumer_ops *ops;
+    /* Set by the source before start(): whether fetched messages need their
+     * headers (the read asked for with_headers). A client may leave
+     * shape_message.headers empty otherwise — librdkafka parses a message's
+     * header block into a fresh list on every rd_kafka_message_headers call,
+     * a cost every message would pay for nothing. */
+    int want_headers;
 };
 
 /* Make a new, unconfigured client (called once per source opened). */

@@ -265,7 +265,7 @@ static void describe(rdkafka_consumer *k, rd_kafka_message_t *m, shape_message *
         out->timestamp_us = ts * 1000;
     }
     rd_kafka_headers_t *hdrs = NULL;
-    if (rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR && hdrs) {
+    if (k->base.want_headers && rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR && hdrs) {
         out->headers = k->headers + *h;
         const char *name;
         const void *value;
@@ -293,7 +293,7 @@ static int rk_fetch(shape_kafka_consumer *c, int32_t partition, int timeout_ms, 
     ssize_t n = rd_kafka_consume_batch_queue(q, timeout_ms, k->scratch, max);
     if (n < 0) return kafka_error(rd_kafka_last_error(), NULL, err);
     size_t n_headers = 0;
-    for (ssize_t i = 0; i < n; i++) {
+    for (ssize_t i = 0; k->base.want_headers && i < n; i++) {
         rd_kafka_headers_t *hdrs = NULL;
         if (!k->scratch[i]->err && rd_kafka_message_headers(k->scratch[i], &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR && hdrs)
             n_headers += rd_kafka_header_cnt(hdrs);

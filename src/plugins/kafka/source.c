@@ -455,8 +455,9 @@ static int make_consumer(kafka_source *ks, shape_kafka_consumer_new_fn make, voi
 {
     SHAPE_RETURN_NOT_OK(make(ud, &ks->client, err));
     shape_kafka_consumer *c = ks->client;
-    int rc = SHAPE_OK;
-    if (shape_options_has(o, "config")) rc = shape_options_foreach_property(o, "config", set_property, c, err);
+    int rc = shape_options_get_bool(o, "with_headers", 0, &c->want_headers, err);
+    if (rc == SHAPE_OK && shape_options_has(o, "config"))
+        rc = shape_options_foreach_property(o, "config", set_property, c, err);
     if (rc == SHAPE_OK) rc = set_property("bootstrap.servers", ks->uri.servers, c, err);
     if (rc == SHAPE_OK) rc = set_property("enable.auto.commit", "false", c, err);
     if (rc == SHAPE_OK) rc = set_property("enable.auto.offset.store", "false", c, err);
