@@ -12,9 +12,11 @@
 # started again (same command, same checkpoint), ten times; then run to the
 # end. The delays come from $RANDOM seeded with SEED (printed; replay a
 # failure with `SEED=... bash test_faults_kill.sh`) and are drawn in
-# [0.1 s, T/10] (emit) or [0.1 s, 1.6 T/10] (stream-profile, whose restarts
-# take about T/10 to connect) where T is a clean run's time, so the ten killed runs cannot
-# finish the work between them. emit is paced (--realtime) so it lasts a few
+# [0.1 s, S + 1.2 (T - S)/10], where S is the time a run takes to start
+# (connect, resume) and T a whole run's: the kills spread over about half
+# of the work, and the ten killed runs would finish it only if their delays
+# averaged over 5/6 of the maximum (a chance below 1 in 1000; the test then
+# fails naming the seed, and the restarts' own cost makes it smaller still). emit is paced (--realtime) so it lasts a few
 # seconds; stream-profile reads through a slow broker (`ctl rtt`) and small
 # fetches for the same reason. After each emit kill the topic is read back:
 # every key before the checkpoint's offset must already be there (a
@@ -27,9 +29,11 @@ RANDOM=$SEED
 echo "SEED=$SEED (replay: SEED=$SEED bash $0)"
 KILLS=10
 export SHAPE_CONFIRM_REMOTE=0
-faults_broker_up --topic events:3 --topic rows:3
+faults_broker_up --topic events:3 --topic rows:3 --topic scratch:1
 FAILURES=()
 
+# kill_window S_MS T_MS: the longest delay before a kill, in ms.
+kill_window() { echo $(( $1 + ($2 - $1) * 12 / 10 / KILLS )); }
 # delay_upto MAX_MS: a random delay in seconds in [0.1, MAX_MS/1000].
 delay_upto() {
   local max=$1 ms
@@ -46,10 +50,15 @@ EVENTS=$(wc -l <stream.jsonl)
 RATE=4000
 emit=("$SHAPE_BIN" emit retail --scale small --realtime --rate $RATE --checkpoint-every 500
       --checkpoint emit.ck --sink "kafka://$BOOTSTRAP/events" --no-progress)
-T_MS=$(( EVENTS * 1000 / RATE ))  # a paced run's length
+start=$(now_ms)  # S: a run of one event to another topic
+"$SHAPE_BIN" emit retail --scale small --realtime --rate $RATE --max-events 1 --sink "kafka://$BOOTSTRAP/scratch" \
+  --no-progress >/dev/null 2>emit.err || fail "emit: one event: $(cat emit.err)"
+S_MS=$(( $(now_ms) - start ))
+T_MS=$(( S_MS + EVENTS * 1000 / RATE ))  # a paced run's length
+echo "emit: a run starts in $S_MS ms and lasts about $T_MS ms"
 : >emit.kills
 for k in $(seq 1 $KILLS); do
-  d=$(delay_upto $(( T_MS / KILLS )))
+  d=$(delay_upto "$(kill_window $S_MS $T_MS)")
   "${emit[@]}" >/dev/null 2>>emit.err &
   pid=$!
   sleep "$d"
@@ -129,12 +138,13 @@ ctl rtt 1 ${RTT_MS:-10}
 start=$(now_ms)
 "${profile[@]}" -o clean.json >clean.sum 2>clean.err || fail "stream-profile: clean run: $(cat clean.err)"
 T_MS=$(( $(now_ms) - start ))
-echo "stream-profile: a clean run takes $T_MS ms"
+start=$(now_ms)  # S: connecting and reading one batch
+"${profile[@]}" --max-events 500 -o start.json >/dev/null 2>start.err || fail "stream-profile: 500 events: $(cat start.err)"
+S_MS=$(( $(now_ms) - start ))
+echo "stream-profile: a run starts in $S_MS ms; a clean run takes $T_MS ms"
 : >profile.kills
 for k in $(seq 1 $KILLS); do
-  # 1.6 T/10: a restart spends about T/10 connecting before it reads, so the
-  # ten runs still cannot finish the read between them.
-  d=$(delay_upto $(( T_MS * 16 / KILLS / 10 )))
+  d=$(delay_upto "$(kill_window $S_MS $T_MS)")
   "${profile[@]}" -o run.json --checkpoint prof.ck --checkpoint-every 1 >/dev/null 2>>prof.err &
   pid=$!
   sleep "$d"
