@@ -61,6 +61,13 @@ that the run did not generate, duplicates only when the run reports re-sent
 batches (at most re-sends × `--batch-events`); **stream-read** — every row
 exactly once, a broker that stays away ends the read with exit 2 and a
 `kafka: ...` message, and the `--checkpoint` resumes to the full set;
+**stream-profile** — retriable Fetch errors and a short outage are ridden
+out with a clean run's profile; a broker down past `--max-reconnects` ends
+the run with exit 2, one error line and an intact checkpoint, and the rerun
+once it is back gives a clean run's profile; **kill -9** (ten random points,
+seed printed) — emit's union holds every key, none invented, a key repeated
+only if a kill left it past the checkpoint; stream-profile's final profile
+is a clean run's byte for byte;
 **checkpoints** — a torn or corrupt file is refused (exit 2, named, nothing
 written, file unchanged); a full disk stops the run with a clear error and
 keeps the previous checkpoint; **schema registry** — a registry that goes
