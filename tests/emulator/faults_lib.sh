@@ -12,6 +12,13 @@
 #   ctl_reply WORDS...        print the reply line, whatever it is.
 #   report FAULT INJECTION LOST DUPS EXIT NOTE
 #                             append a row (tab-separated) to $SHAPE_FAULT_REPORT if set.
+#   fill_rows TOPIC N PAD [KCAT ARGS...]
+#                             rows 0..N-1 (id, amount, kind, flag, note and a PAD-digit
+#                             pad) into TOPIC's 3 partitions, row i in partition i % 3.
+#   profile_diff CLEAN OUT ROWS TOL
+#                             "equal", or the first differences of two stream-profile
+#                             documents: every field equal, both of ROWS rows, mean, m2
+#                             and the variances within TOL relative.
 [ -z "${SHAPE_TEST_KAFKA:-}" ] || { echo "SKIP: fault tests need the embedded broker (SHAPE_TEST_KAFKA is set)"; exit 77; }
 command -v kcat >/dev/null || fail "kcat is not installed (scripts/install-deps installs it)"
 command -v python3 >/dev/null || fail "python3 is needed to talk to the control socket"
@@ -68,4 +75,35 @@ report() {
   [ -n "${SHAPE_FAULT_REPORT:-}" ] || return 0
   local IFS=$'\t'
   echo "$*" >>"$SHAPE_FAULT_REPORT"
+}
+
+fill_rows() {
+  local topic=$1 n=$2 pad=$3 p
+  shift 3
+  for p in 0 1 2; do
+    awk -v p=$p -v n="$n" -v pad="$pad" 'BEGIN { for (i = p; i < n; i += 3)
+      printf "{\"id\":%d,\"amount\":%d.5,\"kind\":\"k%d\",\"flag\":%s,\"note\":%s,\"pad\":\"%0*d\"}\n",
+        i, (i * 7919) % 1000, i % 11, (i % 2 ? "true" : "false"), (i % 5 ? "\"n\"" : "null"), pad, i }' |
+      kcat -b "$BOOTSTRAP" -t "$topic" -P -p $p "$@"
+  done
+}
+
+profile_diff() {
+  python3 - "$@" <<'PY'
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+rows, tol = int(sys.argv[3]), float(sys.argv[4])
+ta, tb = a.pop("tables")["stream"], b.pop("tables")["stream"]
+bad = ["document header"] if a != b else []
+if ta["rows"] != tb["rows"] or ta["rows"] != rows:
+    bad.append("rows %s vs %s" % (ta["rows"], tb["rows"]))
+for x, y in zip(ta["columns"], tb["columns"]):
+    for k in set(x) | set(y):
+        if k in ("mean", "m2", "variance_population", "variance_sample") and x.get(k) is not None:
+            if y.get(k) is None or abs(x[k] - y[k]) > tol * max(1.0, abs(x[k])):
+                bad.append("%s.%s %s vs %s" % (x["name"], k, x[k], y.get(k)))
+        elif x.get(k) != y.get(k):
+            bad.append("%s.%s %s vs %s" % (x["name"], k, str(x.get(k))[:60], str(y.get(k))[:60]))
+print("; ".join(bad[:5]) if bad else "equal")
+PY
 }

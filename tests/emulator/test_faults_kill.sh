@@ -124,12 +124,7 @@ report "emit --checkpoint: kill -9 at $KILLS random points (seed $SEED)" \
 
 # --------------------------------------------------------- stream-profile -------
 N=21000
-for p in 0 1 2; do
-  awk -v p=$p -v n=$N 'BEGIN { for (i = p; i < n; i += 3)
-    printf "{\"id\":%d,\"amount\":%d.5,\"kind\":\"k%d\",\"flag\":%s,\"note\":%s,\"pad\":\"%0100d\"}\n",
-      i, (i * 7919) % 1000, i % 11, (i % 2 ? "true" : "false"), (i % 5 ? "\"n\"" : "null"), i }' |
-    kcat -b "$BOOTSTRAP" -t rows -P -p $p -X batch.num.messages=20
-done
+fill_rows rows "$N" 100 -X batch.num.messages=20
 # Small record batches (above) and small fetches through a 10 ms round trip:
 # a read of ~5 s, checkpointed about every 0.4 s.
 small='config={"fetch.max.bytes":"4096","message.max.bytes":"4096","max.partition.fetch.bytes":"2048"}'
@@ -167,23 +162,7 @@ bytes=$(cmp -s clean.json run.json && echo yes || echo no)
 # Bounded batches are cut by --batch-size and partition ends only, so the
 # resumed run's batches are the clean run's: byte for byte is the guarantee.
 # The field comparison is printed to say what differs when it does not hold.
-fields=$(python3 - clean.json run.json <<'PY'
-import json, sys
-a, b = (json.load(open(p)) for p in sys.argv[1:3])
-ta, tb = a.pop("tables")["stream"], b.pop("tables")["stream"]
-bad = ["document header"] if a != b else []
-if ta["rows"] != tb["rows"] or ta["rows"] != 21000:
-    bad.append("rows %s vs %s" % (ta["rows"], tb["rows"]))
-for x, y in zip(ta["columns"], tb["columns"]):
-    for k in set(x) | set(y):
-        if k in ("mean", "m2", "variance_population", "variance_sample") and x.get(k) is not None:
-            if y.get(k) is None or abs(x[k] - y[k]) > 1e-12 * max(1.0, abs(x[k])):
-                bad.append("%s.%s %s vs %s" % (x["name"], k, x[k], y.get(k)))
-        elif x.get(k) != y.get(k):
-            bad.append("%s.%s %s vs %s" % (x["name"], k, str(x.get(k))[:60], str(y.get(k))[:60]))
-print("; ".join(bad[:5]) if bad else "equal")
-PY
-)
+fields=$(profile_diff clean.json run.json "$N" 1e-12)
 echo "stream-profile: $KILLS kills (rows checkpointed at each: $ats), rerun exit $rc," \
   "profile byte-identical to a clean run: $bytes, fields: $fields"
 report "stream-profile --checkpoint: kill -9 at $KILLS random points (seed $SEED)" \

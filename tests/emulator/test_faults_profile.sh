@@ -21,36 +21,11 @@ source "$(dirname "$0")/faults_lib.sh"
 cd "$TEST_TMP"
 N=6000
 faults_broker_up --topic rows:3
-for p in 0 1 2; do
-  awk -v p=$p -v n=$N 'BEGIN { for (i = p; i < n; i += 3)
-    printf "{\"id\":%d,\"amount\":%d.5,\"kind\":\"k%d\",\"flag\":%s,\"note\":%s,\"pad\":\"%0150d\"}\n",
-      i, (i * 7919) % 1000, i % 11, (i % 2 ? "true" : "false"), (i % 5 ? "\"n\"" : "null"), i }' |
-    kcat -b "$BOOTSTRAP" -t rows -P -p $p
-done
+fill_rows rows "$N" 150
 uri="kafka://$BOOTSTRAP/rows"
 field() { python3 -c 'import json,sys; print(json.loads(open(sys.argv[1]).read())[sys.argv[2]])' "$1" "$2"; }
 FAILURES=()
 
-# same_fields CLEAN OUT: prints "equal" or what differs; every field equal,
-# mean, m2 and the variances within 1e-12 relative.
-same_fields() {
-  python3 - "$@" <<'PY'
-import json, sys
-a, b = (json.load(open(p)) for p in sys.argv[1:3])
-ta, tb = a.pop("tables")["stream"], b.pop("tables")["stream"]
-bad = ["document header"] if a != b else []
-if ta["rows"] != tb["rows"] or ta["rows"] != 6000:
-    bad.append("rows %s vs %s" % (ta["rows"], tb["rows"]))
-for x, y in zip(ta["columns"], tb["columns"]):
-    for k in set(x) | set(y):
-        if k in ("mean", "m2", "variance_population", "variance_sample") and x.get(k) is not None:
-            if y.get(k) is None or abs(x[k] - y[k]) > 1e-12 * max(1.0, abs(x[k])):
-                bad.append("%s.%s %s vs %s" % (x["name"], k, x[k], y.get(k)))
-        elif x.get(k) != y.get(k):
-            bad.append("%s.%s %s vs %s" % (x["name"], k, str(x.get(k))[:60], str(y.get(k))[:60]))
-print("; ".join(bad[:5]) if bad else "equal")
-PY
-}
 
 # --- Fetch errors: retriable, ridden out --------------------------------------------
 "$SHAPE_BIN" stream-profile "$uri" --batch-size 500 -o clean.json >clean.sum 2>clean.err ||
@@ -75,7 +50,7 @@ for e in NOT_LEADER_OR_FOLLOWER REQUEST_TIMED_OUT; do
   bytes=no fields="no profile written" batches="?"
   if [ -s $e.json ]; then
     bytes=$(cmp -s clean.json $e.json && echo yes || echo no)
-    fields=$(same_fields clean.json $e.json)
+    fields=$(profile_diff clean.json $e.json "$N" 1e-12)
     batches=$(field $e.sum batches 2>/dev/null || echo "?")
   fi
   echo "Fetch $e x5: exit codes $rcs; batches $batches (clean $clean_batches); profile bytes identical: $bytes; fields: $fields${msg:+; error: $msg}"
@@ -141,7 +116,7 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["finished"
 bytes=no fields="no profile written"
 if [ -s down.json ]; then
   bytes=$(cmp -s down.clean.json down.json && echo yes || echo no)
-  fields=$(same_fields down.clean.json down.json)
+  fields=$(profile_diff down.clean.json down.json "$N" 1e-12)
 fi
 echo "rerun after 'up 1': exit $rc3; profile byte-identical to a clean run: $bytes; fields: $fields"
 [ "$fields" = equal ] || FAILURES+=("rerun after the outage: the profile differs from a clean run: $fields")
