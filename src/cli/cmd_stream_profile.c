@@ -7,7 +7,9 @@
  *
  * How: the source (file or plugin, cli/stream_common.h) hands out Arrow
  * batches paired with the position after them; each batch goes through
- * shape_profile_update. The consumer keeps, per partition, the furthest
+ * shape_profile_update on a worker thread (shape/profile_worker.h), which
+ * profiles batch k while this thread reads and decodes batch k + 1; a
+ * checkpoint and the end wait for the worker first. The consumer keeps, per partition, the furthest
  * position processed: a batch that advances none of them is a replay and is
  * dropped (counted). Every --checkpoint-every processed batches, and at the
  * end, the checkpoint file is replaced atomically with the URI, the source
@@ -40,6 +42,7 @@
 #include "shape/atomic_file.h"
 #include "shape/base64.h"
 #include "shape/profile.h"
+#include "shape/profile_worker.h"
 #include "shape/stream_checkpoint.h"
 #include "shape/version.h"
 
@@ -84,6 +87,7 @@ typedef struct run {
     shape_options *options;
 
     shape_profile *profile;
+    shape_profile_worker *worker; /* profiles the batches, one behind the reader */
     shape_offsets offset; /* the source position after the last batch taken */
     int have_offset;
     shape_offsets positions; /* furthest position processed, per partition */
@@ -168,6 +172,7 @@ static int save_checkpoint(run *r, int finished, shape_err *err)
 {
     uint8_t *state = NULL;
     size_t len = 0;
+    SHAPE_RETURN_NOT_OK(shape_profile_worker_drain(r->worker, err)); /* every batch taken is in the state */
     SHAPE_RETURN_NOT_OK(shape_profile_state_save(r->profile, &state, &len, err));
     char *b64 = shape_base64_encode(state, len);
     free(state);
@@ -290,19 +295,60 @@ static int freeze_schema(run *r, const struct ArrowSchema *schema, shape_err *er
     return set_schema_option(r, err);
 }
 
-/* Profile one batch, seen through the frozen schema (a view over the same
- * children: columns the schema lacks are left out, and so is an all-null
- * column typed differently, which the profile then counts as nulls). */
-static int profile_batch(run *r, const struct ArrowSchema *schema, const struct ArrowArray *array, shape_err *err)
+/* A batch seen through the frozen schema: a struct view over some of the
+ * children of a batch it owns. The view's schema and array share one holder
+ * (counted: each release drops one reference, the last releases the batch). */
+typedef struct batch_view {
+    struct ArrowSchema schema;
+    struct ArrowArray array;
+    struct ArrowSchema **schema_children;
+    struct ArrowArray **array_children;
+    int refs;
+} batch_view;
+
+static void batch_view_unref(batch_view *v)
 {
-    if (!r->have_schema) SHAPE_RETURN_NOT_OK(freeze_schema(r, schema, err));
+    if (--v->refs > 0) return;
+    if (v->array.release) v->array.release(&v->array);
+    if (v->schema.release) v->schema.release(&v->schema);
+    free(v->schema_children);
+    free(v->array_children);
+    free(v);
+}
+
+static void batch_view_release_schema(struct ArrowSchema *s)
+{
+    batch_view_unref(s->private_data);
+    s->release = NULL;
+}
+
+static void batch_view_release_array(struct ArrowArray *a)
+{
+    batch_view_unref(a->private_data);
+    a->release = NULL;
+}
+
+/* Profile one batch (moved in: released here or by the worker), seen through
+ * the frozen schema: columns the schema lacks are left out, and so is an
+ * all-null column typed differently, which the profile then counts as nulls. */
+static int profile_batch(run *r, struct ArrowSchema *schema, struct ArrowArray *array, shape_err *err)
+{
+    int rc = r->have_schema ? SHAPE_OK : freeze_schema(r, schema, err);
     int64_t n = schema->n_children;
-    struct ArrowSchema **sc = malloc(((size_t)n + 1) * sizeof *sc);
-    struct ArrowArray **ac = malloc(((size_t)n + 1) * sizeof *ac);
-    if (!sc || !ac) {
-        free(sc);
-        free(ac);
-        return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    batch_view *v = rc == SHAPE_OK ? calloc(1, sizeof *v) : NULL;
+    if (v) {
+        v->schema_children = malloc(((size_t)n + 1) * sizeof *v->schema_children);
+        v->array_children = malloc(((size_t)n + 1) * sizeof *v->array_children);
+    }
+    if (!v || !v->schema_children || !v->array_children) {
+        if (v) {
+            free(v->schema_children);
+            free(v->array_children);
+            free(v);
+        }
+        if (array->release) array->release(array);
+        if (schema->release) schema->release(schema);
+        return rc == SHAPE_OK ? shape_err_set(err, SHAPE_ENOMEM, "out of memory") : rc;
     }
     int64_t kept = 0;
     for (int64_t i = 0; i < n; i++) {
@@ -312,22 +358,27 @@ static int profile_batch(run *r, const struct ArrowSchema *schema, const struct 
         if (strcmp(t->name, "_shape_event_time") == 0) r->null_event_time += null_count_of(array->children[i]);
         if (strcmp(t->format, schema->children[i]->format) != 0 && null_count_of(array->children[i]) == array->length)
             continue;
-        sc[kept] = schema->children[i];
-        ac[kept] = array->children[i];
+        v->schema_children[kept] = schema->children[i];
+        v->array_children[kept] = array->children[i];
         kept++;
     }
+    /* the view: the batch's own top-level fields over the kept children */
     struct ArrowSchema vs = *schema;
     struct ArrowArray va = *array;
+    v->schema = *schema;
+    v->array = *array;
+    schema->release = NULL;
+    array->release = NULL;
+    v->refs = 2;
     vs.n_children = kept;
-    vs.children = sc;
-    vs.release = NULL;
+    vs.children = v->schema_children;
+    vs.release = batch_view_release_schema;
+    vs.private_data = v;
     va.n_children = kept;
-    va.children = ac;
-    va.release = NULL;
-    int rc = shape_profile_update(r->profile, &vs, &va, err);
-    free(sc);
-    free(ac);
-    return rc;
+    va.children = v->array_children;
+    va.release = batch_view_release_array;
+    va.private_data = v;
+    return shape_profile_worker_submit(r->worker, &vs, &va, err);
 }
 
 /* Positions := elementwise max(positions, after). */
@@ -402,7 +453,7 @@ static int consume(run *r, int *interrupted, shape_err *err)
                 r->since_checkpoint++;
                 stalled = 0;
             }
-            array.release(&array);
+            if (array.release) array.release(&array);
             if (schema.release) schema.release(&schema);
         } else if (rc == SHAPE_OK && after.n > 0) {
             rc = advance_positions(&r->positions, &after, err);
@@ -546,6 +597,7 @@ static int read_options(const shape_args *args, run *r, shape_err *err)
 static void free_run(run *r)
 {
     close_source(r);
+    shape_profile_worker_free(r->worker);
     shape_profile_free(r->profile);
     shape_options_free(r->options);
     shape_offsets_free(&r->offset);
@@ -607,7 +659,9 @@ static int run_stream_profile(const shape_args *args, shape_err *err)
         r.parts = (shape_source_progress){-1, -1};
         r.started = now_seconds();
         r.last_progress = r.started;
-        rc = consume(&r, &interrupted, err);
+        rc = shape_profile_worker_new(r.profile, &r.worker, err);
+        if (rc == SHAPE_OK) rc = consume(&r, &interrupted, err);
+        if (rc == SHAPE_OK) rc = shape_profile_worker_drain(r.worker, err);
         show_progress(&r, 1);
     }
     if (rc == SHAPE_OK) {
