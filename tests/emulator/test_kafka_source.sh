@@ -4,9 +4,9 @@
 source "$(dirname "$0")/lib.sh"
 command -v kcat >/dev/null || fail "kcat is not installed (scripts/install-deps installs it)"
 orders=$(unique_topic orders); txn=$(unique_topic txn); poison=$(unique_topic poison); live=$(unique_topic live)
-hdr=$(unique_topic hdr)
-[ -n "${SHAPE_TEST_KAFKA:-}" ] || { orders=orders; txn=txn; poison=poison; live=live; hdr=hdr; }
-kafka_up "$orders:3" "$txn:1" "$poison:1" "$live:2" "$hdr:1"
+hdr=$(unique_topic hdr); hdrmany=$(unique_topic hdrmany)
+[ -n "${SHAPE_TEST_KAFKA:-}" ] || { orders=orders; txn=txn; poison=poison; live=live; hdr=hdr; hdrmany=hdrmany; }
+kafka_up "$orders:3" "$txn:1" "$poison:1" "$live:2" "$hdr:1" "$hdrmany:1"
 read_topic() { "$SHAPE_BIN" stream-read "kafka://$BOOTSTRAP/$1" "${@:2}"; }
 ids() { sed -n 's/^{"id":\([0-9]*\),.*/\1/p'; }
 
@@ -119,3 +119,26 @@ want='"_shape_headers":"{\"empty\": \"\", \"trace\": \"616263\"}"'
   || fail "--with-headers nested=false: $(read_topic "$hdr" --with-headers --option nested=false 2>&1)"
 [ "$(read_topic "$hdr" 2>/dev/null | grep -c '_shape_headers')" -eq 0 ] || fail "headers shown without --with-headers"
 echo "ok: headers"
+
+# Headers of a batch filled by many fetches: small fetches (4 KB of
+# max.partition.fetch.bytes) bring a 2,000-message batch in many pieces, and every row must keep its own message's headers (each group of
+# 100 messages carries its group number in a header and in the body).
+for g in $(seq 0 19); do
+  awk -v g=$g 'BEGIN { for (i = 0; i < 100; i++) printf "{\"id\":%d,\"grp\":\"%d\",\"pad\":\"%s\"}\n", g * 100 + i, g, "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" }' \
+    | kcat -b "$BOOTSTRAP" -t "$hdrmany" -P -p 0 -H "grp=$g" -H "trace=t$g"
+done
+# Batches of 100 too: one is decoded while the next is fetched.
+for size in 2000 100; do
+  read_topic "$hdrmany" --with-headers --batch-size $size \
+    --option 'config={"max.partition.fetch.bytes":"4096"}' >"$TEST_TMP/hdrmany" 2>"$TEST_TMP/hdrmany.err" \
+    || fail "read of $hdrmany: $(cat "$TEST_TMP/hdrmany.err")"
+  python3 - "$TEST_TMP/hdrmany" <<'PY' || fail "--batch-size $size: headers are not each row's own"
+import base64, json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 2000, len(rows)
+for r in rows:
+    h = {k: base64.b64decode(v).decode() for k, v in r["_shape_headers"].items()}
+    assert h == {"grp": r["grp"], "trace": "t" + r["grp"]}, (r["id"], h)
+PY
+done
+echo "ok: headers of batches filled by many fetches"

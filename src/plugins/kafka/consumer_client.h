@@ -18,9 +18,11 @@
  * path adds no allocation and no call per message.
  *
  * Lifetime of a fetch: value, key and header pointers of the messages stay
- * valid until the entries are released (release()) AND no further fetch
- * was made (a client may keep header arrays in a buffer reused by the next
- * fetch). The caller releases every entry it was given, exactly once.
+ * valid until the entries are released (release()), whatever other fetches
+ * are made meanwhile: a bounded read fills one batch by several fetches and
+ * decodes it while the next batch is fetched. The caller releases every
+ * entry it was given, exactly once; release() may be called from another
+ * thread than fetch() (not concurrently with another release()).
  */
 #ifndef SHAPE_KAFKA_CONSUMER_CLIENT_H
 #define SHAPE_KAFKA_CONSUMER_CLIENT_H
@@ -56,6 +58,7 @@ typedef struct shape_kafka_event {
     int action;       /* enum shape_kafka_error_action, for SHAPE_KAFKA_EVENT_ERROR */
     const char *text; /* SHAPE_KAFKA_EVENT_ERROR: the client's error text, valid until released */
     void *handle;     /* the client's own record of the entry, for release() */
+    void *owned;      /* client memory of the entry (e.g. its header views), freed by release() */
 } shape_kafka_event;
 
 /* One partition of an assignment: where to start, and whether it starts

@@ -16,8 +16,10 @@
  *     the consumer queue serves all partitions in arrival order.
  *   - fetch(): one rd_kafka_consume_batch_queue into a scratch array kept
  *     between calls, then each message is described in place (shape_message
- *     plus event; headers in a buffer reused by the next fetch) — no
- *     allocation per message. release() destroys the messages.
+ *     plus event) — no allocation per message, except the header views
+ *     when headers are asked for: one array per message with headers,
+ *     owned by its event (so they live until release, whatever fetches
+ *     come between). release() frees them and destroys the messages.
  *   - classification: partition EOF is an end event; consumer errors that
  *     end a read (authentication, TLS, fatal, unknown topic, authorisation,
  *     offset out of range) are fatal; every other consumer error is one
@@ -47,8 +49,6 @@ typedef struct rdkafka_consumer {
     size_t n_queues;
     rd_kafka_message_t **scratch; /* the messages of the last fetch */
     size_t scratch_cap;
-    shape_header *headers; /* header views of the last fetch */
-    size_t headers_cap;
     char fatal[512]; /* error reported by librdkafka's error callback */
     int fatal_transient;
     char **values; /* every value set (secrets included, wiped when freed), to keep out of messages */
@@ -230,19 +230,20 @@ static void rk_set_paused(shape_kafka_consumer *c, int32_t partition, int paused
     rd_kafka_topic_partition_list_destroy(l);
 }
 
-/* Describe one fetched librdkafka message in place; its headers go to
- * k->headers from *h on. */
-static void describe(rdkafka_consumer *k, rd_kafka_message_t *m, shape_message *out, shape_kafka_event *ev, size_t *h)
+/* Describe one fetched librdkafka message in place; its header views (when
+ * asked for) in an array the event owns. SHAPE_ENOMEM if that fails. */
+static int describe(rdkafka_consumer *k, rd_kafka_message_t *m, shape_message *out, shape_kafka_event *ev)
 {
     memset(out, 0, sizeof *out);
     out->partition = m->partition;
     out->offset = m->offset;
     ev->handle = m;
+    ev->owned = NULL;
     ev->text = NULL;
     ev->action = SHAPE_KAFKA_ERROR_RETRIED;
     if (m->err == RD_KAFKA_RESP_ERR__PARTITION_EOF) {
         ev->kind = SHAPE_KAFKA_EVENT_EOF;
-        return;
+        return SHAPE_OK;
     }
     if (m->err) {
         ev->kind = SHAPE_KAFKA_EVENT_ERROR;
@@ -251,7 +252,7 @@ static void describe(rdkafka_consumer *k, rd_kafka_message_t *m, shape_message *
                                          : SHAPE_KAFKA_ERROR_FATAL;
         const char *text = rd_kafka_message_errstr(m);
         ev->text = text && *text ? text : rd_kafka_err2str(m->err);
-        return;
+        return SHAPE_OK;
     }
     ev->kind = SHAPE_KAFKA_EVENT_MESSAGE;
     out->value = m->payload;
@@ -265,16 +266,20 @@ static void describe(rdkafka_consumer *k, rd_kafka_message_t *m, shape_message *
         out->timestamp_us = ts * 1000;
     }
     rd_kafka_headers_t *hdrs = NULL;
-    if (k->base.want_headers && rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR && hdrs) {
-        out->headers = k->headers + *h;
+    size_t count;
+    if (k->base.want_headers && rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR && hdrs &&
+        (count = rd_kafka_header_cnt(hdrs)) > 0) {
+        shape_header *views = malloc(count * sizeof *views);
+        if (!views) return SHAPE_ENOMEM;
+        ev->owned = views;
+        out->headers = views;
         const char *name;
         const void *value;
         size_t size;
-        for (size_t i = 0; rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; i++) {
-            k->headers[(*h)++] = (shape_header){name, strlen(name), value, size};
-            out->n_headers++;
-        }
+        for (size_t i = 0; i < count && rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; i++)
+            views[out->n_headers++] = (shape_header){name, strlen(name), value, size};
     }
+    return SHAPE_OK;
 }
 
 static int rk_fetch(shape_kafka_consumer *c, int32_t partition, int timeout_ms, shape_message *msgs,
@@ -292,31 +297,27 @@ static int rk_fetch(shape_kafka_consumer *c, int32_t partition, int timeout_ms, 
     if (!q) return shape_err_set(err, SHAPE_EINTERNAL, "kafka: partition %d is not assigned", (int)partition);
     ssize_t n = rd_kafka_consume_batch_queue(q, timeout_ms, k->scratch, max);
     if (n < 0) return kafka_error(rd_kafka_last_error(), NULL, err);
-    size_t n_headers = 0;
-    for (ssize_t i = 0; k->base.want_headers && i < n; i++) {
-        rd_kafka_headers_t *hdrs = NULL;
-        if (!k->scratch[i]->err && rd_kafka_message_headers(k->scratch[i], &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR && hdrs)
-            n_headers += rd_kafka_header_cnt(hdrs);
-    }
-    if (n_headers > k->headers_cap) {
-        shape_header *grown = realloc(k->headers, n_headers * sizeof *grown);
-        if (!grown) {
-            for (ssize_t i = 0; i < n; i++) rd_kafka_message_destroy(k->scratch[i]);
-            return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    for (ssize_t i = 0; i < n; i++)
+        if (describe(k, k->scratch[i], &msgs[i], &events[i]) != SHAPE_OK) {
+            for (ssize_t j = 0; j < n; j++) {
+                if (j < i) free(events[j].owned);
+                rd_kafka_message_destroy(k->scratch[j]);
+            }
+            return shape_err_set(err, SHAPE_ENOMEM, "out of memory for message headers");
         }
-        k->headers = grown;
-        k->headers_cap = n_headers;
-    }
-    size_t h = 0;
-    for (ssize_t i = 0; i < n; i++) describe(k, k->scratch[i], &msgs[i], &events[i], &h);
     *got = (size_t)n;
     return SHAPE_OK;
 }
 
+/* Thread-safe (librdkafka's message destroy is): the source may release a
+ * batch on its decoding thread. */
 static void rk_release(shape_kafka_consumer *c, shape_kafka_event *events, size_t n)
 {
     (void)c;
-    for (size_t i = 0; i < n; i++) rd_kafka_message_destroy(events[i].handle);
+    for (size_t i = 0; i < n; i++) {
+        free(events[i].owned);
+        rd_kafka_message_destroy(events[i].handle);
+    }
 }
 
 static int rk_position(shape_kafka_consumer *c, int32_t partition, int64_t *next_offset)
@@ -357,7 +358,6 @@ static void rk_destroy(shape_kafka_consumer *c)
     free(k->ids);
     free(k->queues);
     free(k->scratch);
-    free(k->headers);
     for (size_t i = 0; i < k->n_values; i++) {
         memset(k->values[i], 0, strlen(k->values[i]));
         free(k->values[i]);

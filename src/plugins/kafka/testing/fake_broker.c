@@ -456,7 +456,7 @@ static void fetch_partition(fake_consumer *f, fake_assigned *a, shape_message *m
         fake_msg *fm = fp->log[a->next++];
         if (!fm) continue; /* a gap: the offset is passed without a message */
         msgs[*n] = fm->view;
-        events[*n] = (shape_kafka_event){SHAPE_KAFKA_EVENT_MESSAGE, SHAPE_KAFKA_ERROR_RETRIED, NULL, fm};
+        events[*n] = (shape_kafka_event){SHAPE_KAFKA_EVENT_MESSAGE, SHAPE_KAFKA_ERROR_RETRIED, NULL, fm, NULL};
         (*n)++;
         f->fb->counts.delivered++;
     }
@@ -464,7 +464,7 @@ static void fetch_partition(fake_consumer *f, fake_assigned *a, shape_message *m
         memset(&msgs[*n], 0, sizeof msgs[*n]);
         msgs[*n].partition = a->partition;
         msgs[*n].offset = a->next;
-        events[*n] = (shape_kafka_event){SHAPE_KAFKA_EVENT_EOF, SHAPE_KAFKA_ERROR_RETRIED, NULL, NULL};
+        events[*n] = (shape_kafka_event){SHAPE_KAFKA_EVENT_EOF, SHAPE_KAFKA_ERROR_RETRIED, NULL, NULL, NULL};
         (*n)++;
         a->eof_at = a->next;
     }
@@ -477,7 +477,7 @@ static int error_entry(fake_consumer *f, const char *text, int action, shape_mes
     memset(&msgs[0], 0, sizeof msgs[0]);
     msgs[0].partition = -1;
     msgs[0].offset = -1;
-    events[0] = (shape_kafka_event){SHAPE_KAFKA_EVENT_ERROR, action, f->error_text, NULL};
+    events[0] = (shape_kafka_event){SHAPE_KAFKA_EVENT_ERROR, action, f->error_text, NULL, NULL};
     *got = 1;
     return SHAPE_OK;
 }
