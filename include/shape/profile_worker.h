@@ -9,13 +9,14 @@
  * the same batches give in the same order on one thread (a single worker
  * updates the profile, in submission order).
  *
- * How: one hand-over slot. shape_profile_worker_submit moves a batch into it
- * (Arrow move semantics: the caller's structs are marked released) and
- * returns at once unless the worker still has an earlier batch, in which
- * case it waits for it first — so at most two batches are alive: the one
- * being profiled and the one being decoded. The worker releases each batch
- * after profiling it. The first failure sticks: later submissions release
- * their batch unprofiled and return it, and so does drain.
+ * How: a shape_task (shape/task.h) runs the profile jobs one at a time.
+ * shape_profile_worker_submit moves a batch in (Arrow move semantics: the
+ * caller's structs are marked released) and returns at once unless the
+ * worker still profiles an earlier batch, in which case it waits for it
+ * first — so at most two batches are alive: the one being profiled and the
+ * one being decoded. The worker releases each batch after profiling it. The
+ * first failure sticks: later submissions release their batch unprofiled
+ * and return it, and so does drain.
  *
  * Ownership and threads: the worker uses the profile between submit and the
  * next drain; the caller must not touch the profile in between (a checkpoint

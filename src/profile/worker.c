@@ -1,29 +1,25 @@
 /* worker.c — shape_profile_worker: shape_profile_update on a thread of its
  * own, one batch behind the reader (why and the contract: shape/profile_worker.h).
  *
- * How: a mutex guards one slot (the batch handed over, not yet taken), a
- * `busy` flag (a batch taken and being profiled), the sticky first failure
- * and a stop flag; one condition variable carries every change. submit waits
- * while the slot is full or the worker busy, so the caller never runs more
- * than one batch ahead; drain waits for both to clear. The worker takes the
- * batch out of the slot, profiles it without the lock, releases it, and
- * records a failure under the lock.
+ * How: a shape_task (shape/task.h) runs one job at a time, so submit first
+ * waits for the job before, which leaves at most the batch being profiled
+ * and the one being read alive. The job profiles the batch it was handed and
+ * releases it; its failure is kept (the first one) and read by the owner
+ * only after a wait, which the task orders. After a failure, batches are
+ * released unprofiled.
  */
 #include "shape/profile_worker.h"
 
-#include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
+
+#include "shape/task.h"
 
 struct shape_profile_worker {
     shape_profile *profile;
-    pthread_t thread;
-    pthread_mutex_t mu;
-    pthread_cond_t changed;
-    struct ArrowSchema schema; /* the slot: full when array.release != NULL */
+    shape_task *task;
+    struct ArrowSchema schema; /* the batch of the running job */
     struct ArrowArray array;
-    int busy, stop;
-    int failed;
+    int failed; /* the first failure's code, and its text */
     shape_err failure;
 };
 
@@ -33,36 +29,17 @@ static void release_batch(struct ArrowSchema *schema, struct ArrowArray *array)
     if (schema->release) schema->release(schema);
 }
 
-static void *work(void *arg)
+static void profile_job(void *arg)
 {
     shape_profile_worker *w = arg;
-    pthread_mutex_lock(&w->mu);
-    for (;;) {
-        while (!w->array.release && !w->stop) pthread_cond_wait(&w->changed, &w->mu);
-        if (!w->array.release) break; /* stopped with nothing left */
-        struct ArrowSchema schema = w->schema;
-        struct ArrowArray array = w->array;
-        w->schema.release = NULL;
-        w->array.release = NULL;
-        w->busy = 1;
-        int skip = w->failed;
-        pthread_mutex_unlock(&w->mu);
-
-        shape_err err;
-        shape_err_clear(&err);
-        int rc = skip ? SHAPE_OK : shape_profile_update(w->profile, &schema, &array, &err);
-        release_batch(&schema, &array);
-
-        pthread_mutex_lock(&w->mu);
-        if (rc != SHAPE_OK && !w->failed) {
-            w->failed = rc;
-            w->failure = err;
-        }
-        w->busy = 0;
-        pthread_cond_broadcast(&w->changed);
+    shape_err err;
+    shape_err_clear(&err);
+    int rc = shape_profile_update(w->profile, &w->schema, &w->array, &err);
+    release_batch(&w->schema, &w->array);
+    if (rc != SHAPE_OK) {
+        w->failed = rc;
+        w->failure = err;
     }
-    pthread_mutex_unlock(&w->mu);
-    return NULL;
 }
 
 int shape_profile_worker_new(shape_profile *profile, shape_profile_worker **out, shape_err *err)
@@ -71,31 +48,18 @@ int shape_profile_worker_new(shape_profile *profile, shape_profile_worker **out,
     shape_profile_worker *w = calloc(1, sizeof *w);
     if (!w) return shape_err_set(err, SHAPE_ENOMEM, "out of memory starting the profile worker");
     w->profile = profile;
-    if (pthread_mutex_init(&w->mu, NULL) != 0) {
+    int rc = shape_task_new(&w->task, err);
+    if (rc != SHAPE_OK) {
         free(w);
-        return shape_err_set(err, SHAPE_EIO, "cannot start the profile worker (mutex)");
-    }
-    if (pthread_cond_init(&w->changed, NULL) != 0) {
-        pthread_mutex_destroy(&w->mu);
-        free(w);
-        return shape_err_set(err, SHAPE_EIO, "cannot start the profile worker (condition variable)");
-    }
-    int rc = pthread_create(&w->thread, NULL, work, w);
-    if (rc != 0) {
-        pthread_cond_destroy(&w->changed);
-        pthread_mutex_destroy(&w->mu);
-        free(w);
-        return shape_err_set(err, SHAPE_EIO, "cannot start the profile worker thread: %s", strerror(rc));
+        return shape_err_prefix(err, "profile worker");
     }
     *out = w;
     return SHAPE_OK;
 }
 
-/* With the lock held: the sticky failure, copied out. */
-static int failure_locked(shape_profile_worker *w, shape_err *err)
+static int failure(const shape_profile_worker *w, shape_err *err)
 {
-    if (!w->failed) return SHAPE_OK;
-    if (err) *err = w->failure;
+    if (w->failed && err) *err = w->failure;
     return w->failed;
 }
 
@@ -106,41 +70,27 @@ int shape_profile_worker_submit(shape_profile_worker *w, struct ArrowSchema *sch
     struct ArrowArray a = *array;
     schema->release = NULL;
     array->release = NULL;
-    pthread_mutex_lock(&w->mu);
-    while ((w->array.release || w->busy) && !w->failed) pthread_cond_wait(&w->changed, &w->mu);
-    int rc = failure_locked(w, err);
-    if (rc == SHAPE_OK) {
-        if (!a.release) { /* nothing to profile: an already released batch */
-            pthread_mutex_unlock(&w->mu);
-            return SHAPE_OK;
-        }
-        w->schema = s;
-        w->array = a;
-        pthread_cond_broadcast(&w->changed);
+    shape_task_wait(w->task);
+    int rc = failure(w, err);
+    if (rc != SHAPE_OK || !a.release) {
+        release_batch(&s, &a);
+        return rc;
     }
-    pthread_mutex_unlock(&w->mu);
-    if (rc != SHAPE_OK) release_batch(&s, &a);
-    return rc;
+    w->schema = s;
+    w->array = a;
+    shape_task_start(w->task, profile_job, w);
+    return SHAPE_OK;
 }
 
 int shape_profile_worker_drain(shape_profile_worker *w, shape_err *err)
 {
-    pthread_mutex_lock(&w->mu);
-    while (w->array.release || w->busy) pthread_cond_wait(&w->changed, &w->mu);
-    int rc = failure_locked(w, err);
-    pthread_mutex_unlock(&w->mu);
-    return rc;
+    shape_task_wait(w->task);
+    return failure(w, err);
 }
 
 void shape_profile_worker_free(shape_profile_worker *w)
 {
     if (!w) return;
-    pthread_mutex_lock(&w->mu);
-    w->stop = 1;
-    pthread_cond_broadcast(&w->changed);
-    pthread_mutex_unlock(&w->mu);
-    pthread_join(w->thread, NULL);
-    pthread_cond_destroy(&w->changed);
-    pthread_mutex_destroy(&w->mu);
+    shape_task_free(w->task);
     free(w);
 }
