@@ -196,6 +196,8 @@ static void read_all(shape_fake_broker *fb, const char *uri, const char *json, c
     }
     if (r->rc != SHAPE_OK) snprintf(r->message, sizeof r->message, "%s", err.message);
     shape_source_close(src);
+    shape_fake_broker_counters c = shape_fake_broker_counts(fb);
+    assert_int_equal(c.released, c.handed); /* every entry released, once (twice would be a double free) */
     shape_offsets_free(&last);
     shape_options_free(o);
 }
@@ -505,6 +507,38 @@ static void test_max_messages(void **state)
     assert_int_equal(r->batches[2].rows, 2);
     assert_int_equal(after_of(&r->batches[2], 0), 12);
     assert_int_equal(shape_fake_broker_counts(fb).delivered, 12); /* never asked for more */
+    shape_fake_broker_free(fb);
+}
+
+/* A read stopped after its first batch, while the next one is being decoded
+ * and more are fetched: closing releases every entry handed out, once. */
+static void test_close_mid_read_releases_every_entry(void **state)
+{
+    (void)state;
+    int64_t counts[] = {30, 30, 30};
+    shape_fake_broker *fb = broker_with(counts, 3);
+    shape_options *o = options("{\"batch_size\":10}");
+    shape_source *src = NULL;
+    shape_err err;
+    assert_int_equal(shape_fake_broker_source_open(fb, URI, o, NULL, &src, &err), SHAPE_OK);
+    struct ArrowSchema schema;
+    struct ArrowArray array;
+    shape_offsets after = SHAPE_OFFSETS_INIT;
+    int end = 0;
+    assert_int_equal(shape_source_next(src, &schema, &array, &after, &end, &err), SHAPE_OK);
+    assert_int_equal(array.length, 10);
+    int64_t next = -1;
+    assert_int_equal(shape_offsets_get(&after, 0, &next), 1);
+    assert_int_equal(next, 10);
+    array.release(&array);
+    schema.release(&schema);
+    assert_true(shape_fake_broker_counts(fb).handed > 10); /* the next batch was fetched ahead */
+    shape_source_close(src);
+    shape_fake_broker_counters c = shape_fake_broker_counts(fb);
+    assert_int_equal(c.released, c.handed);
+    assert_int_equal(c.closed, 1);
+    shape_offsets_free(&after);
+    shape_options_free(o);
     shape_fake_broker_free(fb);
 }
 
@@ -829,6 +863,7 @@ int main(void)
         cmocka_unit_test_teardown(test_appends_during_read_are_left_to_the_next, teardown),
         cmocka_unit_test_teardown(test_appends_behind_markers_are_left_out, teardown),
         cmocka_unit_test_teardown(test_max_messages, teardown),
+        cmocka_unit_test_teardown(test_close_mid_read_releases_every_entry, teardown),
         cmocka_unit_test_teardown(test_one_message_per_poll_does_not_stall, teardown),
         cmocka_unit_test_teardown(test_markers_at_the_end_do_not_hang, teardown),
         cmocka_unit_test_teardown(test_follow_until_idle_timeout, teardown),

@@ -24,7 +24,8 @@
  *     next ones; option prefetch_partitions, default 8, 0 = all), so memory
  *     holds a window's prefetch whatever the partition count (fetch_window).
  *   - bounded: each partition's messages are fetched on their own, in
- *     ascending partition order. A fetch never asks for more than remains
+ *     ascending partition order; a batch is decoded on a thread of its own
+ *     while the next one is fetched (see "decoding ahead"). A fetch never asks for more than remains
  *     before the partition's end, so it returns as soon as the messages are
  *     there instead of waiting out its time-out; a batch is filled by as
  *     many fetches as it takes to its size (batch_size, the partition's
@@ -49,6 +50,7 @@
 #include "kafka_uri.h"
 #include "shape/credref.h"
 #include "shape/source.h"
+#include "shape/task.h"
 
 #define POLL_TIMEOUT_MS 1000
 #define FOLLOW_SLICE_MS 200
@@ -73,7 +75,8 @@ typedef struct part {
     int fetching; /* bounded: not paused (inside the prefetch window) */
 } part;
 
-typedef struct kafka_source {
+typedef struct kafka_source kafka_source;
+struct kafka_source {
     shape_source base;
     shape_kafka_uri uri;
     shape_kafka_consumer *client;
@@ -99,7 +102,22 @@ typedef struct kafka_source {
     shape_err deferred;
 
     shape_decoder *dec;
-} kafka_source;
+    shape_decode_stats stats; /* the decoder's counters after the last batch handed out */
+    /* bounded: batch k is decoded on this thread while batch k + 1 is
+     * fetched (see bounded_next); the batch in flight is `ahead` */
+    shape_task *decoding;
+    struct decode_job {
+        kafka_source *ks;
+        shape_message *msgs;
+        shape_kafka_event *events;
+        size_t n; /* 0: nothing in flight */
+        shape_offsets after;
+        struct ArrowSchema schema;
+        struct ArrowArray array;
+        int rc;
+        shape_err err;
+    } ahead;
+};
 
 static const char *const known_options[] = {
     "start_at", "stop_at_end", "idle_timeout", "max_messages", "batch_size", "config", "schema",
@@ -135,6 +153,14 @@ static void ks_close(shape_source *src)
 {
     kafka_source *ks = (kafka_source *)src;
     if (!ks) return;
+    shape_task_free(ks->decoding); /* the batch in flight, if any, is decoded (and its messages released) first */
+    if (ks->ahead.n) {
+        if (ks->ahead.array.release) ks->ahead.array.release(&ks->ahead.array);
+        if (ks->ahead.schema.release) ks->ahead.schema.release(&ks->ahead.schema);
+    }
+    shape_offsets_free(&ks->ahead.after);
+    free(ks->ahead.msgs);
+    free(ks->ahead.events);
     if (ks->client) {
         free_polled(ks);
         ks->client->ops->destroy(ks->client);
@@ -175,6 +201,7 @@ static int hand_out(kafka_source *ks, size_t n, struct ArrowSchema *schema, stru
                     shape_offsets *after, shape_err *err)
 {
     int rc = shape_decoder_decode(ks->dec, ks->msgs, n, schema, array, err);
+    ks->stats = *shape_decoder_stats(ks->dec);
     release(ks, ks->events, n);
     if (rc != SHAPE_OK) return rc;
     return positions(ks, after, err);
@@ -211,31 +238,18 @@ static int64_t batch_room(const kafka_source *ks, const part *p, size_t have)
     return want;
 }
 
-/* An error met while filling a batch: the messages before it are handed
- * out now (so a transport error every few messages cannot keep a batch from
- * ever completing) and the error, kept in ks->deferred, ends the next call
- * — the caller then reconnects or stops right after the last message. */
-static int fill_failed(kafka_source *ks, size_t keep, int rc, struct ArrowSchema *schema, struct ArrowArray *array,
-                       shape_offsets *after, shape_err *err)
-{
-    if (keep == 0) return rc;
-    ks->deferred = *err;
-    ks->deferred.code = rc;
-    if (ks->remaining > 0) ks->remaining -= (int64_t)keep;
-    int handed = hand_out(ks, keep, schema, array, after, err);
-    if (handed != SHAPE_OK) shape_err_clear(&ks->deferred); /* this error ends the read instead */
-    return handed;
-}
-
-static int bounded_next(kafka_source *ks, struct ArrowSchema *schema, struct ArrowArray *array,
-                        shape_offsets *after, int *end, shape_err *err)
+/* Fill ks->msgs[0..*n) with the next batch of a bounded read: the current
+ * partition's messages up to batch_room. *end when every partition is done
+ * (or max_messages reached) and nothing was gathered. An error met while the
+ * batch fills keeps the messages before it: they are the batch (so a
+ * transport error every few messages cannot keep a batch from ever
+ * completing) and the error, kept in ks->deferred, ends the next call — the
+ * caller then reconnects or stops right after the last message. With no
+ * message before it, the error is returned. */
+static int gather(kafka_source *ks, size_t *n, int *end, shape_err *err)
 {
     shape_kafka_consumer *c = ks->client;
-    if (ks->deferred.code != SHAPE_OK) {
-        *err = ks->deferred;
-        shape_err_clear(&ks->deferred);
-        return err->code;
-    }
+    *n = 0;
     for (;;) {
         while (ks->cursor < ks->n_parts && ks->parts[ks->cursor].done) ks->cursor++;
         if (ks->cursor == ks->n_parts || ks->remaining == 0) {
@@ -246,12 +260,12 @@ static int bounded_next(kafka_source *ks, struct ArrowSchema *schema, struct Arr
         fetch_window(ks);
         size_t keep = 0; /* messages of this batch so far, in ks->msgs[0..keep) */
         int64_t want;
-        while (!p->done && (want = batch_room(ks, p, keep)) > 0) {
+        int failure = SHAPE_OK; /* the first error that ends the read, described in err */
+        while (!failure && !p->done && (want = batch_room(ks, p, keep)) > 0) {
             size_t got = 0;
-            int rc = c->ops->fetch(c, p->id, POLL_TIMEOUT_MS, ks->msgs + keep, ks->events + keep, (size_t)want,
-                                   &got, err);
-            if (rc != SHAPE_OK) return fill_failed(ks, keep, rc, schema, array, after, err);
-            int failure = SHAPE_OK; /* the first error that ends the read, described in err */
+            failure = c->ops->fetch(c, p->id, POLL_TIMEOUT_MS, ks->msgs + keep, ks->events + keep, (size_t)want,
+                                    &got, err);
+            if (failure) break;
             size_t first = keep;
             for (size_t i = first; i < first + got; i++) {
                 const shape_message *m = &ks->msgs[i];
@@ -275,11 +289,11 @@ static int bounded_next(kafka_source *ks, struct ArrowSchema *schema, struct Arr
                 }
             }
             if (p->position >= p->end) p->done = 1;
-            if (failure) return fill_failed(ks, keep, failure, schema, array, after, err);
+            if (failure) break;
             if (got == 0) {
                 c->ops->serve(c); /* an error callback may be waiting */
-                rc = c->ops->failure(c, err);
-                if (rc != SHAPE_OK) return fill_failed(ks, keep, rc, schema, array, after, err);
+                failure = c->ops->failure(c, err);
+                if (failure) break;
                 /* Nothing within the poll: the position may still have moved
                  * past markers or gaps without a message to show for it. */
                 int64_t next;
@@ -288,10 +302,119 @@ static int bounded_next(kafka_source *ks, struct ArrowSchema *schema, struct Arr
                 if (p->position >= p->end) p->done = 1;
             }
         }
+        if (failure && keep == 0) return failure;
+        if (failure) {
+            ks->deferred = *err;
+            ks->deferred.code = failure;
+            shape_err_clear(err);
+        }
         if (keep == 0) continue; /* the partition ended without a message */
         if (ks->remaining > 0) ks->remaining -= (int64_t)keep;
-        return hand_out(ks, keep, schema, array, after, err);
+        *n = keep;
+        return SHAPE_OK;
     }
+}
+
+static int take_deferred(kafka_source *ks, shape_err *err)
+{
+    if (ks->deferred.code == SHAPE_OK) return SHAPE_OK;
+    *err = ks->deferred;
+    shape_err_clear(&ks->deferred);
+    return err->code;
+}
+
+/* ---- decoding ahead (bounded reads) ---------------------------------------
+ * Fetching a batch (librdkafka's queue, message bookkeeping) and decoding it
+ * cost about the same; a bounded read does both at once: the batch gathered
+ * is decoded on ks->decoding while the caller's thread gathers the next one,
+ * and each call returns the batch decoded in the meantime. Batches, their
+ * positions and errors are exactly those of decoding in line: the positions
+ * after a batch are taken when it is gathered, a decode error ends the read
+ * at its batch, and a fetch error met while gathering ahead is returned by
+ * the call after the batch before it. The decoder is used by one thread at a
+ * time (the job's), its counters copied when a batch is handed out. */
+
+static void decode_job(void *arg)
+{
+    struct decode_job *j = arg;
+    kafka_source *ks = j->ks;
+    shape_err_clear(&j->err);
+    j->rc = shape_decoder_decode(ks->dec, j->msgs, j->n, &j->schema, &j->array, &j->err);
+    release(ks, j->events, j->n);
+}
+
+/* Hand ks->msgs[0..n) (just gathered) to the decoding thread. */
+static int decode_ahead(kafka_source *ks, size_t n, shape_err *err)
+{
+    struct decode_job *j = &ks->ahead;
+    int rc = positions(ks, &j->after, err);
+    if (rc != SHAPE_OK) {
+        release(ks, ks->events, n);
+        return rc;
+    }
+    shape_message *m = j->msgs;
+    shape_kafka_event *e = j->events;
+    j->msgs = ks->msgs;
+    j->events = ks->events;
+    ks->msgs = m;
+    ks->events = e;
+    j->n = n;
+    j->ks = ks;
+    shape_task_start(ks->decoding, decode_job, j);
+    return SHAPE_OK;
+}
+
+/* Wait for the batch in flight and hand it out. */
+static int take_decoded(kafka_source *ks, struct ArrowSchema *schema, struct ArrowArray *array,
+                        shape_offsets *after, shape_err *err)
+{
+    struct decode_job *j = &ks->ahead;
+    shape_task_wait(ks->decoding);
+    ks->stats = *shape_decoder_stats(ks->dec);
+    j->n = 0;
+    if (j->rc != SHAPE_OK) {
+        *err = j->err;
+        return j->rc;
+    }
+    *schema = j->schema;
+    *array = j->array;
+    j->schema.release = NULL;
+    j->array.release = NULL;
+    return shape_offsets_copy(after, &j->after, err);
+}
+
+static int bounded_next(kafka_source *ks, struct ArrowSchema *schema, struct ArrowArray *array,
+                        shape_offsets *after, int *end, shape_err *err)
+{
+    size_t n = 0;
+    if (!ks->ahead.n) {
+        SHAPE_RETURN_NOT_OK(take_deferred(ks, err));
+        SHAPE_RETURN_NOT_OK(gather(ks, &n, end, err));
+        if (*end) return SHAPE_OK;
+        SHAPE_RETURN_NOT_OK(decode_ahead(ks, n, err));
+    }
+    /* batch k is being decoded: gather k + 1 meanwhile */
+    shape_err next_err;
+    shape_err_clear(&next_err);
+    int next_end = 0, next_rc = SHAPE_OK;
+    n = 0;
+    if (ks->deferred.code == SHAPE_OK) next_rc = gather(ks, &n, &next_end, &next_err);
+    int rc = take_decoded(ks, schema, array, after, err);
+    if (next_rc != SHAPE_OK) { /* no message before it: the next call returns it */
+        ks->deferred = next_err;
+        ks->deferred.code = next_rc;
+    }
+    if (n == 0) return rc;
+    if (rc != SHAPE_OK) { /* the read ends at batch k */
+        release(ks, ks->events, n);
+        return rc;
+    }
+    rc = decode_ahead(ks, n, err);
+    if (rc != SHAPE_OK && array->release) {
+        array->release(array);
+        if (schema->release) schema->release(schema);
+    }
+    return rc;
 }
 
 /* ---- following reads ----------------------------------------------------- */
@@ -374,7 +497,7 @@ static int ks_next(shape_source *src, struct ArrowSchema *schema, struct ArrowAr
 
 static const shape_decode_stats *ks_stats(const shape_source *src)
 {
-    return shape_decoder_stats(((const kafka_source *)src)->dec);
+    return &((const kafka_source *)src)->stats;
 }
 
 /* Partitions read and partitions read to their end mark (bounded reads; a
@@ -653,10 +776,15 @@ int shape_kafka_source_open_with(shape_kafka_consumer_new_fn make, void *ud, con
         if (!ks->bounded) {
             ks->polled = malloc(cap * sizeof *ks->polled);
             ks->polled_events = malloc(cap * sizeof *ks->polled_events);
+        } else {
+            ks->ahead.msgs = malloc(cap * sizeof *ks->ahead.msgs);
+            ks->ahead.events = malloc(cap * sizeof *ks->ahead.events);
         }
-        if (!ks->msgs || !ks->events || (!ks->bounded && (!ks->polled || !ks->polled_events)))
+        if (!ks->msgs || !ks->events || (!ks->bounded && (!ks->polled || !ks->polled_events)) ||
+            (ks->bounded && (!ks->ahead.msgs || !ks->ahead.events)))
             rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     }
+    if (rc == SHAPE_OK && ks->bounded) rc = shape_task_new(&ks->decoding, err);
     if (rc == SHAPE_OK) rc = assign_all(ks, err);
     if (rc != SHAPE_OK) {
         ks_close(&ks->base);

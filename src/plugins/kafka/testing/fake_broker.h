@@ -65,6 +65,8 @@ typedef struct shape_fake_broker_counters {
     uint64_t connections; /* assignments made */
     uint64_t consumers;   /* consumer clients created */
     uint64_t closed;      /* consumer clients destroyed */
+    uint64_t handed;      /* entries (messages, ends, errors) handed out by fetches */
+    uint64_t released;    /* entries released: equals handed once every consumer is closed */
 } shape_fake_broker_counters;
 
 shape_fake_broker *shape_fake_broker_new(void);
