@@ -196,6 +196,9 @@ size_t shape_ss_items_ordered_(const shape_spacesaving *s, shape_ss_item *out);
 int shape_ss_append_raw_(shape_spacesaving *s, const shape_ss_item *it, shape_err *err);
 void shape_ss_set_total_(shape_spacesaving *s, int64_t n);
 
+/* shape_text_patterns without its byte pre-filter: every matcher runs. */
+unsigned shape_text_patterns_unfiltered_(const uint8_t *s, size_t n);
+
 const double *shape_kll_level_items_(const shape_kll *s, size_t level, size_t *len);
 uint64_t shape_kll_compactions_(const shape_kll *s);
 /* Fill an empty sketch: `levels` levels, lens[l] items of level l taken in
