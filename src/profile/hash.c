@@ -20,6 +20,16 @@
  */
 #include "profile_internal.h" /* the inline implementations */
 
+uint64_t prof_hash_bytes_long(uint8_t tag, const void *p, size_t n)
+{
+    XXH3_state_t st;
+    XXH3_INITSTATE(&st);
+    XXH3_64bits_reset_withSeed(&st, 0);
+    XXH3_64bits_update(&st, &tag, 1);
+    XXH3_64bits_update(&st, p, n);
+    return XXH3_64bits_digest(&st);
+}
+
 uint64_t shape_hash_int(int64_t v) { return prof_hash_int(v); }
 uint64_t shape_hash_timestamp(int64_t us) { return prof_hash_timestamp(us); }
 uint64_t shape_hash_double(double v) { return prof_hash_double(v); }

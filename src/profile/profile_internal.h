@@ -16,6 +16,8 @@
 
 #include "shape/profile.h"
 
+#define PROF_HIDDEN __attribute__((visibility("hidden")))
+
 /* XXH3 compiled in (header-only, the same version as the linked libxxhash)
  * for the per-value hashes, so the column loops inline them instead of
  * calling into the shared library. Results are identical. */
@@ -123,17 +125,16 @@ static inline uint64_t prof_hash_tag_short(uint8_t tag, const uint8_t *p, size_t
     return XXH64_avalanche((uint64_t)combined ^ bitflip);
 }
 
-/* text / binary: tag + bytes; long inputs through XXH3's streaming state
- * (the same hash as one-shot over the same bytes) */
+/* text / binary of 128 bytes or more: XXH3's streaming state (the same
+ * hash as one-shot over the same bytes). Out of line: its 576-byte state
+ * would make every short hash pay for the stack frame. */
+PROF_HIDDEN uint64_t prof_hash_bytes_long(uint8_t tag, const void *p, size_t n);
+
+/* text / binary: tag + bytes */
 static inline uint64_t prof_hash_bytes(uint8_t tag, const void *p, size_t n)
 {
     if (n < 128) return prof_hash_tag_short(tag, (const uint8_t *)p, n);
-    XXH3_state_t st;
-    XXH3_INITSTATE(&st);
-    XXH3_64bits_reset_withSeed(&st, 0);
-    XXH3_64bits_update(&st, &tag, 1);
-    XXH3_64bits_update(&st, p, n);
-    return XXH3_64bits_digest(&st);
+    return prof_hash_bytes_long(tag, p, n);
 }
 
 /* Column kinds, in the order the state stores them. */
@@ -208,8 +209,6 @@ struct shape_profile {
     prof_column **cols;
     size_t ncols, cap_cols;
 };
-
-#define PROF_HIDDEN __attribute__((visibility("hidden")))
 
 /* ---- columns (column.c) ------------------------------------------------- */
 

@@ -29,8 +29,10 @@
  * appear in (with a mask of the patterns the length admits), stopping as
  * soon as nothing is left; only the surviving patterns' matchers run. Most
  * values (free text, JSON, timestamps) are rejected for all 12 within a few
- * bytes. The filter only ever drops patterns that could not match, so the
- * result is the matchers' (tests compare it with the unfiltered path).
+ * bytes; one more bit, clear only for '@', rules out e-mail for values
+ * without an '@'. The filter only ever drops patterns that could not
+ * match, so the result is the matchers' (tests compare it with the
+ * unfiltered path).
  */
 #include "shape/profile.h"
 
@@ -47,6 +49,9 @@ const char *shape_pattern_name(int pattern)
 
 #define P(name) (1u << SHAPE_PATTERN_##name)
 #define ALL_PATTERNS ((1u << SHAPE_PATTERN_COUNT) - 1)
+/* Not a pattern: set for every byte but '@', so the AND over a value keeps
+ * it only when the value has no '@' (then it cannot be an e-mail address). */
+#define NO_AT (1u << SHAPE_PATTERN_COUNT)
 
 /* The pre-filter: byte_allows[c] holds the patterns that can contain byte c
  * anywhere in a match (a superset of what each matcher accepts), so a value
@@ -66,7 +71,7 @@ const char *shape_pattern_name(int pattern)
      ((c) == '.' ? P(EMAIL) | P(IPV4) | P(PHONE) : 0u) | ((c) == ':' ? P(MAC) | P(IPV6) : 0u) |              \
      ((c) == '/' ? P(DATE) : 0u) | ((c) == '@' || (c) == '_' || (c) == '%' ? P(EMAIL) : 0u) |                \
      ((c) == '+' ? P(EMAIL) | P(PHONE) : 0u) |                                                              \
-     ((c) == '(' || (c) == ')' || (c) == ' ' || IN(c, '\t', '\r') ? P(PHONE) : 0u))
+     ((c) == '(' || (c) == ')' || (c) == ' ' || IN(c, '\t', '\r') ? P(PHONE) : 0u) | ((c) == '@' ? 0u : NO_AT))
 #define ALLOWS4(c) ALLOWS(c), ALLOWS((c) + 1), ALLOWS((c) + 2), ALLOWS((c) + 3)
 #define ALLOWS16(c) ALLOWS4(c), ALLOWS4((c) + 4), ALLOWS4((c) + 8), ALLOWS4((c) + 12)
 #define ALLOWS64(c) ALLOWS16(c), ALLOWS16((c) + 16), ALLOWS16((c) + 32), ALLOWS16((c) + 48)
@@ -291,11 +296,13 @@ static const uint16_t length_allows[256] = {LEN_ALLOWS64(0), LEN_ALLOWS64(64), L
 unsigned shape_text_patterns(const uint8_t *s, size_t n)
 {
     if (n > SHAPE_PATTERN_MAX_BYTES || n < 2) return 0;
-    unsigned want = length_allows[n];
+    unsigned want = length_allows[n] | NO_AT;
     size_t i = 0;
-    /* four bytes per step, then the rest; stop once nothing can match */
-    for (; i + 4 <= n && want; i += 4)
+    /* four bytes per step, then the rest; stop once no pattern is left */
+    for (; i + 4 <= n && (want & ALL_PATTERNS); i += 4)
         want &= (unsigned)byte_allows[s[i]] & byte_allows[s[i + 1]] & byte_allows[s[i + 2]] & byte_allows[s[i + 3]];
-    for (; i < n && want; i++) want &= byte_allows[s[i]];
+    for (; i < n && (want & ALL_PATTERNS); i++) want &= byte_allows[s[i]];
+    if (want & NO_AT) want &= ~P(EMAIL);
+    want &= ALL_PATTERNS;
     return want ? match_all(s, n, want) : 0;
 }

@@ -592,6 +592,61 @@ static void test_other_layouts(void **state)
     shape_profile_free(p);
 }
 
+/* Text min/max compare 8 bytes at a time: values that share prefixes of
+ * every length 0..20, differ in a byte >= 0x80 (unsigned order) or only in
+ * length, several batches; min/max must be memcmp's (bytes_cmp above). */
+static void test_text_min_max_order(void **state)
+{
+    (void)state;
+    enum { ROWS_PER = 500, BATCHES = 6 };
+    /* valid UTF-8 (the document keeps it byte for byte): ASCII, 2-, 3- and
+     * 4-byte characters, so bytes >= 0x80 meet ASCII in the same place */
+    static const char *const pieces[] = {"a", "b", "\x7f", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80"};
+    static int32_t offsets[ROWS_PER + 1];
+    static uint8_t data[ROWS_PER * 100];
+    char mn[100], mx[100];
+    size_t mnl = 0, mxl = 0;
+    int have = 0;
+    uint32_t seed = 2024;
+    shape_profile *p = tp_new_profile("t");
+    for (int b = 0; b < BATCHES; b++) {
+        int32_t at = 0;
+        for (int r = 0; r < ROWS_PER; r++) {
+            seed = seed * 1103515245u + 12345u;
+            size_t chars = (seed >> 10) % 24, common = (seed >> 16) % 21, len = 0;
+            offsets[r] = at;
+            for (size_t i = 0; i < chars; i++) {
+                seed = seed * 1103515245u + 12345u;
+                /* a shared prefix of 'a's, then random characters */
+                const char *piece = i < common ? "a" : pieces[(seed >> 16) % 6];
+                memcpy(data + at + len, piece, strlen(piece));
+                len += strlen(piece);
+            }
+            const char *v = (const char *)data + at;
+            if (!have || bytes_cmp(v, len, mn, mnl) < 0) memcpy(mn, v, mnl = len);
+            if (!have || bytes_cmp(v, len, mx, mxl) > 0) memcpy(mx, v, mxl = len);
+            have = 1;
+            at += (int32_t)len;
+        }
+        offsets[ROWS_PER] = at;
+        manual m;
+        manual_init(&m, ROWS_PER, 0);
+        manual_add(&m, "s", "u", ROWS_PER, 0, 0, 3, NULL, offsets, data, NULL);
+        shape_err err;
+        shape_err_clear(&err);
+        if (shape_profile_update(p, &m.schema, &m.array, &err) != SHAPE_OK) fail_msg("%s", err.message);
+    }
+    json_t *t = tp_table_json(p);
+    json_t *c = tp_column(t, "s");
+    json_t *jmin = json_object_get(c, "min"), *jmax = json_object_get(c, "max");
+    assert_int_equal(json_string_length(jmin), mnl);
+    assert_memory_equal(json_string_value(jmin), mn, mnl);
+    assert_int_equal(json_string_length(jmax), mxl);
+    assert_memory_equal(json_string_value(jmax), mx, mxl);
+    json_decref(t);
+    shape_profile_free(p);
+}
+
 /* ---- schema changes ----------------------------------------------------- */
 
 static void one_column_batch(const char *name, shape_type type, int64_t rows, struct ArrowSchema *s,
@@ -722,6 +777,7 @@ int main(void)
         cmocka_unit_test(test_text_columns),
         cmocka_unit_test(test_temporal_columns),
         cmocka_unit_test(test_other_layouts),
+        cmocka_unit_test(test_text_min_max_order),
         cmocka_unit_test(test_schema_changes),
         cmocka_unit_test(test_batching_invariance),
     };
