@@ -10,7 +10,8 @@
  *     the probe and backward-shift loops stay short; at 1/2 they were a fifth
  *     of the engine's time — backward-shift deletion) maps
  *     a key's canonical hash to its slot, and keys are compared in full on a
- *     hash match;
+ *     hash match; each entry remembers its index slot (updated when the
+ *     backward shift moves it), so removing it needs no probe;
  *   - entries are grouped in buckets of equal count; buckets form a list in
  *     ascending count order and each bucket's entries a list in the order they
  *     were last updated (head = least recently updated);
@@ -45,6 +46,7 @@ typedef struct ss_entry {
     uint8_t *text;
     size_t text_len, text_cap;
     int32_t bucket, prev, next;
+    uint32_t slot; /* where the index holds this entry (kept through moves) */
 } ss_entry;
 
 typedef struct ss_bucket {
@@ -208,12 +210,12 @@ SS_INLINE void index_insert(shape_spacesaving *s, int32_t at)
     uint32_t slot = (uint32_t)s->e[at].hash & s->mask;
     while (s->index[slot] >= 0) slot = (slot + 1) & s->mask;
     s->index[slot] = at;
+    s->e[at].slot = slot;
 }
 
 SS_INLINE void index_remove(shape_spacesaving *s, int32_t at)
 {
-    uint32_t i = (uint32_t)s->e[at].hash & s->mask;
-    while (s->index[i] != at) i = (i + 1) & s->mask;
+    uint32_t i = s->e[at].slot;
     uint32_t j = i;
     for (;;) {
         j = (j + 1) & s->mask;
@@ -225,6 +227,7 @@ SS_INLINE void index_remove(shape_spacesaving *s, int32_t at)
         int stays = (i <= j) ? (home > i && home <= j) : (home > i || home <= j);
         if (!stays) {
             s->index[i] = moved;
+            s->e[moved].slot = i;
             i = j;
         }
     }
