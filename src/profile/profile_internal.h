@@ -256,6 +256,9 @@ unsigned shape_text_patterns_unfiltered_(const uint8_t *s, size_t n);
 
 const double *shape_kll_level_items_(const shape_kll *s, size_t level, size_t *len);
 uint64_t shape_kll_compactions_(const shape_kll *s);
+/* Sort as a compaction does (by_runs: merging sorted runs when it may, as
+ * now; 0: the introsort alone, as before) — for tests that both agree. */
+void shape_kll_sort_(double *a, size_t n, int by_runs);
 /* Fill an empty sketch: `levels` levels, lens[l] items of level l taken in
  * turn from items[]; n becomes the total weight. */
 int shape_kll_restore_(shape_kll *s, size_t levels, const size_t *lens, const double *items,
