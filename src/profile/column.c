@@ -14,7 +14,11 @@
  *   - each kind has one loop over the rows; for integers the reader switch
  *     sits outside the loop, and the per-value work is: min/max, one
  *     canonical hash feeding both HyperLogLog and SpaceSaving, and (numbers)
- *     copying the finite value into a per-column scratch array;
+ *     copying the finite value into a per-column scratch array; the
+ *     SpaceSaving keys (with their hashes) are collected PROF_SS_RUN at a
+ *     time and added in row order by one call per run (a text key that
+ *     cannot be copied for lack of memory fails the update after the rest
+ *     of its run was counted elsewhere: the profile is then unusable anyway);
  *   - after the loop the scratch array gives the batch's moments (mean, then
  *     the corrected sum of squared deviations, merged into the column's by
  *     Chan's formula — the reference's per-batch method) and feeds the KLL
@@ -428,6 +432,9 @@ static int update_int(prof_column *c, const struct ArrowArray *a, int64_t start,
     int have = c->has_range;
     shape_hll *hll = c->hll;
     shape_spacesaving *ss = c->ss;
+    int64_t run_keys[PROF_SS_RUN]; /* top keys in row order, added a run at a time */
+    uint64_t run_hashes[PROF_SS_RUN];
+    size_t run = 0;
 #define INT_LOOP(T)                                                          \
     do {                                                                     \
         const T *v = (const T *)a->buffers[1];                               \
@@ -448,7 +455,12 @@ static int update_int(prof_column *c, const struct ArrowArray *a, int64_t start,
             fin[nf++] = (double)x;                                           \
             uint64_t h = prof_hash_int(x);                                  \
             shape_hll_add_hash(hll, h);                                      \
-            shape_ss_add_int(ss, x, h);                                      \
+            run_keys[run] = x;                                               \
+            run_hashes[run] = h;                                             \
+            if (++run == PROF_SS_RUN) {                                      \
+                prof_ss_add_ints(ss, run_keys, run_hashes, run);             \
+                run = 0;                                                     \
+            }                                                                \
         }                                                                    \
     } while (0)
     switch (c->reader) {
@@ -461,6 +473,7 @@ static int update_int(prof_column *c, const struct ArrowArray *a, int64_t start,
     default: INT_LOOP(int64_t); break;
     }
 #undef INT_LOOP
+    prof_ss_add_ints(ss, run_keys, run_hashes, run);
     c->null_count += nulls;
     c->imin = mn;
     c->imax = mx;
@@ -477,6 +490,9 @@ static int update_float(prof_column *c, const struct ArrowArray *a, int64_t star
     size_t nf = 0;
     double mn = c->dmin, mx = c->dmax;
     int have = c->has_range;
+    double run_keys[PROF_SS_RUN]; /* top keys in row order, added a run at a time */
+    uint64_t run_hashes[PROF_SS_RUN];
+    size_t run = 0;
     for (int64_t i = 0; i < n; i++) {
         int64_t at = base + i;
         if (!valid_at(bits, at)) {
@@ -496,7 +512,12 @@ static int update_float(prof_column *c, const struct ArrowArray *a, int64_t star
         }
         uint64_t h = prof_hash_double(x);
         shape_hll_add_hash(c->hll, h);
-        shape_ss_add_double(c->ss, x, h);
+        run_keys[run] = x;
+        run_hashes[run] = h;
+        if (++run == PROF_SS_RUN) {
+            prof_ss_add_doubles(c->ss, run_keys, run_hashes, run);
+            run = 0;
+        }
         if (isinf(x)) {
             if (x > 0)
                 pinf++;
@@ -514,6 +535,7 @@ static int update_float(prof_column *c, const struct ArrowArray *a, int64_t star
         }
         fin[nf++] = x;
     }
+    prof_ss_add_doubles(c->ss, run_keys, run_hashes, run);
     c->null_count += nulls;
     c->nan_count += nan;
     c->pos_inf_count += pinf;
@@ -552,6 +574,8 @@ static int update_text(prof_column *c, const struct ArrowArray *a, int64_t start
     prof_reader rd = c->reader;
     int64_t *dense = c->lengths.dense;
     int64_t dense_count = 0, dense_total = 0;
+    prof_text_key run_keys[PROF_SS_RUN]; /* top keys in row order, added a run at a time */
+    size_t run = 0;
     for (int64_t i = 0; i < n; i++) {
         int64_t at = base + i;
         if (!valid_at(bits, at)) {
@@ -585,7 +609,16 @@ static int update_text(prof_column *c, const struct ArrowArray *a, int64_t start
         }
         uint64_t h = prof_hash_bytes(SHAPE_HASH_STRING, p, len);
         shape_hll_add_hash(c->hll, h);
-        if ((rc = shape_ss_add_text(c->ss, p, len, h, err)) != SHAPE_OK) break;
+        run_keys[run] = (prof_text_key){p, len, h};
+        if (++run == PROF_SS_RUN) {
+            rc = prof_ss_add_texts(c->ss, run_keys, run, err);
+            run = 0;
+            if (rc != SHAPE_OK) break;
+        }
+    }
+    if (run) { /* the rest of the run (also after a histogram failure: the rows before it were counted) */
+        int r = prof_ss_add_texts(c->ss, run_keys, run, rc == SHAPE_OK ? err : NULL);
+        if (rc == SHAPE_OK) rc = r;
     }
     c->lengths.count += dense_count;
     c->lengths.total += dense_total;
@@ -609,6 +642,9 @@ static int update_temporal(prof_column *c, const struct ArrowArray *a, int64_t s
     int64_t mn = c->imin, mx = c->imax;
     int have = c->has_range;
     int rc = SHAPE_OK;
+    int64_t run_keys[PROF_SS_RUN]; /* top keys in row order, added a run at a time */
+    uint64_t run_hashes[PROF_SS_RUN];
+    size_t run = 0;
     for (int64_t i = 0; i < n; i++) {
         int64_t at = base + i;
         if (!valid_at(bits, at)) {
@@ -635,8 +671,14 @@ static int update_temporal(prof_column *c, const struct ArrowArray *a, int64_t s
         }
         uint64_t h = prof_hash_timestamp(us);
         shape_hll_add_hash(c->hll, h);
-        shape_ss_add_int(c->ss, us, h);
+        run_keys[run] = us;
+        run_hashes[run] = h;
+        if (++run == PROF_SS_RUN) {
+            prof_ss_add_ints(c->ss, run_keys, run_hashes, run);
+            run = 0;
+        }
     }
+    prof_ss_add_ints(c->ss, run_keys, run_hashes, run);
     c->null_count += nulls;
     c->imin = mn;
     c->imax = mx;

@@ -236,6 +236,24 @@ PROF_HIDDEN int prof_column_merge(prof_column *dst, const prof_column *src, shap
 /* Replace an owned text min/max copy. */
 PROF_HIDDEN int prof_set_bytes(uint8_t **dst, size_t *dst_len, size_t *dst_cap, const uint8_t *p, size_t n, shape_err *err);
 
+/* ---- SpaceSaving in runs (spacesaving.c) -------------------------------- */
+
+/* The column loops hand their keys to SpaceSaving PROF_SS_RUN at a time, in
+ * row order: the same adds as one shape_ss_add_* call per value, without a
+ * call (and its saved registers) per value. */
+#define PROF_SS_RUN 256
+
+typedef struct prof_text_key {
+    const uint8_t *p;
+    size_t len;
+    uint64_t hash;
+} prof_text_key;
+
+PROF_HIDDEN void prof_ss_add_ints(shape_spacesaving *s, const int64_t *keys, const uint64_t *hashes, size_t n);
+PROF_HIDDEN void prof_ss_add_doubles(shape_spacesaving *s, const double *keys, const uint64_t *hashes, size_t n);
+/* Stops at the first failure (out of memory for a key copy). */
+PROF_HIDDEN int prof_ss_add_texts(shape_spacesaving *s, const prof_text_key *keys, size_t n, shape_err *err);
+
 /* ---- table (table.c) ---------------------------------------------------- */
 
 /* Append a column to the profile (takes ownership on success). */

@@ -22,9 +22,11 @@
  * The list order (bucket by bucket, head to tail) is all the state there is
  * besides the counts: the binary state writes entries in that order and
  * rebuilds them by appending (shape_ss_append_raw_), so a loaded summary
- * evicts exactly as the saved one would have. Text keys are owned copies in
- * per-slot buffers that are reused when a victim takes a new key (no
- * allocation in steady state unless keys grow longer).
+ * evicts exactly as the saved one would have. The column profilers add
+ * through prof_ss_add_ints/doubles/texts, a run of keys per call, the same
+ * adds in the same order as the per-value shape_ss_add_*. Text keys are
+ * owned copies in per-slot buffers that are reused when a victim takes a
+ * new key (no allocation in steady state unless keys grow longer).
  */
 #include "profile_internal.h"
 
@@ -406,6 +408,43 @@ int shape_ss_add_text(shape_spacesaving *s, const void *p, size_t n, uint64_t ha
     ss_key k = {.text = p, .len = n};
     if (s->kind == SHAPE_SS_TEXT) return ss_add(s, SHAPE_SS_TEXT, &k, hash, err);
     return ss_add(s, s->kind, &k, hash, err);
+}
+
+void prof_ss_add_ints(shape_spacesaving *s, const int64_t *keys, const uint64_t *hashes, size_t n)
+{
+    if (s->kind != SHAPE_SS_INT && s->kind != SHAPE_SS_TIMESTAMP) {
+        for (size_t i = 0; i < n; i++) shape_ss_add_int(s, keys[i], hashes[i]);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ss_key k = {.i = keys[i]};
+        (void)ss_add(s, SHAPE_SS_INT, &k, hashes[i], NULL);
+    }
+}
+
+void prof_ss_add_doubles(shape_spacesaving *s, const double *keys, const uint64_t *hashes, size_t n)
+{
+    if (s->kind != SHAPE_SS_DOUBLE) {
+        for (size_t i = 0; i < n; i++) shape_ss_add_double(s, keys[i], hashes[i]);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ss_key k = {.d = keys[i] == 0.0 ? 0.0 : keys[i]};
+        (void)ss_add(s, SHAPE_SS_DOUBLE, &k, hashes[i], NULL);
+    }
+}
+
+int prof_ss_add_texts(shape_spacesaving *s, const prof_text_key *keys, size_t n, shape_err *err)
+{
+    if (s->kind != SHAPE_SS_TEXT) {
+        for (size_t i = 0; i < n; i++) SHAPE_RETURN_NOT_OK(shape_ss_add_text(s, keys[i].p, keys[i].len, keys[i].hash, err));
+        return SHAPE_OK;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ss_key k = {.text = keys[i].p, .len = keys[i].len};
+        SHAPE_RETURN_NOT_OK(ss_add(s, SHAPE_SS_TEXT, &k, keys[i].hash, err));
+    }
+    return SHAPE_OK;
 }
 
 /* ---- queries -------------------------------------------------------------- */
