@@ -221,8 +221,8 @@ static void sort_doubles(double *a, size_t n)
  * the same array as sort_doubles': the items hold no NaN, so two items that
  * compare equal have the same bits, except 0.0 and -0.0 — and sort_doubles
  * is not stable, so a level holding a -0.0 (or one with many runs, or when
- * no merge room could be had) is sorted as before. Short levels go to the
- * insertion sort, as sort_doubles sends them. */
+ * no merge room could be had) is sorted as before. Short levels (16 items
+ * or fewer) go to small_sort. */
 #define KLL_MAX_RUNS 16
 
 static void merge_runs(const double *a, size_t na, const double *b, size_t nb, double *out)
