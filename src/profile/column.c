@@ -14,7 +14,11 @@
  *   - each kind has one loop over the rows; for integers the reader switch
  *     sits outside the loop, and the per-value work is: min/max, one
  *     canonical hash feeding both HyperLogLog and SpaceSaving, and (numbers)
- *     copying the finite value into a per-column scratch array;
+ *     copying the finite value into a per-column scratch array; the
+ *     SpaceSaving keys (with their hashes) are collected PROF_SS_RUN at a
+ *     time and added in row order by one call per run (a text key that
+ *     cannot be copied for lack of memory fails the update after the rest
+ *     of its run was counted elsewhere: the profile is then unusable anyway);
  *   - after the loop the scratch array gives the batch's moments (mean, then
  *     the corrected sum of squared deviations, merged into the column's by
  *     Chan's formula — the reference's per-batch method) and feeds the KLL
@@ -285,11 +289,21 @@ int prof_set_bytes(uint8_t **dst, size_t *dst_len, size_t *dst_cap, const uint8_
     return SHAPE_OK;
 }
 
-static int cmp_bytes(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+/* Byte order of two texts (sign only), 8 bytes at a time: the first word
+ * that differs decides, read big-endian; the value min/max compare every
+ * text value twice, and a memcmp call per compare cost more than the rest
+ * of the text profile's bookkeeping. */
+static inline int cmp_bytes(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
 {
-    size_t n = an < bn ? an : bn;
-    int c = n ? memcmp(a, b, n) : 0;
-    if (c) return c;
+    size_t n = an < bn ? an : bn, i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        if (x != y) return __builtin_bswap64(x) < __builtin_bswap64(y) ? -1 : 1;
+    }
+    for (; i < n; i++)
+        if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
     return an < bn ? -1 : (an > bn ? 1 : 0);
 }
 
@@ -418,6 +432,9 @@ static int update_int(prof_column *c, const struct ArrowArray *a, int64_t start,
     int have = c->has_range;
     shape_hll *hll = c->hll;
     shape_spacesaving *ss = c->ss;
+    int64_t run_keys[PROF_SS_RUN]; /* top keys in row order, added a run at a time */
+    uint64_t run_hashes[PROF_SS_RUN];
+    size_t run = 0;
 #define INT_LOOP(T)                                                          \
     do {                                                                     \
         const T *v = (const T *)a->buffers[1];                               \
@@ -438,7 +455,12 @@ static int update_int(prof_column *c, const struct ArrowArray *a, int64_t start,
             fin[nf++] = (double)x;                                           \
             uint64_t h = prof_hash_int(x);                                  \
             shape_hll_add_hash(hll, h);                                      \
-            shape_ss_add_int(ss, x, h);                                      \
+            run_keys[run] = x;                                               \
+            run_hashes[run] = h;                                             \
+            if (++run == PROF_SS_RUN) {                                      \
+                prof_ss_add_ints(ss, run_keys, run_hashes, run);             \
+                run = 0;                                                     \
+            }                                                                \
         }                                                                    \
     } while (0)
     switch (c->reader) {
@@ -451,6 +473,7 @@ static int update_int(prof_column *c, const struct ArrowArray *a, int64_t start,
     default: INT_LOOP(int64_t); break;
     }
 #undef INT_LOOP
+    prof_ss_add_ints(ss, run_keys, run_hashes, run);
     c->null_count += nulls;
     c->imin = mn;
     c->imax = mx;
@@ -467,6 +490,9 @@ static int update_float(prof_column *c, const struct ArrowArray *a, int64_t star
     size_t nf = 0;
     double mn = c->dmin, mx = c->dmax;
     int have = c->has_range;
+    double run_keys[PROF_SS_RUN]; /* top keys in row order, added a run at a time */
+    uint64_t run_hashes[PROF_SS_RUN];
+    size_t run = 0;
     for (int64_t i = 0; i < n; i++) {
         int64_t at = base + i;
         if (!valid_at(bits, at)) {
@@ -486,7 +512,12 @@ static int update_float(prof_column *c, const struct ArrowArray *a, int64_t star
         }
         uint64_t h = prof_hash_double(x);
         shape_hll_add_hash(c->hll, h);
-        shape_ss_add_double(c->ss, x, h);
+        run_keys[run] = x;
+        run_hashes[run] = h;
+        if (++run == PROF_SS_RUN) {
+            prof_ss_add_doubles(c->ss, run_keys, run_hashes, run);
+            run = 0;
+        }
         if (isinf(x)) {
             if (x > 0)
                 pinf++;
@@ -504,6 +535,7 @@ static int update_float(prof_column *c, const struct ArrowArray *a, int64_t star
         }
         fin[nf++] = x;
     }
+    prof_ss_add_doubles(c->ss, run_keys, run_hashes, run);
     c->null_count += nulls;
     c->nan_count += nan;
     c->pos_inf_count += pinf;
@@ -542,6 +574,8 @@ static int update_text(prof_column *c, const struct ArrowArray *a, int64_t start
     prof_reader rd = c->reader;
     int64_t *dense = c->lengths.dense;
     int64_t dense_count = 0, dense_total = 0;
+    prof_text_key run_keys[PROF_SS_RUN]; /* top keys in row order, added a run at a time */
+    size_t run = 0;
     for (int64_t i = 0; i < n; i++) {
         int64_t at = base + i;
         if (!valid_at(bits, at)) {
@@ -575,7 +609,16 @@ static int update_text(prof_column *c, const struct ArrowArray *a, int64_t start
         }
         uint64_t h = prof_hash_bytes(SHAPE_HASH_STRING, p, len);
         shape_hll_add_hash(c->hll, h);
-        if ((rc = shape_ss_add_text(c->ss, p, len, h, err)) != SHAPE_OK) break;
+        run_keys[run] = (prof_text_key){p, len, h};
+        if (++run == PROF_SS_RUN) {
+            rc = prof_ss_add_texts(c->ss, run_keys, run, err);
+            run = 0;
+            if (rc != SHAPE_OK) break;
+        }
+    }
+    if (run) { /* the rest of the run (also after a histogram failure: the rows before it were counted) */
+        int r = prof_ss_add_texts(c->ss, run_keys, run, rc == SHAPE_OK ? err : NULL);
+        if (rc == SHAPE_OK) rc = r;
     }
     c->lengths.count += dense_count;
     c->lengths.total += dense_total;
@@ -599,6 +642,9 @@ static int update_temporal(prof_column *c, const struct ArrowArray *a, int64_t s
     int64_t mn = c->imin, mx = c->imax;
     int have = c->has_range;
     int rc = SHAPE_OK;
+    int64_t run_keys[PROF_SS_RUN]; /* top keys in row order, added a run at a time */
+    uint64_t run_hashes[PROF_SS_RUN];
+    size_t run = 0;
     for (int64_t i = 0; i < n; i++) {
         int64_t at = base + i;
         if (!valid_at(bits, at)) {
@@ -625,8 +671,14 @@ static int update_temporal(prof_column *c, const struct ArrowArray *a, int64_t s
         }
         uint64_t h = prof_hash_timestamp(us);
         shape_hll_add_hash(c->hll, h);
-        shape_ss_add_int(c->ss, us, h);
+        run_keys[run] = us;
+        run_hashes[run] = h;
+        if (++run == PROF_SS_RUN) {
+            prof_ss_add_ints(c->ss, run_keys, run_hashes, run);
+            run = 0;
+        }
     }
+    prof_ss_add_ints(c->ss, run_keys, run_hashes, run);
     c->null_count += nulls;
     c->imin = mn;
     c->imax = mx;

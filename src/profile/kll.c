@@ -12,7 +12,8 @@
  *     every platform agrees (d > 40 gives 2);
  *   - an add appends to level 0; while the retained items exceed the total
  *     capacity, the lowest level holding at least its capacity is compacted:
- *     sorted, its smallest item kept back when the count is odd, and every
+ *     sorted (by a sorting network when short, by merging its sorted runs
+ *     when it is made of a few, see sort_level), its smallest item kept back when the count is odd, and every
  *     other item of the rest promoted to the level above (a new top level is
  *     added when needed), starting at index 0 after an even number of
  *     compactions of the sketch and at 1 after an odd number — the
@@ -30,6 +31,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 typedef struct kll_level {
     double *v;
@@ -45,6 +49,8 @@ struct shape_kll {
     size_t size;      /* retained items */
     size_t total_cap; /* Σ capacities for the current number of levels */
     size_t *caps;     /* capacity of each level for the current number of levels */
+    double *merge_buf; /* room for merging a level's sorted runs (not state) */
+    size_t merge_cap;
 };
 
 int64_t shape_kll_level_capacity(int k, size_t level, size_t levels)
@@ -120,6 +126,7 @@ void shape_kll_free(shape_kll *s)
     for (size_t i = 0; i < s->lev_cap && s->lev; i++) free(s->lev[i].v);
     free(s->lev);
     free(s->caps);
+    free(s->merge_buf);
     free(s);
 }
 
@@ -208,6 +215,156 @@ static void sort_doubles(double *a, size_t n)
     sort_depth(a, n, depth);
 }
 
+/* Sorting a level. Above level 0 a level is mostly a few sorted runs side
+ * by side (each compaction below appends its promoted items in order), so
+ * merging the runs does the work of a sort in a pass or two. The result is
+ * the same array as sort_doubles': the items hold no NaN, so two items that
+ * compare equal have the same bits, except 0.0 and -0.0 — and sort_doubles
+ * is not stable, so a level holding a -0.0 (or one with many runs, or when
+ * no merge room could be had) is sorted as before. Short levels (16 items
+ * or fewer) go to small_sort. */
+#define KLL_MAX_RUNS 16
+
+static void merge_runs(const double *a, size_t na, const double *b, size_t nb, double *out)
+{
+    size_t i = 0, j = 0, k = 0;
+    while (i < na && j < nb) out[k++] = b[j] < a[i] ? b[j++] : a[i++];
+    while (i < na) out[k++] = a[i++];
+    while (j < nb) out[k++] = b[j++];
+}
+
+static int has_negative_zero(const double *a, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t bits;
+        memcpy(&bits, &a[i], sizeof bits);
+        if (bits == UINT64_C(0x8000000000000000)) return 1;
+    }
+    return 0;
+}
+
+/* 2..16 items: Batcher's odd-even merge network for 16 (63 compare-
+ * exchanges: 19 sort items 0-7, 19 sort items 8-15, 25 merge the halves),
+ * the missing items +inf. No branch depends on the data, where the
+ * insertion sort's inner loop exit is a guess lost about once per item on
+ * random values (7 % of a random add's time). A network is not stable, so a
+ * level holding a zero (0.0 or -0.0) is insertion-sorted as before;
+ * otherwise equal items have equal bits and the result is the same. (+inf
+ * pads are bit for bit equal to a +inf item, if any.) */
+#if defined(__SSE2__)
+/* minsd/maxsd by hand: for the plain ternaries the compiler keeps branches,
+ * since they differ from min/max on 0.0 vs -0.0 (excluded here) */
+static inline double min_of(double x, double y) { return _mm_cvtsd_f64(_mm_min_sd(_mm_set_sd(x), _mm_set_sd(y))); }
+static inline double max_of(double x, double y) { return _mm_cvtsd_f64(_mm_max_sd(_mm_set_sd(x), _mm_set_sd(y))); }
+#else
+static inline double min_of(double x, double y) { return x < y ? x : y; }
+static inline double max_of(double x, double y) { return x > y ? x : y; }
+#endif
+#define CE(i, j)                         \
+    do {                                 \
+        double x_ = v[i], y_ = v[j];     \
+        v[i] = min_of(x_, y_);           \
+        v[j] = max_of(x_, y_);           \
+    } while (0)
+
+static void small_sort(double *a, size_t n)
+{
+    if (n < 2) return;
+    /* Already in order (ids, times): nothing to do, as for the insertion
+     * sort. Descents and zeros are counted over all items, without an
+     * early exit a predictor would miss on random items. */
+    size_t descents = 0, zeros = a[0] == 0.0;
+    for (size_t i = 1; i < n; i++) {
+        descents += a[i] < a[i - 1];
+        zeros += a[i] == 0.0;
+    }
+    if (!descents) return;
+    if (zeros) {
+        insertion_sort(a, n);
+        return;
+    }
+    double v[16];
+    for (size_t i = 0; i < 16; i++) v[i] = i < n ? a[i] : INFINITY;
+    CE(0, 1); CE(2, 3); CE(0, 2); CE(1, 3); CE(1, 2); CE(4, 5); CE(6, 7); CE(4, 6);
+    CE(5, 7); CE(5, 6); CE(0, 4); CE(2, 6); CE(2, 4); CE(1, 5); CE(3, 7); CE(3, 5);
+    CE(1, 2); CE(3, 4); CE(5, 6);
+    if (n > 8) {
+        CE(8, 9); CE(10, 11); CE(8, 10); CE(9, 11); CE(9, 10); CE(12, 13); CE(14, 15); CE(12, 14);
+        CE(13, 15); CE(13, 14); CE(8, 12); CE(10, 14); CE(10, 12); CE(9, 13); CE(11, 15); CE(11, 13);
+        CE(9, 10); CE(11, 12); CE(13, 14);
+        CE(0, 8); CE(4, 12); CE(4, 8); CE(2, 10); CE(6, 14); CE(6, 10); CE(2, 4); CE(6, 8);
+        CE(10, 12); CE(1, 9); CE(5, 13); CE(5, 9); CE(3, 11); CE(7, 15); CE(7, 11); CE(3, 5);
+        CE(7, 9); CE(11, 13); CE(1, 2); CE(3, 4); CE(5, 6); CE(7, 8); CE(9, 10); CE(11, 12);
+        CE(13, 14);
+    }
+    for (size_t i = 0; i < n; i++) a[i] = v[i];
+}
+#undef CE
+
+static void sort_level(double *a, size_t n, double *buf)
+{
+    if (n <= 16) {
+        small_sort(a, n);
+        return;
+    }
+    size_t bounds[2][KLL_MAX_RUNS + 1], runs = 1;
+    bounds[0][0] = 0;
+    for (size_t j = 1; j < n; j++) {
+        if (a[j] < a[j - 1]) {
+            if (runs == KLL_MAX_RUNS) {
+                sort_doubles(a, n);
+                return;
+            }
+            bounds[0][runs++] = j;
+        }
+    }
+    bounds[0][runs] = n;
+    int neg_zero = 0; /* a run can hold a zero only if it starts <= 0 and ends >= 0 */
+    for (size_t r = 0; r < runs && !neg_zero; r++) {
+        size_t first = bounds[0][r], end = bounds[0][r + 1];
+        if (a[first] <= 0.0 && a[end - 1] >= 0.0) neg_zero = has_negative_zero(a + first, end - first);
+    }
+    if (neg_zero || (runs > 1 && !buf)) { /* (the introsort reorders ties even in a sorted array) */
+        sort_doubles(a, n);
+        return;
+    }
+    if (runs == 1) return;
+    /* bottom-up: merge neighbouring runs pairwise, back and forth between
+     * a and buf, until one run is left */
+    double *src = a, *dst = buf;
+    int cur = 0;
+    while (runs > 1) {
+        const size_t *b = bounds[cur];
+        size_t *nb = bounds[!cur], out = 0, r = 0;
+        for (; r + 1 < runs; r += 2) {
+            merge_runs(src + b[r], b[r + 1] - b[r], src + b[r + 1], b[r + 2] - b[r + 1], dst + b[r]);
+            nb[out++] = b[r];
+        }
+        if (r < runs) { /* an odd run out: copied over as it is */
+            memcpy(dst + b[r], src + b[r], (b[r + 1] - b[r]) * sizeof *a);
+            nb[out++] = b[r];
+        }
+        nb[out] = n;
+        runs = out;
+        cur = !cur;
+        double *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) memcpy(a, src, n * sizeof *a);
+}
+
+void shape_kll_sort_(double *a, size_t n, int by_runs)
+{
+    if (!by_runs) {
+        sort_doubles(a, n);
+        return;
+    }
+    double *buf = malloc((n ? n : 1) * sizeof *buf);
+    sort_level(a, n, buf);
+    free(buf);
+}
+
 /* ---- compaction --------------------------------------------------------- */
 
 static int compact(shape_kll *s, size_t i, shape_err *err)
@@ -222,7 +379,14 @@ static int compact(shape_kll *s, size_t i, shape_err *err)
         recompute_capacity(s);
     }
     kll_level *lo = &s->lev[i], *hi = &s->lev[i + 1];
-    sort_doubles(lo->v, len);
+    if (len > s->merge_cap) { /* no room: sort_level sorts in place instead */
+        double *p = realloc(s->merge_buf, len * sizeof *p);
+        if (p) {
+            s->merge_buf = p;
+            s->merge_cap = len;
+        }
+    }
+    sort_level(lo->v, len, len <= s->merge_cap ? s->merge_buf : NULL);
     size_t start = keep + (size_t)(s->compactions & 1);
     s->compactions++;
     for (size_t j = start; j < len; j += 2) hi->v[hi->len++] = lo->v[j];

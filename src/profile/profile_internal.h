@@ -16,6 +16,8 @@
 
 #include "shape/profile.h"
 
+#define PROF_HIDDEN __attribute__((visibility("hidden")))
+
 /* XXH3 compiled in (header-only, the same version as the linked libxxhash)
  * for the per-value hashes, so the column loops inline them instead of
  * calling into the shared library. Results are identical. */
@@ -63,21 +65,76 @@ static inline uint64_t prof_hash_double(double v)
     return prof_hash_tagged64(SHAPE_HASH_FLOAT, bits);
 }
 
-/* text / binary: tag + bytes; short inputs through a stack copy */
+/* XXH3's 16-byte mixer over bytes [off, off + 16) of the virtual input
+ * {tag, p[0..n)}, for off >= 1 (those bytes are p[off − 1 ...]). */
+static inline uint64_t prof_mix16_after_tag(const uint8_t *p, size_t off, const uint8_t *secret)
+{
+    return XXH3_mix16B(p + off - 1, secret, 0);
+}
+
+/* XXH3-64 (seed 0) of {tag, p[0..n)} for n < 128, without assembling that
+ * input: XXH3 reads inputs of up to 128 bytes at fixed places (both ends;
+ * 16-byte chunks from both ends above 16 bytes), so each read is taken from
+ * p directly, and only the one that covers the tag is put together in a
+ * register (tag | first bytes << 8). The branches follow XXH3's length
+ * classes: 1-3, 4-8, 9-16 and 17-128 bytes of input (n + 1). Copying the
+ * value behind the tag into a stack buffer first cost as much as the hash
+ * on the short texts profiles see most. Tests compare every n in 0..200
+ * with XXH3_64bits_withSeed over the assembled bytes. */
+static inline uint64_t prof_hash_tag_short(uint8_t tag, const uint8_t *p, size_t n)
+{
+    const uint8_t *secret = XXH3_kSecret;
+    uint64_t len = (uint64_t)n + 1;
+    if (n >= 16) {
+        uint64_t acc = len * XXH_PRIME64_1;
+        uint64_t first_lo = (uint64_t)tag | (XXH_readLE64(p) << 8); /* input bytes 0..7 */
+        uint64_t first_hi = XXH_readLE64(p + 7);                      /* input bytes 8..15 */
+        acc += XXH3_mul128_fold64(first_lo ^ XXH_readLE64(secret), first_hi ^ XXH_readLE64(secret + 8));
+        acc += prof_mix16_after_tag(p, len - 16, secret + 16);
+        if (len > 32) {
+            acc += prof_mix16_after_tag(p, 16, secret + 32);
+            acc += prof_mix16_after_tag(p, len - 32, secret + 48);
+            if (len > 64) {
+                acc += prof_mix16_after_tag(p, 32, secret + 64);
+                acc += prof_mix16_after_tag(p, len - 48, secret + 80);
+                if (len > 96) {
+                    acc += prof_mix16_after_tag(p, 48, secret + 96);
+                    acc += prof_mix16_after_tag(p, len - 64, secret + 112);
+                }
+            }
+        }
+        return XXH3_avalanche(acc);
+    }
+    if (n >= 8) { /* 9..16 input bytes: the words at 0 and len − 8 */
+        uint64_t bitflip1 = XXH_readLE64(secret + 24) ^ XXH_readLE64(secret + 32);
+        uint64_t bitflip2 = XXH_readLE64(secret + 40) ^ XXH_readLE64(secret + 48);
+        uint64_t lo = ((uint64_t)tag | (XXH_readLE64(p) << 8)) ^ bitflip1;
+        uint64_t hi = XXH_readLE64(p + n - 8) ^ bitflip2;
+        return XXH3_avalanche(len + XXH_swap64(lo) + hi + XXH3_mul128_fold64(lo, hi));
+    }
+    if (n >= 3) { /* 4..8 input bytes: the 32-bit words at 0 and len − 4 */
+        uint32_t first = (uint32_t)tag | (uint32_t)p[0] << 8 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 24;
+        uint32_t last = n >= 4 ? XXH_readLE32(p + n - 4) : first;
+        uint64_t bitflip = XXH_readLE64(secret + 8) ^ XXH_readLE64(secret + 16);
+        return XXH3_rrmxmx(((uint64_t)last + ((uint64_t)first << 32)) ^ bitflip, len);
+    }
+    /* 1..3 input bytes: the first, middle and last */
+    uint8_t mid = n ? p[0] : tag, last = n ? p[n - 1] : tag;
+    uint32_t combined = (uint32_t)tag << 16 | (uint32_t)mid << 24 | (uint32_t)last | (uint32_t)len << 8;
+    uint64_t bitflip = XXH_readLE32(secret) ^ XXH_readLE32(secret + 4);
+    return XXH64_avalanche((uint64_t)combined ^ bitflip);
+}
+
+/* text / binary of 128 bytes or more: XXH3's streaming state (the same
+ * hash as one-shot over the same bytes). Out of line: its 576-byte state
+ * would make every short hash pay for the stack frame. */
+PROF_HIDDEN uint64_t prof_hash_bytes_long(uint8_t tag, const void *p, size_t n);
+
+/* text / binary: tag + bytes */
 static inline uint64_t prof_hash_bytes(uint8_t tag, const void *p, size_t n)
 {
-    if (n < 128) {
-        uint8_t buf[129];
-        buf[0] = tag;
-        if (n) memcpy(buf + 1, p, n);
-        return XXH3_64bits_withSeed(buf, n + 1, 0);
-    }
-    XXH3_state_t st;
-    XXH3_INITSTATE(&st);
-    XXH3_64bits_reset_withSeed(&st, 0);
-    XXH3_64bits_update(&st, &tag, 1);
-    XXH3_64bits_update(&st, p, n);
-    return XXH3_64bits_digest(&st);
+    if (n < 128) return prof_hash_tag_short(tag, (const uint8_t *)p, n);
+    return prof_hash_bytes_long(tag, p, n);
 }
 
 /* Column kinds, in the order the state stores them. */
@@ -153,8 +210,6 @@ struct shape_profile {
     size_t ncols, cap_cols;
 };
 
-#define PROF_HIDDEN __attribute__((visibility("hidden")))
-
 /* ---- columns (column.c) ------------------------------------------------- */
 
 /* Kind and reader of an Arrow format; *scale for decimals. */
@@ -181,6 +236,24 @@ PROF_HIDDEN int prof_column_merge(prof_column *dst, const prof_column *src, shap
 /* Replace an owned text min/max copy. */
 PROF_HIDDEN int prof_set_bytes(uint8_t **dst, size_t *dst_len, size_t *dst_cap, const uint8_t *p, size_t n, shape_err *err);
 
+/* ---- SpaceSaving in runs (spacesaving.c) -------------------------------- */
+
+/* The column loops hand their keys to SpaceSaving PROF_SS_RUN at a time, in
+ * row order: the same adds as one shape_ss_add_* call per value, without a
+ * call (and its saved registers) per value. */
+#define PROF_SS_RUN 256
+
+typedef struct prof_text_key {
+    const uint8_t *p;
+    size_t len;
+    uint64_t hash;
+} prof_text_key;
+
+PROF_HIDDEN void prof_ss_add_ints(shape_spacesaving *s, const int64_t *keys, const uint64_t *hashes, size_t n);
+PROF_HIDDEN void prof_ss_add_doubles(shape_spacesaving *s, const double *keys, const uint64_t *hashes, size_t n);
+/* Stops at the first failure (out of memory for a key copy). */
+PROF_HIDDEN int prof_ss_add_texts(shape_spacesaving *s, const prof_text_key *keys, size_t n, shape_err *err);
+
 /* ---- table (table.c) ---------------------------------------------------- */
 
 /* Append a column to the profile (takes ownership on success). */
@@ -196,8 +269,14 @@ size_t shape_ss_items_ordered_(const shape_spacesaving *s, shape_ss_item *out);
 int shape_ss_append_raw_(shape_spacesaving *s, const shape_ss_item *it, shape_err *err);
 void shape_ss_set_total_(shape_spacesaving *s, int64_t n);
 
+/* shape_text_patterns without its byte pre-filter: every matcher runs. */
+unsigned shape_text_patterns_unfiltered_(const uint8_t *s, size_t n);
+
 const double *shape_kll_level_items_(const shape_kll *s, size_t level, size_t *len);
 uint64_t shape_kll_compactions_(const shape_kll *s);
+/* Sort as a compaction does (by_runs: merging sorted runs when it may, as
+ * now; 0: the introsort alone, as before) — for tests that both agree. */
+void shape_kll_sort_(double *a, size_t n, int by_runs);
 /* Fill an empty sketch: `levels` levels, lens[l] items of level l taken in
  * turn from items[]; n becomes the total weight. */
 int shape_kll_restore_(shape_kll *s, size_t levels, const size_t *lens, const double *items,

@@ -10,7 +10,8 @@
  *     the probe and backward-shift loops stay short; at 1/2 they were a fifth
  *     of the engine's time — backward-shift deletion) maps
  *     a key's canonical hash to its slot, and keys are compared in full on a
- *     hash match;
+ *     hash match; each entry remembers its index slot (updated when the
+ *     backward shift moves it), so removing it needs no probe;
  *   - entries are grouped in buckets of equal count; buckets form a list in
  *     ascending count order and each bucket's entries a list in the order they
  *     were last updated (head = least recently updated);
@@ -21,14 +22,22 @@
  * The list order (bucket by bucket, head to tail) is all the state there is
  * besides the counts: the binary state writes entries in that order and
  * rebuilds them by appending (shape_ss_append_raw_), so a loaded summary
- * evicts exactly as the saved one would have. Text keys are owned copies in
- * per-slot buffers that are reused when a victim takes a new key (no
- * allocation in steady state unless keys grow longer).
+ * evicts exactly as the saved one would have. The column profilers add
+ * through prof_ss_add_ints/doubles/texts, a run of keys per call, the same
+ * adds in the same order as the per-value shape_ss_add_*. Text keys are
+ * owned copies in per-slot buffers that are reused when a victim takes a
+ * new key (no allocation in steady state unless keys grow longer).
  */
 #include "profile_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* The add path (find, evict, increment, re-index) is a handful of small
+ * steps; forced inline, each public add gets its own copy with the key
+ * kind a constant, and no calls (their saved registers cost as much as the
+ * steps). */
+#define SS_INLINE static inline __attribute__((always_inline))
 
 typedef struct ss_entry {
     int64_t count;
@@ -39,6 +48,7 @@ typedef struct ss_entry {
     uint8_t *text;
     size_t text_len, text_cap;
     int32_t bucket, prev, next;
+    uint32_t slot; /* where the index holds this entry (kept through moves) */
 } ss_entry;
 
 typedef struct ss_bucket {
@@ -126,11 +136,41 @@ typedef struct ss_key {
     size_t len;
 } ss_key;
 
-static int key_equal(shape_ss_kind kind, const ss_entry *e, const ss_key *k)
+static inline uint64_t load64(const uint8_t *p)
+{
+    uint64_t w;
+    memcpy(&w, p, 8);
+    return w;
+}
+
+static inline uint32_t load32(const uint8_t *p)
+{
+    uint32_t w;
+    memcpy(&w, p, 4);
+    return w;
+}
+
+/* Equal n-byte keys, without a memcmp call for short ones: words (the last
+ * one overlapping), two overlapping 4-byte reads, or bytes. */
+SS_INLINE int bytes_equal(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    if (n >= 8) {
+        if (n > 32) return memcmp(a, b, n) == 0;
+        for (size_t i = 0; i + 8 < n; i += 8)
+            if (load64(a + i) != load64(b + i)) return 0;
+        return load64(a + n - 8) == load64(b + n - 8);
+    }
+    if (n >= 4) return load32(a) == load32(b) && load32(a + n - 4) == load32(b + n - 4);
+    for (size_t i = 0; i < n; i++)
+        if (a[i] != b[i]) return 0;
+    return 1;
+}
+
+SS_INLINE int key_equal(shape_ss_kind kind, const ss_entry *e, const ss_key *k)
 {
     switch (kind) {
     case SHAPE_SS_DOUBLE: return e->d == k->d;
-    case SHAPE_SS_TEXT: return e->text_len == k->len && (k->len == 0 || memcmp(e->text, k->text, k->len) == 0);
+    case SHAPE_SS_TEXT: return e->text_len == k->len && bytes_equal(e->text, k->text, k->len);
     default: return e->i == k->i;
     }
 }
@@ -155,29 +195,29 @@ static int key_cmp(shape_ss_kind kind, const shape_ss_item *a, const shape_ss_it
 
 /* ---- index ---------------------------------------------------------------- */
 
-static int32_t index_find(const shape_spacesaving *s, uint64_t hash, const ss_key *k)
+SS_INLINE int32_t index_find(const shape_spacesaving *s, shape_ss_kind kind, uint64_t hash, const ss_key *k)
 {
     uint32_t slot = (uint32_t)hash & s->mask;
     for (;;) {
         int32_t at = s->index[slot];
         if (at < 0) return -1;
         const ss_entry *e = &s->e[at];
-        if (e->hash == hash && key_equal(s->kind, e, k)) return at;
+        if (e->hash == hash && key_equal(kind, e, k)) return at;
         slot = (slot + 1) & s->mask;
     }
 }
 
-static void index_insert(shape_spacesaving *s, int32_t at)
+SS_INLINE void index_insert(shape_spacesaving *s, int32_t at)
 {
     uint32_t slot = (uint32_t)s->e[at].hash & s->mask;
     while (s->index[slot] >= 0) slot = (slot + 1) & s->mask;
     s->index[slot] = at;
+    s->e[at].slot = slot;
 }
 
-static void index_remove(shape_spacesaving *s, int32_t at)
+SS_INLINE void index_remove(shape_spacesaving *s, int32_t at)
 {
-    uint32_t i = (uint32_t)s->e[at].hash & s->mask;
-    while (s->index[i] != at) i = (i + 1) & s->mask;
+    uint32_t i = s->e[at].slot;
     uint32_t j = i;
     for (;;) {
         j = (j + 1) & s->mask;
@@ -189,6 +229,7 @@ static void index_remove(shape_spacesaving *s, int32_t at)
         int stays = (i <= j) ? (home > i && home <= j) : (home > i || home <= j);
         if (!stays) {
             s->index[i] = moved;
+            s->e[moved].slot = i;
             i = j;
         }
     }
@@ -197,7 +238,7 @@ static void index_remove(shape_spacesaving *s, int32_t at)
 
 /* ---- buckets -------------------------------------------------------------- */
 
-static int32_t bucket_new_after(shape_spacesaving *s, int32_t after, int64_t count)
+SS_INLINE int32_t bucket_new_after(shape_spacesaving *s, int32_t after, int64_t count)
 {
     int32_t nb = s->free_b[--s->n_free_b];
     ss_bucket *b = &s->b[nb];
@@ -216,7 +257,7 @@ static int32_t bucket_new_after(shape_spacesaving *s, int32_t after, int64_t cou
     return nb;
 }
 
-static void bucket_release(shape_spacesaving *s, int32_t at)
+SS_INLINE void bucket_release(shape_spacesaving *s, int32_t at)
 {
     ss_bucket *b = &s->b[at];
     if (b->prev >= 0)
@@ -230,7 +271,7 @@ static void bucket_release(shape_spacesaving *s, int32_t at)
     s->free_b[s->n_free_b++] = at;
 }
 
-static void entry_append(shape_spacesaving *s, int32_t at, int32_t bucket)
+SS_INLINE void entry_append(shape_spacesaving *s, int32_t at, int32_t bucket)
 {
     ss_entry *e = &s->e[at];
     ss_bucket *b = &s->b[bucket];
@@ -246,7 +287,7 @@ static void entry_append(shape_spacesaving *s, int32_t at, int32_t bucket)
 }
 
 /* Unlink from its bucket; frees the bucket when it empties. */
-static void entry_detach(shape_spacesaving *s, int32_t at)
+SS_INLINE void entry_detach(shape_spacesaving *s, int32_t at)
 {
     ss_entry *e = &s->e[at];
     ss_bucket *b = &s->b[e->bucket];
@@ -262,7 +303,7 @@ static void entry_detach(shape_spacesaving *s, int32_t at)
 }
 
 /* count + 1, and the entry becomes the most recently updated of its count. */
-static void entry_increment(shape_spacesaving *s, int32_t at)
+SS_INLINE void entry_increment(shape_spacesaving *s, int32_t at)
 {
     ss_entry *e = &s->e[at];
     int32_t bi = e->bucket;
@@ -280,7 +321,7 @@ static void entry_increment(shape_spacesaving *s, int32_t at)
 }
 
 /* Slot for a new entry of count 1 (not full): tail of the count-1 bucket. */
-static void entry_place_new(shape_spacesaving *s, int32_t at)
+SS_INLINE void entry_place_new(shape_spacesaving *s, int32_t at)
 {
     int32_t b = s->first;
     if (b < 0 || s->b[b].count != 1) b = bucket_new_after(s, -1, 1);
@@ -288,10 +329,10 @@ static void entry_place_new(shape_spacesaving *s, int32_t at)
 }
 
 /* Store key k in slot `at` (text copied into the slot's buffer). */
-static int entry_set_key(shape_spacesaving *s, int32_t at, const ss_key *k, shape_err *err)
+SS_INLINE int entry_set_key(shape_spacesaving *s, shape_ss_kind kind, int32_t at, const ss_key *k, shape_err *err)
 {
     ss_entry *e = &s->e[at];
-    if (s->kind == SHAPE_SS_TEXT) {
+    if (kind == SHAPE_SS_TEXT) {
         if (k->len > e->text_cap || !e->text) {
             size_t cap = k->len < 16 ? 16 : k->len;
             uint8_t *p = realloc(e->text, cap);
@@ -310,9 +351,10 @@ static int entry_set_key(shape_spacesaving *s, int32_t at, const ss_key *k, shap
 
 /* ---- adding --------------------------------------------------------------- */
 
-static int ss_add(shape_spacesaving *s, const ss_key *k, uint64_t hash, shape_err *err)
+/* kind: the summary's key kind, a constant at each call (s->kind) */
+SS_INLINE int ss_add(shape_spacesaving *s, shape_ss_kind kind, const ss_key *k, uint64_t hash, shape_err *err)
 {
-    int32_t at = index_find(s, hash, k);
+    int32_t at = index_find(s, kind, hash, k);
     if (at >= 0) {
         entry_increment(s, at);
         s->n++;
@@ -320,7 +362,7 @@ static int ss_add(shape_spacesaving *s, const ss_key *k, uint64_t hash, shape_er
     }
     if (s->size < (size_t)s->capacity) {
         at = (int32_t)s->size;
-        SHAPE_RETURN_NOT_OK(entry_set_key(s, at, k, err));
+        SHAPE_RETURN_NOT_OK(entry_set_key(s, kind, at, k, err));
         s->size++;
         s->e[at].hash = hash;
         s->e[at].error = 0;
@@ -330,7 +372,7 @@ static int ss_add(shape_spacesaving *s, const ss_key *k, uint64_t hash, shape_er
         return SHAPE_OK;
     }
     at = s->b[s->first].head; /* smallest count, least recently updated */
-    SHAPE_RETURN_NOT_OK(entry_set_key(s, at, k, err));
+    SHAPE_RETURN_NOT_OK(entry_set_key(s, kind, at, k, err));
     /* The old key's bytes are gone but its hash still finds the slot. */
     index_remove(s, at);
     ss_entry *e = &s->e[at];
@@ -345,19 +387,64 @@ static int ss_add(shape_spacesaving *s, const ss_key *k, uint64_t hash, shape_er
 void shape_ss_add_int(shape_spacesaving *s, int64_t v, uint64_t hash)
 {
     ss_key k = {.i = v};
-    (void)ss_add(s, &k, hash, NULL);
+    /* int and timestamp keys behave alike; any other kind as before (generic) */
+    if (s->kind == SHAPE_SS_INT || s->kind == SHAPE_SS_TIMESTAMP)
+        (void)ss_add(s, SHAPE_SS_INT, &k, hash, NULL);
+    else
+        (void)ss_add(s, s->kind, &k, hash, NULL);
 }
 
 void shape_ss_add_double(shape_spacesaving *s, double v, uint64_t hash)
 {
     ss_key k = {.d = v == 0.0 ? 0.0 : v};
-    (void)ss_add(s, &k, hash, NULL);
+    if (s->kind == SHAPE_SS_DOUBLE)
+        (void)ss_add(s, SHAPE_SS_DOUBLE, &k, hash, NULL);
+    else
+        (void)ss_add(s, s->kind, &k, hash, NULL);
 }
 
 int shape_ss_add_text(shape_spacesaving *s, const void *p, size_t n, uint64_t hash, shape_err *err)
 {
     ss_key k = {.text = p, .len = n};
-    return ss_add(s, &k, hash, err);
+    if (s->kind == SHAPE_SS_TEXT) return ss_add(s, SHAPE_SS_TEXT, &k, hash, err);
+    return ss_add(s, s->kind, &k, hash, err);
+}
+
+void prof_ss_add_ints(shape_spacesaving *s, const int64_t *keys, const uint64_t *hashes, size_t n)
+{
+    if (s->kind != SHAPE_SS_INT && s->kind != SHAPE_SS_TIMESTAMP) {
+        for (size_t i = 0; i < n; i++) shape_ss_add_int(s, keys[i], hashes[i]);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ss_key k = {.i = keys[i]};
+        (void)ss_add(s, SHAPE_SS_INT, &k, hashes[i], NULL);
+    }
+}
+
+void prof_ss_add_doubles(shape_spacesaving *s, const double *keys, const uint64_t *hashes, size_t n)
+{
+    if (s->kind != SHAPE_SS_DOUBLE) {
+        for (size_t i = 0; i < n; i++) shape_ss_add_double(s, keys[i], hashes[i]);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ss_key k = {.d = keys[i] == 0.0 ? 0.0 : keys[i]};
+        (void)ss_add(s, SHAPE_SS_DOUBLE, &k, hashes[i], NULL);
+    }
+}
+
+int prof_ss_add_texts(shape_spacesaving *s, const prof_text_key *keys, size_t n, shape_err *err)
+{
+    if (s->kind != SHAPE_SS_TEXT) {
+        for (size_t i = 0; i < n; i++) SHAPE_RETURN_NOT_OK(shape_ss_add_text(s, keys[i].p, keys[i].len, keys[i].hash, err));
+        return SHAPE_OK;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ss_key k = {.text = keys[i].p, .len = keys[i].len};
+        SHAPE_RETURN_NOT_OK(ss_add(s, SHAPE_SS_TEXT, &k, keys[i].hash, err));
+    }
+    return SHAPE_OK;
 }
 
 /* ---- queries -------------------------------------------------------------- */
@@ -444,9 +531,9 @@ int shape_ss_append_raw_(shape_spacesaving *s, const shape_ss_item *it, shape_er
     case SHAPE_SS_TIMESTAMP: hash = prof_hash_timestamp(k.i); break;
     default: hash = prof_hash_int(k.i); break;
     }
-    if (index_find(s, hash, &k) >= 0) return shape_err_set(err, SHAPE_EINVAL, "duplicate top-value key");
+    if (index_find(s, s->kind, hash, &k) >= 0) return shape_err_set(err, SHAPE_EINVAL, "duplicate top-value key");
     int32_t at = (int32_t)s->size;
-    SHAPE_RETURN_NOT_OK(entry_set_key(s, at, &k, err));
+    SHAPE_RETURN_NOT_OK(entry_set_key(s, s->kind, at, &k, err));
     s->size++;
     ss_entry *e = &s->e[at];
     e->hash = hash;
@@ -472,7 +559,7 @@ static int64_t lookup_count(const shape_spacesaving *s, const shape_ss_item *it,
     case SHAPE_SS_TIMESTAMP: hash = prof_hash_timestamp(k.i); break;
     default: hash = prof_hash_int(k.i); break;
     }
-    int32_t at = index_find(s, hash, &k);
+    int32_t at = index_find(s, s->kind, hash, &k);
     if (at < 0) return -1;
     *error = s->e[at].error;
     return s->e[at].count;

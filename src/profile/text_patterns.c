@@ -24,8 +24,15 @@
  *   phone    optional '+', then 7..20 of digits, whitespace, - ( ) .
  *   currency 3 upper letters
  *   language 2 lower letters, optionally '-' and 2 upper letters
- * Values longer than 200 bytes are not tested. A length check first rejects
- * most values for most patterns without looking at them.
+ * Values longer than 200 bytes are not tested. Before any matcher runs, one
+ * pass over the bytes ANDs a per-byte table of the patterns that byte may
+ * appear in (with a mask of the patterns the length admits), stopping as
+ * soon as nothing is left; only the surviving patterns' matchers run. Most
+ * values (free text, JSON, timestamps) are rejected for all 12 within a few
+ * bytes; one more bit, clear only for '@', rules out e-mail for values
+ * without an '@'. The filter only ever drops patterns that could not
+ * match, so the result is the matchers' (tests compare it with the
+ * unfiltered path).
  */
 #include "shape/profile.h"
 
@@ -39,6 +46,36 @@ const char *shape_pattern_name(int pattern)
 {
     return pattern >= 0 && pattern < SHAPE_PATTERN_COUNT ? names[pattern] : NULL;
 }
+
+#define P(name) (1u << SHAPE_PATTERN_##name)
+#define ALL_PATTERNS ((1u << SHAPE_PATTERN_COUNT) - 1)
+/* Not a pattern: set for every byte but '@', so the AND over a value keeps
+ * it only when the value has no '@' (then it cannot be an e-mail address). */
+#define NO_AT (1u << SHAPE_PATTERN_COUNT)
+
+/* The pre-filter: byte_allows[c] holds the patterns that can contain byte c
+ * anywhere in a match (a superset of what each matcher accepts), so a value
+ * is only handed to the matchers of the patterns every one of its bytes
+ * allows. Built by the compiler from the rules below (standard C constant
+ * expressions, expanded for c = 0..255). */
+#define IN(c, lo, hi) ((c) >= (lo) && (c) <= (hi))
+#define ALLOWS(c)                                                                                           \
+    ((IN(c, '0', '9') ? P(EMAIL) | P(UUID) | P(SSN) | P(MAC) | P(IPV4) | P(IPV6) | P(IBAN) | P(POSTAL) |    \
+                            P(DATE) | P(PHONE)                                                              \
+                      : 0u) |                                                                               \
+     (IN(c, 'A', 'F') || IN(c, 'a', 'f') ? P(UUID) | P(MAC) | P(IPV6) : 0u) |                              \
+     (IN(c, 'A', 'Z') ? P(EMAIL) | P(IBAN) | P(CURRENCY) | P(LANGUAGE) : 0u) |                             \
+     (IN(c, 'a', 'z') ? P(EMAIL) | P(LANGUAGE) : 0u) |                                                      \
+     ((c) == '-' ? P(EMAIL) | P(UUID) | P(SSN) | P(MAC) | P(POSTAL) | P(DATE) | P(PHONE) | P(LANGUAGE)       \
+                 : 0u) |                                                                                    \
+     ((c) == '.' ? P(EMAIL) | P(IPV4) | P(PHONE) : 0u) | ((c) == ':' ? P(MAC) | P(IPV6) : 0u) |              \
+     ((c) == '/' ? P(DATE) : 0u) | ((c) == '@' || (c) == '_' || (c) == '%' ? P(EMAIL) : 0u) |                \
+     ((c) == '+' ? P(EMAIL) | P(PHONE) : 0u) |                                                              \
+     ((c) == '(' || (c) == ')' || (c) == ' ' || IN(c, '\t', '\r') ? P(PHONE) : 0u) | ((c) == '@' ? 0u : NO_AT))
+#define ALLOWS4(c) ALLOWS(c), ALLOWS((c) + 1), ALLOWS((c) + 2), ALLOWS((c) + 3)
+#define ALLOWS16(c) ALLOWS4(c), ALLOWS4((c) + 4), ALLOWS4((c) + 8), ALLOWS4((c) + 12)
+#define ALLOWS64(c) ALLOWS16(c), ALLOWS16((c) + 16), ALLOWS16((c) + 32), ALLOWS16((c) + 48)
+static const uint16_t byte_allows[256] = {ALLOWS64(0), ALLOWS64(64), ALLOWS64(128), ALLOWS64(192)};
 
 static int is_digit(uint8_t c) { return c >= '0' && c <= '9'; }
 static int is_upper(uint8_t c) { return c >= 'A' && c <= 'Z'; }
@@ -216,21 +253,56 @@ static int match_language(const uint8_t *s, size_t n)
     return n == 2 || (s[2] == '-' && is_upper(s[3]) && is_upper(s[4]));
 }
 
+/* Every matcher, no pre-filter (the reference the filtered path must equal;
+ * also the white-box hook shape_text_patterns_unfiltered_). */
+static unsigned match_all(const uint8_t *s, size_t n, unsigned want)
+{
+    unsigned m = 0;
+    if ((want & P(EMAIL)) && n >= 6 && match_email(s, n)) m |= P(EMAIL);
+    if ((want & P(UUID)) && match_uuid(s, n)) m |= P(UUID);
+    if ((want & P(SSN)) && match_ssn(s, n)) m |= P(SSN);
+    if ((want & P(MAC)) && match_mac(s, n)) m |= P(MAC);
+    if ((want & P(IPV4)) && n >= 7 && n <= 15 && match_ipv4(s, n)) m |= P(IPV4);
+    if ((want & P(IPV6)) && match_ipv6(s, n)) m |= P(IPV6);
+    if ((want & P(IBAN)) && match_iban(s, n)) m |= P(IBAN);
+    if ((want & P(POSTAL)) && match_postal(s, n)) m |= P(POSTAL);
+    if ((want & P(DATE)) && match_date(s, n)) m |= P(DATE);
+    if ((want & P(PHONE)) && n >= 7 && match_phone(s, n)) m |= P(PHONE);
+    if ((want & P(CURRENCY)) && match_currency(s, n)) m |= P(CURRENCY);
+    if ((want & P(LANGUAGE)) && match_language(s, n)) m |= P(LANGUAGE);
+    return m;
+}
+
+unsigned shape_text_patterns_unfiltered_(const uint8_t *s, size_t n)
+{
+    if (n > SHAPE_PATTERN_MAX_BYTES || n < 2) return 0;
+    return match_all(s, n, ALL_PATTERNS);
+}
+
+/* length_allows[n]: the patterns whose length rule admits n bytes (a
+ * superset of each matcher's own check), built the same way. */
+#define LEN_ALLOWS(n)                                                                                        \
+    (((n) >= 6 ? P(EMAIL) : 0u) | ((n) == 36 ? P(UUID) : 0u) | ((n) == 11 ? P(SSN) : 0u) |                   \
+     ((n) == 17 ? P(MAC) : 0u) | (IN(n, 7, 15) ? P(IPV4) : 0u) | (IN(n, 2, 39) ? P(IPV6) : 0u) |               \
+     (IN(n, 5, 34) ? P(IBAN) : 0u) | ((n) == 5 || (n) == 10 ? P(POSTAL) : 0u) | (IN(n, 8, 10) ? P(DATE) : 0u) | \
+     (IN(n, 7, 21) ? P(PHONE) : 0u) | ((n) == 3 ? P(CURRENCY) : 0u) | ((n) == 2 || (n) == 5 ? P(LANGUAGE) : 0u))
+#define LEN_ALLOWS4(n) LEN_ALLOWS(n), LEN_ALLOWS((n) + 1), LEN_ALLOWS((n) + 2), LEN_ALLOWS((n) + 3)
+#define LEN_ALLOWS16(n) LEN_ALLOWS4(n), LEN_ALLOWS4((n) + 4), LEN_ALLOWS4((n) + 8), LEN_ALLOWS4((n) + 12)
+#define LEN_ALLOWS64(n) LEN_ALLOWS16(n), LEN_ALLOWS16((n) + 16), LEN_ALLOWS16((n) + 32), LEN_ALLOWS16((n) + 48)
+_Static_assert(SHAPE_PATTERN_MAX_BYTES < 256, "length_allows is indexed by the length");
+static const uint16_t length_allows[256] = {LEN_ALLOWS64(0), LEN_ALLOWS64(64), LEN_ALLOWS64(128),
+                                            LEN_ALLOWS64(192)};
+
 unsigned shape_text_patterns(const uint8_t *s, size_t n)
 {
     if (n > SHAPE_PATTERN_MAX_BYTES || n < 2) return 0;
-    unsigned m = 0;
-    if (n >= 6 && match_email(s, n)) m |= 1u << SHAPE_PATTERN_EMAIL;
-    if (match_uuid(s, n)) m |= 1u << SHAPE_PATTERN_UUID;
-    if (match_ssn(s, n)) m |= 1u << SHAPE_PATTERN_SSN;
-    if (match_mac(s, n)) m |= 1u << SHAPE_PATTERN_MAC;
-    if (n >= 7 && n <= 15 && match_ipv4(s, n)) m |= 1u << SHAPE_PATTERN_IPV4;
-    if (match_ipv6(s, n)) m |= 1u << SHAPE_PATTERN_IPV6;
-    if (match_iban(s, n)) m |= 1u << SHAPE_PATTERN_IBAN;
-    if (match_postal(s, n)) m |= 1u << SHAPE_PATTERN_POSTAL;
-    if (match_date(s, n)) m |= 1u << SHAPE_PATTERN_DATE;
-    if (n >= 7 && match_phone(s, n)) m |= 1u << SHAPE_PATTERN_PHONE;
-    if (match_currency(s, n)) m |= 1u << SHAPE_PATTERN_CURRENCY;
-    if (match_language(s, n)) m |= 1u << SHAPE_PATTERN_LANGUAGE;
-    return m;
+    unsigned want = length_allows[n] | NO_AT;
+    size_t i = 0;
+    /* four bytes per step, then the rest; stop once no pattern is left */
+    for (; i + 4 <= n && (want & ALL_PATTERNS); i += 4)
+        want &= (unsigned)byte_allows[s[i]] & byte_allows[s[i + 1]] & byte_allows[s[i + 2]] & byte_allows[s[i + 3]];
+    for (; i < n && (want & ALL_PATTERNS); i++) want &= byte_allows[s[i]];
+    if (want & NO_AT) want &= ~P(EMAIL);
+    want &= ALL_PATTERNS;
+    return want ? match_all(s, n, want) : 0;
 }

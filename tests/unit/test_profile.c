@@ -592,6 +592,61 @@ static void test_other_layouts(void **state)
     shape_profile_free(p);
 }
 
+/* Text min/max compare 8 bytes at a time: values that share prefixes of
+ * every length 0..20, differ in a byte >= 0x80 (unsigned order) or only in
+ * length, several batches; min/max must be memcmp's (bytes_cmp above). */
+static void test_text_min_max_order(void **state)
+{
+    (void)state;
+    enum { ROWS_PER = 500, BATCHES = 6 };
+    /* valid UTF-8 (the document keeps it byte for byte): ASCII, 2-, 3- and
+     * 4-byte characters, so bytes >= 0x80 meet ASCII in the same place */
+    static const char *const pieces[] = {"a", "b", "\x7f", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80"};
+    static int32_t offsets[ROWS_PER + 1];
+    static uint8_t data[ROWS_PER * 100];
+    char mn[100], mx[100];
+    size_t mnl = 0, mxl = 0;
+    int have = 0;
+    uint32_t seed = 2024;
+    shape_profile *p = tp_new_profile("t");
+    for (int b = 0; b < BATCHES; b++) {
+        int32_t at = 0;
+        for (int r = 0; r < ROWS_PER; r++) {
+            seed = seed * 1103515245u + 12345u;
+            size_t chars = (seed >> 10) % 24, common = (seed >> 16) % 21, len = 0;
+            offsets[r] = at;
+            for (size_t i = 0; i < chars; i++) {
+                seed = seed * 1103515245u + 12345u;
+                /* a shared prefix of 'a's, then random characters */
+                const char *piece = i < common ? "a" : pieces[(seed >> 16) % 6];
+                memcpy(data + at + len, piece, strlen(piece));
+                len += strlen(piece);
+            }
+            const char *v = (const char *)data + at;
+            if (!have || bytes_cmp(v, len, mn, mnl) < 0) memcpy(mn, v, mnl = len);
+            if (!have || bytes_cmp(v, len, mx, mxl) > 0) memcpy(mx, v, mxl = len);
+            have = 1;
+            at += (int32_t)len;
+        }
+        offsets[ROWS_PER] = at;
+        manual m;
+        manual_init(&m, ROWS_PER, 0);
+        manual_add(&m, "s", "u", ROWS_PER, 0, 0, 3, NULL, offsets, data, NULL);
+        shape_err err;
+        shape_err_clear(&err);
+        if (shape_profile_update(p, &m.schema, &m.array, &err) != SHAPE_OK) fail_msg("%s", err.message);
+    }
+    json_t *t = tp_table_json(p);
+    json_t *c = tp_column(t, "s");
+    json_t *jmin = json_object_get(c, "min"), *jmax = json_object_get(c, "max");
+    assert_int_equal(json_string_length(jmin), mnl);
+    assert_memory_equal(json_string_value(jmin), mn, mnl);
+    assert_int_equal(json_string_length(jmax), mxl);
+    assert_memory_equal(json_string_value(jmax), mx, mxl);
+    json_decref(t);
+    shape_profile_free(p);
+}
+
 /* ---- schema changes ----------------------------------------------------- */
 
 static void one_column_batch(const char *name, shape_type type, int64_t rows, struct ArrowSchema *s,
@@ -683,6 +738,67 @@ static void test_schema_changes(void **state)
     assert_int_equal(shape_profile_new("x", &cfg, &p, &err), SHAPE_EINVAL);
 }
 
+/* The column loops hand SpaceSaving its keys in runs (PROF_SS_RUN); every
+ * column's top list must be the one a summary fed value by value through
+ * shape_ss_add_* gives: 5000 rows in batches of 777 (full and partial
+ * runs, nulls, NaN skipped, ±inf and -0.0 kept), all 64 counters evicting. */
+static void test_top_as_per_value_adds(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    shape_profile *p = tp_new_profile("s");
+    tp_profile_rows(p, 0, N, 777);
+    json_t *t = tp_table_json(p);
+    static const char *const names[] = {"id", "promo", "total", "status", "pattern", "ts"};
+    for (int col = 0; col < 6; col++) {
+        shape_ss_kind kind = col < 2 ? SHAPE_SS_INT : col == 2 ? SHAPE_SS_DOUBLE : col < 5 ? SHAPE_SS_TEXT : SHAPE_SS_TIMESTAMP;
+        shape_spacesaving *ref = NULL;
+        shape_err err;
+        assert_int_equal(shape_ss_new(kind, SHAPE_SS_CAPACITY, &ref, &err), SHAPE_OK);
+        for (int64_t r = 0; r < N; r++) {
+            tp_row o;
+            tp_make_row(r, &o);
+            switch (col) {
+            case 0: shape_ss_add_int(ref, o.id, shape_hash_int(o.id)); break;
+            case 1: if (o.promo_valid) shape_ss_add_int(ref, o.promo, shape_hash_int(o.promo)); break;
+            case 2:
+                if (o.total_valid && o.total == o.total) shape_ss_add_double(ref, o.total, shape_hash_double(o.total));
+                break;
+            case 3:
+                if (o.status_valid)
+                    assert_int_equal(shape_ss_add_text(ref, o.status, strlen(o.status),
+                                                       shape_hash_text(o.status, strlen(o.status)), &err), SHAPE_OK);
+                break;
+            case 4:
+                if (o.pattern_valid)
+                    assert_int_equal(shape_ss_add_text(ref, o.pattern, o.pattern_len,
+                                                       shape_hash_text(o.pattern, o.pattern_len), &err), SHAPE_OK);
+                break;
+            default: if (o.ts_valid) shape_ss_add_int(ref, o.ts_us, shape_hash_timestamp(o.ts_us)); break;
+            }
+        }
+        shape_ss_item items[SHAPE_SS_CAPACITY];
+        size_t n = shape_ss_items(ref, items);
+        json_t *top = json_object_get(tp_column(t, names[col]), "top");
+        assert_int_equal(json_array_size(top), n);
+        for (size_t i = 0; i < n; i++) {
+            json_t *e = json_array_get(top, i);
+            assert_int_equal(json_integer_value(json_array_get(e, 1)), items[i].count);
+            assert_int_equal(json_integer_value(json_array_get(e, 2)), items[i].error);
+            json_t *v = json_array_get(e, 0);
+            if (kind == SHAPE_SS_TEXT) {
+                assert_int_equal(json_string_length(v), items[i].text_len);
+                assert_memory_equal(json_string_value(v), items[i].text, items[i].text_len);
+            } else if (kind != SHAPE_SS_DOUBLE) {
+                assert_int_equal(json_integer_value(v), items[i].i);
+            }
+        }
+        shape_ss_free(ref);
+    }
+    json_decref(t);
+    shape_profile_free(p);
+}
+
 /* The same rows cut into other batch sizes give the same document. */
 static void test_batching_invariance(void **state)
 {
@@ -722,8 +838,10 @@ int main(void)
         cmocka_unit_test(test_text_columns),
         cmocka_unit_test(test_temporal_columns),
         cmocka_unit_test(test_other_layouts),
+        cmocka_unit_test(test_text_min_max_order),
         cmocka_unit_test(test_schema_changes),
         cmocka_unit_test(test_batching_invariance),
+        cmocka_unit_test(test_top_as_per_value_adds),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <math.h>
 
 #include "../../src/profile/profile_internal.h" /* level access for the weight invariant */
 #include "shape/profile.h"
@@ -217,6 +218,62 @@ static void test_rank_error_sorted(void **state)
     run_distribution(3, "reverse sorted");
 }
 
+/* Compactions sort short levels with a network and longer ones by merging
+ * their sorted runs; the array must be the one the introsort alone gave,
+ * bit for bit (which of 0.0 / -0.0 comes first included): levels of 1..20
+ * runs of random lengths, values drawn from a small set (many ties) or
+ * wide, with and without zeros of both signs; short levels with ties and
+ * infinities; random, sorted and reversed arrays of every length 0..40. */
+static void test_sort_by_runs_matches(void **state)
+{
+    (void)state;
+    static const double few[] = {-3.5, -1.0, -0.0, 0.0, 0.0, 2.0, 7.25, 1e300};
+    uint64_t seed = 42;
+    double a[400], b[400];
+    for (int round = 0; round < 4000; round++) {
+        size_t runs = 1 + splitmix(&seed) % 20, n = 0;
+        int kind = (int)(splitmix(&seed) % 4); /* 0: wide, 1: few values, 2: few without -0, 3: wide + zeros */
+        for (size_t r = 0; r < runs && n < 380; r++) {
+            size_t len = splitmix(&seed) % 24;
+            if (n + len > 400) len = 400 - n;
+            for (size_t i = 0; i < len; i++) {
+                double x = uniform01(&seed) * 200.0 - 100.0;
+                if (kind == 1) x = few[splitmix(&seed) % 8];
+                if (kind == 2) x = few[3 + splitmix(&seed) % 5];
+                if (kind == 3 && splitmix(&seed) % 4 == 0) x = splitmix(&seed) % 2 ? 0.0 : -0.0;
+                a[n + i] = x;
+            }
+            qsort(a + n, len, sizeof *a, cmp_double); /* one sorted run */
+            n += len;
+        }
+        memcpy(b, a, n * sizeof *a);
+        shape_kll_sort_(a, n, 1);
+        shape_kll_sort_(b, n, 0);
+        assert_memory_equal(a, b, n * sizeof *a);
+    }
+    /* short levels (the sorting network): ties, ±inf (the network pads
+     * with +inf), with and without zeros */
+    static const double tied[] = {-3.5, -1.0, 2.0, 7.25, 1e300, INFINITY, -INFINITY, 0.0, -0.0};
+    for (int round = 0; round < 20000; round++) {
+        size_t n = (size_t)round % 17;
+        int kind = (round / 17) % 3; /* 0: tied, no zero; 1: tied with zeros; 2: wide */
+        for (size_t i = 0; i < n; i++)
+            a[i] = kind == 2 ? uniform01(&seed) - 0.5 : tied[splitmix(&seed) % (kind == 0 ? 7 : 9)];
+        memcpy(b, a, n * sizeof *a);
+        shape_kll_sort_(a, n, 1);
+        shape_kll_sort_(b, n, 0);
+        assert_memory_equal(a, b, n ? n * sizeof *a : 1);
+    }
+    for (size_t n = 0; n <= 40; n++)
+        for (int kind = 0; kind < 3; kind++) {
+            for (size_t i = 0; i < n; i++) a[i] = kind == 0 ? uniform01(&seed) : kind == 1 ? (double)i : (double)(n - i);
+            memcpy(b, a, n * sizeof *a);
+            shape_kll_sort_(a, n, 1);
+            shape_kll_sort_(b, n, 0);
+            assert_memory_equal(a, b, n ? n * sizeof *a : 1);
+        }
+}
+
 static void test_merge_refusals(void **state)
 {
     (void)state;
@@ -246,6 +303,7 @@ int main(void)
         cmocka_unit_test(test_rank_error_skewed),
         cmocka_unit_test(test_rank_error_sorted),
         cmocka_unit_test(test_merge_refusals),
+        cmocka_unit_test(test_sort_by_runs_matches),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -134,6 +134,87 @@ static void test_utf8_length(void **state)
     assert_int_equal(shape_utf8_length((const uint8_t *)long_s, n), cps);
 }
 
+/* white-box hook (src/profile/profile_internal.h): every matcher, no filter */
+unsigned shape_text_patterns_unfiltered_(const uint8_t *s, size_t n);
+
+/* The byte pre-filter must never drop a match: the filtered result equals
+ * the unfiltered one (a) on every example above with each position replaced
+ * by each of the 256 byte values (so every byte the table wrongly refused in
+ * a matching value would show), and (b) on random strings over the bytes the
+ * patterns use, of every length 0..45 (plus a few long ones). */
+static void test_pattern_filter_exact(void **state)
+{
+    (void)state;
+    uint8_t buf[256];
+    size_t positives = 0;
+    for (size_t l = 0; l < SHAPE_PATTERN_COUNT; l++)
+        for (const example *e = table[l]; e->text; e++) {
+            size_t n = strlen(e->text);
+            memcpy(buf, e->text, n);
+            for (size_t at = 0; at < n; at++)
+                for (int b = 0; b < 256; b++) {
+                    buf[at] = (uint8_t)b;
+                    unsigned want = shape_text_patterns_unfiltered_(buf, n);
+                    positives += want != 0;
+                    assert_int_equal(shape_text_patterns(buf, n), want);
+                }
+        }
+    assert_true(positives > 1000);
+    static const char alphabet[] = "0123456789abcdefgzABCDEFGZ-.:/@_%+() \t\r\x85\xc3";
+    uint32_t seed = 99;
+    for (int round = 0; round < 200000; round++) {
+        seed = seed * 1103515245u + 12345u;
+        size_t n = round < 199000 ? (seed >> 8) % 46 : 150 + (seed >> 8) % 60;
+        for (size_t i = 0; i < n; i++) {
+            seed = seed * 1103515245u + 12345u;
+            buf[i] = (uint8_t)alphabet[(seed >> 16) % (sizeof alphabet - 1)];
+        }
+        assert_int_equal(shape_text_patterns(buf, n), shape_text_patterns_unfiltered_(buf, n));
+    }
+}
+
+static size_t naive_utf8_length(const uint8_t *s, size_t n)
+{
+    size_t cps = 0;
+    for (size_t i = 0; i < n; i++) cps += (s[i] & 0xC0) != 0x80;
+    return cps;
+}
+
+/* The word-at-a-time count (all-ASCII words skipped, the others summed by a
+ * multiply) against a byte-by-byte count: every length 0..40 at every start
+ * offset 0..7 (so runs straddle the 8-byte steps), over pure ASCII, pure
+ * continuation bytes, all 0xFF/0xC0/0x80 edges and random bytes; the buffer
+ * is malloc'd at the exact length so a read past it shows under ASan. */
+static void test_utf8_length_words(void **state)
+{
+    (void)state;
+    uint32_t seed = 12345;
+    for (int kind = 0; kind < 6; kind++)
+        for (size_t n = 0; n <= 40; n++)
+            for (size_t off = 0; off < 8; off++)
+                for (int rep = 0; rep < (kind == 5 ? 20 : 1); rep++) {
+                    uint8_t *buf = malloc(off + n + 1);
+                    assert_non_null(buf);
+                    for (size_t i = 0; i < off + n; i++) {
+                        seed = seed * 1103515245u + 12345u;
+                        uint8_t r = (uint8_t)(seed >> 16);
+                        buf[i] = kind == 0 ? (uint8_t)('a' + r % 26)
+                                 : kind == 1 ? (uint8_t)(0x80 | (r & 0x3F))
+                                 : kind == 2 ? 0xFF
+                                 : kind == 3 ? (i % 2 ? 0xC0 : 0x80)
+                                 : kind == 4 ? (r % 3 == 0 ? (uint8_t)(0x80 | (r & 0x3F)) : (uint8_t)(r & 0x7F))
+                                             : r;
+                    }
+                    uint8_t *exact = malloc(n ? n : 1);
+                    assert_non_null(exact);
+                    memcpy(exact, buf + off, n);
+                    assert_int_equal(shape_utf8_length(exact, n), naive_utf8_length(exact, n));
+                    assert_int_equal(shape_utf8_length(buf + off, n), naive_utf8_length(buf + off, n));
+                    free(exact);
+                    free(buf);
+                }
+}
+
 /* numpy.quantile(sorted, q, method="linear") computed from the expanded list */
 static double numpy_linear(const int64_t *sorted, int64_t n, double q)
 {
@@ -215,6 +296,8 @@ int main(void)
         cmocka_unit_test(test_pattern_examples),
         cmocka_unit_test(test_pattern_overlaps_and_limits),
         cmocka_unit_test(test_utf8_length),
+        cmocka_unit_test(test_utf8_length_words),
+        cmocka_unit_test(test_pattern_filter_exact),
         cmocka_unit_test(test_length_histogram),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
