@@ -222,6 +222,34 @@ int shape_json_next(shape_json_scanner *sc, shape_json_member *m);
 int shape_json_next_expect(shape_json_scanner *sc, shape_json_member *m, const char *key,
                            size_t key_len, int *hit);
 
+/* The keys a caller expects, as a successor chain (internal: the decoder's
+ * column prediction, for shape_json_next_run). Indexes are the caller's
+ * (columns): next[i + 1] is the index expected after a member of index i
+ * (next[0]: the first member), -1 for none; names[i] (lens[i] bytes, plain as
+ * for shape_json_next_expect) is index i's key, or NULL to never expect it. */
+typedef struct shape_json_chain {
+    const int64_t *next;
+    const char *const *names;
+    const size_t *lens;
+} shape_json_chain;
+
+/* shape_json_next_expect() for a run of members in one call: out[k] is each
+ * member as shape_json_next() yields it and idx[k] its index in the chain
+ * when its key was the expected one (then the next expectation follows from
+ * it), -1 otherwise; *count of them (at most cap, cap >= 1). The run starts
+ * by expecting next[prev + 1] and stops after a member that (a) was not
+ * expected, (b) has an object or array value (pending, as after
+ * shape_json_next: render or skip it before the next call), (c) is a string
+ * with escapes (it lives in scratch), or (d) fills out. So only the last
+ * member of a run can need the scanner's state (render, scratch key).
+ * Returns SHAPE_JSON_MEMBER when the run stopped with the body not yet over
+ * (*count >= 1), SHAPE_JSON_DONE when the object ended, or a negative verdict
+ * (the *count members read before it are still in out: a caller building a
+ * row must be able to drop it). chain may be NULL: nothing is expected (one
+ * member per call). */
+int shape_json_next_run(shape_json_scanner *sc, const shape_json_chain *chain, int64_t prev,
+                        shape_json_member *out, int64_t *idx, size_t cap, size_t *count);
+
 /* Consume the current member's value when it is an object or array, without
  * rendering it: validated, depth-checked. `raw` (optional) receives its exact
  * source text. Returns 0 or a negative verdict; SHAPE_JSON_EUSAGE when the

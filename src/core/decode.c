@@ -85,6 +85,13 @@ struct shape_decoder {
      * expected key (shape_json_next_expect: no '"', '\\' or control byte),
      * so that a predicted key is matched in the body instead of scanned. */
     unsigned char *plain_name;
+    /* The chain the scanner follows by itself (shape_json_next_run): the
+     * successor table and, per column, its name when it can be expected
+     * (plain, and not a stringify column: rendering a scalar needs the
+     * scanner to stop at it). */
+    const char **hint_name;
+    size_t *hint_len;
+    shape_json_chain chain;
 
     shape_decode_stats stats;
 };
@@ -140,6 +147,8 @@ void shape_decoder_free(shape_decoder *dec)
     free(dec->successor);
     free(dec->successor2);
     free(dec->plain_name);
+    free(dec->hint_name);
+    free(dec->hint_len);
     free(dec);
 }
 
@@ -649,6 +658,19 @@ static int64_t column_of(shape_decoder *dec, int64_t prev, const shape_json_slic
     return idx;
 }
 
+/* The names the scanner may expect: plain ones, except stringify columns
+ * (first batch only). */
+static void chain_names_set(shape_decoder *dec)
+{
+    if (!dec->hint_name) return;
+    int64_t n = shape_batch_num_columns(dec->batch);
+    for (int64_t i = 0; i < n; i++) {
+        int ok = dec->plain_name[i] && !dec->stringify[i];
+        dec->hint_name[i] = ok ? dec->cols[i]->name : NULL;
+        dec->hint_len[i] = ok ? dec->cols[i]->name_len : 0;
+    }
+}
+
 /* The successor table, once the columns are frozen (no prediction if out
  * of memory: still correct). */
 static void successor_init(shape_decoder *dec)
@@ -657,12 +679,18 @@ static void successor_init(shape_decoder *dec)
     dec->successor = malloc(n * sizeof *dec->successor);
     dec->successor2 = malloc(n * sizeof *dec->successor2);
     dec->plain_name = malloc(n);
-    if (!dec->successor || !dec->successor2 || !dec->plain_name) {
+    dec->hint_name = malloc(n * sizeof *dec->hint_name);
+    dec->hint_len = malloc(n * sizeof *dec->hint_len);
+    if (!dec->successor || !dec->successor2 || !dec->plain_name || !dec->hint_name || !dec->hint_len) {
         free(dec->successor);
         free(dec->successor2);
         free(dec->plain_name);
+        free(dec->hint_name);
+        free(dec->hint_len);
         dec->successor = dec->successor2 = NULL;
         dec->plain_name = NULL;
+        dec->hint_name = NULL;
+        dec->hint_len = NULL;
         return;
     }
     for (size_t i = 0; i < n; i++) dec->successor[i] = dec->successor2[i] = -1;
@@ -675,6 +703,10 @@ static void successor_init(shape_decoder *dec)
         }
         dec->plain_name[i] = (unsigned char)plain;
     }
+    dec->chain.next = dec->successor;
+    dec->chain.names = dec->hint_name;
+    dec->chain.lens = dec->hint_len;
+    chain_names_set(dec);
 }
 
 enum outcome { ROW_OK, ROW_UNDECODABLE, ROW_REJECTED };
@@ -698,41 +730,45 @@ static int decode_one(shape_decoder *dec, const shape_message *msg, int *outcome
      * without a pass over every column. */
     const int track = dec->n_payload <= 64;
     uint64_t filled = 0;
-    shape_json_member m;
-    const int64_t *succ = dec->successor;
+    /* Members come in runs (shape_json_next_run): the scanner follows the
+     * successor chain by itself while each key is the predicted one, so a
+     * body costs one call per run instead of one per member. Only the last
+     * member of a run can be a miss, a pending container or a scalar to
+     * render, so handling the run's members in order sees the scanner as a
+     * member-by-member walk would. */
+    enum { RUN = 16 };
+    shape_json_member run[RUN];
+    int64_t run_idx[RUN];
+    const shape_json_chain *chain = dec->successor ? &dec->chain : NULL;
     for (;;) {
-        /* The predicted column's name, when it can be matched in the body:
-         * a hit needs neither the event-field test (a prediction is always
-         * a column some earlier key found that was not the event field) nor
-         * a look-up. */
-        int64_t guess = succ ? succ[prev + 1] : -1;
-        int hit = 0;
-        if (guess >= 0 && dec->plain_name[guess])
-            r = shape_json_next_expect(dec->sc, &m, dec->cols[guess]->name, dec->cols[guess]->name_len, &hit);
-        else
-            r = shape_json_next(dec->sc, &m);
-        if (r != SHAPE_JSON_MEMBER) break;
-        int64_t idx = guess;
-        if (!hit) {
-            if (slice_is(&m.key, dec->event_field, dec->event_field_len)) {
-                has_time = event_time_of(dec, &m, &event_time); /* the last occurrence decides */
-                continue;
+        size_t count;
+        r = shape_json_next_run(dec->sc, chain, prev, run, run_idx, RUN, &count);
+        for (size_t k = 0; k < count; k++) {
+            const shape_json_member *m = &run[k];
+            int64_t idx = run_idx[k];
+            if (idx < 0) { /* not the predicted key (a hit needs neither test below) */
+                if (slice_is(&m->key, dec->event_field, dec->event_field_len)) {
+                    has_time = event_time_of(dec, m, &event_time); /* the last occurrence decides */
+                    continue;
+                }
+                idx = column_of(dec, prev, &m->key);
+                if (idx < 0) continue; /* unknown */
             }
-            idx = column_of(dec, prev, &m.key);
-            if (idx < 0) continue; /* unknown */
+            prev = idx;
+            if (idx >= dec->n_payload) continue; /* metadata or _shape_event_time */
+            if (bad) continue;
+            shape_column *c = dec->cols[idx];
+            if (c->length > row) shape_column_truncate(c, row, NULL); /* a repeated key: last wins */
+            int fit;
+            rc = append_value(dec, c, idx, m, &fit, err);
+            if (rc < 0) { r = rc; rc = SHAPE_OK; goto walked; } /* rendering found the body invalid */
+            if (rc != SHAPE_OK) goto walked;
+            if (!fit) bad = 1;
+            if (track) filled |= 1ull << idx;
         }
-        prev = idx;
-        if (idx >= dec->n_payload) continue; /* metadata or _shape_event_time */
-        if (bad) continue;
-        shape_column *c = dec->cols[idx];
-        if (c->length > row) shape_column_truncate(c, row, NULL); /* a repeated key: last wins */
-        int fit;
-        rc = append_value(dec, c, idx, &m, &fit, err);
-        if (rc < 0) { r = rc; rc = SHAPE_OK; break; } /* rendering found the body invalid */
-        if (rc != SHAPE_OK) break;
-        if (!fit) bad = 1;
-        if (track) filled |= 1ull << idx;
+        if (r != SHAPE_JSON_MEMBER) break;
     }
+walked:
     if (rc != SHAPE_OK) {
         shape_batch_rollback_row(dec->batch);
         if (rc == SHAPE_ELIMIT)
@@ -804,7 +840,10 @@ int shape_decoder_decode(shape_decoder *dec, const shape_message *msgs, size_t n
         }
     }
     /* Mixed-kind utf8 columns take JSON text in the first batch only. */
-    if (first_batch) memset(dec->stringify, 0, (size_t)shape_batch_num_columns(dec->batch));
+    if (first_batch) {
+        memset(dec->stringify, 0, (size_t)shape_batch_num_columns(dec->batch));
+        chain_names_set(dec);
+    }
     if (rc != SHAPE_OK || shape_batch_rows(dec->batch) == 0) {
         shape_batch_clear_rows(dec->batch);
         if (rc == SHAPE_OK) shape_err_clear(err);

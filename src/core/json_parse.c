@@ -1661,6 +1661,49 @@ int shape_json_next_expect(shape_json_scanner *sc, shape_json_member *m, const c
     return next_member(sc, m, key, key_len, hit);
 }
 
+/* The member after a consumed scalar (state ST_AFTER): the separator, then
+ * walk_member. The tail of next_member without its state dispatch. */
+static ALWAYS_INLINE int next_after(shape_json_scanner *sc, shape_json_member *m, const char *hint,
+                                    size_t hint_len, int *hit)
+{
+    const uchar *p = sc->p, *end = sc->end;
+    sc->cur_kind = 0;
+    if (LIKELY(p < end && *p == ',')) return walk_member(sc, skip_ws(p + 1, end), m, hint, hint_len, hit);
+    p = skip_ws(p, end);
+    if (LIKELY(p < end && *p == ',')) return walk_member(sc, skip_ws(p + 1, end), m, hint, hint_len, hit);
+    if (LIKELY(p < end && *p == '}')) return walk_finish(sc, p + 1);
+    fail(sc, SHAPE_JSON_ESYNTAX, p, p < end ? "expected ',' or '}'" : "unexpected end of input");
+    return walk_fail(sc);
+}
+
+int shape_json_next_run(shape_json_scanner *sc, const shape_json_chain *chain, int64_t prev,
+                        shape_json_member *out, int64_t *idx, size_t cap, size_t *count)
+{
+    size_t n = 0;
+    int r, hit = 0;
+    /* The first member may follow any state (a pending container is skipped
+     * first); the rest follow a scalar, so the state dispatch is done once. */
+    int64_t guess = chain ? chain->next[prev + 1] : -1;
+    const char *hint = guess >= 0 ? chain->names[guess] : NULL;
+    r = next_member(sc, &out[0], hint, hint ? chain->lens[guess] : 0, &hit);
+    for (;;) {
+        if (r != SHAPE_JSON_MEMBER) break;
+        shape_json_member *m = &out[n++];
+        if (!hit) {
+            idx[n - 1] = -1;
+            break;
+        }
+        idx[n - 1] = guess;
+        if (sc->state != ST_AFTER || (m->kind == SHAPE_JSON_STRING && m->str_escaped) || n == cap) break;
+        guess = chain->next[guess + 1];
+        hint = guess >= 0 ? chain->names[guess] : NULL;
+        hit = 0;
+        r = next_after(sc, &out[n], hint, hint ? chain->lens[guess] : 0, &hit);
+    }
+    *count = n;
+    return r;
+}
+
 int shape_json_skip(shape_json_scanner *sc, shape_json_slice *raw)
 {
     if (sc->state != ST_PENDING) return walk_usage(sc, "no object or array to skip");

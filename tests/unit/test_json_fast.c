@@ -2,7 +2,9 @@
  *
  * Why: the decoder's speed comes from shortcuts in the scanner (shape/json.h)
  * that must never change a verdict or a value: numbers read eight bytes at a
- * time, a predicted key matched in the body (shape_json_next_expect), flat
+ * time, a predicted key matched in the body (shape_json_next_expect), runs
+ * of members read in one call along a chain of predictions
+ * (shape_json_next_run), flat
  * nested objects and arrays of them rendered straight into the output, with
  * the key order of the previous object reused. Each shortcut only applies
  * to some inputs and hands the rest to the general path, so the tests sweep
@@ -318,6 +320,115 @@ static void test_expected_key_later_members_and_errors(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) expect_same_walk(bad[i], strlen(bad[i]), "a", 1, -1);
 }
 
+/* ---------------------------------------------------------- member runs */
+
+/* Walk doc with shape_json_next_run over the chain (names, next), at most cap
+ * members a call, and compare every member and the verdict with a plain
+ * shape_json_next walk; check the stop rules (only a run's last member may be
+ * a miss, a container or an escaped string) and that each hit is the chain's
+ * prediction. After a miss, prev becomes the key's index in names when there
+ * is one (as the decoder's look-up does), else stays. */
+static void expect_run_walk(const char *doc, const char *const *names, size_t n_names, const int64_t *next,
+                            size_t cap)
+{
+    size_t lens[16];
+    assert_true(n_names <= 16);
+    for (size_t i = 0; i < n_names; i++) lens[i] = names[i] ? strlen(names[i]) : 0;
+    shape_json_chain chain = {next, names, lens};
+    shape_json_scanner *plain = shape_json_scanner_new();
+    size_t len = strlen(doc);
+    shape_json_begin(plain, doc, len);
+    shape_json_begin(sc, doc, len);
+    int64_t prev = -1;
+    for (int calls = 0;; calls++) {
+        assert_true(calls < 64);
+        shape_json_member run[8];
+        int64_t idx[8];
+        size_t count = 99;
+        int r = shape_json_next_run(sc, next ? &chain : NULL, prev, run, idx, cap, &count);
+        assert_true(count <= cap);
+        if (r == SHAPE_JSON_MEMBER) assert_true(count >= 1);
+        for (size_t k = 0; k < count; k++) {
+            const shape_json_member *m = &run[k];
+            shape_json_member want;
+            assert_int_equal(shape_json_next(plain, &want), SHAPE_JSON_MEMBER);
+            assert_int_equal(m->key.len, want.key.len);
+            assert_memory_equal(m->key.ptr, want.key.ptr, m->key.len);
+            assert_int_equal(m->kind, want.kind);
+            assert_int_equal(m->offset, want.offset);
+            if (m->kind == SHAPE_JSON_STRING) {
+                assert_int_equal(m->str.len, want.str.len);
+                assert_memory_equal(m->str.ptr, want.str.ptr, m->str.len);
+            }
+            if (m->kind == SHAPE_JSON_NUMBER) {
+                assert_int_equal(m->num.cls, want.num.cls);
+                assert_int_equal(m->num.flags, want.num.flags);
+                assert_int_equal(m->num.i, want.num.i);
+                assert_memory_equal(&m->num.d, &want.num.d, sizeof m->num.d);
+            }
+            if (k + 1 < count) { /* not last: a hit on a scalar read in place */
+                assert_true(idx[k] >= 0);
+                assert_true(m->kind != SHAPE_JSON_OBJECT && m->kind != SHAPE_JSON_ARRAY);
+                assert_false(m->kind == SHAPE_JSON_STRING && m->str_escaped);
+            }
+            if (idx[k] >= 0) {
+                assert_int_equal(idx[k], next[prev + 1]);
+                assert_int_equal(m->key.len, lens[idx[k]]);
+                assert_memory_equal(m->key.ptr, names[idx[k]], m->key.len);
+                prev = idx[k];
+            } else {
+                for (size_t i = 0; i < n_names; i++)
+                    if (names[i] && strlen(names[i]) == m->key.len && memcmp(names[i], m->key.ptr, m->key.len) == 0)
+                        prev = (int64_t)i;
+            }
+        }
+        if (r == SHAPE_JSON_MEMBER) continue;
+        shape_json_member end;
+        assert_int_equal(shape_json_next(plain, &end), r);
+        if (r < 0) assert_int_equal(shape_json_last_error(sc)->offset, shape_json_last_error(plain)->offset);
+        /* Further calls repeat the verdict. */
+        assert_int_equal(shape_json_next_run(sc, next ? &chain : NULL, prev, run, idx, cap, &count), r);
+        assert_int_equal(count, 0);
+        break;
+    }
+    shape_json_scanner_destroy(plain);
+}
+
+static void test_member_runs(void **state)
+{
+    (void)state;
+    static const char *const docs[] = {
+        "{\"a\":1,\"bb\":\"x\",\"ccc\":[1,{\"b\":2,\"a\":1}],\"d\":null}",
+        "{\"a\":1,\"bb\":\"x\\n\",\"ccc\":2.5,\"d\":true,\"e\":false}",
+        "{\"bb\":\"\\u00e9\",\"a\":-0,\"d\":{},\"ccc\":\"caf\xc3\xa9\"}",
+        "{\"a\":1,\"a\":2,\"\\u0061\":3,\"bb\":1e400,\"d\":12345678901234567890}",
+        "{ \"a\" : 1 , \"bb\" : \"x\" , \"ccc\" : [ ] , \"d\" : null }",
+        "{}",
+        " {\"a\":1} ",
+        "[1,2]",
+        "",
+        "{\"a\":01}",
+        "{\"a\":1,\"bb\":\"x\",\"ccc\":tru}",
+        "{\"a\":1,\"bb\":\"x\",}",
+        "{\"a\":1,\"bb\":[1,}",
+        "{\"a\":1,\"bb\":\"x\"} x",
+        "{\"a\":1,\"bb\":\"\xc3\"}",
+        "{\"a\":1,\"bb\":\"x\"",
+    };
+    static const char *const names[] = {"a", "bb", "ccc", "d", "e"};
+    static const char *const some[] = {"a", NULL, "ccc", "d", "e"}; /* bb never expected */
+    /* next[i + 1]: the index after i (next[0]: the first) */
+    static const int64_t right[] = {0, 1, 2, 3, 4, -1};
+    static const int64_t wrong[] = {1, 3, 0, 4, -1, 2};
+    for (size_t d = 0; d < sizeof docs / sizeof docs[0]; d++)
+        for (size_t cap = 1; cap <= 8; cap++) {
+            expect_run_walk(docs[d], names, 5, right, cap);
+            expect_run_walk(docs[d], names, 5, wrong, cap);
+            expect_run_walk(docs[d], some, 5, right, cap);
+            expect_run_walk(docs[d], names, 5, NULL, cap);
+        }
+}
+
 /* ------------------------------------------------------------ rendering */
 
 /* The canonical text of the first member's value. */
@@ -452,6 +563,7 @@ int main(void)
         cmocka_unit_test(test_numbers_invalid_with_room),
         cmocka_unit_test(test_expected_key_every_position),
         cmocka_unit_test(test_expected_key_later_members_and_errors),
+        cmocka_unit_test(test_member_runs),
         cmocka_unit_test(test_render_arrays_of_objects),
         cmocka_unit_test(test_render_random_flat_objects),
     };
