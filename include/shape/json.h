@@ -225,10 +225,14 @@ int shape_json_next_expect(shape_json_scanner *sc, shape_json_member *m, const c
 /* The keys a caller expects, as a successor chain (internal: the decoder's
  * column prediction, for shape_json_next_run). Indexes are the caller's
  * (columns): next[i + 1] is the index expected after a member of index i
- * (next[0]: the first member), -1 for none; names[i] (lens[i] bytes, plain as
- * for shape_json_next_expect) is index i's key, or NULL to never expect it. */
+ * (next[0]: the first member), -1 for none; alt[i + 1] (alt may be NULL) the
+ * one expected second — when it is the key, the run swaps next[i + 1] and
+ * alt[i + 1], so that a field that comes and goes costs a compare, not a
+ * miss; names[i] (lens[i] bytes, plain as for shape_json_next_expect) is
+ * index i's key, or NULL to never expect it. */
 typedef struct shape_json_chain {
-    const int64_t *next;
+    int64_t *next;
+    int64_t *alt;
     const char *const *names;
     const size_t *lens;
 } shape_json_chain;
@@ -237,7 +241,7 @@ typedef struct shape_json_chain {
  * member as shape_json_next() yields it and idx[k] its index in the chain
  * when its key was the expected one (then the next expectation follows from
  * it), -1 otherwise; *count of them (at most cap, cap >= 1). The run starts
- * by expecting next[prev + 1] and stops after a member that (a) was not
+ * by expecting next[prev + 1] (then alt[prev + 1]) and stops after a member that (a) was not
  * expected, (b) has an object or array value (pending, as after
  * shape_json_next: render or skip it before the next call), (c) is a string
  * with escapes (it lives in scratch), or (d) fills out. So only the last

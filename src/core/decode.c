@@ -704,6 +704,7 @@ static void successor_init(shape_decoder *dec)
         dec->plain_name[i] = (unsigned char)plain;
     }
     dec->chain.next = dec->successor;
+    dec->chain.alt = dec->successor2;
     dec->chain.names = dec->hint_name;
     dec->chain.lens = dec->hint_len;
     chain_names_set(dec);

@@ -19,6 +19,11 @@
  *   - Keys: shape_json_next_expect() takes the key the caller predicts
  *     (plain bytes) and compares it with the body in two overlapping words
  *     plus the closing quote; only a miss scans the key.
+ *     shape_json_next_run() follows the caller's chain of predictions by
+ *     itself (one call per run of members, not per member; a key that is
+ *     not the successor is compared with the successor it replaced before
+ *     the run gives up), stopping where the caller needs the scanner's state
+ *     (a miss, a pending container, a string in scratch).
  *   - Numbers: [1-9] plus up to 7 digits, optionally '.' and up to 7 more,
  *     no exponent, with 8 bytes of body left: the digit run is found and
  *     converted 8 bytes at a time (SWAR; little-endian GNU C builds). Every
@@ -53,7 +58,8 @@
  *     reservation: the text is never longer than the input). The key order
  *     of the last fast object is cached (copied keys and their sorting
  *     permutation): the next object with the same keys in the same order is
- *     matched key by key and written without sorting.
+ *     matched key by key (a short key with its quotes and colon as one
+ *     masked word) and written without sorting.
  *   - Errors: every failure goes through fail(), which records verdict,
  *     offset and a static reason and returns NULL; callers propagate NULL.
  */
@@ -147,6 +153,11 @@ struct shape_json_scanner {
         unsigned short off[KEY_CACHE_MEMBERS];
         unsigned char ord[KEY_CACHE_MEMBERS];
         char bytes[KEY_CACHE_BYTES];
+        /* '"' key '"' ':' as one word (mask: its bytes) when that is at most
+         * 8 bytes, so a member's key is matched by one load and compare;
+         * mask 0: compared byte by byte. sep: the byte after each value. */
+        uint64_t pat[KEY_CACHE_MEMBERS], mask[KEY_CACHE_MEMBERS];
+        uchar sep[KEY_CACHE_MEMBERS];
     } kc;
 };
 
@@ -1176,15 +1187,20 @@ static ALWAYS_INLINE const uchar *fast_object_cached(shape_json_scanner *sc, con
     if (!n) return NULL;
     for (unsigned i = 0; i < n; i++) {
         size_t len = sc->kc.len[i];
-        /* '"' key '"' ':' and at least one byte of value */
-        if ((size_t)(end - p) < len + 4 || p[0] != '"' || p[len + 1] != '"' || p[len + 2] != ':' ||
-            !bytes_equal(p + 1, sc->kc.bytes + sc->kc.off[i], len))
+        uint64_t mask = sc->kc.mask[i];
+        /* '"' key '"' ':' and at least one byte of value (a short key: one
+         * word of 8 <= len + 3 bytes, and a ninth) */
+        if (LIKELY(mask && end - p > 8)) {
+            if ((load64(p) & mask) != sc->kc.pat[i]) return NULL;
+        } else if ((size_t)(end - p) < len + 4 || p[0] != '"' || p[len + 1] != '"' || p[len + 2] != ':' ||
+                   !bytes_equal(p + 1, sc->kc.bytes + sc->kc.off[i], len)) {
             return NULL;
+        }
         mem[i].start = p;
         p = fast_value_scan(sc, p + len + 3);
         if (!p || p >= end) return NULL;
         mem[i].end = p;
-        if (*p++ != (i + 1 < n ? ',' : '}')) return NULL;
+        if (*p++ != sc->kc.sep[i]) return NULL;
     }
     for (unsigned i = 0; i < n; i++) ord[i] = &mem[sc->kc.ord[i]];
     return p;
@@ -1203,6 +1219,20 @@ static void key_cache_store(shape_json_scanner *sc, const fast_member *mem, cons
         sc->kc.len[i] = (unsigned char)mem[i].klen;
         used += mem[i].klen;
         sc->kc.ord[i] = (unsigned char)(ord[i] - mem);
+        /* The word pattern: built and loaded in memory order, so it holds
+         * whatever the byte order. */
+        uchar pat[8] = {0}, mask[8] = {0};
+        sc->kc.mask[i] = 0;
+        if (mem[i].klen + 3 <= 8) {
+            pat[0] = '"';
+            memcpy(pat + 1, mem[i].key, mem[i].klen);
+            pat[mem[i].klen + 1] = '"';
+            pat[mem[i].klen + 2] = ':';
+            memset(mask, 0xff, mem[i].klen + 3);
+            sc->kc.pat[i] = load64(pat);
+            sc->kc.mask[i] = load64(mask);
+        }
+        sc->kc.sep[i] = i + 1 < n ? ',' : '}';
     }
     sc->kc.sorted = sorted;
     sc->kc.n = (unsigned)n;
@@ -1681,21 +1711,31 @@ int shape_json_next_run(shape_json_scanner *sc, const shape_json_chain *chain, i
 {
     size_t n = 0;
     int r, hit = 0;
-    /* The first member may follow any state (a pending container is skipped
-     * first); the rest follow a scalar, so the state dispatch is done once. */
     int64_t guess = chain ? chain->next[prev + 1] : -1;
     const char *hint = guess >= 0 ? chain->names[guess] : NULL;
+    /* The first member may follow any state (a pending container is skipped
+     * first); the rest follow a scalar, so the state dispatch is done once. */
     r = next_member(sc, &out[0], hint, hint ? chain->lens[guess] : 0, &hit);
     for (;;) {
         if (r != SHAPE_JSON_MEMBER) break;
         shape_json_member *m = &out[n++];
         if (!hit) {
-            idx[n - 1] = -1;
-            break;
+            /* Not the successor: the one it replaced, compared with the key
+             * just read (off the usual path: a field that comes and goes). */
+            int64_t second = chain && chain->alt ? chain->alt[prev + 1] : -1;
+            const char *h2 = second >= 0 ? chain->names[second] : NULL;
+            if (!h2 || m->key_escaped || m->key.len != chain->lens[second] ||
+                !bytes_equal((const uchar *)m->key.ptr, h2, m->key.len)) {
+                idx[n - 1] = -1;
+                break;
+            }
+            chain->alt[prev + 1] = guess; /* the latest comes first */
+            chain->next[prev + 1] = second;
+            guess = second;
         }
-        idx[n - 1] = guess;
+        idx[n - 1] = prev = guess;
         if (sc->state != ST_AFTER || (m->kind == SHAPE_JSON_STRING && m->str_escaped) || n == cap) break;
-        guess = chain->next[guess + 1];
+        guess = chain->next[prev + 1];
         hint = guess >= 0 ? chain->names[guess] : NULL;
         hit = 0;
         r = next_after(sc, &out[n], hint, hint ? chain->lens[guess] : 0, &hit);

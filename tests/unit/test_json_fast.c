@@ -328,13 +328,19 @@ static void test_expected_key_later_members_and_errors(void **state)
  * a miss, a container or an escaped string) and that each hit is the chain's
  * prediction. After a miss, prev becomes the key's index in names when there
  * is one (as the decoder's look-up does), else stays. */
-static void expect_run_walk(const char *doc, const char *const *names, size_t n_names, const int64_t *next,
-                            size_t cap)
+static void expect_run_walk(const char *doc, const char *const *names, size_t n_names, const int64_t *next0,
+                            const int64_t *alt0, size_t cap)
 {
     size_t lens[16];
+    int64_t next_copy[17], alt_copy[17];
     assert_true(n_names <= 16);
     for (size_t i = 0; i < n_names; i++) lens[i] = names[i] ? strlen(names[i]) : 0;
-    shape_json_chain chain = {next, names, lens};
+    for (size_t i = 0; i <= n_names; i++) {
+        next_copy[i] = next0 ? next0[i] : -1;
+        alt_copy[i] = alt0 ? alt0[i] : -1;
+    }
+    int64_t *next = next0 ? next_copy : NULL; /* a hit on alt swaps the two */
+    shape_json_chain chain = {next, alt0 ? alt_copy : NULL, names, lens};
     shape_json_scanner *plain = shape_json_scanner_new();
     size_t len = strlen(doc);
     shape_json_begin(plain, doc, len);
@@ -372,6 +378,7 @@ static void expect_run_walk(const char *doc, const char *const *names, size_t n_
                 assert_false(m->kind == SHAPE_JSON_STRING && m->str_escaped);
             }
             if (idx[k] >= 0) {
+                /* the prediction (first or second: then swapped to first) */
                 assert_int_equal(idx[k], next[prev + 1]);
                 assert_int_equal(m->key.len, lens[idx[k]]);
                 assert_memory_equal(m->key.ptr, names[idx[k]], m->key.len);
@@ -420,12 +427,17 @@ static void test_member_runs(void **state)
     /* next[i + 1]: the index after i (next[0]: the first) */
     static const int64_t right[] = {0, 1, 2, 3, 4, -1};
     static const int64_t wrong[] = {1, 3, 0, 4, -1, 2};
+    static const int64_t none[] = {-1, -1, -1, -1, -1, -1};
     for (size_t d = 0; d < sizeof docs / sizeof docs[0]; d++)
         for (size_t cap = 1; cap <= 8; cap++) {
-            expect_run_walk(docs[d], names, 5, right, cap);
-            expect_run_walk(docs[d], names, 5, wrong, cap);
-            expect_run_walk(docs[d], some, 5, right, cap);
-            expect_run_walk(docs[d], names, 5, NULL, cap);
+            expect_run_walk(docs[d], names, 5, right, NULL, cap);
+            expect_run_walk(docs[d], names, 5, wrong, NULL, cap);
+            expect_run_walk(docs[d], some, 5, right, NULL, cap);
+            expect_run_walk(docs[d], names, 5, NULL, NULL, cap);
+            /* second guesses: right ones behind wrong ones, and the reverse */
+            expect_run_walk(docs[d], names, 5, wrong, right, cap);
+            expect_run_walk(docs[d], names, 5, right, wrong, cap);
+            expect_run_walk(docs[d], some, 5, none, right, cap);
         }
 }
 
@@ -527,6 +539,30 @@ static void test_render_arrays_of_objects(void **state)
     expect_render_like_general("{\"v\":[{\"sku\":\"A1\"}]}", 0);
     /* DEL is plain to the fast path but escaped in ASCII mode. */
     expect_render_like_general("{\"v\":[{\"b\":\"\x7f\",\"a\":2}]}", SHAPE_JSON_RENDER_ASCII);
+    /* A cached key is matched as one word ('"' key '"' ':' up to 8 bytes)
+     * or byte by byte: every byte of that text changed in the second object
+     * (another letter, a space, a backslash, a quote), for keys of 0..9
+     * bytes, and the bodies cut short right after it. */
+    for (size_t klen = 0; klen <= 9; klen++) {
+        char text[16];
+        size_t tl = (size_t)snprintf(text, sizeof text, "\"%.*s\":", (int)klen, "kkkkkkkkkk");
+        for (size_t at = 0; at < tl; at++) {
+            static const char subs[] = {'X', ' ', '\\', '"'};
+            for (size_t k = 0; k < sizeof subs; k++) {
+                char changed[16];
+                memcpy(changed, text, tl);
+                changed[at] = subs[k];
+                char doc[128];
+                int n = snprintf(doc, sizeof doc, "{\"v\":[{%s1,\"b\":2},{%.*s1,\"b\":2}]}", text, (int)tl, changed);
+                expect_render_like_general(doc, 0);
+                doc[n - 8] = '\0'; /* cut inside the second object */
+                expect_render_like_general(doc, 0);
+            }
+        }
+        char doc[128];
+        snprintf(doc, sizeof doc, "{\"v\":[{%s1,\"b\":2},{%s", text, text);
+        expect_render_like_general(doc, 0);
+    }
 }
 
 static void test_render_random_flat_objects(void **state)
