@@ -228,8 +228,11 @@ int shape_json_next_expect(shape_json_scanner *sc, shape_json_member *m, const c
  * (next[0]: the first member), -1 for none; alt[i + 1] (alt may be NULL) the
  * one expected second — when it is the key, the run swaps next[i + 1] and
  * alt[i + 1], so that a field that comes and goes costs a compare, not a
- * miss; names[i] (lens[i] bytes, plain as for shape_json_next_expect) is
- * index i's key, or NULL to never expect it. */
+ * miss; names[i] is index i's key as a body writes it plainly, '"' key '"'
+ * ':' (lens[i] bytes: the key's length + 3; the key plain as for
+ * shape_json_next_expect), with at least 8 readable bytes after it (they
+ * may be the next name's), so that a member's key is matched with its
+ * quotes and colon by word compares; or NULL to never expect index i. */
 typedef struct shape_json_chain {
     int64_t *next;
     int64_t *alt;

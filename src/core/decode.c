@@ -91,6 +91,7 @@ struct shape_decoder {
      * scanner to stop at it). */
     const char **hint_name;
     size_t *hint_len;
+    char *quoted; /* every plain name as '"' name '"' ':', then 8 bytes of padding */
     shape_json_chain chain;
 
     shape_decode_stats stats;
@@ -149,6 +150,7 @@ void shape_decoder_free(shape_decoder *dec)
     free(dec->plain_name);
     free(dec->hint_name);
     free(dec->hint_len);
+    free(dec->quoted);
     free(dec);
 }
 
@@ -664,10 +666,13 @@ static void chain_names_set(shape_decoder *dec)
 {
     if (!dec->hint_name) return;
     int64_t n = shape_batch_num_columns(dec->batch);
+    size_t at = 0;
     for (int64_t i = 0; i < n; i++) {
-        int ok = dec->plain_name[i] && !dec->stringify[i];
-        dec->hint_name[i] = ok ? dec->cols[i]->name : NULL;
-        dec->hint_len[i] = ok ? dec->cols[i]->name_len : 0;
+        size_t len = dec->plain_name[i] ? dec->cols[i]->name_len + 3 : 0;
+        int ok = len && !dec->stringify[i];
+        dec->hint_name[i] = ok ? dec->quoted + at : NULL;
+        dec->hint_len[i] = ok ? len : 0;
+        at += len;
     }
 }
 
@@ -681,12 +686,18 @@ static void successor_init(shape_decoder *dec)
     dec->plain_name = malloc(n);
     dec->hint_name = malloc(n * sizeof *dec->hint_name);
     dec->hint_len = malloc(n * sizeof *dec->hint_len);
-    if (!dec->successor || !dec->successor2 || !dec->plain_name || !dec->hint_name || !dec->hint_len) {
+    size_t quoted_bytes = 8;
+    for (size_t i = 0; i + 1 < n; i++) quoted_bytes += dec->cols[i]->name_len + 3;
+    dec->quoted = malloc(quoted_bytes);
+    if (!dec->successor || !dec->successor2 || !dec->plain_name || !dec->hint_name || !dec->hint_len ||
+        !dec->quoted) {
         free(dec->successor);
         free(dec->successor2);
         free(dec->plain_name);
         free(dec->hint_name);
         free(dec->hint_len);
+        free(dec->quoted);
+        dec->quoted = NULL;
         dec->successor = dec->successor2 = NULL;
         dec->plain_name = NULL;
         dec->hint_name = NULL;
@@ -703,6 +714,18 @@ static void successor_init(shape_decoder *dec)
         }
         dec->plain_name[i] = (unsigned char)plain;
     }
+    /* The chain's names as a body writes them (shape_json_chain). */
+    size_t at = 0;
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (!dec->plain_name[i]) continue;
+        const shape_column *c = dec->cols[i];
+        dec->quoted[at++] = '"';
+        memcpy(dec->quoted + at, c->name, c->name_len);
+        at += c->name_len;
+        dec->quoted[at++] = '"';
+        dec->quoted[at++] = ':';
+    }
+    memset(dec->quoted + at, 0, quoted_bytes - at);
     dec->chain.next = dec->successor;
     dec->chain.alt = dec->successor2;
     dec->chain.names = dec->hint_name;

@@ -331,16 +331,29 @@ static void test_expected_key_later_members_and_errors(void **state)
 static void expect_run_walk(const char *doc, const char *const *names, size_t n_names, const int64_t *next0,
                             const int64_t *alt0, size_t cap)
 {
+    /* The chain's names as a body writes them: '"' key '"' ':', 8 bytes of
+     * padding after the last. */
     size_t lens[16];
+    const char *quoted[16];
+    char buf[512];
+    size_t at = 0;
     int64_t next_copy[17], alt_copy[17];
     assert_true(n_names <= 16);
-    for (size_t i = 0; i < n_names; i++) lens[i] = names[i] ? strlen(names[i]) : 0;
+    for (size_t i = 0; i < n_names; i++) {
+        quoted[i] = NULL;
+        lens[i] = 0;
+        if (!names[i]) continue;
+        lens[i] = (size_t)snprintf(buf + at, sizeof buf - at, "\"%s\":", names[i]);
+        quoted[i] = buf + at;
+        at += lens[i];
+    }
+    memset(buf + at, 0, 8);
     for (size_t i = 0; i <= n_names; i++) {
         next_copy[i] = next0 ? next0[i] : -1;
         alt_copy[i] = alt0 ? alt0[i] : -1;
     }
     int64_t *next = next0 ? next_copy : NULL; /* a hit on alt swaps the two */
-    shape_json_chain chain = {next, alt0 ? alt_copy : NULL, names, lens};
+    shape_json_chain chain = {next, alt0 ? alt_copy : NULL, quoted, lens};
     shape_json_scanner *plain = shape_json_scanner_new();
     size_t len = strlen(doc);
     shape_json_begin(plain, doc, len);
@@ -380,7 +393,7 @@ static void expect_run_walk(const char *doc, const char *const *names, size_t n_
             if (idx[k] >= 0) {
                 /* the prediction (first or second: then swapped to first) */
                 assert_int_equal(idx[k], next[prev + 1]);
-                assert_int_equal(m->key.len, lens[idx[k]]);
+                assert_int_equal(m->key.len + 3, lens[idx[k]]);
                 assert_memory_equal(m->key.ptr, names[idx[k]], m->key.len);
                 prev = idx[k];
             } else {
@@ -421,6 +434,11 @@ static void test_member_runs(void **state)
         "{\"a\":1,\"bb\":\"x\"} x",
         "{\"a\":1,\"bb\":\"\xc3\"}",
         "{\"a\":1,\"bb\":\"x\"",
+        "{\"a\" :1,\"bb\": \"x\",\"ccc\"\t:\t2,\"d\":\n3}",
+        "{\"a\":1,\"bb\":\"x\",\"cccc\":1,\"cc\":2,\"ccc\":3}",
+        "{\"a\":1,\"bb\"",
+        "{\"a\":1,\"bb\":",
+        "{\"a\":1,\"b",
     };
     static const char *const names[] = {"a", "bb", "ccc", "d", "e"};
     static const char *const some[] = {"a", NULL, "ccc", "d", "e"}; /* bb never expected */
@@ -439,6 +457,34 @@ static void test_member_runs(void **state)
             expect_run_walk(docs[d], names, 5, right, wrong, cap);
             expect_run_walk(docs[d], some, 5, none, right, cap);
         }
+    /* Names of 0..20 bytes (matched as one masked word, two words, or byte
+     * by byte) against every byte of '"' key '"' ':' changed, and bodies cut
+     * short anywhere. */
+    static const char letters[] = "abcdefghijklmnopqrstu";
+    for (size_t klen = 0; klen <= 20; klen++) {
+        char key[32];
+        memcpy(key, letters, klen);
+        key[klen] = '\0';
+        const char *const long_names[] = {key, "z"};
+        static const int64_t chain_next[] = {0, 1, -1};
+        char doc[128];
+        int n = snprintf(doc, sizeof doc, "{\"%s\":1,\"z\":2,\"padding_padding\":3}", key);
+        for (size_t cut = 1; cut <= (size_t)n; cut++) {
+            char part[128];
+            memcpy(part, doc, cut);
+            part[cut] = '\0';
+            expect_run_walk(part, long_names, 2, chain_next, NULL, 4);
+        }
+        for (size_t at = 1; at < klen + 4; at++) {
+            static const char subs[] = {'X', ' ', '\\', '"', '}'};
+            for (size_t k = 0; k < sizeof subs; k++) {
+                char changed[128];
+                memcpy(changed, doc, (size_t)n + 1);
+                changed[at] = subs[k];
+                expect_run_walk(changed, long_names, 2, chain_next, NULL, 4);
+            }
+        }
+    }
 }
 
 /* ------------------------------------------------------------ rendering */
