@@ -271,6 +271,18 @@ int shape_json_skip(shape_json_scanner *sc, shape_json_slice *raw);
  * negative verdict; on error out->len is unchanged. */
 int shape_json_render(shape_json_scanner *sc, shape_json_buf *out, unsigned flags);
 
+/* shape_json_render() without a buffer in between (internal: the decoder
+ * writes a nested value straight into its column). When the current value
+ * is a pending object or array that the render fast path takes (flat
+ * objects, compact, plain keys and strings; see the top of this file), its
+ * canonical text (flags 0) is written at dst, *len set, the value consumed,
+ * and 1 returned. dst must have room for shape_json_pending_size() bytes
+ * (the rest of the body from the value: the text is never longer). Else 0
+ * is returned with nothing written or consumed: render it with
+ * shape_json_render(), which also reports any error. */
+size_t shape_json_pending_size(const shape_json_scanner *sc);
+int shape_json_render_fast(shape_json_scanner *sc, char *dst, size_t *len);
+
 /* Validate a whole document whose top-level value may be of any kind, and
  * append its canonical rendering to `out`. Abandons any walk in progress.
  * Returns 0 or a negative verdict (never ENOTOBJECT). */

@@ -8,9 +8,11 @@
  *      batch builder, payload first, metadata after; the schema is frozen.
  *   2. Decode every message: walk the body's members, find each one's
  *      column — predicted from the previous member's column and matched in
- *      the body by the scanner (shape_json_next_expect), else the replaced
- *      prediction, else the builder's hash — and convert and append the
- *      value into its column. A
+ *      the body by the scanner, which follows that chain of predictions by
+ *      itself for a run of members per call (shape_json_next_run), else the
+ *      replaced prediction, else the builder's hash — and convert and append
+ *      the value into its column (a nested value the scanner's fast render
+ *      takes is written straight into the column's bytes). A
  *      duplicate key replaces the row's earlier value (the last one wins, as
  *      in every JSON object reader that builds a map). A value that does not
  *      fit marks the row bad, but the walk goes on so that an invalid body is
@@ -466,6 +468,18 @@ static int append_value(shape_decoder *dec, shape_column *c, int64_t idx, const 
         break;
     case SHAPE_TYPE_UTF8:
         if (m->kind == SHAPE_JSON_STRING) return shape_column_append_bytes(c, m->str.ptr, m->str.len, err);
+        if (m->kind == SHAPE_JSON_OBJECT || m->kind == SHAPE_JSON_ARRAY) {
+            /* Straight into the column when the fast render takes it (room
+             * reserved for the rest of the body, which it never exceeds);
+             * else, or when that room is not there (a batch near its byte
+             * limit), through dec->text as any value. */
+            size_t room = shape_json_pending_size(dec->sc), n;
+            if (c->length < c->capacity && room <= (size_t)(c->data_capacity - c->data_length) &&
+                shape_json_render_fast(dec->sc, (char *)c->data + c->data_length, &n)) {
+                shape_column_commit_bytes(c, n);
+                return SHAPE_OK;
+            }
+        }
         if (m->kind == SHAPE_JSON_OBJECT || m->kind == SHAPE_JSON_ARRAY || dec->stringify[idx]) {
             int r = render_current(dec);
             if (r < 0) return r;

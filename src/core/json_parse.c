@@ -1325,17 +1325,17 @@ static const uchar *render_object_fast(shape_json_scanner *sc, const uchar *obj)
  * object is one for the fast path: rendered straight into sc->out — no
  * pending run, no records, one reservation, since the canonical text of
  * such a value is its own bytes with each object's members reordered, never
- * longer than the input. Returns the byte after the value with sc->out->len
- * advanced (no NUL written), or NULL with sc->out->len unchanged: then the
- * general path renders the value from the start (and reports its errors). */
-static const uchar *render_container_fast(shape_json_scanner *sc, const uchar *val)
+ * longer than the input. container_fast_to() writes at *wp (room for the
+ * rest of the body from val) and advances it; render_container_fast() writes
+ * into sc->out. Returns the byte after the value (no NUL written), or NULL
+ * with nothing kept: then the general path renders the value from the start
+ * (and reports its errors). */
+static const uchar *container_fast_to(shape_json_scanner *sc, const uchar *val, char **wp)
 {
     const uchar *end = sc->end, *p = val;
     const int array = *p == '[';
     if (array && (++p >= end || *p != '{')) return NULL; /* empty, or not of objects */
-    shape_json_buf *o = sc->out;
-    if (shape_json_buf_reserve(o, (size_t)(end - val))) return NULL;
-    char *w = o->data + o->len;
+    char *w = *wp;
     if (array) *w++ = '[';
     for (;;) {
         fast_member mem[FAST_MEMBERS];
@@ -1361,7 +1361,17 @@ static const uchar *render_container_fast(shape_json_scanner *sc, const uchar *v
         if (*p != ',' || ++p >= end || *p != '{') return NULL;
         *w++ = ',';
     }
-    o->len = (size_t)(w - o->data);
+    *wp = w;
+    return p;
+}
+
+static const uchar *render_container_fast(shape_json_scanner *sc, const uchar *val)
+{
+    shape_json_buf *o = sc->out;
+    if (shape_json_buf_reserve(o, (size_t)(sc->end - val))) return NULL;
+    char *w = o->data + o->len;
+    const uchar *p = container_fast_to(sc, val, &w);
+    if (p) o->len = (size_t)(w - o->data);
     return p;
 }
 
@@ -1786,6 +1796,24 @@ int shape_json_skip(shape_json_scanner *sc, shape_json_slice *raw)
     sc->state = ST_AFTER;
     sc->cur_kind = 0;
     return 0;
+}
+
+size_t shape_json_pending_size(const shape_json_scanner *sc)
+{
+    return sc->state == ST_PENDING ? (size_t)(sc->end - sc->val) : 0;
+}
+
+int shape_json_render_fast(shape_json_scanner *sc, char *dst, size_t *len)
+{
+    if (sc->state != ST_PENDING) return 0;
+    char *w = dst;
+    const uchar *p = container_fast_to(sc, sc->val, &w);
+    if (!p) return 0;
+    *len = (size_t)(w - dst);
+    sc->p = p;
+    sc->state = ST_AFTER;
+    sc->cur_kind = 0;
+    return 1;
 }
 
 int shape_json_render(shape_json_scanner *sc, shape_json_buf *out, unsigned flags)
