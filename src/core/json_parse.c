@@ -1162,6 +1162,27 @@ static ALWAYS_INLINE const uchar *fast_value_scan(shape_json_scanner *sc, const 
     case '5': case '6': case '7': case '8': case '9': {
         /* Plain [1-9][0-9]*(.[0-9]+)?, else the full grammar. */
         const uchar *d = p + 1;
+#if defined(USE_SWAR_DIGITS)
+        /* Digit runs of up to 7 found 8 bytes at a time (16 bytes left:
+         * both loads inside the body); longer runs take the loop below. */
+        if (LIKELY(end - d >= 16)) {
+            unsigned k = digit_run8(load64(d));
+            if (k < 8) {
+                d += k;
+                if (*d == '.') {
+                    unsigned f = digit_run8(load64(d + 1));
+                    if (f == 0) return skip_scalar(sc, p); /* "1." is not a number */
+                    if (f < 8) {
+                        d += 1 + f;
+                        return *d == ',' || *d == '}' ? d : skip_scalar(sc, p);
+                    }
+                    d = p + 1; /* a long fraction: the loop */
+                } else {
+                    return *d == ',' || *d == '}' ? d : skip_scalar(sc, p);
+                }
+            }
+        }
+#endif
         while (d < end && is_digit(*d)) d++;
         if (d < end && *d == '.' && d + 1 < end && is_digit(d[1])) {
             d += 2;
@@ -1177,10 +1198,9 @@ static ALWAYS_INLINE const uchar *fast_value_scan(shape_json_scanner *sc, const 
 }
 
 /* The object at obj when its keys are those of the key cache, in the same
- * order, each written plainly: members into mem, key order into ord (from
- * the cache). NULL otherwise (then the caller reads it the long way). */
-static ALWAYS_INLINE const uchar *fast_object_cached(shape_json_scanner *sc, const uchar *obj, fast_member *mem,
-                                                     const fast_member **ord)
+ * order, each written plainly: members into mem (their key order is the
+ * cache's). NULL otherwise (then the caller reads it the long way). */
+static ALWAYS_INLINE const uchar *fast_object_cached(shape_json_scanner *sc, const uchar *obj, fast_member *mem)
 {
     const uchar *end = sc->end, *p = obj + 1;
     const unsigned n = sc->kc.n;
@@ -1202,7 +1222,6 @@ static ALWAYS_INLINE const uchar *fast_object_cached(shape_json_scanner *sc, con
         mem[i].end = p;
         if (*p++ != sc->kc.sep[i]) return NULL;
     }
-    for (unsigned i = 0; i < n; i++) ord[i] = &mem[sc->kc.ord[i]];
     return p;
 }
 
@@ -1239,19 +1258,23 @@ static void key_cache_store(shape_json_scanner *sc, const fast_member *mem, cons
 }
 
 /* Read the object at obj the fast way: its members into mem (at most
- * FAST_MEMBERS), their key order into ord, *count of them, *sorted when the
+ * FAST_MEMBERS), their key order as indexes into mem in *perm (the cache's,
+ * or perm_buf), *count of them, *sorted when the
  * keys came in order. Returns the byte after the object, or NULL when the
  * object is not one for the fast path (nothing reported that the general
  * path would not report alike). */
 static ALWAYS_INLINE const uchar *fast_object_scan(shape_json_scanner *sc, const uchar *obj, fast_member *mem,
-                                                   const fast_member **ord, size_t *count, int *sorted_out)
+                                                   unsigned char *perm_buf, const unsigned char **perm,
+                                                   size_t *count, int *sorted_out)
 {
-    const uchar *end = sc->end, *p = fast_object_cached(sc, obj, mem, ord);
+    const uchar *end = sc->end, *p = fast_object_cached(sc, obj, mem);
     if (p) {
         *count = sc->kc.n;
         *sorted_out = sc->kc.sorted;
+        *perm = sc->kc.ord;
         return p;
     }
+    const fast_member *ord[FAST_MEMBERS];
     p = obj + 1;
     size_t n = 0;
     int sorted = 1;
@@ -1284,19 +1307,23 @@ static ALWAYS_INLINE const uchar *fast_object_scan(shape_json_scanner *sc, const
         if (*p != '}') return NULL;
         *count = n;
         *sorted_out = sorted;
+        for (size_t i = 0; i < n; i++) perm_buf[i] = (unsigned char)(ord[i] - mem);
+        *perm = perm_buf;
         key_cache_store(sc, mem, ord, n, sorted);
         return p + 1;
     }
 }
 
-/* Write the members in ord as an object at w; returns the byte after it.
- * Exactly as long as the object read (same members, same separators). */
-static inline char *fast_object_write(char *w, const fast_member *const *ord, size_t n)
+/* Write the members mem[perm[0]], mem[perm[1]], ... as an object at w;
+ * returns the byte after it. Exactly as long as the object read (same
+ * members, same separators). */
+static inline char *fast_object_write(char *w, const fast_member *mem, const unsigned char *perm, size_t n)
 {
     *w++ = '{';
     for (size_t i = 0; i < n; i++) {
-        size_t len = (size_t)(ord[i]->end - ord[i]->start);
-        copy_short(w, ord[i]->start, len);
+        const fast_member *m = &mem[perm[i]];
+        size_t len = (size_t)(m->end - m->start);
+        copy_short(w, m->start, len);
         w += len;
         *w++ = ',';
     }
@@ -1307,15 +1334,16 @@ static inline char *fast_object_write(char *w, const fast_member *const *ord, si
 static const uchar *render_object_fast(shape_json_scanner *sc, const uchar *obj)
 {
     fast_member mem[FAST_MEMBERS];
-    const fast_member *ord[FAST_MEMBERS];
+    unsigned char perm_buf[FAST_MEMBERS];
+    const unsigned char *perm;
     size_t n;
     int sorted;
-    const uchar *p = fast_object_scan(sc, obj, mem, ord, &n, &sorted);
+    const uchar *p = fast_object_scan(sc, obj, mem, perm_buf, &perm, &n, &sorted);
     if (!p || sorted) return p;
     /* Room first, so that nothing fails once output starts. */
     if (shape_json_buf_reserve(sc->out, (size_t)(p - sc->pend))) return NULL;
     flush(sc, obj);
-    char *w = fast_object_write(sc->out->data + sc->out->len, ord, n);
+    char *w = fast_object_write(sc->out->data + sc->out->len, mem, perm, n);
     sc->out->len = (size_t)(w - sc->out->data);
     sc->pend = p;
     return p;
@@ -1339,16 +1367,17 @@ static const uchar *container_fast_to(shape_json_scanner *sc, const uchar *val, 
     if (array) *w++ = '[';
     for (;;) {
         fast_member mem[FAST_MEMBERS];
-        const fast_member *ord[FAST_MEMBERS];
+        unsigned char perm_buf[FAST_MEMBERS];
+        const unsigned char *perm;
         size_t n;
         int sorted;
-        const uchar *q = fast_object_scan(sc, p, mem, ord, &n, &sorted);
+        const uchar *q = fast_object_scan(sc, p, mem, perm_buf, &perm, &n, &sorted);
         if (!q) return NULL;
         if (sorted) {
             memcpy(w, p, (size_t)(q - p));
             w += q - p;
         } else {
-            w = fast_object_write(w, ord, n);
+            w = fast_object_write(w, mem, perm, n);
         }
         p = q;
         if (!array) break;

@@ -655,6 +655,32 @@ static void test_render_arrays_of_objects(void **state)
     }
 }
 
+static void test_render_numbers_in_objects(void **state)
+{
+    (void)state;
+    /* Numbers in flat objects are measured 8 bytes at a time when 16 bytes
+     * of body remain: integer runs of 1..18 digits, fractions of 0..10,
+     * followed by what may end the member or not, with and without a long
+     * tail after the value. */
+    static const char *const after[] = {"", "e5", "E-2", "x", " ", "]", ".5"};
+    for (int id = 1; id <= 18; id++)
+        for (int fd = -1; fd <= 10; fd++)
+            for (size_t a = 0; a < sizeof after / sizeof after[0]; a++)
+                for (int tail = 0; tail < 2; tail++) {
+                    char num[64];
+                    int n = snprintf(num, sizeof num, "%.*s", id, "918273645546372819");
+                    if (fd >= 0) n += snprintf(num + n, sizeof num - (size_t)n, ".%.*s", fd, "0123456789");
+                    snprintf(num + n, sizeof num - (size_t)n, "%s", after[a]);
+                    char doc[256];
+                    snprintf(doc, sizeof doc, "{\"v\":[{\"b\":%s,\"a\":2}]%s}", num,
+                             tail ? ",\"tail\":\"0123456789abcdef\"" : "");
+                    expect_render_like_general(doc, 0);
+                    snprintf(doc, sizeof doc, "{\"v\":{\"b\":2,\"a\":%s}%s}", num,
+                             tail ? ",\"tail\":\"0123456789abcdef\"" : "");
+                    expect_render_like_general(doc, 0);
+                }
+}
+
 static void test_render_random_flat_objects(void **state)
 {
     (void)state;
@@ -691,6 +717,7 @@ int main(void)
         cmocka_unit_test(test_expected_key_later_members_and_errors),
         cmocka_unit_test(test_member_runs),
         cmocka_unit_test(test_render_arrays_of_objects),
+        cmocka_unit_test(test_render_numbers_in_objects),
         cmocka_unit_test(test_render_random_flat_objects),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
