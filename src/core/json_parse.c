@@ -105,6 +105,13 @@ enum {
     ST_ERROR
 };
 
+/* What walk_member() returns, besides SHAPE_JSON_MEMBER and the verdicts,
+ * for a member that must end a run of shape_json_next_run(): its value is a
+ * pending container or a string in scratch. The entry points turn it into
+ * SHAPE_JSON_MEMBER. */
+#define MEMBER_LAST 2
+_Static_assert(MEMBER_LAST != SHAPE_JSON_MEMBER && MEMBER_LAST != SHAPE_JSON_DONE, "a code of its own");
+
 /* scan_string() result flags. */
 #define STR_ESC 0x1u  /* had escapes: the slice lives in scratch */
 #define STR_HIGH 0x2u /* holds bytes >= 0x80 (raw or from \u escapes) */
@@ -1663,6 +1670,13 @@ value:
         }
         p = scan_string(sc, p + 1, &sc->vbuf, &m->str, &f);
         m->str_escaped = (f & STR_ESC) != 0;
+        if (LIKELY(p != NULL) && m->str_escaped) {
+            m->kind = kind;
+            sc->cur_kind = kind;
+            sc->p = p;
+            sc->state = ST_AFTER;
+            return MEMBER_LAST; /* its text lives in scratch */
+        }
         break;
     case '-':
     case '0': case '1': case '2': case '3': case '4':
@@ -1678,7 +1692,7 @@ value:
         sc->cur_kind = kind;
         sc->p = p;
         sc->state = ST_PENDING;
-        return SHAPE_JSON_MEMBER;
+        return MEMBER_LAST;
     case 't':
         kind = SHAPE_JSON_TRUE;
         p = scan_literal(sc, p, "true", 4);
@@ -1749,14 +1763,16 @@ static ALWAYS_INLINE int next_member(shape_json_scanner *sc, shape_json_member *
 int shape_json_next(shape_json_scanner *sc, shape_json_member *m)
 {
     int hit;
-    return next_member(sc, m, NULL, 0, 0, &hit);
+    int r = next_member(sc, m, NULL, 0, 0, &hit);
+    return r == MEMBER_LAST ? SHAPE_JSON_MEMBER : r;
 }
 
 int shape_json_next_expect(shape_json_scanner *sc, shape_json_member *m, const char *key,
                            size_t key_len, int *hit)
 {
     *hit = 0;
-    return next_member(sc, m, key, key_len, 0, hit);
+    int r = next_member(sc, m, key, key_len, 0, hit);
+    return r == MEMBER_LAST ? SHAPE_JSON_MEMBER : r;
 }
 
 /* The member after a consumed scalar (state ST_AFTER): the separator, then
@@ -1766,6 +1782,7 @@ static ALWAYS_INLINE int next_after(shape_json_scanner *sc, shape_json_member *m
 {
     const uchar *p = sc->p, *end = sc->end;
     sc->cur_kind = 0;
+    if (LIKELY(end - p >= 2 && p[0] == ',' && p[1] == '"')) return walk_member(sc, p + 1, m, hint, hint_len, quoted, hit);
     if (LIKELY(p < end && *p == ',')) return walk_member(sc, skip_ws(p + 1, end), m, hint, hint_len, quoted, hit);
     p = skip_ws(p, end);
     if (LIKELY(p < end && *p == ',')) return walk_member(sc, skip_ws(p + 1, end), m, hint, hint_len, quoted, hit);
@@ -1785,7 +1802,7 @@ int shape_json_next_run(shape_json_scanner *sc, const shape_json_chain *chain, i
      * first); the rest follow a scalar, so the state dispatch is done once. */
     r = next_member(sc, &out[0], hint, hint ? chain->lens[guess] : 0, 1, &hit);
     for (;;) {
-        if (r != SHAPE_JSON_MEMBER) break;
+        if (r != SHAPE_JSON_MEMBER && r != MEMBER_LAST) break;
         shape_json_member *m = &out[n++];
         if (!hit) {
             /* Not the successor: the one it replaced, compared with the key
@@ -1795,6 +1812,7 @@ int shape_json_next_run(shape_json_scanner *sc, const shape_json_chain *chain, i
             if (!h2 || m->key_escaped || m->key.len + 3 != chain->lens[second] ||
                 !bytes_equal((const uchar *)m->key.ptr, h2 + 1, m->key.len)) {
                 idx[n - 1] = -1;
+                r = SHAPE_JSON_MEMBER;
                 break;
             }
             chain->alt[prev + 1] = guess; /* the latest comes first */
@@ -1802,7 +1820,10 @@ int shape_json_next_run(shape_json_scanner *sc, const shape_json_chain *chain, i
             guess = second;
         }
         idx[n - 1] = prev = guess;
-        if (sc->state != ST_AFTER || (m->kind == SHAPE_JSON_STRING && m->str_escaped) || n == cap) break;
+        if (r == MEMBER_LAST || n == cap) {
+            r = SHAPE_JSON_MEMBER;
+            break;
+        }
         guess = chain->next[prev + 1];
         hint = guess >= 0 ? chain->names[guess] : NULL;
         hit = 0;
