@@ -440,14 +440,17 @@ static int render_current(shape_decoder *dec)
     return shape_json_render(dec->sc, &dec->text, 0);
 }
 
-/* Append member m to column c (index idx). *fit = 0 when the value does not
- * fit the column (nothing appended). Returns SHAPE_OK, a shape error code of
+/* append_value()'s answer when the value does not fit the column (a code
+ * no shape error or JSON verdict uses). */
+#define APPEND_MISFIT 100
+
+/* Append member m to column c (index idx). Returns SHAPE_OK, APPEND_MISFIT
+ * when the value does not fit the column (nothing appended), a shape error code of
  * the builder (memory, batch limit), or a negative JSON verdict when
  * rendering a nested value found the body invalid. */
 static int append_value(shape_decoder *dec, shape_column *c, int64_t idx, const shape_json_member *m,
-                        int *fit, shape_err *err)
+                        shape_err *err)
 {
-    *fit = 1;
     if (m->kind == SHAPE_JSON_NULL) return shape_column_append_null(c, err);
     const shape_json_number *num = &m->num;
     switch (c->type) {
@@ -504,8 +507,7 @@ static int append_value(shape_decoder *dec, shape_column *c, int64_t idx, const 
     default:
         break;
     }
-    *fit = 0;
-    return SHAPE_OK;
+    return APPEND_MISFIT;
 }
 
 /* The event time a body value gives, if it is a time. */
@@ -797,12 +799,17 @@ static int decode_one(shape_decoder *dec, const shape_message *msg, int *outcome
             if (bad) continue;
             shape_column *c = dec->cols[idx];
             if (c->length > row) shape_column_truncate(c, row, NULL); /* a repeated key: last wins */
-            int fit;
-            rc = append_value(dec, c, idx, m, &fit, err);
-            if (rc < 0) { r = rc; rc = SHAPE_OK; goto walked; } /* rendering found the body invalid */
-            if (rc != SHAPE_OK) goto walked;
-            if (!fit) bad = 1;
-            if (track) filled |= 1ull << idx;
+            rc = append_value(dec, c, idx, m, err);
+            if (SHAPE_UNLIKELY(rc != SHAPE_OK)) {
+                if (rc == APPEND_MISFIT) { /* the row is rejected; the walk goes on */
+                    bad = 1;
+                    rc = SHAPE_OK;
+                    continue;
+                }
+                if (rc < 0) { r = rc; rc = SHAPE_OK; } /* rendering found the body invalid */
+                goto walked;
+            }
+            filled |= 1ull << (idx & 63); /* used only when track: then idx < 64 */
         }
         if (r != SHAPE_JSON_MEMBER) break;
     }
