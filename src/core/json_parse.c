@@ -41,7 +41,10 @@
  *     SHAPE_JSON_NO_SIMD uses the word-at-a-time string loop instead of SSE2,
  *     SHAPE_JSON_NO_FAST_DOUBLE sends every non-integer to strtod.
  *   - Nested values: skip_container() is an iterative state machine with an
- *     explicit 64-entry stack; render_*() is a recursive descent bounded by
+ *     explicit 64-entry stack (a value the render fast path takes, flat
+ *     objects or an array of them, is skipped by that path's scan instead:
+ *     container_fast_skip, about half the instructions; the decoder's
+ *     inference pass skips every `items` array); render_*() is a recursive descent bounded by
  *     the same depth limit. Rendering copies through: input that is already
  *     canonical (compact, no escapes, keys in order — the usual case) is not
  *     copied token by token but in one memcpy per run, broken only where
@@ -1401,6 +1404,30 @@ static const uchar *container_fast_to(shape_json_scanner *sc, const uchar *val, 
     return p;
 }
 
+/* container_fast_to() without output: the byte after the value at val when
+ * the render fast path takes it (so it is valid, as that path only takes
+ * valid values), else NULL. A skip of the usual nested value for about half
+ * the instructions of skip_container(), which remains the fallback. */
+static const uchar *container_fast_skip(shape_json_scanner *sc, const uchar *val)
+{
+    const uchar *end = sc->end, *p = val;
+    const int array = *p == '[';
+    if (array && (++p >= end || *p != '{')) return NULL;
+    for (;;) {
+        fast_member mem[FAST_MEMBERS];
+        unsigned char perm_buf[FAST_MEMBERS];
+        const unsigned char *perm;
+        size_t n;
+        int sorted;
+        p = fast_object_scan(sc, p, mem, perm_buf, &perm, &n, &sorted);
+        if (!p) return NULL;
+        if (!array) return p;
+        if (p >= end) return NULL;
+        if (*p == ']') return p + 1;
+        if (*p != ',' || ++p >= end || *p != '{') return NULL;
+    }
+}
+
 static const uchar *render_container_fast(shape_json_scanner *sc, const uchar *val)
 {
     shape_json_buf *o = sc->out;
@@ -1726,7 +1753,8 @@ static ALWAYS_INLINE int next_member(shape_json_scanner *sc, shape_json_member *
         p = sc->p;
         break;
     case ST_PENDING:
-        p = skip_container(sc, sc->val, 2);
+        p = container_fast_skip(sc, sc->val);
+        if (!p) p = skip_container(sc, sc->val, 2);
         if (!p) return walk_fail(sc);
         break;
     case ST_BEGIN:

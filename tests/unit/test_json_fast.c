@@ -570,11 +570,34 @@ static void expect_render_fast_like_render(const char *doc)
     free(dst);
 }
 
+/* The walk's verdict and error offset when every nested value is left for
+ * shape_json_next() to skip (the fast skip, else skip_container). */
+static int walk_skipping(const char *doc, size_t *error_offset)
+{
+    shape_json_member m;
+    int rc;
+    shape_json_begin(sc, doc, strlen(doc));
+    while ((rc = shape_json_next(sc, &m)) == SHAPE_JSON_MEMBER) {
+    }
+    *error_offset = rc < 0 ? shape_json_last_error(sc)->offset : 0;
+    return rc;
+}
+
 static void expect_render_like_general(const char *doc, unsigned flags)
 {
     char fast[2048], slow[2048], doc2[2048];
     int rc_fast, rc_slow;
     expect_render_fast_like_render(doc);
+    /* Skipping agrees with validating the whole document. */
+    size_t skip_at;
+    int rc_skip = walk_skipping(doc, &skip_at);
+    int rc_valid = shape_json_validate(sc, doc, strlen(doc));
+    if (rc_valid == 0) {
+        if (rc_skip != SHAPE_JSON_DONE && rc_skip != SHAPE_JSON_ENOTOBJECT) fail_msg("%s: skip %d, valid", doc, rc_skip);
+    } else {
+        assert_int_equal(rc_skip, rc_valid);
+        assert_int_equal(skip_at, shape_json_last_error(sc)->offset);
+    }
     render_first(doc, flags, fast, sizeof fast, &rc_fast);
     spaced(doc, doc2);
     render_first(doc2, flags, slow, sizeof slow, &rc_slow);
