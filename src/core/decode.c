@@ -3,7 +3,9 @@
  * How, per call:
  *   1. Only while the schema is not frozen: scan the messages once with the
  *      JSON scanner, collecting for each field name (in order of first
- *      appearance, from decodable bodies only) the set of value kinds seen.
+ *      appearance, from decodable bodies only) the set of value kinds seen
+ *      (members read in runs along a chain of predicted names, as in step 2;
+ *      nested values skipped, not rendered).
  *      The kinds decide each column's type; the columns are created in the
  *      batch builder, payload first, metadata after; the schema is frozen.
  *   2. Decode every message: walk the body's members, find each one's
@@ -296,117 +298,186 @@ typedef struct pending {
     unsigned bits;
 } pending;
 
+/* The names learnt so far during inference, with the chain the scanner
+ * follows over them (shape_json_next_run), as the decoder does over its
+ * columns: per registry index its successor, the successor it replaced, and
+ * its name as a body writes it ('"' name '"' ':', plain names only). */
+typedef struct registry {
+    shape_batch *names; /* a throw-away batch builder: its hash map */
+    size_t cap;         /* entries of the arrays below (cap + 1 for succ, alt) */
+    unsigned *seen;     /* value kinds seen, per index */
+    unsigned char *plain;
+    int64_t *succ, *alt;
+    const char **qname; /* into quoted, or NULL when not plain */
+    size_t *qlen, *qoff;
+    shape_json_buf quoted; /* every plain name quoted, then 8 bytes of padding */
+    shape_json_chain chain;
+} registry;
+
+static void registry_free(registry *g)
+{
+    shape_batch_free(g->names);
+    free(g->seen);
+    free(g->plain);
+    free(g->succ);
+    free(g->alt);
+    free(g->qname);
+    free(g->qlen);
+    free(g->qoff);
+    shape_json_buf_release(&g->quoted);
+}
+
+/* Register a new name (index = the count before); SHAPE_OK or an error. */
+static int registry_add(registry *g, const char *name, size_t len, shape_err *err)
+{
+    size_t idx = (size_t)shape_batch_num_columns(g->names);
+    SHAPE_RETURN_NOT_OK(shape_batch_add_column(g->names, name, len, SHAPE_TYPE_NULL, NULL, err));
+    if (idx >= g->cap) {
+        size_t cap = g->cap ? g->cap * 2 : 32;
+        unsigned *seen = realloc(g->seen, cap * sizeof *seen);
+        if (seen) g->seen = seen;
+        unsigned char *plain = realloc(g->plain, cap);
+        if (plain) g->plain = plain;
+        int64_t *succ = realloc(g->succ, (cap + 1) * sizeof *succ);
+        if (succ) g->succ = succ;
+        int64_t *alt = realloc(g->alt, (cap + 1) * sizeof *alt);
+        if (alt) g->alt = alt;
+        const char **qname = realloc(g->qname, cap * sizeof *qname);
+        if (qname) g->qname = qname;
+        size_t *qlen = realloc(g->qlen, cap * sizeof *qlen);
+        if (qlen) g->qlen = qlen;
+        size_t *qoff = realloc(g->qoff, cap * sizeof *qoff);
+        if (qoff) g->qoff = qoff;
+        if (!seen || !plain || !succ || !alt || !qname || !qlen || !qoff)
+            return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        for (size_t k = g->cap + (g->cap != 0); k <= cap; k++) g->succ[k] = g->alt[k] = -1;
+        if (!g->cap) g->succ[0] = g->alt[0] = -1;
+        g->cap = cap;
+    }
+    g->seen[idx] = 0;
+    int plain = 1;
+    for (size_t b = 0; b < len; b++) {
+        unsigned char ch = (unsigned char)name[b];
+        if (ch < 0x20 || ch == '"' || ch == '\\') plain = 0;
+    }
+    g->plain[idx] = (unsigned char)plain;
+    g->qname[idx] = NULL;
+    g->qlen[idx] = 0;
+    g->qoff[idx] = 0;
+    if (plain) {
+        shape_json_buf *q = &g->quoted;
+        size_t at = q->len ? q->len - 8 : 0; /* over the padding */
+        char *old = q->data;
+        q->len = at;
+        if (shape_json_buf_reserve(q, len + 3 + 8) != 0) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        q->data[at] = '"';
+        memcpy(q->data + at + 1, name, len);
+        q->data[at + len + 1] = '"';
+        q->data[at + len + 2] = ':';
+        memset(q->data + at + len + 3, 0, 8);
+        q->len = at + len + 3 + 8;
+        g->qoff[idx] = at;
+        g->qlen[idx] = len + 3;
+        if (q->data != old) { /* moved: every name's pointer again */
+            for (size_t k = 0; k < idx; k++)
+                if (g->qname[k]) g->qname[k] = q->data + g->qoff[k];
+        }
+        g->qname[idx] = q->data + at;
+    }
+    g->chain.next = g->succ;
+    g->chain.alt = g->alt;
+    g->chain.names = g->qname;
+    g->chain.lens = g->qlen;
+    return SHAPE_OK;
+}
+
 /* Learn the payload columns from the decodable bodies of msgs, create all
- * columns and freeze. A name registry is a throw-away batch builder (its hash
- * map), with the kinds seen kept in `seen` by index. */
+ * columns and freeze. Each body is read in runs along the registry's chain
+ * (a member whose name is the predicted one needs no test and no look-up);
+ * a name not yet registered waits, copied, for the body to prove decodable,
+ * and is then registered in the order of first appearance. */
 static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n, shape_err *err)
 {
-    shape_batch *names = NULL;
-    unsigned *seen = NULL;
-    size_t seen_cap = 0;
+    registry g;
+    memset(&g, 0, sizeof g);
     pending *row = NULL;
     size_t row_cap = 0;
-    /* The registry indexes of the last decodable body's members, in order:
-     * member k of the next body is predicted to be the same name (matched in
-     * the body when the name is plain; plain[] per registry index). */
-    int64_t *last = NULL;
-    size_t n_last = 0, last_cap = 0;
-    unsigned char *plain = NULL;
     shape_json_buf keybuf = SHAPE_JSON_BUF_INIT;
-    int rc = shape_batch_new(&names, err);
+    enum { RUN = 16 };
+    shape_json_member run[RUN];
+    int64_t run_idx[RUN];
+    int rc = shape_batch_new(&g.names, err);
     for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {
         if (!msgs[i].value) continue;
         shape_json_begin(dec->sc, msgs[i].value, msgs[i].value_len);
         size_t n_row = 0;
         keybuf.len = 0;
-        shape_json_member m;
+        int64_t prev = -1;
         int r;
         for (;;) {
-            int hit = 0;
-            int64_t guess = n_row < n_last ? last[n_row] : -1;
-            if (guess >= 0 && plain[guess]) {
-                const shape_column *gc = shape_batch_column(names, guess);
-                r = shape_json_next_expect(dec->sc, &m, gc->name, gc->name_len, &hit);
-            } else {
-                r = shape_json_next(dec->sc, &m);
-            }
-            if (r != SHAPE_JSON_MEMBER) break;
-            if (n_row == row_cap) {
+            size_t count;
+            r = shape_json_next_run(dec->sc, g.cap ? &g.chain : NULL, prev, run, run_idx, RUN, &count);
+            if (n_row + count > row_cap) {
                 size_t cap = row_cap ? row_cap * 2 : 16;
+                while (cap < n_row + count) cap *= 2;
                 pending *grown = realloc(row, cap * sizeof *grown);
                 if (!grown) { rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory"); break; }
                 row = grown;
                 row_cap = cap;
             }
-            if (hit) { /* a registered name: it passed the tests below when it was registered */
-                row[n_row].idx = guess;
-                row[n_row].bits = kind_bits(&m);
+            for (size_t k = 0; k < count && rc == SHAPE_OK; k++) {
+                const shape_json_member *m = &run[k];
+                int64_t idx = run_idx[k]; /* a registered name: it passed the tests below when registered */
+                if (idx < 0) {
+                    if (slice_is(&m->key, dec->event_field, dec->event_field_len)) continue;
+                    if (!dec->event_field_is_default &&
+                        slice_is(&m->key, DEFAULT_EVENT_TIME, strlen(DEFAULT_EVENT_TIME)))
+                        continue;
+                    if (reserved_name(dec, m->key.ptr, m->key.len)) continue;
+                    idx = shape_batch_find_index(g.names, m->key.ptr, m->key.len);
+                    if (idx >= 0) { /* registered: the chain learns it (as the decoder's column_of) */
+                        g.alt[prev + 1] = g.succ[prev + 1];
+                        g.succ[prev + 1] = idx;
+                    }
+                }
+                row[n_row].bits = kind_bits(m);
+                row[n_row].idx = idx;
+                if (idx >= 0) {
+                    prev = idx;
+                } else { /* not registered yet: the name waits for the body's end */
+                    if (shape_json_buf_reserve(&keybuf, m->key.len) != 0) {
+                        rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+                        break;
+                    }
+                    row[n_row].name_off = keybuf.len;
+                    row[n_row].name_len = m->key.len;
+                    memcpy(keybuf.data + keybuf.len, m->key.ptr, m->key.len);
+                    keybuf.len += m->key.len;
+                }
                 n_row++;
-                continue;
             }
-            if (slice_is(&m.key, dec->event_field, dec->event_field_len)) continue;
-            if (!dec->event_field_is_default && slice_is(&m.key, DEFAULT_EVENT_TIME, strlen(DEFAULT_EVENT_TIME)))
-                continue;
-            if (reserved_name(dec, m.key.ptr, m.key.len)) continue;
-            if (shape_json_buf_reserve(&keybuf, m.key.len) != 0) { rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory"); break; }
-            row[n_row].name_off = keybuf.len;
-            row[n_row].name_len = m.key.len;
-            memcpy(keybuf.data + keybuf.len, m.key.ptr, m.key.len);
-            keybuf.len += m.key.len;
-            row[n_row].idx = -1;
-            row[n_row].bits = kind_bits(&m);
-            n_row++;
+            if (rc != SHAPE_OK || r != SHAPE_JSON_MEMBER) break;
         }
         if (rc != SHAPE_OK) break;
         if (r != SHAPE_JSON_DONE) continue; /* undecodable: contributes nothing */
-        if (n_row > last_cap) {
-            int64_t *grown = realloc(last, n_row * sizeof *grown);
-            if (!grown) { rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory"); break; }
-            last = grown;
-            last_cap = n_row;
-        }
-        n_last = n_row;
         for (size_t k = 0; k < n_row && rc == SHAPE_OK; k++) {
-            last[k] = -1;
-            if (row[k].idx >= 0) {
-                seen[row[k].idx] |= row[k].bits;
-                last[k] = row[k].idx;
-                continue;
-            }
-            const char *name = keybuf.data + row[k].name_off;
-            if (memchr(name, '\0', row[k].name_len)) continue; /* a column name cannot hold NUL */
-            int64_t idx = shape_batch_find_index(names, name, row[k].name_len);
+            int64_t idx = row[k].idx;
             if (idx < 0) {
-                rc = shape_batch_add_column(names, name, row[k].name_len, SHAPE_TYPE_NULL, NULL, err);
-                idx = shape_batch_num_columns(names) - 1;
-                if (rc == SHAPE_OK && (size_t)idx >= seen_cap) {
-                    size_t cap = seen_cap ? seen_cap * 2 : 32;
-                    unsigned *grown = realloc(seen, cap * sizeof *grown);
-                    unsigned char *grown_plain = grown ? realloc(plain, cap) : NULL;
-                    if (grown) seen = grown;
-                    if (grown_plain) plain = grown_plain;
-                    if (!grown || !grown_plain) { rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory"); break; }
-                    seen_cap = cap;
-                }
-                if (rc == SHAPE_OK) {
-                    seen[idx] = 0;
-                    plain[idx] = 1;
-                    for (size_t b = 0; b < row[k].name_len; b++) {
-                        unsigned char ch = (unsigned char)name[b];
-                        if (ch < 0x20 || ch == '"' || ch == '\\') plain[idx] = 0;
-                    }
+                const char *name = keybuf.data + row[k].name_off;
+                if (memchr(name, '\0', row[k].name_len)) continue; /* a column name cannot hold NUL */
+                idx = shape_batch_find_index(g.names, name, row[k].name_len); /* an earlier member of this body */
+                if (idx < 0) {
+                    idx = shape_batch_num_columns(g.names);
+                    rc = registry_add(&g, name, row[k].name_len, err);
                 }
             }
-            if (rc == SHAPE_OK) {
-                seen[idx] |= row[k].bits;
-                last[k] = idx;
-            }
+            if (rc == SHAPE_OK) g.seen[idx] |= row[k].bits;
         }
     }
-    for (int64_t c = 0; rc == SHAPE_OK && c < shape_batch_num_columns(names); c++) {
-        const shape_column *col = shape_batch_column(names, c);
+    for (int64_t c = 0; rc == SHAPE_OK && c < shape_batch_num_columns(g.names); c++) {
+        const shape_column *col = shape_batch_column(g.names, c);
         int stringify;
-        shape_type t = type_of(seen[c], &stringify);
+        shape_type t = type_of(g.seen[c], &stringify);
         rc = add_column(dec, col->name, col->name_len, t, stringify, NULL, err);
     }
     if (rc == SHAPE_OK) {
@@ -414,10 +485,7 @@ static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n
         rc = add_meta_columns(dec, err);
     }
     if (rc == SHAPE_OK) dec->frozen = 1;
-    shape_batch_free(names);
-    free(seen);
-    free(plain);
-    free(last);
+    registry_free(&g);
     free(row);
     shape_json_buf_release(&keybuf);
     return rc;
