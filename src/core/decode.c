@@ -294,7 +294,7 @@ static shape_type type_of(unsigned seen, int *stringify)
 
 typedef struct pending {
     size_t name_off, name_len; /* in the names buffer */
-    int64_t idx;               /* the name's index in the registry when known (a predicted key), else -1 */
+    int64_t idx;               /* the name's index in the registry when registered already, else -1 */
     unsigned bits;
 } pending;
 
@@ -306,7 +306,6 @@ typedef struct registry {
     shape_batch *names; /* a throw-away batch builder: its hash map */
     size_t cap;         /* entries of the arrays below (cap + 1 for succ, alt) */
     unsigned *seen;     /* value kinds seen, per index */
-    unsigned char *plain;
     int64_t *succ, *alt;
     const char **qname; /* into quoted, or NULL when not plain */
     size_t *qlen, *qoff;
@@ -318,7 +317,6 @@ static void registry_free(registry *g)
 {
     shape_batch_free(g->names);
     free(g->seen);
-    free(g->plain);
     free(g->succ);
     free(g->alt);
     free(g->qname);
@@ -336,8 +334,6 @@ static int registry_add(registry *g, const char *name, size_t len, shape_err *er
         size_t cap = g->cap ? g->cap * 2 : 32;
         unsigned *seen = realloc(g->seen, cap * sizeof *seen);
         if (seen) g->seen = seen;
-        unsigned char *plain = realloc(g->plain, cap);
-        if (plain) g->plain = plain;
         int64_t *succ = realloc(g->succ, (cap + 1) * sizeof *succ);
         if (succ) g->succ = succ;
         int64_t *alt = realloc(g->alt, (cap + 1) * sizeof *alt);
@@ -348,10 +344,9 @@ static int registry_add(registry *g, const char *name, size_t len, shape_err *er
         if (qlen) g->qlen = qlen;
         size_t *qoff = realloc(g->qoff, cap * sizeof *qoff);
         if (qoff) g->qoff = qoff;
-        if (!seen || !plain || !succ || !alt || !qname || !qlen || !qoff)
+        if (!seen || !succ || !alt || !qname || !qlen || !qoff)
             return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-        for (size_t k = g->cap + (g->cap != 0); k <= cap; k++) g->succ[k] = g->alt[k] = -1;
-        if (!g->cap) g->succ[0] = g->alt[0] = -1;
+        for (size_t k = g->cap ? g->cap + 1 : 0; k <= cap; k++) g->succ[k] = g->alt[k] = -1; /* the new entries */
         g->cap = cap;
     }
     g->seen[idx] = 0;
@@ -360,7 +355,6 @@ static int registry_add(registry *g, const char *name, size_t len, shape_err *er
         unsigned char ch = (unsigned char)name[b];
         if (ch < 0x20 || ch == '"' || ch == '\\') plain = 0;
     }
-    g->plain[idx] = (unsigned char)plain;
     g->qname[idx] = NULL;
     g->qlen[idx] = 0;
     g->qoff[idx] = 0;
