@@ -842,6 +842,7 @@ static int decode_one(shape_decoder *dec, const shape_message *msg, int *outcome
     shape_json_member run[RUN];
     int64_t run_idx[RUN];
     const shape_json_chain *chain = dec->successor ? &dec->chain : NULL;
+    int64_t appendable = dec->n_payload; /* columns a member may still append to: 0 once the row is bad */
     for (;;) {
         size_t count;
         r = shape_json_next_run(dec->sc, chain, prev, run, run_idx, RUN, &count);
@@ -857,14 +858,14 @@ static int decode_one(shape_decoder *dec, const shape_message *msg, int *outcome
                 if (idx < 0) continue; /* unknown */
             }
             prev = idx;
-            if (idx >= dec->n_payload) continue; /* metadata or _shape_event_time */
-            if (bad) continue;
+            if (idx >= appendable) continue; /* metadata or _shape_event_time, or the row is bad */
             shape_column *c = dec->cols[idx];
-            if (c->length > row) shape_column_truncate(c, row, NULL); /* a repeated key: last wins */
+            if (SHAPE_UNLIKELY(c->length > row)) shape_column_truncate(c, row, NULL); /* a repeated key: last wins */
             rc = append_value(dec, c, idx, m, err);
             if (SHAPE_UNLIKELY(rc != SHAPE_OK)) {
                 if (rc == APPEND_MISFIT) { /* the row is rejected; the walk goes on */
                     bad = 1;
+                    appendable = 0;
                     rc = SHAPE_OK;
                     continue;
                 }
