@@ -1345,9 +1345,9 @@ static const uchar *render_object_fast(shape_json_scanner *sc, const uchar *obj)
 {
     fast_member mem[FAST_MEMBERS];
     unsigned char perm_buf[FAST_MEMBERS];
-    const unsigned char *perm;
-    size_t n;
-    int sorted;
+    const unsigned char *perm = NULL;
+    size_t n = 0;
+    int sorted = 0; /* all set by fast_object_scan; initialised for gcc -O1's -Wmaybe-uninitialized */
     const uchar *p = fast_object_scan(sc, obj, mem, perm_buf, &perm, &n, &sorted);
     if (!p || sorted) return p;
     /* Room first, so that nothing fails once output starts. */
@@ -1380,7 +1380,7 @@ static const uchar *container_fast_to(shape_json_scanner *sc, const uchar *val, 
         unsigned char perm_buf[FAST_MEMBERS];
         const unsigned char *perm;
         size_t n;
-        int sorted;
+        int sorted = 0;
         const uchar *q = fast_object_scan(sc, p, mem, perm_buf, &perm, &n, &sorted);
         if (!q) return NULL;
         if (sorted) {
@@ -1418,7 +1418,7 @@ static const uchar *container_fast_skip(shape_json_scanner *sc, const uchar *val
         unsigned char perm_buf[FAST_MEMBERS];
         const unsigned char *perm;
         size_t n;
-        int sorted;
+        int sorted = 0;
         p = fast_object_scan(sc, p, mem, perm_buf, &perm, &n, &sorted);
         if (!p) return NULL;
         if (!array) return p;
