@@ -222,6 +222,41 @@ int shape_json_next(shape_json_scanner *sc, shape_json_member *m);
 int shape_json_next_expect(shape_json_scanner *sc, shape_json_member *m, const char *key,
                            size_t key_len, int *hit);
 
+/* The keys a caller expects, as a successor chain (internal: the decoder's
+ * column prediction, for shape_json_next_run). Indexes are the caller's
+ * (columns): next[i + 1] is the index expected after a member of index i
+ * (next[0]: the first member), -1 for none; alt[i + 1] (alt may be NULL) the
+ * one expected second — when it is the key, the run swaps next[i + 1] and
+ * alt[i + 1], so that a field that comes and goes costs a compare, not a
+ * miss; names[i] is index i's key as a body writes it plainly, '"' key '"'
+ * ':' (lens[i] bytes: the key's length + 3; the key plain as for
+ * shape_json_next_expect), with at least 8 readable bytes after it (they
+ * may be the next name's), so that a member's key is matched with its
+ * quotes and colon by word compares; or NULL to never expect index i. */
+typedef struct shape_json_chain {
+    int64_t *next;
+    int64_t *alt;
+    const char *const *names;
+    const size_t *lens;
+} shape_json_chain;
+
+/* shape_json_next_expect() for a run of members in one call: out[k] is each
+ * member as shape_json_next() yields it and idx[k] its index in the chain
+ * when its key was the expected one (then the next expectation follows from
+ * it), -1 otherwise; *count of them (at most cap, cap >= 1). The run starts
+ * by expecting next[prev + 1] (then alt[prev + 1]) and stops after a member that (a) was not
+ * expected, (b) has an object or array value (pending, as after
+ * shape_json_next: render or skip it before the next call), (c) is a string
+ * with escapes (it lives in scratch), or (d) fills out. So only the last
+ * member of a run can need the scanner's state (render, scratch key).
+ * Returns SHAPE_JSON_MEMBER when the run stopped with the body not yet over
+ * (*count >= 1), SHAPE_JSON_DONE when the object ended, or a negative verdict
+ * (the *count members read before it are still in out: a caller building a
+ * row must be able to drop it). chain may be NULL: nothing is expected (one
+ * member per call). */
+int shape_json_next_run(shape_json_scanner *sc, const shape_json_chain *chain, int64_t prev,
+                        shape_json_member *out, int64_t *idx, size_t cap, size_t *count);
+
 /* Consume the current member's value when it is an object or array, without
  * rendering it: validated, depth-checked. `raw` (optional) receives its exact
  * source text. Returns 0 or a negative verdict; SHAPE_JSON_EUSAGE when the
@@ -235,6 +270,18 @@ int shape_json_skip(shape_json_scanner *sc, shape_json_slice *raw);
  * a string re-escaped canonically, a literal as itself. Returns 0 or a
  * negative verdict; on error out->len is unchanged. */
 int shape_json_render(shape_json_scanner *sc, shape_json_buf *out, unsigned flags);
+
+/* shape_json_render() without a buffer in between (internal: the decoder
+ * writes a nested value straight into its column). When the current value
+ * is a pending object or array that the render fast path takes (flat
+ * objects, compact, plain keys and strings; see the top of this file), its
+ * canonical text (flags 0) is written at dst, *len set, the value consumed,
+ * and 1 returned. dst must have room for shape_json_pending_size() bytes
+ * (the rest of the body from the value: the text is never longer). Else 0
+ * is returned with nothing written or consumed: render it with
+ * shape_json_render(), which also reports any error. */
+size_t shape_json_pending_size(const shape_json_scanner *sc);
+int shape_json_render_fast(shape_json_scanner *sc, char *dst, size_t *len);
 
 /* Validate a whole document whose top-level value may be of any kind, and
  * append its canonical rendering to `out`. Abandons any walk in progress.

@@ -3,14 +3,18 @@
  * How, per call:
  *   1. Only while the schema is not frozen: scan the messages once with the
  *      JSON scanner, collecting for each field name (in order of first
- *      appearance, from decodable bodies only) the set of value kinds seen.
+ *      appearance, from decodable bodies only) the set of value kinds seen
+ *      (members read in runs along a chain of predicted names, as in step 2;
+ *      nested values skipped, not rendered).
  *      The kinds decide each column's type; the columns are created in the
  *      batch builder, payload first, metadata after; the schema is frozen.
  *   2. Decode every message: walk the body's members, find each one's
  *      column — predicted from the previous member's column and matched in
- *      the body by the scanner (shape_json_next_expect), else the replaced
- *      prediction, else the builder's hash — and convert and append the
- *      value into its column. A
+ *      the body by the scanner, which follows that chain of predictions by
+ *      itself for a run of members per call (shape_json_next_run), else the
+ *      replaced prediction, else the builder's hash — and convert and append
+ *      the value into its column (a nested value the scanner's fast render
+ *      takes is written straight into the column's bytes). A
  *      duplicate key replaces the row's earlier value (the last one wins, as
  *      in every JSON object reader that builds a map). A value that does not
  *      fit marks the row bad, but the walk goes on so that an invalid body is
@@ -85,6 +89,14 @@ struct shape_decoder {
      * expected key (shape_json_next_expect: no '"', '\\' or control byte),
      * so that a predicted key is matched in the body instead of scanned. */
     unsigned char *plain_name;
+    /* The chain the scanner follows by itself (shape_json_next_run): the
+     * successor table and, per column, its name when it can be expected
+     * (plain, and not a stringify column: rendering a scalar needs the
+     * scanner to stop at it). */
+    const char **hint_name;
+    size_t *hint_len;
+    char *quoted; /* every plain name as '"' name '"' ':', then 8 bytes of padding */
+    shape_json_chain chain;
 
     shape_decode_stats stats;
 };
@@ -140,6 +152,9 @@ void shape_decoder_free(shape_decoder *dec)
     free(dec->successor);
     free(dec->successor2);
     free(dec->plain_name);
+    free(dec->hint_name);
+    free(dec->hint_len);
+    free(dec->quoted);
     free(dec);
 }
 
@@ -279,121 +294,184 @@ static shape_type type_of(unsigned seen, int *stringify)
 
 typedef struct pending {
     size_t name_off, name_len; /* in the names buffer */
-    int64_t idx;               /* the name's index in the registry when known (a predicted key), else -1 */
+    int64_t idx;               /* the name's index in the registry when registered already, else -1 */
     unsigned bits;
 } pending;
 
+/* The names learnt so far during inference, with the chain the scanner
+ * follows over them (shape_json_next_run), as the decoder does over its
+ * columns: per registry index its successor, the successor it replaced, and
+ * its name as a body writes it ('"' name '"' ':', plain names only). */
+typedef struct registry {
+    shape_batch *names; /* a throw-away batch builder: its hash map */
+    size_t cap;         /* entries of the arrays below (cap + 1 for succ, alt) */
+    unsigned *seen;     /* value kinds seen, per index */
+    int64_t *succ, *alt;
+    const char **qname; /* into quoted, or NULL when not plain */
+    size_t *qlen, *qoff;
+    shape_json_buf quoted; /* every plain name quoted, then 8 bytes of padding */
+    shape_json_chain chain;
+} registry;
+
+static void registry_free(registry *g)
+{
+    shape_batch_free(g->names);
+    free(g->seen);
+    free(g->succ);
+    free(g->alt);
+    free(g->qname);
+    free(g->qlen);
+    free(g->qoff);
+    shape_json_buf_release(&g->quoted);
+}
+
+/* Register a new name (index = the count before); SHAPE_OK or an error. */
+static int registry_add(registry *g, const char *name, size_t len, shape_err *err)
+{
+    size_t idx = (size_t)shape_batch_num_columns(g->names);
+    SHAPE_RETURN_NOT_OK(shape_batch_add_column(g->names, name, len, SHAPE_TYPE_NULL, NULL, err));
+    if (idx >= g->cap) {
+        size_t cap = g->cap ? g->cap * 2 : 32;
+        unsigned *seen = realloc(g->seen, cap * sizeof *seen);
+        if (seen) g->seen = seen;
+        int64_t *succ = realloc(g->succ, (cap + 1) * sizeof *succ);
+        if (succ) g->succ = succ;
+        int64_t *alt = realloc(g->alt, (cap + 1) * sizeof *alt);
+        if (alt) g->alt = alt;
+        const char **qname = realloc(g->qname, cap * sizeof *qname);
+        if (qname) g->qname = qname;
+        size_t *qlen = realloc(g->qlen, cap * sizeof *qlen);
+        if (qlen) g->qlen = qlen;
+        size_t *qoff = realloc(g->qoff, cap * sizeof *qoff);
+        if (qoff) g->qoff = qoff;
+        if (!seen || !succ || !alt || !qname || !qlen || !qoff)
+            return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        for (size_t k = g->cap ? g->cap + 1 : 0; k <= cap; k++) g->succ[k] = g->alt[k] = -1; /* the new entries */
+        g->cap = cap;
+    }
+    g->seen[idx] = 0;
+    int plain = 1;
+    for (size_t b = 0; b < len; b++) {
+        unsigned char ch = (unsigned char)name[b];
+        if (ch < 0x20 || ch == '"' || ch == '\\') plain = 0;
+    }
+    g->qname[idx] = NULL;
+    g->qlen[idx] = 0;
+    g->qoff[idx] = 0;
+    if (plain) {
+        shape_json_buf *q = &g->quoted;
+        size_t at = q->len ? q->len - 8 : 0; /* over the padding */
+        char *old = q->data;
+        q->len = at;
+        if (shape_json_buf_reserve(q, len + 3 + 8) != 0) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        q->data[at] = '"';
+        memcpy(q->data + at + 1, name, len);
+        q->data[at + len + 1] = '"';
+        q->data[at + len + 2] = ':';
+        memset(q->data + at + len + 3, 0, 8);
+        q->len = at + len + 3 + 8;
+        g->qoff[idx] = at;
+        g->qlen[idx] = len + 3;
+        if (q->data != old) { /* moved: every name's pointer again */
+            for (size_t k = 0; k < idx; k++)
+                if (g->qname[k]) g->qname[k] = q->data + g->qoff[k];
+        }
+        g->qname[idx] = q->data + at;
+    }
+    g->chain.next = g->succ;
+    g->chain.alt = g->alt;
+    g->chain.names = g->qname;
+    g->chain.lens = g->qlen;
+    return SHAPE_OK;
+}
+
 /* Learn the payload columns from the decodable bodies of msgs, create all
- * columns and freeze. A name registry is a throw-away batch builder (its hash
- * map), with the kinds seen kept in `seen` by index. */
+ * columns and freeze. Each body is read in runs along the registry's chain
+ * (a member whose name is the predicted one needs no test and no look-up);
+ * a name not yet registered waits, copied, for the body to prove decodable,
+ * and is then registered in the order of first appearance. */
 static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n, shape_err *err)
 {
-    shape_batch *names = NULL;
-    unsigned *seen = NULL;
-    size_t seen_cap = 0;
+    registry g;
+    memset(&g, 0, sizeof g);
     pending *row = NULL;
     size_t row_cap = 0;
-    /* The registry indexes of the last decodable body's members, in order:
-     * member k of the next body is predicted to be the same name (matched in
-     * the body when the name is plain; plain[] per registry index). */
-    int64_t *last = NULL;
-    size_t n_last = 0, last_cap = 0;
-    unsigned char *plain = NULL;
     shape_json_buf keybuf = SHAPE_JSON_BUF_INIT;
-    int rc = shape_batch_new(&names, err);
+    enum { RUN = 16 };
+    shape_json_member run[RUN];
+    int64_t run_idx[RUN];
+    int rc = shape_batch_new(&g.names, err);
     for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {
         if (!msgs[i].value) continue;
         shape_json_begin(dec->sc, msgs[i].value, msgs[i].value_len);
         size_t n_row = 0;
         keybuf.len = 0;
-        shape_json_member m;
+        int64_t prev = -1;
         int r;
         for (;;) {
-            int hit = 0;
-            int64_t guess = n_row < n_last ? last[n_row] : -1;
-            if (guess >= 0 && plain[guess]) {
-                const shape_column *gc = shape_batch_column(names, guess);
-                r = shape_json_next_expect(dec->sc, &m, gc->name, gc->name_len, &hit);
-            } else {
-                r = shape_json_next(dec->sc, &m);
-            }
-            if (r != SHAPE_JSON_MEMBER) break;
-            if (n_row == row_cap) {
+            size_t count;
+            r = shape_json_next_run(dec->sc, g.cap ? &g.chain : NULL, prev, run, run_idx, RUN, &count);
+            if (n_row + count > row_cap) {
                 size_t cap = row_cap ? row_cap * 2 : 16;
+                while (cap < n_row + count) cap *= 2;
                 pending *grown = realloc(row, cap * sizeof *grown);
                 if (!grown) { rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory"); break; }
                 row = grown;
                 row_cap = cap;
             }
-            if (hit) { /* a registered name: it passed the tests below when it was registered */
-                row[n_row].idx = guess;
-                row[n_row].bits = kind_bits(&m);
+            for (size_t k = 0; k < count && rc == SHAPE_OK; k++) {
+                const shape_json_member *m = &run[k];
+                int64_t idx = run_idx[k]; /* a registered name: it passed the tests below when registered */
+                if (idx < 0) {
+                    if (slice_is(&m->key, dec->event_field, dec->event_field_len)) continue;
+                    if (!dec->event_field_is_default &&
+                        slice_is(&m->key, DEFAULT_EVENT_TIME, strlen(DEFAULT_EVENT_TIME)))
+                        continue;
+                    if (reserved_name(dec, m->key.ptr, m->key.len)) continue;
+                    idx = shape_batch_find_index(g.names, m->key.ptr, m->key.len);
+                    if (idx >= 0) { /* registered: the chain learns it (as the decoder's column_of) */
+                        g.alt[prev + 1] = g.succ[prev + 1];
+                        g.succ[prev + 1] = idx;
+                    }
+                }
+                row[n_row].bits = kind_bits(m);
+                row[n_row].idx = idx;
+                if (idx >= 0) {
+                    prev = idx;
+                } else { /* not registered yet: the name waits for the body's end */
+                    if (shape_json_buf_reserve(&keybuf, m->key.len) != 0) {
+                        rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+                        break;
+                    }
+                    row[n_row].name_off = keybuf.len;
+                    row[n_row].name_len = m->key.len;
+                    memcpy(keybuf.data + keybuf.len, m->key.ptr, m->key.len);
+                    keybuf.len += m->key.len;
+                }
                 n_row++;
-                continue;
             }
-            if (slice_is(&m.key, dec->event_field, dec->event_field_len)) continue;
-            if (!dec->event_field_is_default && slice_is(&m.key, DEFAULT_EVENT_TIME, strlen(DEFAULT_EVENT_TIME)))
-                continue;
-            if (reserved_name(dec, m.key.ptr, m.key.len)) continue;
-            if (shape_json_buf_reserve(&keybuf, m.key.len) != 0) { rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory"); break; }
-            row[n_row].name_off = keybuf.len;
-            row[n_row].name_len = m.key.len;
-            memcpy(keybuf.data + keybuf.len, m.key.ptr, m.key.len);
-            keybuf.len += m.key.len;
-            row[n_row].idx = -1;
-            row[n_row].bits = kind_bits(&m);
-            n_row++;
+            if (rc != SHAPE_OK || r != SHAPE_JSON_MEMBER) break;
         }
         if (rc != SHAPE_OK) break;
         if (r != SHAPE_JSON_DONE) continue; /* undecodable: contributes nothing */
-        if (n_row > last_cap) {
-            int64_t *grown = realloc(last, n_row * sizeof *grown);
-            if (!grown) { rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory"); break; }
-            last = grown;
-            last_cap = n_row;
-        }
-        n_last = n_row;
         for (size_t k = 0; k < n_row && rc == SHAPE_OK; k++) {
-            last[k] = -1;
-            if (row[k].idx >= 0) {
-                seen[row[k].idx] |= row[k].bits;
-                last[k] = row[k].idx;
-                continue;
-            }
-            const char *name = keybuf.data + row[k].name_off;
-            if (memchr(name, '\0', row[k].name_len)) continue; /* a column name cannot hold NUL */
-            int64_t idx = shape_batch_find_index(names, name, row[k].name_len);
+            int64_t idx = row[k].idx;
             if (idx < 0) {
-                rc = shape_batch_add_column(names, name, row[k].name_len, SHAPE_TYPE_NULL, NULL, err);
-                idx = shape_batch_num_columns(names) - 1;
-                if (rc == SHAPE_OK && (size_t)idx >= seen_cap) {
-                    size_t cap = seen_cap ? seen_cap * 2 : 32;
-                    unsigned *grown = realloc(seen, cap * sizeof *grown);
-                    unsigned char *grown_plain = grown ? realloc(plain, cap) : NULL;
-                    if (grown) seen = grown;
-                    if (grown_plain) plain = grown_plain;
-                    if (!grown || !grown_plain) { rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory"); break; }
-                    seen_cap = cap;
-                }
-                if (rc == SHAPE_OK) {
-                    seen[idx] = 0;
-                    plain[idx] = 1;
-                    for (size_t b = 0; b < row[k].name_len; b++) {
-                        unsigned char ch = (unsigned char)name[b];
-                        if (ch < 0x20 || ch == '"' || ch == '\\') plain[idx] = 0;
-                    }
+                const char *name = keybuf.data + row[k].name_off;
+                if (memchr(name, '\0', row[k].name_len)) continue; /* a column name cannot hold NUL */
+                idx = shape_batch_find_index(g.names, name, row[k].name_len); /* an earlier member of this body */
+                if (idx < 0) {
+                    idx = shape_batch_num_columns(g.names);
+                    rc = registry_add(&g, name, row[k].name_len, err);
                 }
             }
-            if (rc == SHAPE_OK) {
-                seen[idx] |= row[k].bits;
-                last[k] = idx;
-            }
+            if (rc == SHAPE_OK) g.seen[idx] |= row[k].bits;
         }
     }
-    for (int64_t c = 0; rc == SHAPE_OK && c < shape_batch_num_columns(names); c++) {
-        const shape_column *col = shape_batch_column(names, c);
+    for (int64_t c = 0; rc == SHAPE_OK && c < shape_batch_num_columns(g.names); c++) {
+        const shape_column *col = shape_batch_column(g.names, c);
         int stringify;
-        shape_type t = type_of(seen[c], &stringify);
+        shape_type t = type_of(g.seen[c], &stringify);
         rc = add_column(dec, col->name, col->name_len, t, stringify, NULL, err);
     }
     if (rc == SHAPE_OK) {
@@ -401,10 +479,7 @@ static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n
         rc = add_meta_columns(dec, err);
     }
     if (rc == SHAPE_OK) dec->frozen = 1;
-    shape_batch_free(names);
-    free(seen);
-    free(plain);
-    free(last);
+    registry_free(&g);
     free(row);
     shape_json_buf_release(&keybuf);
     return rc;
@@ -427,14 +502,17 @@ static int render_current(shape_decoder *dec)
     return shape_json_render(dec->sc, &dec->text, 0);
 }
 
-/* Append member m to column c (index idx). *fit = 0 when the value does not
- * fit the column (nothing appended). Returns SHAPE_OK, a shape error code of
+/* append_value()'s answer when the value does not fit the column (a code
+ * no shape error or JSON verdict uses). */
+#define APPEND_MISFIT 100
+
+/* Append member m to column c (index idx). Returns SHAPE_OK, APPEND_MISFIT
+ * when the value does not fit the column (nothing appended), a shape error code of
  * the builder (memory, batch limit), or a negative JSON verdict when
  * rendering a nested value found the body invalid. */
 static int append_value(shape_decoder *dec, shape_column *c, int64_t idx, const shape_json_member *m,
-                        int *fit, shape_err *err)
+                        shape_err *err)
 {
-    *fit = 1;
     if (m->kind == SHAPE_JSON_NULL) return shape_column_append_null(c, err);
     const shape_json_number *num = &m->num;
     switch (c->type) {
@@ -455,6 +533,18 @@ static int append_value(shape_decoder *dec, shape_column *c, int64_t idx, const 
         break;
     case SHAPE_TYPE_UTF8:
         if (m->kind == SHAPE_JSON_STRING) return shape_column_append_bytes(c, m->str.ptr, m->str.len, err);
+        if (m->kind == SHAPE_JSON_OBJECT || m->kind == SHAPE_JSON_ARRAY) {
+            /* Straight into the column when the fast render takes it (room
+             * reserved for the rest of the body, which it never exceeds);
+             * else, or when that room is not there (a batch near its byte
+             * limit), through dec->text as any value. */
+            size_t room = shape_json_pending_size(dec->sc), n;
+            if (c->length < c->capacity && room <= (size_t)(c->data_capacity - c->data_length) &&
+                shape_json_render_fast(dec->sc, (char *)c->data + c->data_length, &n)) {
+                shape_column_commit_bytes(c, n);
+                return SHAPE_OK;
+            }
+        }
         if (m->kind == SHAPE_JSON_OBJECT || m->kind == SHAPE_JSON_ARRAY || dec->stringify[idx]) {
             int r = render_current(dec);
             if (r < 0) return r;
@@ -479,8 +569,7 @@ static int append_value(shape_decoder *dec, shape_column *c, int64_t idx, const 
     default:
         break;
     }
-    *fit = 0;
-    return SHAPE_OK;
+    return APPEND_MISFIT;
 }
 
 /* The event time a body value gives, if it is a time. */
@@ -649,6 +738,22 @@ static int64_t column_of(shape_decoder *dec, int64_t prev, const shape_json_slic
     return idx;
 }
 
+/* The names the scanner may expect: plain ones, except stringify columns
+ * (first batch only). */
+static void chain_names_set(shape_decoder *dec)
+{
+    if (!dec->hint_name) return;
+    int64_t n = shape_batch_num_columns(dec->batch);
+    size_t at = 0;
+    for (int64_t i = 0; i < n; i++) {
+        size_t len = dec->plain_name[i] ? dec->cols[i]->name_len + 3 : 0;
+        int ok = len && !dec->stringify[i];
+        dec->hint_name[i] = ok ? dec->quoted + at : NULL;
+        dec->hint_len[i] = ok ? len : 0;
+        at += len;
+    }
+}
+
 /* The successor table, once the columns are frozen (no prediction if out
  * of memory: still correct). */
 static void successor_init(shape_decoder *dec)
@@ -657,12 +762,24 @@ static void successor_init(shape_decoder *dec)
     dec->successor = malloc(n * sizeof *dec->successor);
     dec->successor2 = malloc(n * sizeof *dec->successor2);
     dec->plain_name = malloc(n);
-    if (!dec->successor || !dec->successor2 || !dec->plain_name) {
+    dec->hint_name = malloc(n * sizeof *dec->hint_name);
+    dec->hint_len = malloc(n * sizeof *dec->hint_len);
+    size_t quoted_bytes = 8;
+    for (size_t i = 0; i + 1 < n; i++) quoted_bytes += dec->cols[i]->name_len + 3;
+    dec->quoted = malloc(quoted_bytes);
+    if (!dec->successor || !dec->successor2 || !dec->plain_name || !dec->hint_name || !dec->hint_len ||
+        !dec->quoted) {
         free(dec->successor);
         free(dec->successor2);
         free(dec->plain_name);
+        free(dec->hint_name);
+        free(dec->hint_len);
+        free(dec->quoted);
+        dec->quoted = NULL;
         dec->successor = dec->successor2 = NULL;
         dec->plain_name = NULL;
+        dec->hint_name = NULL;
+        dec->hint_len = NULL;
         return;
     }
     for (size_t i = 0; i < n; i++) dec->successor[i] = dec->successor2[i] = -1;
@@ -675,6 +792,23 @@ static void successor_init(shape_decoder *dec)
         }
         dec->plain_name[i] = (unsigned char)plain;
     }
+    /* The chain's names as a body writes them (shape_json_chain). */
+    size_t at = 0;
+    for (size_t i = 0; i + 1 < n; i++) {
+        if (!dec->plain_name[i]) continue;
+        const shape_column *c = dec->cols[i];
+        dec->quoted[at++] = '"';
+        memcpy(dec->quoted + at, c->name, c->name_len);
+        at += c->name_len;
+        dec->quoted[at++] = '"';
+        dec->quoted[at++] = ':';
+    }
+    memset(dec->quoted + at, 0, quoted_bytes - at);
+    dec->chain.next = dec->successor;
+    dec->chain.alt = dec->successor2;
+    dec->chain.names = dec->hint_name;
+    dec->chain.lens = dec->hint_len;
+    chain_names_set(dec);
 }
 
 enum outcome { ROW_OK, ROW_UNDECODABLE, ROW_REJECTED };
@@ -698,41 +832,51 @@ static int decode_one(shape_decoder *dec, const shape_message *msg, int *outcome
      * without a pass over every column. */
     const int track = dec->n_payload <= 64;
     uint64_t filled = 0;
-    shape_json_member m;
-    const int64_t *succ = dec->successor;
+    /* Members come in runs (shape_json_next_run): the scanner follows the
+     * successor chain by itself while each key is the predicted one, so a
+     * body costs one call per run instead of one per member. Only the last
+     * member of a run can be a miss, a pending container or a scalar to
+     * render, so handling the run's members in order sees the scanner as a
+     * member-by-member walk would. */
+    enum { RUN = 16 };
+    shape_json_member run[RUN];
+    int64_t run_idx[RUN];
+    const shape_json_chain *chain = dec->successor ? &dec->chain : NULL;
+    int64_t appendable = dec->n_payload; /* columns a member may still append to: 0 once the row is bad */
     for (;;) {
-        /* The predicted column's name, when it can be matched in the body:
-         * a hit needs neither the event-field test (a prediction is always
-         * a column some earlier key found that was not the event field) nor
-         * a look-up. */
-        int64_t guess = succ ? succ[prev + 1] : -1;
-        int hit = 0;
-        if (guess >= 0 && dec->plain_name[guess])
-            r = shape_json_next_expect(dec->sc, &m, dec->cols[guess]->name, dec->cols[guess]->name_len, &hit);
-        else
-            r = shape_json_next(dec->sc, &m);
-        if (r != SHAPE_JSON_MEMBER) break;
-        int64_t idx = guess;
-        if (!hit) {
-            if (slice_is(&m.key, dec->event_field, dec->event_field_len)) {
-                has_time = event_time_of(dec, &m, &event_time); /* the last occurrence decides */
-                continue;
+        size_t count;
+        r = shape_json_next_run(dec->sc, chain, prev, run, run_idx, RUN, &count);
+        for (size_t k = 0; k < count; k++) {
+            const shape_json_member *m = &run[k];
+            int64_t idx = run_idx[k];
+            if (idx < 0) { /* not the predicted key (a hit needs neither test below) */
+                if (slice_is(&m->key, dec->event_field, dec->event_field_len)) {
+                    has_time = event_time_of(dec, m, &event_time); /* the last occurrence decides */
+                    continue;
+                }
+                idx = column_of(dec, prev, &m->key);
+                if (idx < 0) continue; /* unknown */
             }
-            idx = column_of(dec, prev, &m.key);
-            if (idx < 0) continue; /* unknown */
+            prev = idx;
+            if (idx >= appendable) continue; /* metadata or _shape_event_time, or the row is bad */
+            shape_column *c = dec->cols[idx];
+            if (SHAPE_UNLIKELY(c->length > row)) shape_column_truncate(c, row, NULL); /* a repeated key: last wins */
+            rc = append_value(dec, c, idx, m, err);
+            if (SHAPE_UNLIKELY(rc != SHAPE_OK)) {
+                if (rc == APPEND_MISFIT) { /* the row is rejected; the walk goes on */
+                    bad = 1;
+                    appendable = 0;
+                    rc = SHAPE_OK;
+                    continue;
+                }
+                if (rc < 0) { r = rc; rc = SHAPE_OK; } /* rendering found the body invalid */
+                goto walked;
+            }
+            filled |= 1ull << (idx & 63); /* used only when track: then idx < 64 */
         }
-        prev = idx;
-        if (idx >= dec->n_payload) continue; /* metadata or _shape_event_time */
-        if (bad) continue;
-        shape_column *c = dec->cols[idx];
-        if (c->length > row) shape_column_truncate(c, row, NULL); /* a repeated key: last wins */
-        int fit;
-        rc = append_value(dec, c, idx, &m, &fit, err);
-        if (rc < 0) { r = rc; rc = SHAPE_OK; break; } /* rendering found the body invalid */
-        if (rc != SHAPE_OK) break;
-        if (!fit) bad = 1;
-        if (track) filled |= 1ull << idx;
+        if (r != SHAPE_JSON_MEMBER) break;
     }
+walked:
     if (rc != SHAPE_OK) {
         shape_batch_rollback_row(dec->batch);
         if (rc == SHAPE_ELIMIT)
@@ -804,7 +948,10 @@ int shape_decoder_decode(shape_decoder *dec, const shape_message *msgs, size_t n
         }
     }
     /* Mixed-kind utf8 columns take JSON text in the first batch only. */
-    if (first_batch) memset(dec->stringify, 0, (size_t)shape_batch_num_columns(dec->batch));
+    if (first_batch) {
+        memset(dec->stringify, 0, (size_t)shape_batch_num_columns(dec->batch));
+        chain_names_set(dec);
+    }
     if (rc != SHAPE_OK || shape_batch_rows(dec->batch) == 0) {
         shape_batch_clear_rows(dec->batch);
         if (rc == SHAPE_OK) shape_err_clear(err);

@@ -12,7 +12,9 @@
  * Each batch is up to batch_size lines gathered in one buffer (copied once
  * from read(2) blocks), decoded by the shared decoder (shape/decode.h).
  * CloudEvents lines (specversion "1.0" with an object `data`) are unwrapped
- * to their data. Files carry no broker time, key or headers.
+ * to their data; only a line holding the bytes "specversion" is walked for
+ * that, found by a vector pre-scan (has_specversion) rather than memmem.
+ * Files carry no broker time, key or headers.
  */
 #define _GNU_SOURCE
 #include "shape/source.h"
@@ -28,6 +30,10 @@
 #include <unistd.h>
 
 #include "shape/json.h"
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #define READ_BLOCK (1 << 20)
 #define DEFAULT_BATCH 65536
@@ -223,10 +229,51 @@ static int blank(const char *p, size_t n)
     return 1;
 }
 
+/* Does the body hold the bytes "specversion" (with its quotes) anywhere?
+ * The same answer as memmem, cheaper on the usual line that does not (memmem
+ * was ~6 % of stream-profile's CPU: its set-up alone costs more than a
+ * 200-byte line). With SSE2, each start position is tested for 's' one byte
+ * on and 'v' five bytes on (two compares: rare together in any text), 64
+ * starts per step while they last, then 16 per step with the last step
+ * overlapping the one before (positions tested twice, no tail loop); a
+ * position that passes is compared in full. Lines shorter than one 16-start
+ * block go to memmem. */
+#if defined(__SSE2__)
+static inline unsigned sv_candidates(const char *p)
+{
+    const __m128i s = _mm_set1_epi8('s'), v = _mm_set1_epi8('v');
+    __m128i a = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 1)), s);
+    __m128i b = _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(p + 5)), v);
+    return (unsigned)_mm_movemask_epi8(_mm_and_si128(a, b));
+}
+#endif
+
+static int has_specversion(const char *body, size_t len)
+{
+    static const char needle[] = "\"specversion\"";
+    enum { NEEDLE = 13, BLOCK = 16 + NEEDLE - 1 }; /* 16 starts read 28 bytes */
+#if defined(__SSE2__)
+    if (len >= BLOCK) {
+        const char *p = body, *last = body + len - BLOCK;
+        while (last - p >= 64) { /* 64 starts: one branch unless a candidate */
+            if (sv_candidates(p) | sv_candidates(p + 16) | sv_candidates(p + 32) | sv_candidates(p + 48)) break;
+            p += 64;
+        }
+        for (;;) {
+            for (unsigned mask = sv_candidates(p); mask; mask &= mask - 1)
+                if (memcmp(p + __builtin_ctz(mask), needle, NEEDLE) == 0) return 1;
+            if (p == last) return 0;
+            p = last - p > 16 ? p + 16 : last;
+        }
+    }
+#endif
+    return memmem(body, len, needle, NEEDLE) != NULL;
+}
+
 /* A CloudEvents 1.0 structured event with an object `data`: its data. */
 static void unwrap_cloudevent(file_source *fs, const char **body, size_t *len)
 {
-    if (!memmem(*body, *len, "\"specversion\"", 13)) return;
+    if (!has_specversion(*body, *len)) return;
     shape_json_begin(fs->ce, *body, *len);
     shape_json_member m;
     shape_json_slice data = {NULL, 0};

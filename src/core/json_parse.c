@@ -19,6 +19,11 @@
  *   - Keys: shape_json_next_expect() takes the key the caller predicts
  *     (plain bytes) and compares it with the body in two overlapping words
  *     plus the closing quote; only a miss scans the key.
+ *     shape_json_next_run() follows the caller's chain of predictions by
+ *     itself (one call per run of members, not per member; a key that is
+ *     not the successor is compared with the successor it replaced before
+ *     the run gives up), stopping where the caller needs the scanner's state
+ *     (a miss, a pending container, a string in scratch).
  *   - Numbers: [1-9] plus up to 7 digits, optionally '.' and up to 7 more,
  *     no exponent, with 8 bytes of body left: the digit run is found and
  *     converted 8 bytes at a time (SWAR; little-endian GNU C builds). Every
@@ -36,7 +41,10 @@
  *     SHAPE_JSON_NO_SIMD uses the word-at-a-time string loop instead of SSE2,
  *     SHAPE_JSON_NO_FAST_DOUBLE sends every non-integer to strtod.
  *   - Nested values: skip_container() is an iterative state machine with an
- *     explicit 64-entry stack; render_*() is a recursive descent bounded by
+ *     explicit 64-entry stack (a value the render fast path takes, flat
+ *     objects or an array of them, is skipped by that path's scan instead:
+ *     container_fast_skip, about half the instructions; the decoder's
+ *     inference pass skips every `items` array); render_*() is a recursive descent bounded by
  *     the same depth limit. Rendering copies through: input that is already
  *     canonical (compact, no escapes, keys in order — the usual case) is not
  *     copied token by token but in one memcpy per run, broken only where
@@ -53,7 +61,8 @@
  *     reservation: the text is never longer than the input). The key order
  *     of the last fast object is cached (copied keys and their sorting
  *     permutation): the next object with the same keys in the same order is
- *     matched key by key and written without sorting.
+ *     matched key by key (a short key with its quotes and colon as one
+ *     masked word) and written without sorting.
  *   - Errors: every failure goes through fail(), which records verdict,
  *     offset and a static reason and returns NULL; callers propagate NULL.
  */
@@ -98,6 +107,13 @@ enum {
     ST_DONE,
     ST_ERROR
 };
+
+/* What walk_member() returns, besides SHAPE_JSON_MEMBER and the verdicts,
+ * for a member that must end a run of shape_json_next_run(): its value is a
+ * pending container or a string in scratch. The entry points turn it into
+ * SHAPE_JSON_MEMBER. */
+#define MEMBER_LAST 2
+_Static_assert(MEMBER_LAST != SHAPE_JSON_MEMBER && MEMBER_LAST != SHAPE_JSON_DONE, "a code of its own");
 
 /* scan_string() result flags. */
 #define STR_ESC 0x1u  /* had escapes: the slice lives in scratch */
@@ -147,6 +163,11 @@ struct shape_json_scanner {
         unsigned short off[KEY_CACHE_MEMBERS];
         unsigned char ord[KEY_CACHE_MEMBERS];
         char bytes[KEY_CACHE_BYTES];
+        /* '"' key '"' ':' as one word (mask: its bytes) when that is at most
+         * 8 bytes, so a member's key is matched by one load and compare;
+         * mask 0: compared byte by byte. sep: the byte after each value. */
+        uint64_t pat[KEY_CACHE_MEMBERS], mask[KEY_CACHE_MEMBERS];
+        uchar sep[KEY_CACHE_MEMBERS];
     } kc;
 };
 
@@ -1151,6 +1172,27 @@ static ALWAYS_INLINE const uchar *fast_value_scan(shape_json_scanner *sc, const 
     case '5': case '6': case '7': case '8': case '9': {
         /* Plain [1-9][0-9]*(.[0-9]+)?, else the full grammar. */
         const uchar *d = p + 1;
+#if defined(USE_SWAR_DIGITS)
+        /* Digit runs of up to 7 found 8 bytes at a time (16 bytes left:
+         * both loads inside the body); longer runs take the loop below. */
+        if (LIKELY(end - d >= 16)) {
+            unsigned k = digit_run8(load64(d));
+            if (k < 8) {
+                d += k;
+                if (*d == '.') {
+                    unsigned f = digit_run8(load64(d + 1));
+                    if (f == 0) return skip_scalar(sc, p); /* "1." is not a number */
+                    if (f < 8) {
+                        d += 1 + f;
+                        return *d == ',' || *d == '}' ? d : skip_scalar(sc, p);
+                    }
+                    d = p + 1; /* a long fraction: the loop */
+                } else {
+                    return *d == ',' || *d == '}' ? d : skip_scalar(sc, p);
+                }
+            }
+        }
+#endif
         while (d < end && is_digit(*d)) d++;
         if (d < end && *d == '.' && d + 1 < end && is_digit(d[1])) {
             d += 2;
@@ -1166,27 +1208,30 @@ static ALWAYS_INLINE const uchar *fast_value_scan(shape_json_scanner *sc, const 
 }
 
 /* The object at obj when its keys are those of the key cache, in the same
- * order, each written plainly: members into mem, key order into ord (from
- * the cache). NULL otherwise (then the caller reads it the long way). */
-static ALWAYS_INLINE const uchar *fast_object_cached(shape_json_scanner *sc, const uchar *obj, fast_member *mem,
-                                                     const fast_member **ord)
+ * order, each written plainly: members into mem (their key order is the
+ * cache's). NULL otherwise (then the caller reads it the long way). */
+static ALWAYS_INLINE const uchar *fast_object_cached(shape_json_scanner *sc, const uchar *obj, fast_member *mem)
 {
     const uchar *end = sc->end, *p = obj + 1;
     const unsigned n = sc->kc.n;
     if (!n) return NULL;
     for (unsigned i = 0; i < n; i++) {
         size_t len = sc->kc.len[i];
-        /* '"' key '"' ':' and at least one byte of value */
-        if ((size_t)(end - p) < len + 4 || p[0] != '"' || p[len + 1] != '"' || p[len + 2] != ':' ||
-            !bytes_equal(p + 1, sc->kc.bytes + sc->kc.off[i], len))
+        uint64_t mask = sc->kc.mask[i];
+        /* '"' key '"' ':' and at least one byte of value (a short key: one
+         * word of 8 <= len + 3 bytes, and a ninth) */
+        if (LIKELY(mask && end - p > 8)) {
+            if ((load64(p) & mask) != sc->kc.pat[i]) return NULL;
+        } else if ((size_t)(end - p) < len + 4 || p[0] != '"' || p[len + 1] != '"' || p[len + 2] != ':' ||
+                   !bytes_equal(p + 1, sc->kc.bytes + sc->kc.off[i], len)) {
             return NULL;
+        }
         mem[i].start = p;
         p = fast_value_scan(sc, p + len + 3);
         if (!p || p >= end) return NULL;
         mem[i].end = p;
-        if (*p++ != (i + 1 < n ? ',' : '}')) return NULL;
+        if (*p++ != sc->kc.sep[i]) return NULL;
     }
-    for (unsigned i = 0; i < n; i++) ord[i] = &mem[sc->kc.ord[i]];
     return p;
 }
 
@@ -1203,25 +1248,43 @@ static void key_cache_store(shape_json_scanner *sc, const fast_member *mem, cons
         sc->kc.len[i] = (unsigned char)mem[i].klen;
         used += mem[i].klen;
         sc->kc.ord[i] = (unsigned char)(ord[i] - mem);
+        /* The word pattern: built and loaded in memory order, so it holds
+         * whatever the byte order. */
+        uchar pat[8] = {0}, mask[8] = {0};
+        sc->kc.mask[i] = 0;
+        if (mem[i].klen + 3 <= 8) {
+            pat[0] = '"';
+            memcpy(pat + 1, mem[i].key, mem[i].klen);
+            pat[mem[i].klen + 1] = '"';
+            pat[mem[i].klen + 2] = ':';
+            memset(mask, 0xff, mem[i].klen + 3);
+            sc->kc.pat[i] = load64(pat);
+            sc->kc.mask[i] = load64(mask);
+        }
+        sc->kc.sep[i] = i + 1 < n ? ',' : '}';
     }
     sc->kc.sorted = sorted;
     sc->kc.n = (unsigned)n;
 }
 
 /* Read the object at obj the fast way: its members into mem (at most
- * FAST_MEMBERS), their key order into ord, *count of them, *sorted when the
+ * FAST_MEMBERS), their key order as indexes into mem in *perm (the cache's,
+ * or perm_buf), *count of them, *sorted when the
  * keys came in order. Returns the byte after the object, or NULL when the
  * object is not one for the fast path (nothing reported that the general
  * path would not report alike). */
 static ALWAYS_INLINE const uchar *fast_object_scan(shape_json_scanner *sc, const uchar *obj, fast_member *mem,
-                                                   const fast_member **ord, size_t *count, int *sorted_out)
+                                                   unsigned char *perm_buf, const unsigned char **perm,
+                                                   size_t *count, int *sorted_out)
 {
-    const uchar *end = sc->end, *p = fast_object_cached(sc, obj, mem, ord);
+    const uchar *end = sc->end, *p = fast_object_cached(sc, obj, mem);
     if (p) {
         *count = sc->kc.n;
         *sorted_out = sc->kc.sorted;
+        *perm = sc->kc.ord;
         return p;
     }
+    const fast_member *ord[FAST_MEMBERS];
     p = obj + 1;
     size_t n = 0;
     int sorted = 1;
@@ -1254,19 +1317,23 @@ static ALWAYS_INLINE const uchar *fast_object_scan(shape_json_scanner *sc, const
         if (*p != '}') return NULL;
         *count = n;
         *sorted_out = sorted;
+        for (size_t i = 0; i < n; i++) perm_buf[i] = (unsigned char)(ord[i] - mem);
+        *perm = perm_buf;
         key_cache_store(sc, mem, ord, n, sorted);
         return p + 1;
     }
 }
 
-/* Write the members in ord as an object at w; returns the byte after it.
- * Exactly as long as the object read (same members, same separators). */
-static inline char *fast_object_write(char *w, const fast_member *const *ord, size_t n)
+/* Write the members mem[perm[0]], mem[perm[1]], ... as an object at w;
+ * returns the byte after it. Exactly as long as the object read (same
+ * members, same separators). */
+static inline char *fast_object_write(char *w, const fast_member *mem, const unsigned char *perm, size_t n)
 {
     *w++ = '{';
     for (size_t i = 0; i < n; i++) {
-        size_t len = (size_t)(ord[i]->end - ord[i]->start);
-        copy_short(w, ord[i]->start, len);
+        const fast_member *m = &mem[perm[i]];
+        size_t len = (size_t)(m->end - m->start);
+        copy_short(w, m->start, len);
         w += len;
         *w++ = ',';
     }
@@ -1277,15 +1344,16 @@ static inline char *fast_object_write(char *w, const fast_member *const *ord, si
 static const uchar *render_object_fast(shape_json_scanner *sc, const uchar *obj)
 {
     fast_member mem[FAST_MEMBERS];
-    const fast_member *ord[FAST_MEMBERS];
-    size_t n;
-    int sorted;
-    const uchar *p = fast_object_scan(sc, obj, mem, ord, &n, &sorted);
+    unsigned char perm_buf[FAST_MEMBERS];
+    const unsigned char *perm = NULL;
+    size_t n = 0;
+    int sorted = 0; /* all set by fast_object_scan; initialised for gcc -O1's -Wmaybe-uninitialized */
+    const uchar *p = fast_object_scan(sc, obj, mem, perm_buf, &perm, &n, &sorted);
     if (!p || sorted) return p;
     /* Room first, so that nothing fails once output starts. */
     if (shape_json_buf_reserve(sc->out, (size_t)(p - sc->pend))) return NULL;
     flush(sc, obj);
-    char *w = fast_object_write(sc->out->data + sc->out->len, ord, n);
+    char *w = fast_object_write(sc->out->data + sc->out->len, mem, perm, n);
     sc->out->len = (size_t)(w - sc->out->data);
     sc->pend = p;
     return p;
@@ -1295,30 +1363,31 @@ static const uchar *render_object_fast(shape_json_scanner *sc, const uchar *obj)
  * object is one for the fast path: rendered straight into sc->out — no
  * pending run, no records, one reservation, since the canonical text of
  * such a value is its own bytes with each object's members reordered, never
- * longer than the input. Returns the byte after the value with sc->out->len
- * advanced (no NUL written), or NULL with sc->out->len unchanged: then the
- * general path renders the value from the start (and reports its errors). */
-static const uchar *render_container_fast(shape_json_scanner *sc, const uchar *val)
+ * longer than the input. container_fast_to() writes at *wp (room for the
+ * rest of the body from val) and advances it; render_container_fast() writes
+ * into sc->out. Returns the byte after the value (no NUL written), or NULL
+ * with nothing kept: then the general path renders the value from the start
+ * (and reports its errors). */
+static const uchar *container_fast_to(shape_json_scanner *sc, const uchar *val, char **wp)
 {
     const uchar *end = sc->end, *p = val;
     const int array = *p == '[';
     if (array && (++p >= end || *p != '{')) return NULL; /* empty, or not of objects */
-    shape_json_buf *o = sc->out;
-    if (shape_json_buf_reserve(o, (size_t)(end - val))) return NULL;
-    char *w = o->data + o->len;
+    char *w = *wp;
     if (array) *w++ = '[';
     for (;;) {
         fast_member mem[FAST_MEMBERS];
-        const fast_member *ord[FAST_MEMBERS];
+        unsigned char perm_buf[FAST_MEMBERS];
+        const unsigned char *perm;
         size_t n;
-        int sorted;
-        const uchar *q = fast_object_scan(sc, p, mem, ord, &n, &sorted);
+        int sorted = 0;
+        const uchar *q = fast_object_scan(sc, p, mem, perm_buf, &perm, &n, &sorted);
         if (!q) return NULL;
         if (sorted) {
             memcpy(w, p, (size_t)(q - p));
             w += q - p;
         } else {
-            w = fast_object_write(w, ord, n);
+            w = fast_object_write(w, mem, perm, n);
         }
         p = q;
         if (!array) break;
@@ -1331,7 +1400,41 @@ static const uchar *render_container_fast(shape_json_scanner *sc, const uchar *v
         if (*p != ',' || ++p >= end || *p != '{') return NULL;
         *w++ = ',';
     }
-    o->len = (size_t)(w - o->data);
+    *wp = w;
+    return p;
+}
+
+/* container_fast_to() without output: the byte after the value at val when
+ * the render fast path takes it (so it is valid, as that path only takes
+ * valid values), else NULL. A skip of the usual nested value for about half
+ * the instructions of skip_container(), which remains the fallback. */
+static const uchar *container_fast_skip(shape_json_scanner *sc, const uchar *val)
+{
+    const uchar *end = sc->end, *p = val;
+    const int array = *p == '[';
+    if (array && (++p >= end || *p != '{')) return NULL;
+    for (;;) {
+        fast_member mem[FAST_MEMBERS];
+        unsigned char perm_buf[FAST_MEMBERS];
+        const unsigned char *perm;
+        size_t n;
+        int sorted = 0;
+        p = fast_object_scan(sc, p, mem, perm_buf, &perm, &n, &sorted);
+        if (!p) return NULL;
+        if (!array) return p;
+        if (p >= end) return NULL;
+        if (*p == ']') return p + 1;
+        if (*p != ',' || ++p >= end || *p != '{') return NULL;
+    }
+}
+
+static const uchar *render_container_fast(shape_json_scanner *sc, const uchar *val)
+{
+    shape_json_buf *o = sc->out;
+    if (shape_json_buf_reserve(o, (size_t)(sc->end - val))) return NULL;
+    char *w = o->data + o->len;
+    const uchar *p = container_fast_to(sc, val, &w);
+    if (p) o->len = (size_t)(w - o->data);
     return p;
 }
 
@@ -1510,10 +1613,25 @@ static int walk_finish(shape_json_scanner *sc, const uchar *p)
     return SHAPE_JSON_DONE;
 }
 
+/* Is the text at p exactly the n bytes of a chain name ('"' key '"' ':',
+ * n >= 3, with at least 8 readable bytes after it)? Word compares while 16
+ * bytes of body remain (one masked word up to 8 bytes, two overlapping
+ * words up to 16), else bytewise within the body. */
+static ALWAYS_INLINE int probe_is(const uchar *p, const uchar *end, const char *name, size_t n)
+{
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (LIKELY(end - p >= 16)) {
+        if (n <= 8) return ((load64(p) ^ load64(name)) & (~0ull >> (64 - 8 * n))) == 0;
+        if (n <= 16) return load64(p) == load64(name) && load64(p + n - 8) == load64(name + n - 8);
+    }
+#endif
+    return (size_t)(end - p) > n && bytes_equal(p, name, n);
+}
+
 /* A member starts at p (after '{' or ',' and whitespace). `hint` (plain
  * bytes, or NULL) is the key the caller expects: *hit says whether it was. */
 static ALWAYS_INLINE int walk_member(shape_json_scanner *sc, const uchar *p, shape_json_member *m, const char *hint,
-                       size_t hint_len, int *hit)
+                       size_t hint_len, int quoted, int *hit)
 {
     const uchar *end = sc->end;
     unsigned f;
@@ -1522,6 +1640,18 @@ static ALWAYS_INLINE int walk_member(shape_json_scanner *sc, const uchar *p, sha
         return walk_fail(sc);
     }
     const uchar *q;
+    if (quoted) {
+        /* A chain name: the key with its quotes and colon in one compare. */
+        if (hint && probe_is(p, end, hint, hint_len)) {
+            *hit = 1;
+            m->key.ptr = (const char *)p + 1;
+            m->key.len = hint_len - 3;
+            m->key_escaped = 0;
+            p += hint_len;
+            goto value;
+        }
+        hint = NULL;
+    }
     if (hint && (size_t)(end - p) > hint_len + 1 && p[hint_len + 1] == '"' &&
         bytes_equal(p + 1, hint, hint_len)) {
         /* The plain bytes of the hint, then the closing quote: that is the
@@ -1546,7 +1676,9 @@ static ALWAYS_INLINE int walk_member(shape_json_scanner *sc, const uchar *p, sha
             return walk_fail(sc);
         }
     }
-    p = skip_ws(p + 1, end);
+    p++;
+value:
+    p = skip_ws(p, end);
     if (UNLIKELY(p >= end)) {
         fail(sc, SHAPE_JSON_ESYNTAX, p, "unexpected end of input");
         return walk_fail(sc);
@@ -1565,6 +1697,13 @@ static ALWAYS_INLINE int walk_member(shape_json_scanner *sc, const uchar *p, sha
         }
         p = scan_string(sc, p + 1, &sc->vbuf, &m->str, &f);
         m->str_escaped = (f & STR_ESC) != 0;
+        if (LIKELY(p != NULL) && m->str_escaped) {
+            m->kind = kind;
+            sc->cur_kind = kind;
+            sc->p = p;
+            sc->state = ST_AFTER;
+            return MEMBER_LAST; /* its text lives in scratch */
+        }
         break;
     case '-':
     case '0': case '1': case '2': case '3': case '4':
@@ -1580,7 +1719,7 @@ static ALWAYS_INLINE int walk_member(shape_json_scanner *sc, const uchar *p, sha
         sc->cur_kind = kind;
         sc->p = p;
         sc->state = ST_PENDING;
-        return SHAPE_JSON_MEMBER;
+        return MEMBER_LAST;
     case 't':
         kind = SHAPE_JSON_TRUE;
         p = scan_literal(sc, p, "true", 4);
@@ -1606,7 +1745,7 @@ static ALWAYS_INLINE int walk_member(shape_json_scanner *sc, const uchar *p, sha
 }
 
 static ALWAYS_INLINE int next_member(shape_json_scanner *sc, shape_json_member *m, const char *hint,
-                              size_t hint_len, int *hit)
+                              size_t hint_len, int quoted, int *hit)
 {
     const uchar *p, *end = sc->end;
     switch (sc->state) {
@@ -1614,7 +1753,8 @@ static ALWAYS_INLINE int next_member(shape_json_scanner *sc, shape_json_member *
         p = sc->p;
         break;
     case ST_PENDING:
-        p = skip_container(sc, sc->val, 2);
+        p = container_fast_skip(sc, sc->val);
+        if (!p) p = skip_container(sc, sc->val, 2);
         if (!p) return walk_fail(sc);
         break;
     case ST_BEGIN:
@@ -1634,15 +1774,15 @@ static ALWAYS_INLINE int next_member(shape_json_scanner *sc, shape_json_member *
         }
         p = skip_ws(p + 1, end);
         if (p < end && *p == '}') return walk_finish(sc, p + 1);
-        return walk_member(sc, p, m, hint, hint_len, hit);
+        return walk_member(sc, p, m, hint, hint_len, quoted, hit);
     case ST_DONE: return SHAPE_JSON_DONE;
     case ST_ERROR: return sc->error.verdict;
     default: return walk_usage(sc, "no body to scan");
     }
     sc->cur_kind = 0;
-    if (LIKELY(p < end && *p == ',')) return walk_member(sc, skip_ws(p + 1, end), m, hint, hint_len, hit);
+    if (LIKELY(p < end && *p == ',')) return walk_member(sc, skip_ws(p + 1, end), m, hint, hint_len, quoted, hit);
     p = skip_ws(p, end);
-    if (LIKELY(p < end && *p == ',')) return walk_member(sc, skip_ws(p + 1, end), m, hint, hint_len, hit);
+    if (LIKELY(p < end && *p == ',')) return walk_member(sc, skip_ws(p + 1, end), m, hint, hint_len, quoted, hit);
     if (LIKELY(p < end && *p == '}')) return walk_finish(sc, p + 1);
     fail(sc, SHAPE_JSON_ESYNTAX, p, p < end ? "expected ',' or '}'" : "unexpected end of input");
     return walk_fail(sc);
@@ -1651,14 +1791,74 @@ static ALWAYS_INLINE int next_member(shape_json_scanner *sc, shape_json_member *
 int shape_json_next(shape_json_scanner *sc, shape_json_member *m)
 {
     int hit;
-    return next_member(sc, m, NULL, 0, &hit);
+    int r = next_member(sc, m, NULL, 0, 0, &hit);
+    return r == MEMBER_LAST ? SHAPE_JSON_MEMBER : r;
 }
 
 int shape_json_next_expect(shape_json_scanner *sc, shape_json_member *m, const char *key,
                            size_t key_len, int *hit)
 {
     *hit = 0;
-    return next_member(sc, m, key, key_len, hit);
+    int r = next_member(sc, m, key, key_len, 0, hit);
+    return r == MEMBER_LAST ? SHAPE_JSON_MEMBER : r;
+}
+
+/* The member after a consumed scalar (state ST_AFTER): the separator, then
+ * walk_member. The tail of next_member without its state dispatch. */
+static ALWAYS_INLINE int next_after(shape_json_scanner *sc, shape_json_member *m, const char *hint,
+                                    size_t hint_len, int quoted, int *hit)
+{
+    const uchar *p = sc->p, *end = sc->end;
+    sc->cur_kind = 0;
+    if (LIKELY(end - p >= 2 && p[0] == ',' && p[1] == '"')) return walk_member(sc, p + 1, m, hint, hint_len, quoted, hit);
+    if (LIKELY(p < end && *p == ',')) return walk_member(sc, skip_ws(p + 1, end), m, hint, hint_len, quoted, hit);
+    p = skip_ws(p, end);
+    if (LIKELY(p < end && *p == ',')) return walk_member(sc, skip_ws(p + 1, end), m, hint, hint_len, quoted, hit);
+    if (LIKELY(p < end && *p == '}')) return walk_finish(sc, p + 1);
+    fail(sc, SHAPE_JSON_ESYNTAX, p, p < end ? "expected ',' or '}'" : "unexpected end of input");
+    return walk_fail(sc);
+}
+
+int shape_json_next_run(shape_json_scanner *sc, const shape_json_chain *chain, int64_t prev,
+                        shape_json_member *out, int64_t *idx, size_t cap, size_t *count)
+{
+    size_t n = 0;
+    int r, hit = 0;
+    int64_t guess = chain ? chain->next[prev + 1] : -1;
+    const char *hint = guess >= 0 ? chain->names[guess] : NULL;
+    /* The first member may follow any state (a pending container is skipped
+     * first); the rest follow a scalar, so the state dispatch is done once. */
+    r = next_member(sc, &out[0], hint, hint ? chain->lens[guess] : 0, 1, &hit);
+    for (;;) {
+        if (r != SHAPE_JSON_MEMBER && r != MEMBER_LAST) break;
+        shape_json_member *m = &out[n++];
+        if (!hit) {
+            /* Not the successor: the one it replaced, compared with the key
+             * just read (off the usual path: a field that comes and goes). */
+            int64_t second = chain && chain->alt ? chain->alt[prev + 1] : -1;
+            const char *h2 = second >= 0 ? chain->names[second] : NULL;
+            if (!h2 || m->key_escaped || m->key.len + 3 != chain->lens[second] ||
+                !bytes_equal((const uchar *)m->key.ptr, h2 + 1, m->key.len)) {
+                idx[n - 1] = -1;
+                r = SHAPE_JSON_MEMBER;
+                break;
+            }
+            chain->alt[prev + 1] = guess; /* the latest comes first */
+            chain->next[prev + 1] = second;
+            guess = second;
+        }
+        idx[n - 1] = prev = guess;
+        if (r == MEMBER_LAST || n == cap) {
+            r = SHAPE_JSON_MEMBER;
+            break;
+        }
+        guess = chain->next[prev + 1];
+        hint = guess >= 0 ? chain->names[guess] : NULL;
+        hit = 0;
+        r = next_after(sc, &out[n], hint, hint ? chain->lens[guess] : 0, 1, &hit);
+    }
+    *count = n;
+    return r;
 }
 
 int shape_json_skip(shape_json_scanner *sc, shape_json_slice *raw)
@@ -1674,6 +1874,24 @@ int shape_json_skip(shape_json_scanner *sc, shape_json_slice *raw)
     sc->state = ST_AFTER;
     sc->cur_kind = 0;
     return 0;
+}
+
+size_t shape_json_pending_size(const shape_json_scanner *sc)
+{
+    return sc->state == ST_PENDING ? (size_t)(sc->end - sc->val) : 0;
+}
+
+int shape_json_render_fast(shape_json_scanner *sc, char *dst, size_t *len)
+{
+    if (sc->state != ST_PENDING) return 0;
+    char *w = dst;
+    const uchar *p = container_fast_to(sc, sc->val, &w);
+    if (!p) return 0;
+    *len = (size_t)(w - dst);
+    sc->p = p;
+    sc->state = ST_AFTER;
+    sc->cur_kind = 0;
+    return 1;
 }
 
 int shape_json_render(shape_json_scanner *sc, shape_json_buf *out, unsigned flags)

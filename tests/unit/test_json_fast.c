@@ -2,7 +2,9 @@
  *
  * Why: the decoder's speed comes from shortcuts in the scanner (shape/json.h)
  * that must never change a verdict or a value: numbers read eight bytes at a
- * time, a predicted key matched in the body (shape_json_next_expect), flat
+ * time, a predicted key matched in the body (shape_json_next_expect), runs
+ * of members read in one call along a chain of predictions
+ * (shape_json_next_run), flat
  * nested objects and arrays of them rendered straight into the output, with
  * the key order of the previous object reused. Each shortcut only applies
  * to some inputs and hands the rest to the general path, so the tests sweep
@@ -318,6 +320,173 @@ static void test_expected_key_later_members_and_errors(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) expect_same_walk(bad[i], strlen(bad[i]), "a", 1, -1);
 }
 
+/* ---------------------------------------------------------- member runs */
+
+/* Walk doc with shape_json_next_run over the chain (names, next), at most cap
+ * members a call, and compare every member and the verdict with a plain
+ * shape_json_next walk; check the stop rules (only a run's last member may be
+ * a miss, a container or an escaped string) and that each hit is the chain's
+ * prediction. After a miss, prev becomes the key's index in names when there
+ * is one (as the decoder's look-up does), else stays. */
+static void expect_run_walk(const char *doc, const char *const *names, size_t n_names, const int64_t *next0,
+                            const int64_t *alt0, size_t cap)
+{
+    /* The chain's names as a body writes them: '"' key '"' ':', 8 bytes of
+     * padding after the last. */
+    size_t lens[16];
+    const char *quoted[16];
+    char buf[512];
+    size_t at = 0;
+    int64_t next_copy[17], alt_copy[17];
+    assert_true(n_names <= 16);
+    for (size_t i = 0; i < n_names; i++) {
+        quoted[i] = NULL;
+        lens[i] = 0;
+        if (!names[i]) continue;
+        lens[i] = (size_t)snprintf(buf + at, sizeof buf - at, "\"%s\":", names[i]);
+        quoted[i] = buf + at;
+        at += lens[i];
+    }
+    memset(buf + at, 0, 8);
+    for (size_t i = 0; i <= n_names; i++) {
+        next_copy[i] = next0 ? next0[i] : -1;
+        alt_copy[i] = alt0 ? alt0[i] : -1;
+    }
+    int64_t *next = next0 ? next_copy : NULL; /* a hit on alt swaps the two */
+    shape_json_chain chain = {next, alt0 ? alt_copy : NULL, quoted, lens};
+    shape_json_scanner *plain = shape_json_scanner_new();
+    size_t len = strlen(doc);
+    shape_json_begin(plain, doc, len);
+    shape_json_begin(sc, doc, len);
+    int64_t prev = -1;
+    for (int calls = 0;; calls++) {
+        assert_true(calls < 64);
+        shape_json_member run[8];
+        int64_t idx[8];
+        size_t count = 99;
+        int r = shape_json_next_run(sc, next ? &chain : NULL, prev, run, idx, cap, &count);
+        assert_true(count <= cap);
+        if (r == SHAPE_JSON_MEMBER) assert_true(count >= 1);
+        for (size_t k = 0; k < count; k++) {
+            const shape_json_member *m = &run[k];
+            shape_json_member want;
+            assert_int_equal(shape_json_next(plain, &want), SHAPE_JSON_MEMBER);
+            assert_int_equal(m->key.len, want.key.len);
+            assert_memory_equal(m->key.ptr, want.key.ptr, m->key.len);
+            assert_int_equal(m->kind, want.kind);
+            assert_int_equal(m->offset, want.offset);
+            if (m->kind == SHAPE_JSON_STRING) {
+                assert_int_equal(m->str.len, want.str.len);
+                assert_memory_equal(m->str.ptr, want.str.ptr, m->str.len);
+            }
+            if (m->kind == SHAPE_JSON_NUMBER) {
+                assert_int_equal(m->num.cls, want.num.cls);
+                assert_int_equal(m->num.flags, want.num.flags);
+                assert_int_equal(m->num.i, want.num.i);
+                assert_memory_equal(&m->num.d, &want.num.d, sizeof m->num.d);
+            }
+            if (k + 1 < count) { /* not last: a hit on a scalar read in place */
+                assert_true(idx[k] >= 0);
+                assert_true(m->kind != SHAPE_JSON_OBJECT && m->kind != SHAPE_JSON_ARRAY);
+                assert_false(m->kind == SHAPE_JSON_STRING && m->str_escaped);
+            }
+            if (idx[k] >= 0) {
+                /* the prediction (first or second: then swapped to first) */
+                assert_int_equal(idx[k], next[prev + 1]);
+                assert_int_equal(m->key.len + 3, lens[idx[k]]);
+                assert_memory_equal(m->key.ptr, names[idx[k]], m->key.len);
+                prev = idx[k];
+            } else {
+                for (size_t i = 0; i < n_names; i++)
+                    if (names[i] && strlen(names[i]) == m->key.len && memcmp(names[i], m->key.ptr, m->key.len) == 0)
+                        prev = (int64_t)i;
+            }
+        }
+        if (r == SHAPE_JSON_MEMBER) continue;
+        shape_json_member end;
+        assert_int_equal(shape_json_next(plain, &end), r);
+        if (r < 0) assert_int_equal(shape_json_last_error(sc)->offset, shape_json_last_error(plain)->offset);
+        /* Further calls repeat the verdict. */
+        assert_int_equal(shape_json_next_run(sc, next ? &chain : NULL, prev, run, idx, cap, &count), r);
+        assert_int_equal(count, 0);
+        break;
+    }
+    shape_json_scanner_destroy(plain);
+}
+
+static void test_member_runs(void **state)
+{
+    (void)state;
+    static const char *const docs[] = {
+        "{\"a\":1,\"bb\":\"x\",\"ccc\":[1,{\"b\":2,\"a\":1}],\"d\":null}",
+        "{\"a\":1,\"bb\":\"x\\n\",\"ccc\":2.5,\"d\":true,\"e\":false}",
+        "{\"bb\":\"\\u00e9\",\"a\":-0,\"d\":{},\"ccc\":\"caf\xc3\xa9\"}",
+        "{\"a\":1,\"a\":2,\"\\u0061\":3,\"bb\":1e400,\"d\":12345678901234567890}",
+        "{ \"a\" : 1 , \"bb\" : \"x\" , \"ccc\" : [ ] , \"d\" : null }",
+        "{}",
+        " {\"a\":1} ",
+        "[1,2]",
+        "",
+        "{\"a\":01}",
+        "{\"a\":1,\"bb\":\"x\",\"ccc\":tru}",
+        "{\"a\":1,\"bb\":\"x\",}",
+        "{\"a\":1,\"bb\":[1,}",
+        "{\"a\":1,\"bb\":\"x\"} x",
+        "{\"a\":1,\"bb\":\"\xc3\"}",
+        "{\"a\":1,\"bb\":\"x\"",
+        "{\"a\" :1,\"bb\": \"x\",\"ccc\"\t:\t2,\"d\":\n3}",
+        "{\"a\":1,\"bb\":\"x\",\"cccc\":1,\"cc\":2,\"ccc\":3}",
+        "{\"a\":1,\"bb\"",
+        "{\"a\":1,\"bb\":",
+        "{\"a\":1,\"b",
+    };
+    static const char *const names[] = {"a", "bb", "ccc", "d", "e"};
+    static const char *const some[] = {"a", NULL, "ccc", "d", "e"}; /* bb never expected */
+    /* next[i + 1]: the index after i (next[0]: the first) */
+    static const int64_t right[] = {0, 1, 2, 3, 4, -1};
+    static const int64_t wrong[] = {1, 3, 0, 4, -1, 2};
+    static const int64_t none[] = {-1, -1, -1, -1, -1, -1};
+    for (size_t d = 0; d < sizeof docs / sizeof docs[0]; d++)
+        for (size_t cap = 1; cap <= 8; cap++) {
+            expect_run_walk(docs[d], names, 5, right, NULL, cap);
+            expect_run_walk(docs[d], names, 5, wrong, NULL, cap);
+            expect_run_walk(docs[d], some, 5, right, NULL, cap);
+            expect_run_walk(docs[d], names, 5, NULL, NULL, cap);
+            /* second guesses: right ones behind wrong ones, and the reverse */
+            expect_run_walk(docs[d], names, 5, wrong, right, cap);
+            expect_run_walk(docs[d], names, 5, right, wrong, cap);
+            expect_run_walk(docs[d], some, 5, none, right, cap);
+        }
+    /* Names of 0..20 bytes (matched as one masked word, two words, or byte
+     * by byte) against every byte of '"' key '"' ':' changed, and bodies cut
+     * short anywhere. */
+    static const char letters[] = "abcdefghijklmnopqrstu";
+    for (size_t klen = 0; klen <= 20; klen++) {
+        char key[32];
+        memcpy(key, letters, klen);
+        key[klen] = '\0';
+        const char *const long_names[] = {key, "z"};
+        static const int64_t chain_next[] = {0, 1, -1};
+        char doc[128];
+        int n = snprintf(doc, sizeof doc, "{\"%s\":1,\"z\":2,\"padding_padding\":3}", key);
+        for (size_t cut = 1; cut <= (size_t)n; cut++) {
+            char part[128];
+            memcpy(part, doc, cut);
+            part[cut] = '\0';
+            expect_run_walk(part, long_names, 2, chain_next, NULL, 4);
+        }
+        for (size_t at = 1; at < klen + 4; at++) {
+            static const char subs[] = {'X', ' ', '\\', '"', '}'};
+            for (size_t k = 0; k < sizeof subs; k++) {
+                char changed[128];
+                memcpy(changed, doc, (size_t)n + 1);
+                changed[at] = subs[k];
+                expect_run_walk(changed, long_names, 2, chain_next, NULL, 4);
+            }
+        }
+    }
+}
+
 /* ------------------------------------------------------------ rendering */
 
 /* The canonical text of the first member's value. */
@@ -358,10 +527,77 @@ static void spaced(const char *doc, char *out)
     *out = '\0';
 }
 
+/* shape_json_render_fast() on the first member's value: when it takes the
+ * value, the text and the rest of the walk are those of shape_json_render();
+ * when it does not, nothing was consumed (the render that follows works). */
+static void expect_render_fast_like_render(const char *doc)
+{
+    char want[2048];
+    int rc_want;
+    render_first(doc, 0, want, sizeof want, &rc_want);
+    shape_json_member m;
+    shape_json_begin(sc, doc, strlen(doc));
+    if (shape_json_next(sc, &m) != SHAPE_JSON_MEMBER) return;
+    size_t room = shape_json_pending_size(sc);
+    if (m.kind != SHAPE_JSON_OBJECT && m.kind != SHAPE_JSON_ARRAY) {
+        assert_int_equal(room, 0);
+        return;
+    }
+    assert_int_equal(room, strlen(doc) - m.offset);
+    char *dst = malloc(room + 1);
+    size_t len = 12345;
+    if (shape_json_render_fast(sc, dst, &len)) {
+        assert_true(len <= room);
+        assert_int_equal(shape_json_pending_size(sc), 0);
+        dst[len] = '\0';
+        assert_string_equal(dst, want);
+        int rc;
+        while ((rc = shape_json_next(sc, &m)) == SHAPE_JSON_MEMBER) {
+        }
+        assert_int_equal(rc, rc_want);
+    } else {
+        assert_int_equal(len, 12345);
+        shape_json_buf b = SHAPE_JSON_BUF_INIT;
+        int rc = shape_json_render(sc, &b, 0);
+        if (rc == 0) {
+            assert_string_equal(b.data, want);
+            while ((rc = shape_json_next(sc, &m)) == SHAPE_JSON_MEMBER) {
+            }
+        }
+        assert_int_equal(rc, rc_want);
+        shape_json_buf_release(&b);
+    }
+    free(dst);
+}
+
+/* The walk's verdict and error offset when every nested value is left for
+ * shape_json_next() to skip (the fast skip, else skip_container). */
+static int walk_skipping(const char *doc, size_t *error_offset)
+{
+    shape_json_member m;
+    int rc;
+    shape_json_begin(sc, doc, strlen(doc));
+    while ((rc = shape_json_next(sc, &m)) == SHAPE_JSON_MEMBER) {
+    }
+    *error_offset = rc < 0 ? shape_json_last_error(sc)->offset : 0;
+    return rc;
+}
+
 static void expect_render_like_general(const char *doc, unsigned flags)
 {
     char fast[2048], slow[2048], doc2[2048];
     int rc_fast, rc_slow;
+    expect_render_fast_like_render(doc);
+    /* Skipping agrees with validating the whole document. */
+    size_t skip_at;
+    int rc_skip = walk_skipping(doc, &skip_at);
+    int rc_valid = shape_json_validate(sc, doc, strlen(doc));
+    if (rc_valid == 0) {
+        if (rc_skip != SHAPE_JSON_DONE && rc_skip != SHAPE_JSON_ENOTOBJECT) fail_msg("%s: skip %d, valid", doc, rc_skip);
+    } else {
+        assert_int_equal(rc_skip, rc_valid);
+        assert_int_equal(skip_at, shape_json_last_error(sc)->offset);
+    }
     render_first(doc, flags, fast, sizeof fast, &rc_fast);
     spaced(doc, doc2);
     render_first(doc2, flags, slow, sizeof slow, &rc_slow);
@@ -416,6 +652,56 @@ static void test_render_arrays_of_objects(void **state)
     expect_render_like_general("{\"v\":[{\"sku\":\"A1\"}]}", 0);
     /* DEL is plain to the fast path but escaped in ASCII mode. */
     expect_render_like_general("{\"v\":[{\"b\":\"\x7f\",\"a\":2}]}", SHAPE_JSON_RENDER_ASCII);
+    /* A cached key is matched as one word ('"' key '"' ':' up to 8 bytes)
+     * or byte by byte: every byte of that text changed in the second object
+     * (another letter, a space, a backslash, a quote), for keys of 0..9
+     * bytes, and the bodies cut short right after it. */
+    for (size_t klen = 0; klen <= 9; klen++) {
+        char text[16];
+        size_t tl = (size_t)snprintf(text, sizeof text, "\"%.*s\":", (int)klen, "kkkkkkkkkk");
+        for (size_t at = 0; at < tl; at++) {
+            static const char subs[] = {'X', ' ', '\\', '"'};
+            for (size_t k = 0; k < sizeof subs; k++) {
+                char changed[16];
+                memcpy(changed, text, tl);
+                changed[at] = subs[k];
+                char doc[128];
+                int n = snprintf(doc, sizeof doc, "{\"v\":[{%s1,\"b\":2},{%.*s1,\"b\":2}]}", text, (int)tl, changed);
+                expect_render_like_general(doc, 0);
+                doc[n - 8] = '\0'; /* cut inside the second object */
+                expect_render_like_general(doc, 0);
+            }
+        }
+        char doc[128];
+        snprintf(doc, sizeof doc, "{\"v\":[{%s1,\"b\":2},{%s", text, text);
+        expect_render_like_general(doc, 0);
+    }
+}
+
+static void test_render_numbers_in_objects(void **state)
+{
+    (void)state;
+    /* Numbers in flat objects are measured 8 bytes at a time when 16 bytes
+     * of body remain: integer runs of 1..18 digits, fractions of 0..10,
+     * followed by what may end the member or not, with and without a long
+     * tail after the value. */
+    static const char *const after[] = {"", "e5", "E-2", "x", " ", "]", ".5"};
+    for (int id = 1; id <= 18; id++)
+        for (int fd = -1; fd <= 10; fd++)
+            for (size_t a = 0; a < sizeof after / sizeof after[0]; a++)
+                for (int tail = 0; tail < 2; tail++) {
+                    char num[64];
+                    int n = snprintf(num, sizeof num, "%.*s", id, "918273645546372819");
+                    if (fd >= 0) n += snprintf(num + n, sizeof num - (size_t)n, ".%.*s", fd, "0123456789");
+                    snprintf(num + n, sizeof num - (size_t)n, "%s", after[a]);
+                    char doc[256];
+                    snprintf(doc, sizeof doc, "{\"v\":[{\"b\":%s,\"a\":2}]%s}", num,
+                             tail ? ",\"tail\":\"0123456789abcdef\"" : "");
+                    expect_render_like_general(doc, 0);
+                    snprintf(doc, sizeof doc, "{\"v\":{\"b\":2,\"a\":%s}%s}", num,
+                             tail ? ",\"tail\":\"0123456789abcdef\"" : "");
+                    expect_render_like_general(doc, 0);
+                }
 }
 
 static void test_render_random_flat_objects(void **state)
@@ -452,7 +738,9 @@ int main(void)
         cmocka_unit_test(test_numbers_invalid_with_room),
         cmocka_unit_test(test_expected_key_every_position),
         cmocka_unit_test(test_expected_key_later_members_and_errors),
+        cmocka_unit_test(test_member_runs),
         cmocka_unit_test(test_render_arrays_of_objects),
+        cmocka_unit_test(test_render_numbers_in_objects),
         cmocka_unit_test(test_render_random_flat_objects),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
