@@ -224,6 +224,9 @@ typedef struct group {
     size_t *bi;               /* batch (in the group) of each message */
     uint64_t *ri;             /* seq of each message */
     int handed;               /* msgs went to a destination since they were copied */
+    size_t refused, first_refused; /* REFUSED outcomes after the last send_msgs, when it
+                                    * saw them all (refused_known), and the first one */
+    int refused_known;
 } group;
 
 /* The original of the group's message i (as the generator built it). */
@@ -651,13 +654,19 @@ static int send_msgs(runtime *rt, shape_emit_destination *d, shape_emit_message 
     const shape_emit_config *cfg = rt->cfg;
     const size_t fields = offsetof(shape_emit_message, outcome); /* what a message is, without its outcome */
     *attempts = 0;
+    if (g) g->refused_known = 0;
     if (n == 0) return SHAPE_OK;
+    /* A group's outcome slots were reset when it was built: only a group an
+     * earlier destination had is restored and reset here. (Every pass over
+     * a merged send's ~64k messages, ~370 bytes apart, misses the cache once
+     * per message: passes are merged where they can be.) */
     if (g && g->handed)
         for (size_t i = 0; i < n; i++) memcpy(&msgs[i], group_message(g, i), fields);
-    for (size_t i = 0; i < n; i++) {
-        msgs[i].outcome = SHAPE_EMIT_PENDING;
-        msgs[i].reason[0] = 0;
-    }
+    if (!g || g->handed)
+        for (size_t i = 0; i < n; i++) {
+            msgs[i].outcome = SHAPE_EMIT_PENDING;
+            msgs[i].reason[0] = 0;
+        }
     shape_err serr;
     shape_err_clear(&serr);
     for (int attempt = 0;; attempt++) {
@@ -692,16 +701,26 @@ static int send_msgs(runtime *rt, shape_emit_destination *d, shape_emit_message 
             if (!err->code) err->code = rc;
             return err->code;
         }
-        size_t left = 0, first = SIZE_MAX;
+        size_t left = 0, first = SIZE_MAX, refused = 0, first_refused = SIZE_MAX;
         for (size_t j = 0; j < m; j++) {
             size_t i = out == msgs ? j : rt->tmp_idx[j];
             int o = msgs[i].outcome;
-            if (o != SHAPE_EMIT_DELIVERED && o != SHAPE_EMIT_REFUSED) {
+            if (o == SHAPE_EMIT_REFUSED) {
+                if (!refused++) first_refused = i;
+            } else if (o != SHAPE_EMIT_DELIVERED) {
                 left++;
                 if (first == SIZE_MAX) first = i;
             }
         }
-        if (left == 0) break;
+        if (left == 0) {
+            /* a first attempt saw every outcome: the caller needs no pass of its own */
+            if (g && out == msgs) {
+                g->refused = refused;
+                g->first_refused = first_refused;
+                g->refused_known = 1;
+            }
+            break;
+        }
         if (attempt >= cfg->retries) {
             char cause[SHAPE_ERR_MESSAGE_MAX];
             if (serr.message[0])
@@ -865,12 +884,15 @@ static int deliver_to(runtime *rt, group *g, shape_emit_destination *d, shape_em
 {
     int attempts;
     SHAPE_RETURN_NOT_OK(send_msgs(rt, d, g->msgs, g->n, g, &attempts, rep, err));
-    size_t refused = 0, first = SIZE_MAX;
-    for (size_t i = 0; i < g->n; i++)
-        if (g->msgs[i].outcome == SHAPE_EMIT_REFUSED) {
-            refused++;
-            if (first == SIZE_MAX) first = i;
-        }
+    size_t refused = g->refused, first = g->first_refused;
+    if (!g->refused_known) {
+        refused = 0, first = SIZE_MAX;
+        for (size_t i = 0; i < g->n; i++)
+            if (g->msgs[i].outcome == SHAPE_EMIT_REFUSED) {
+                refused++;
+                if (first == SIZE_MAX) first = i;
+            }
+    }
     if (refused && rt->cfg->dead_letter) {
         rep->refused += refused;
         return dead_letter(rt, g, d, attempts, rep, err);
@@ -1037,8 +1059,10 @@ int shape_emit_run(const shape_emit_config *cfg, shape_emit_report *rep, shape_e
         for (batch *x = b; x;) {
             for (size_t i = 0; i < x->n; i++) {
                 /* the message without its outcome slot (~260 bytes of
-                 * reason): send_msgs resets outcome and reason itself */
+                 * reason), whose outcome and reason are reset here */
                 memcpy(&g->msgs[g->n + i], &x->msgs[i], offsetof(shape_emit_message, outcome));
+                g->msgs[g->n + i].outcome = SHAPE_EMIT_PENDING; /* reset here, in the same pass */
+                g->msgs[g->n + i].reason[0] = 0;
                 g->bi[g->n + i] = g->nb;
                 g->ri[g->n + i] = x->row0 + i * x->stride;
             }
