@@ -454,7 +454,9 @@ int shape_event_table_init(shape_event_table *t, const char *name, const shape_g
 
 size_t shape_event_bound(const shape_event_table *t, const shape_gen_row *row)
 {
-    size_t n = 3 * SHAPE_EVENT_KEY_FRAG + 4 * strlen(t->name) + 256 + t->tail_len;
+    /* (the name's share, 4 strlen(name), by its cap from shape_event_table_init:
+     * no strlen per event) */
+    size_t n = 3 * SHAPE_EVENT_KEY_FRAG + 4 * SHAPE_EVENT_KEY_FRAG + 256 + t->tail_len;
     for (size_t c = 0; c < t->ncols; c++)
         n += t->key_len[c] + value_bound(&row->values[c]);
     if (t->event_time_col >= 0) n += SHAPE_JSON_TS_MAX + 24;

@@ -81,6 +81,7 @@ typedef struct table_meta {
     int rows_made;
     int key_cols[SHAPE_GEN_MAX_COLUMNS];
     int header_cols[MAX_HEADERS]; /* column of an @column header, or -1 */
+    size_t name_len;              /* strlen(et.name), measured once (used per event) */
 } table_meta;
 
 static int is_reserved(const char *name)
@@ -157,6 +158,7 @@ static int build_meta(const shape_emit_config *cfg, const header_spec *hdrs, tab
         size_t ncols = shape_retail_columns(id, &cols);
         SHAPE_RETURN_NOT_OK(shape_event_table_init(&meta[k].et, shape_retail_table_name(id), cols, ncols,
                                                    shape_retail_event_time_column(id), err));
+        meta[k].name_len = strlen(meta[k].et.name);
         for (size_t j = 0; j < cfg->nkey_columns; j++) {
             meta[k].key_cols[j] = column_index(id, cfg->key_columns[j]);
             if (meta[k].key_cols[j] < 0) missing[nmissing++] = cfg->key_columns[j];
@@ -342,7 +344,7 @@ static int render_event(runtime *rt, batch *b, size_t i, const table_meta *m, ui
                         const shape_gen_row *row)
 {
     const shape_emit_config *cfg = rt->cfg;
-    size_t bound = shape_event_bound(&m->et, row) + 2 * strlen(m->et.name) + 48;
+    size_t bound = shape_event_bound(&m->et, row) + 2 * m->name_len + 48;
     for (size_t j = 0; j < cfg->nkey_columns; j++) bound += text_bound(&row->values[m->key_cols[j]]) + 1;
     for (size_t h = 0; h < cfg->nheaders; h++)
         if (m->header_cols[h] >= 0) bound += text_bound(&row->values[m->header_cols[h]]);
@@ -354,7 +356,10 @@ static int render_event(runtime *rt, batch *b, size_t i, const table_meta *m, ui
     /* key: the idempotency key, or the key columns joined by '|' */
     b->key_off[i] = (size_t)(p - base);
     char *idem = p;
-    p = shape_event_key(p, m->et.name, seq);
+    /* = shape_event_key, with the table name's length known */
+    memcpy(p, m->et.name, m->name_len);
+    p[m->name_len] = '/';
+    p = shape_json_u64(p + m->name_len + 1, seq);
     size_t idem_len = (size_t)(p - idem);
     char *key = idem;
     size_t key_len = idem_len;
@@ -385,7 +390,7 @@ static int render_event(runtime *rt, batch *b, size_t i, const table_meta *m, ui
     shape_emit_header *hd = &b->hdrs[i * rt->nh];
     size_t *ho = &b->hval_off[i * rt->nh];
     size_t h = 0;
-    hd[h] = (shape_emit_header){"shape-table", m->et.name, strlen(m->et.name)};
+    hd[h] = (shape_emit_header){"shape-table", m->et.name, m->name_len};
     ho[h++] = SIZE_MAX;
     if (cfg->synthetic) {
         hd[h] = (shape_emit_header){"shape-synthetic", "true", 4};
