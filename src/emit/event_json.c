@@ -14,7 +14,11 @@
  * Integers go two digits per step from a pair table (no division per
  * digit), strings copy 8-byte runs that need no escape whole, and each
  * thread remembers the text of the last date it rendered (events of a
- * table come in time order, so most timestamps repeat the day).
+ * table come in time order, so most timestamps repeat the day). The
+ * renderers are file-local so the encoder inlines them (the exported
+ * shape_json_* are wrappers: calls between a shared library's exported
+ * functions go through its PLT), and `_shape_event_time` is copied from
+ * the text of its column rather than rendered a second time.
  * (Moved here from bench/generate.c, which now uses this module.)
  */
 #include <stdint.h>
@@ -43,7 +47,10 @@ static int decimal_digits(uint64_t v)
     }
 }
 
-char *shape_json_u64(char *p, uint64_t v)
+/* The renderers below are file-local (so the event encoder's calls are
+ * inlined rather than going through the shared library's PLT); the
+ * exported shape_json_* names are thin wrappers over them. */
+static inline char *json_u64(char *p, uint64_t v)
 {
     int n = decimal_digits(v);
     char *q = p + n;
@@ -60,14 +67,18 @@ char *shape_json_u64(char *p, uint64_t v)
     return p + n;
 }
 
-char *shape_json_i64(char *p, int64_t v)
+char *shape_json_u64(char *p, uint64_t v) { return json_u64(p, v); }
+
+static inline char *json_i64(char *p, int64_t v)
 {
     if (v < 0) {
         *p++ = '-';
-        return shape_json_u64(p, (uint64_t)0 - (uint64_t)v);
+        return json_u64(p, (uint64_t)0 - (uint64_t)v);
     }
-    return shape_json_u64(p, (uint64_t)v);
+    return json_u64(p, (uint64_t)v);
 }
+
+char *shape_json_i64(char *p, int64_t v) { return json_i64(p, v); }
 
 /* Whether any of the 8 bytes of w is '"', '\\' or below 0x20 (the bytes a
  * JSON string must escape): the classic "has a zero byte" test applied to
@@ -80,7 +91,7 @@ static int needs_escape8(uint64_t w)
     return (hit & ~w & highs) != 0;
 }
 
-char *shape_json_string(char *p, const char *s, size_t n)
+static inline char *json_string(char *p, const char *s, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
     *p++ = '"';
@@ -119,6 +130,8 @@ char *shape_json_string(char *p, const char *s, size_t n)
     *p++ = '"';
     return p;
 }
+
+char *shape_json_string(char *p, const char *s, size_t n) { return json_string(p, s, n); }
 
 /* General case of a float: shortest %.Ne that round-trips, in repr's layout. */
 static char *f64_general(char *p, double x)
@@ -169,7 +182,7 @@ static char *f64_general(char *p, double x)
     return p;
 }
 
-char *shape_json_f64(char *p, double x)
+static char *json_f64(char *p, double x)
 {
     static const double p10[] = {1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
     if (x != x || x - x != 0) {
@@ -193,7 +206,7 @@ char *shape_json_f64(char *p, double x)
                     *p++ = '-';
                     n = -n;
                 }
-                p = shape_json_u64(p, (uint64_t)n / 100);
+                p = json_u64(p, (uint64_t)n / 100);
                 *p++ = '.';
                 *p++ = (char)('0' + n / 10 % 10);
                 if (n % 10) *p++ = (char)('0' + n % 10);
@@ -210,7 +223,7 @@ char *shape_json_f64(char *p, double x)
                 n = -n;
             }
             char digits[24];
-            int nd = (int)(shape_json_u64(digits, (uint64_t)n) - digits);
+            int nd = (int)(json_u64(digits, (uint64_t)n) - digits);
             if (k == 0) {
                 memcpy(p, digits, (size_t)nd);
                 p += nd;
@@ -233,6 +246,8 @@ char *shape_json_f64(char *p, double x)
     }
     return f64_general(p, x);
 }
+
+char *shape_json_f64(char *p, double x) { return json_f64(p, x); }
 
 static char *put2(char *p, unsigned v)
 {
@@ -262,7 +277,7 @@ static char *civil_date(char *p, int64_t days)
 static _Thread_local int64_t last_day = INT64_MIN;
 static _Thread_local char last_date[10];
 
-char *shape_json_civil_date(char *p, int64_t days)
+static inline char *json_civil_date(char *p, int64_t days)
 {
     if (days == last_day) {
         memcpy(p, last_date, 10);
@@ -276,7 +291,9 @@ char *shape_json_civil_date(char *p, int64_t days)
     return e;
 }
 
-char *shape_json_timestamp(char *p, int64_t value, int unit_digits, int zoned)
+char *shape_json_civil_date(char *p, int64_t days) { return json_civil_date(p, days); }
+
+static inline char *json_timestamp(char *p, int64_t value, int unit_digits, int zoned)
 {
     static const int64_t scale[] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
                                     100000000, 1000000000};
@@ -299,7 +316,7 @@ char *shape_json_timestamp(char *p, int64_t value, int unit_digits, int zoned)
         day--;
     }
     *p++ = '"';
-    p = shape_json_civil_date(p, day);
+    p = json_civil_date(p, day);
     *p++ = 'T';
     p = put2(p, (unsigned)(sod / 3600));
     *p++ = ':';
@@ -319,6 +336,11 @@ char *shape_json_timestamp(char *p, int64_t value, int unit_digits, int zoned)
     if (zoned) *p++ = 'Z';
     *p++ = '"';
     return p;
+}
+
+char *shape_json_timestamp(char *p, int64_t value, int unit_digits, int zoned)
+{
+    return json_timestamp(p, value, unit_digits, zoned);
 }
 
 char *shape_json_base64(char *p, const void *data, size_t n)
@@ -351,13 +373,13 @@ char *shape_json_base64(char *p, const void *data, size_t n)
     return p;
 }
 
-char *shape_json_gen_value(char *p, const shape_gen_value *v)
+static inline char *json_gen_value(char *p, const shape_gen_value *v)
 {
     switch (v->kind) {
-    case SHAPE_GEN_INT64: return shape_json_i64(p, v->v.i);
-    case SHAPE_GEN_FLOAT64: return shape_json_f64(p, v->v.f);
-    case SHAPE_GEN_STRING: return shape_json_string(p, v->v.s, v->len);
-    case SHAPE_GEN_TIMESTAMP_NS: return shape_json_timestamp(p, v->v.i, 9, 0);
+    case SHAPE_GEN_INT64: return json_i64(p, v->v.i);
+    case SHAPE_GEN_FLOAT64: return json_f64(p, v->v.f);
+    case SHAPE_GEN_STRING: return json_string(p, v->v.s, v->len);
+    case SHAPE_GEN_TIMESTAMP_NS: return json_timestamp(p, v->v.i, 9, 0);
     case SHAPE_GEN_BOOL:
         if (v->v.b) {
             memcpy(p, "true", 4);
@@ -369,11 +391,15 @@ char *shape_json_gen_value(char *p, const shape_gen_value *v)
     }
 }
 
-size_t shape_event_value_bound(const shape_gen_value *v)
+char *shape_json_gen_value(char *p, const shape_gen_value *v) { return json_gen_value(p, v); }
+
+static inline size_t value_bound(const shape_gen_value *v)
 {
     if (v->kind == SHAPE_GEN_STRING) return (size_t)v->len * 6 + 2;
     return SHAPE_JSON_TS_MAX;
 }
+
+size_t shape_event_value_bound(const shape_gen_value *v) { return value_bound(v); }
 
 /* ---- tables and events ---------------------------------------------------- */
 
@@ -428,9 +454,11 @@ int shape_event_table_init(shape_event_table *t, const char *name, const shape_g
 
 size_t shape_event_bound(const shape_event_table *t, const shape_gen_row *row)
 {
-    size_t n = 3 * SHAPE_EVENT_KEY_FRAG + 4 * strlen(t->name) + 256 + t->tail_len;
+    /* (the name's share, 4 strlen(name), by its cap from shape_event_table_init:
+     * no strlen per event) */
+    size_t n = 3 * SHAPE_EVENT_KEY_FRAG + 4 * SHAPE_EVENT_KEY_FRAG + 256 + t->tail_len;
     for (size_t c = 0; c < t->ncols; c++)
-        n += t->key_len[c] + shape_event_value_bound(&row->values[c]);
+        n += t->key_len[c] + value_bound(&row->values[c]);
     if (t->event_time_col >= 0) n += SHAPE_JSON_TS_MAX + 24;
     return n;
 }
@@ -440,7 +468,7 @@ char *shape_event_key(char *p, const char *table, uint64_t seq)
     size_t n = strlen(table);
     memcpy(p, table, n);
     p[n] = '/';
-    return shape_json_u64(p + n + 1, seq);
+    return json_u64(p + n + 1, seq);
 }
 
 static char *put_lit(char *p, const char *s)
@@ -452,6 +480,10 @@ static char *put_lit(char *p, const char *s)
 
 static char *encode_flat(const shape_event_table *t, uint64_t seq, const shape_gen_row *row, char *p)
 {
+    /* `_shape_event_time` repeats a column's value: its text is copied from
+     * where the column was rendered instead of being rendered twice. */
+    const char *time_text = NULL;
+    size_t time_len = 0;
     for (size_t c = 0; c < t->ncols; c++) {
         /* Short key fragments are copied as a fixed 32 bytes (two vector
          * moves, no call); the bytes past the fragment are overwritten next,
@@ -460,13 +492,23 @@ static char *encode_flat(const shape_event_table *t, uint64_t seq, const shape_g
             memcpy(p, t->keys[c], 32);
         else
             memcpy(p, t->keys[c], t->key_len[c]);
-        p = shape_json_gen_value(p + t->key_len[c], &row->values[c]);
+        char *value = p + t->key_len[c];
+        p = json_gen_value(value, &row->values[c]);
+        if ((int)c == t->event_time_col) {
+            time_text = value;
+            time_len = (size_t)(p - value);
+        }
     }
     memcpy(p, t->tail, t->tail_len);
-    p = shape_json_u64(p + t->tail_len, seq);
+    p = json_u64(p + t->tail_len, seq);
     if (t->event_time_col >= 0) {
         p = put_lit(p, ",\"_shape_event_time\":");
-        p = shape_json_gen_value(p, &row->values[t->event_time_col]);
+        if (time_text) {
+            memcpy(p, time_text, time_len);
+            p += time_len;
+        } else {
+            p = json_gen_value(p, &row->values[t->event_time_col]);
+        }
     }
     *p++ = '}';
     return p;
@@ -483,12 +525,12 @@ char *shape_event_encode(const shape_event_table *t, shape_envelope env, uint64_
     p = put_lit(p, ".row\"");
     if (t->event_time_col >= 0 && row->values[t->event_time_col].kind != SHAPE_GEN_NULL) {
         p = put_lit(p, ",\"time\":");
-        p = shape_json_gen_value(p, &row->values[t->event_time_col]);
+        p = json_gen_value(p, &row->values[t->event_time_col]);
     }
     p = put_lit(p, ",\"datacontenttype\":\"application/json\",\"shapetable\":\"");
     p = put_lit(p, t->name);
     p = put_lit(p, "\",\"shapeseq\":");
-    p = shape_json_u64(p, seq);
+    p = json_u64(p, seq);
     p = put_lit(p, ",\"data\":");
     p = encode_flat(t, seq, row, p);
     *p++ = '}';

@@ -81,6 +81,7 @@ typedef struct table_meta {
     int rows_made;
     int key_cols[SHAPE_GEN_MAX_COLUMNS];
     int header_cols[MAX_HEADERS]; /* column of an @column header, or -1 */
+    size_t name_len;              /* strlen(et.name), measured once (used per event) */
 } table_meta;
 
 static int is_reserved(const char *name)
@@ -157,6 +158,7 @@ static int build_meta(const shape_emit_config *cfg, const header_spec *hdrs, tab
         size_t ncols = shape_retail_columns(id, &cols);
         SHAPE_RETURN_NOT_OK(shape_event_table_init(&meta[k].et, shape_retail_table_name(id), cols, ncols,
                                                    shape_retail_event_time_column(id), err));
+        meta[k].name_len = strlen(meta[k].et.name);
         for (size_t j = 0; j < cfg->nkey_columns; j++) {
             meta[k].key_cols[j] = column_index(id, cfg->key_columns[j]);
             if (meta[k].key_cols[j] < 0) missing[nmissing++] = cfg->key_columns[j];
@@ -224,6 +226,9 @@ typedef struct group {
     size_t *bi;               /* batch (in the group) of each message */
     uint64_t *ri;             /* seq of each message */
     int handed;               /* msgs went to a destination since they were copied */
+    size_t refused, first_refused; /* REFUSED outcomes after the last send_msgs, when it
+                                    * saw them all (refused_known), and the first one */
+    int refused_known;
 } group;
 
 /* The original of the group's message i (as the generator built it). */
@@ -339,7 +344,7 @@ static int render_event(runtime *rt, batch *b, size_t i, const table_meta *m, ui
                         const shape_gen_row *row)
 {
     const shape_emit_config *cfg = rt->cfg;
-    size_t bound = shape_event_bound(&m->et, row) + 2 * strlen(m->et.name) + 48;
+    size_t bound = shape_event_bound(&m->et, row) + 2 * m->name_len + 48;
     for (size_t j = 0; j < cfg->nkey_columns; j++) bound += text_bound(&row->values[m->key_cols[j]]) + 1;
     for (size_t h = 0; h < cfg->nheaders; h++)
         if (m->header_cols[h] >= 0) bound += text_bound(&row->values[m->header_cols[h]]);
@@ -351,7 +356,10 @@ static int render_event(runtime *rt, batch *b, size_t i, const table_meta *m, ui
     /* key: the idempotency key, or the key columns joined by '|' */
     b->key_off[i] = (size_t)(p - base);
     char *idem = p;
-    p = shape_event_key(p, m->et.name, seq);
+    /* = shape_event_key, with the table name's length known */
+    memcpy(p, m->et.name, m->name_len);
+    p[m->name_len] = '/';
+    p = shape_json_u64(p + m->name_len + 1, seq);
     size_t idem_len = (size_t)(p - idem);
     char *key = idem;
     size_t key_len = idem_len;
@@ -382,7 +390,7 @@ static int render_event(runtime *rt, batch *b, size_t i, const table_meta *m, ui
     shape_emit_header *hd = &b->hdrs[i * rt->nh];
     size_t *ho = &b->hval_off[i * rt->nh];
     size_t h = 0;
-    hd[h] = (shape_emit_header){"shape-table", m->et.name, strlen(m->et.name)};
+    hd[h] = (shape_emit_header){"shape-table", m->et.name, m->name_len};
     ho[h++] = SIZE_MAX;
     if (cfg->synthetic) {
         hd[h] = (shape_emit_header){"shape-synthetic", "true", 4};
@@ -651,13 +659,19 @@ static int send_msgs(runtime *rt, shape_emit_destination *d, shape_emit_message 
     const shape_emit_config *cfg = rt->cfg;
     const size_t fields = offsetof(shape_emit_message, outcome); /* what a message is, without its outcome */
     *attempts = 0;
+    if (g) g->refused_known = 0;
     if (n == 0) return SHAPE_OK;
+    /* A group's outcome slots were reset when it was built: only a group an
+     * earlier destination had is restored and reset here. (Every pass over
+     * a merged send's ~64k messages, ~370 bytes apart, misses the cache once
+     * per message: passes are merged where they can be.) */
     if (g && g->handed)
         for (size_t i = 0; i < n; i++) memcpy(&msgs[i], group_message(g, i), fields);
-    for (size_t i = 0; i < n; i++) {
-        msgs[i].outcome = SHAPE_EMIT_PENDING;
-        msgs[i].reason[0] = 0;
-    }
+    if (!g || g->handed)
+        for (size_t i = 0; i < n; i++) {
+            msgs[i].outcome = SHAPE_EMIT_PENDING;
+            msgs[i].reason[0] = 0;
+        }
     shape_err serr;
     shape_err_clear(&serr);
     for (int attempt = 0;; attempt++) {
@@ -692,16 +706,26 @@ static int send_msgs(runtime *rt, shape_emit_destination *d, shape_emit_message 
             if (!err->code) err->code = rc;
             return err->code;
         }
-        size_t left = 0, first = SIZE_MAX;
+        size_t left = 0, first = SIZE_MAX, refused = 0, first_refused = SIZE_MAX;
         for (size_t j = 0; j < m; j++) {
             size_t i = out == msgs ? j : rt->tmp_idx[j];
             int o = msgs[i].outcome;
-            if (o != SHAPE_EMIT_DELIVERED && o != SHAPE_EMIT_REFUSED) {
+            if (o == SHAPE_EMIT_REFUSED) {
+                if (!refused++) first_refused = i;
+            } else if (o != SHAPE_EMIT_DELIVERED) {
                 left++;
                 if (first == SIZE_MAX) first = i;
             }
         }
-        if (left == 0) break;
+        if (left == 0) {
+            /* a first attempt saw every outcome: the caller needs no pass of its own */
+            if (g && out == msgs) {
+                g->refused = refused;
+                g->first_refused = first_refused;
+                g->refused_known = 1;
+            }
+            break;
+        }
         if (attempt >= cfg->retries) {
             char cause[SHAPE_ERR_MESSAGE_MAX];
             if (serr.message[0])
@@ -865,12 +889,15 @@ static int deliver_to(runtime *rt, group *g, shape_emit_destination *d, shape_em
 {
     int attempts;
     SHAPE_RETURN_NOT_OK(send_msgs(rt, d, g->msgs, g->n, g, &attempts, rep, err));
-    size_t refused = 0, first = SIZE_MAX;
-    for (size_t i = 0; i < g->n; i++)
-        if (g->msgs[i].outcome == SHAPE_EMIT_REFUSED) {
-            refused++;
-            if (first == SIZE_MAX) first = i;
-        }
+    size_t refused = g->refused, first = g->first_refused;
+    if (!g->refused_known) {
+        refused = 0, first = SIZE_MAX;
+        for (size_t i = 0; i < g->n; i++)
+            if (g->msgs[i].outcome == SHAPE_EMIT_REFUSED) {
+                refused++;
+                if (first == SIZE_MAX) first = i;
+            }
+    }
     if (refused && rt->cfg->dead_letter) {
         rep->refused += refused;
         return dead_letter(rt, g, d, attempts, rep, err);
@@ -1037,8 +1064,10 @@ int shape_emit_run(const shape_emit_config *cfg, shape_emit_report *rep, shape_e
         for (batch *x = b; x;) {
             for (size_t i = 0; i < x->n; i++) {
                 /* the message without its outcome slot (~260 bytes of
-                 * reason): send_msgs resets outcome and reason itself */
+                 * reason), whose outcome and reason are reset here */
                 memcpy(&g->msgs[g->n + i], &x->msgs[i], offsetof(shape_emit_message, outcome));
+                g->msgs[g->n + i].outcome = SHAPE_EMIT_PENDING; /* reset here, in the same pass */
+                g->msgs[g->n + i].reason[0] = 0;
                 g->bi[g->n + i] = g->nb;
                 g->ri[g->n + i] = x->row0 + i * x->stride;
             }

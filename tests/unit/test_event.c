@@ -286,6 +286,34 @@ static void test_events(void **state)
     shape_retail_close(d);
 }
 
+/* `_shape_event_time` repeats its column's text whatever the column's place
+ * and value (the encoder copies the column's rendered text): a timestamp in
+ * the middle of the row, and a null one. */
+static void test_event_time_copy(void **state)
+{
+    (void)state;
+    static const shape_gen_column cols[] = {
+        {"id", SHAPE_GEN_INT64, 0}, {"at", SHAPE_GEN_TIMESTAMP_NS, 1}, {"name", SHAPE_GEN_STRING, 0}};
+    shape_event_table t;
+    shape_err err;
+    assert_int_equal(shape_event_table_init(&t, "t", cols, 3, 1, &err), SHAPE_OK);
+    static shape_gen_row row;
+    row.ncols = 3;
+    row.values[0] = (shape_gen_value){.kind = SHAPE_GEN_INT64, .v.i = 7};
+    row.values[1] = (shape_gen_value){.kind = SHAPE_GEN_TIMESTAMP_NS, .v.i = 1700000000123456789};
+    row.values[2] = (shape_gen_value){.kind = SHAPE_GEN_STRING, .len = 3, .v.s = "a\"b"};
+    char *e = shape_event_encode(&t, SHAPE_ENVELOPE_FLAT, 5, &row, buf);
+    *e = 0;
+    assert_string_equal(buf, "{\"id\":7,\"at\":\"2023-11-14T22:13:20.123456789\",\"name\":\"a\\\"b\","
+                             "\"_shape_table\":\"t\",\"_shape_seq\":5,"
+                             "\"_shape_event_time\":\"2023-11-14T22:13:20.123456789\"}");
+    row.values[1] = (shape_gen_value){.kind = SHAPE_GEN_NULL};
+    e = shape_event_encode(&t, SHAPE_ENVELOPE_FLAT, 6, &row, buf);
+    *e = 0;
+    assert_string_equal(buf, "{\"id\":7,\"at\":null,\"name\":\"a\\\"b\",\"_shape_table\":\"t\",\"_shape_seq\":6,"
+                             "\"_shape_event_time\":null}");
+}
+
 static void test_reserved(void **state)
 {
     (void)state;
@@ -339,7 +367,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_floats),   cmocka_unit_test(test_timestamps),
         cmocka_unit_test(test_strings_and_base64), cmocka_unit_test(test_events),
-        cmocka_unit_test(test_reserved), cmocka_unit_test(test_plan),
+        cmocka_unit_test(test_reserved), cmocka_unit_test(test_event_time_copy), cmocka_unit_test(test_plan),
         cmocka_unit_test(test_integers_differential), cmocka_unit_test(test_strings_differential),
         cmocka_unit_test(test_timestamps_differential),
     };

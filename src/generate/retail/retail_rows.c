@@ -133,8 +133,19 @@ static int64_t customer_signup(const shape_retail *d, uint64_t c, uint32_t k)
 {
     const double *row = d->tenure_cdf + (size_t)k * RETAIL_TENURE_CELLS;
     double u = shape_gen_unit(d->st[RS_CUSTOMER_SIGNUP], c, 0);
-    uint32_t j = 0;
-    while (j < RETAIL_TENURE_CELLS - 1 && !(row[j] > u)) j++;
+    /* j = the first cell below the last with row[j] > u, else the last: a
+     * binary search (the row is a running sum, non-decreasing before its
+     * last cell, which is pinned to 1.0 > u), same cell as a linear scan. */
+    uint32_t j = 0, len = RETAIL_TENURE_CELLS - 1;
+    while (len > 0) {
+        uint32_t half = len / 2;
+        if (row[j + half] > u) {
+            len = half;
+        } else {
+            j += half + 1;
+            len -= half + 1;
+        }
+    }
     double prev = j ? row[j - 1] : 0.0, width = row[j] - prev;
     double frac = width > 0 ? (u - prev) / width : 0.5;
     double tau = ((double)j + frac) / RETAIL_TENURE_CELLS;
