@@ -14,7 +14,7 @@
  * own log lines are silenced: what matters reaches the user through
  * outcomes and errors, in one line. The client's broker sockets are made
  * through socket_cb (and closed through closesocket_cb) so that a poll that
- * served reports can acknowledge the broker's data at once
+ * waited and got reports can acknowledge the broker's data at once
  * (TCP_QUICKACK: see "broker sockets" below for the ~40 ms it saves per send
  * against a broker without TCP_NODELAY).
  */
@@ -121,8 +121,8 @@ static void quiet_log(const rd_kafka_t *rk, int level, const char *fac, const ch
  * librdkafka's mock cluster) sends the second of two responses only once the
  * first is acknowledged, and an idle client's kernel delays that ACK by up to
  * 40 ms. At the end of every send the emitter is exactly that idle client
- * (it waits for the last reports and sends nothing), so most sends paid ~40 ms
- * more than the round trip. A poll that served reports therefore
+ * (it waits for the last reports and sends nothing), so each send paid ~40 ms
+ * more than the round trip. While waiting for reports, the poll therefore
  * acknowledges what the broker sent at once (TCP_QUICKACK, which also sends
  * an ACK the kernel was holding back); a broker with TCP_NODELAY is not
  * affected. */
@@ -187,10 +187,10 @@ static int rdkafka_produce(shape_kafka_producer *p, const char *topic, shape_emi
 static void rdkafka_poll(shape_kafka_producer *p, int timeout_ms)
 {
     rdkafka_client *c = (rdkafka_client *)p;
-    /* reports served: the broker's responses arrived, and the next may be
-     * held back until they are acknowledged (a few hundred times per
-     * 500k messages: once per response, not per message) */
-    if (rd_kafka_poll(c->rk, timeout_ms) > 0) acknowledge_now(c);
+    int served = rd_kafka_poll(c->rk, timeout_ms);
+    /* a waiting poll (the emitter sends nothing meanwhile) that got reports:
+     * more responses may be held back until these are acknowledged */
+    if (timeout_ms > 0 && served > 0) acknowledge_now(c);
 }
 
 static void rdkafka_purge(shape_kafka_producer *p)
