@@ -12,21 +12,11 @@
  * is the only allocation, owned by librdkafka once queued); each delivery
  * report goes to the emitter's callback with the error's name. librdkafka's
  * own log lines are silenced: what matters reaches the user through
- * outcomes and errors, in one line. The client's broker sockets are made
- * through socket_cb (and closed through closesocket_cb) so that a poll that
- * waited and got reports can acknowledge the broker's data at once
- * (TCP_QUICKACK: see "broker sockets" below for the ~40 ms it saves per send
- * against a broker without TCP_NODELAY).
+ * outcomes and errors, in one line.
  */
-#include <errno.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <librdkafka/rdkafka.h>
 
@@ -35,18 +25,11 @@
 #include "kafka_plugin.h"
 #include "producer_client.h"
 
-#define MAX_SOCKETS 64 /* broker connections tracked for acknowledging at once (more: not tracked) */
-
 typedef struct rdkafka_client {
     shape_kafka_producer base; /* first: the seam's view */
     rd_kafka_t *rk;
     shape_kafka_delivery_fn on_delivery;
     void *report_ctx;
-    /* the client's broker sockets (made and closed by librdkafka's threads
-     * through socket_cb / closesocket_cb, read by the polling thread) */
-    pthread_mutex_t sockets_mu;
-    int sockets[MAX_SOCKETS];
-    size_t nsockets;
 } rdkafka_client;
 
 /* ---- configuration ------------------------------------------------------------- */
@@ -116,50 +99,6 @@ static void quiet_log(const rd_kafka_t *rk, int level, const char *fac, const ch
     (void)rk, (void)level, (void)fac, (void)buf;
 }
 
-/* ---- broker sockets ------------------------------------------------------------
- * A broker that answers without TCP_NODELAY (the embedded `shape broker`:
- * librdkafka's mock cluster) sends the second of two responses only once the
- * first is acknowledged, and an idle client's kernel delays that ACK by up to
- * 40 ms. At the end of every send the emitter is exactly that idle client
- * (it waits for the last reports and sends nothing), so each send paid ~40 ms
- * more than the round trip. While waiting for reports, the poll therefore
- * acknowledges what the broker sent at once (TCP_QUICKACK, which also sends
- * an ACK the kernel was holding back); a broker with TCP_NODELAY is not
- * affected. */
-
-static int on_socket(int domain, int type, int protocol, void *opaque)
-{
-    rdkafka_client *c = opaque;
-    int fd = socket(domain, type | SOCK_CLOEXEC, protocol); /* as librdkafka's own on Linux */
-    if (fd < 0) return -1;
-    pthread_mutex_lock(&c->sockets_mu);
-    if (c->nsockets < MAX_SOCKETS) c->sockets[c->nsockets++] = fd;
-    pthread_mutex_unlock(&c->sockets_mu);
-    return fd;
-}
-
-static int on_close_socket(int fd, void *opaque)
-{
-    rdkafka_client *c = opaque;
-    pthread_mutex_lock(&c->sockets_mu); /* forgotten before the number can be reused */
-    for (size_t i = 0; i < c->nsockets; i++)
-        if (c->sockets[i] == fd) {
-            c->sockets[i] = c->sockets[--c->nsockets];
-            break;
-        }
-    pthread_mutex_unlock(&c->sockets_mu);
-    return close(fd) == 0 ? 0 : errno;
-}
-
-static void acknowledge_now(rdkafka_client *c)
-{
-    int one = 1;
-    pthread_mutex_lock(&c->sockets_mu);
-    for (size_t i = 0; i < c->nsockets; i++)
-        (void)setsockopt(c->sockets[i], IPPROTO_TCP, TCP_QUICKACK, &one, sizeof one);
-    pthread_mutex_unlock(&c->sockets_mu);
-}
-
 static int rdkafka_produce(shape_kafka_producer *p, const char *topic, shape_emit_message *m, const char **error,
                            int *retriable)
 {
@@ -186,11 +125,7 @@ static int rdkafka_produce(shape_kafka_producer *p, const char *topic, shape_emi
 
 static void rdkafka_poll(shape_kafka_producer *p, int timeout_ms)
 {
-    rdkafka_client *c = (rdkafka_client *)p;
-    int served = rd_kafka_poll(c->rk, timeout_ms);
-    /* a waiting poll (the emitter sends nothing meanwhile) that got reports:
-     * more responses may be held back until these are acknowledged */
-    if (timeout_ms > 0 && served > 0) acknowledge_now(c);
+    rd_kafka_poll(((rdkafka_client *)p)->rk, timeout_ms);
 }
 
 static void rdkafka_purge(shape_kafka_producer *p)
@@ -221,7 +156,6 @@ static void rdkafka_close(shape_kafka_producer *p, int flush_timeout_ms)
     rdkafka_client *c = (rdkafka_client *)p;
     if (flush_timeout_ms > 0) rd_kafka_flush(c->rk, flush_timeout_ms);
     rd_kafka_destroy(c->rk);
-    pthread_mutex_destroy(&c->sockets_mu);
     free(c);
 }
 
@@ -244,9 +178,6 @@ static int rdkafka_create(void *ctx, const shape_kafka_producer_config *cfg, sha
     int rc = c && conf ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     if (rc == SHAPE_OK) rc = apply_config(conf, cfg, err);
     if (rc == SHAPE_OK) {
-        pthread_mutex_init(&c->sockets_mu, NULL);
-        rd_kafka_conf_set_socket_cb(conf, on_socket);
-        rd_kafka_conf_set_closesocket_cb(conf, on_close_socket);
         c->base.ops = &rdkafka_ops;
         c->on_delivery = on_delivery;
         c->report_ctx = report_ctx;
@@ -260,7 +191,6 @@ static int rdkafka_create(void *ctx, const shape_kafka_producer_config *cfg, sha
     }
     if (conf) rd_kafka_conf_destroy(conf);
     if (rc != SHAPE_OK) {
-        if (c && c->base.ops) pthread_mutex_destroy(&c->sockets_mu);
         free(c);
         return rc;
     }
