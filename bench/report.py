@@ -536,14 +536,14 @@ if growth:
           f"{prs[lo][0]:.0f} → {prs[hi][0]:.0f} MB ({g:.2f}×) | {verdict(g <= 1.5)} |")
     p("")
     if nrs[lo] and nrs[hi]:
-        # Not a target row: an unpaced emit holds up to --queue-batches (64) batches of
+        # Not a target row: an unpaced emit holds up to --queue-batches (16) batches of
         # --batch-events (1,000) events; on a short run the queue never fills, on the
         # longest one the generator outruns the sink and it does.
         p(f"emit's peak RSS goes from {nrs[lo][0]:.0f} MB at {lo:,} events to {nrs[hi][0]:.0f} MB at {hi:,}: "
           "not with the input but with its queue, which an unpaced run fills once the generator outruns "
-          "the destination (up to `--queue-batches` 64 × `--batch-events` 1,000 events, with their "
-          "messages and send groups); a smaller `--queue-batches` lowers that ceiling (on 5·10⁶ events, measured "
-          "once by hand: 34 MB with 64, 22 MB with 16, the same speed).")
+          "the destination (up to `--queue-batches` 16 × `--batch-events` 1,000 events, with their "
+          "messages and send groups; the default was 64 until 2026-11-30, measured once by hand on 5·10⁶ "
+          "events: 34 MB with 64, 22 MB with 16); a smaller `--queue-batches` lowers that ceiling.")
         p("")
 
 # ---------------------------------------------------------------- micro
