@@ -70,6 +70,7 @@
 #define _POSIX_C_SOURCE 200809L /* newlocale, uselocale */
 #endif
 
+#include "shape/bytes.h"
 #include "shape/json.h"
 
 #include <float.h>
@@ -201,35 +202,7 @@ static int scratch_reserve(scratch *s, size_t need)
 
 static inline int is_digit(unsigned c) { return c - '0' < 10u; }
 
-static inline uint64_t load64(const void *p)
-{
-    uint64_t v;
-    memcpy(&v, p, 8);
-    return v;
-}
 
-static inline uint32_t load32(const void *p)
-{
-    uint32_t v;
-    memcpy(&v, p, 4);
-    return v;
-}
-
-/* a[0..n) == b[0..n), for the short keys of a body: two overlapping words
- * instead of a call to memcmp. Reads nothing outside either range. */
-static inline int bytes_equal(const uchar *a, const char *b, size_t n)
-{
-    if (n >= 8) {
-        size_t i = 0;
-        for (; i + 8 < n; i += 8)
-            if (load64(a + i) != load64(b + i)) return 0;
-        return load64(a + n - 8) == load64(b + n - 8);
-    }
-    if (n >= 4) return load32(a) == load32(b) && load32(a + n - 4) == load32(b + n - 4);
-    for (size_t i = 0; i < n; i++)
-        if (a[i] != (uchar)b[i]) return 0;
-    return 1;
-}
 
 static inline const uchar *skip_ws(const uchar *p, const uchar *end)
 {
@@ -613,7 +586,7 @@ static inline void set_integral_flags(shape_json_number *num, double d)
     }
 }
 
-/* Eight bytes at a time (little-endian words, as loaded by load64: byte 0
+/* Eight bytes at a time (little-endian words, as loaded by shape_load64: byte 0
  * is the first character; elsewhere scan_number takes the general path). */
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define USE_SWAR_DIGITS 1
@@ -765,7 +738,7 @@ static ALWAYS_INLINE const uchar *scan_number(shape_json_scanner *sc, const ucha
      * near) takes scan_number_general, which also reports the errors. */
 #if defined(USE_SWAR_DIGITS)
     if (LIKELY(end - p >= 9) && (unsigned)(*p - '1') < 9u) {
-        uint64_t v = load64(p);
+        uint64_t v = shape_load64(p);
         unsigned n = digit_run8(v);
         const uchar *q = p + n;
         if (n < 8 && *q != '.' && (*q | 0x20) != 'e') {
@@ -781,7 +754,7 @@ static ALWAYS_INLINE const uchar *scan_number(shape_json_scanner *sc, const ucha
 #if defined(USE_FAST_DOUBLE)
         if (n < 8 && *q == '.' && end - q >= 9) {
             static const uint64_t pow10_u64[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
-            uint64_t f = load64(q + 1);
+            uint64_t f = shape_load64(q + 1);
             unsigned nf = digit_run8(f);
             const uchar *r = q + 1 + nf;
             if (nf >= 1 && nf < 8 && (*r | 0x20) != 'e') {
@@ -1147,11 +1120,11 @@ typedef struct fast_member {
 static inline void copy_short(char *w, const uchar *src, size_t n)
 {
     if (n >= 8 && n <= 16) {
-        uint64_t x = load64(src), y = load64(src + n - 8);
+        uint64_t x = shape_load64(src), y = shape_load64(src + n - 8);
         memcpy(w, &x, 8);
         memcpy(w + n - 8, &y, 8);
     } else if (n >= 4 && n < 8) {
-        uint32_t x = load32(src), y = load32(src + n - 4);
+        uint32_t x = shape_load32(src), y = shape_load32(src + n - 4);
         memcpy(w, &x, 4);
         memcpy(w + n - 4, &y, 4);
     } else {
@@ -1176,11 +1149,11 @@ static ALWAYS_INLINE const uchar *fast_value_scan(shape_json_scanner *sc, const 
         /* Digit runs of up to 7 found 8 bytes at a time (16 bytes left:
          * both loads inside the body); longer runs take the loop below. */
         if (LIKELY(end - d >= 16)) {
-            unsigned k = digit_run8(load64(d));
+            unsigned k = digit_run8(shape_load64(d));
             if (k < 8) {
                 d += k;
                 if (*d == '.') {
-                    unsigned f = digit_run8(load64(d + 1));
+                    unsigned f = digit_run8(shape_load64(d + 1));
                     if (f == 0) return skip_scalar(sc, p); /* "1." is not a number */
                     if (f < 8) {
                         d += 1 + f;
@@ -1221,9 +1194,9 @@ static ALWAYS_INLINE const uchar *fast_object_cached(shape_json_scanner *sc, con
         /* '"' key '"' ':' and at least one byte of value (a short key: one
          * word of 8 <= len + 3 bytes, and a ninth) */
         if (LIKELY(mask && end - p > 8)) {
-            if ((load64(p) & mask) != sc->kc.pat[i]) return NULL;
+            if ((shape_load64(p) & mask) != sc->kc.pat[i]) return NULL;
         } else if ((size_t)(end - p) < len + 4 || p[0] != '"' || p[len + 1] != '"' || p[len + 2] != ':' ||
-                   !bytes_equal(p + 1, sc->kc.bytes + sc->kc.off[i], len)) {
+                   !shape_bytes_equal(p + 1, sc->kc.bytes + sc->kc.off[i], len)) {
             return NULL;
         }
         mem[i].start = p;
@@ -1258,8 +1231,8 @@ static void key_cache_store(shape_json_scanner *sc, const fast_member *mem, cons
             pat[mem[i].klen + 1] = '"';
             pat[mem[i].klen + 2] = ':';
             memset(mask, 0xff, mem[i].klen + 3);
-            sc->kc.pat[i] = load64(pat);
-            sc->kc.mask[i] = load64(mask);
+            sc->kc.pat[i] = shape_load64(pat);
+            sc->kc.mask[i] = shape_load64(mask);
         }
         sc->kc.sep[i] = i + 1 < n ? ',' : '}';
     }
@@ -1621,11 +1594,11 @@ static ALWAYS_INLINE int probe_is(const uchar *p, const uchar *end, const char *
 {
 #if defined(__GNUC__) && defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
     if (LIKELY(end - p >= 16)) {
-        if (n <= 8) return ((load64(p) ^ load64(name)) & (~0ull >> (64 - 8 * n))) == 0;
-        if (n <= 16) return load64(p) == load64(name) && load64(p + n - 8) == load64(name + n - 8);
+        if (n <= 8) return ((shape_load64(p) ^ shape_load64(name)) & (~0ull >> (64 - 8 * n))) == 0;
+        if (n <= 16) return shape_load64(p) == shape_load64(name) && shape_load64(p + n - 8) == shape_load64(name + n - 8);
     }
 #endif
-    return (size_t)(end - p) > n && bytes_equal(p, name, n);
+    return (size_t)(end - p) > n && shape_bytes_equal(p, name, n);
 }
 
 /* A member starts at p (after '{' or ',' and whitespace). `hint` (plain
@@ -1653,7 +1626,7 @@ static ALWAYS_INLINE int walk_member(shape_json_scanner *sc, const uchar *p, sha
         hint = NULL;
     }
     if (hint && (size_t)(end - p) > hint_len + 1 && p[hint_len + 1] == '"' &&
-        bytes_equal(p + 1, hint, hint_len)) {
+        shape_bytes_equal(p + 1, hint, hint_len)) {
         /* The plain bytes of the hint, then the closing quote: that is the
          * whole key, with no escape (the hint holds no '"' or '\'). */
         *hit = 1;
@@ -1838,7 +1811,7 @@ int shape_json_next_run(shape_json_scanner *sc, const shape_json_chain *chain, i
             int64_t second = chain && chain->alt ? chain->alt[prev + 1] : -1;
             const char *h2 = second >= 0 ? chain->names[second] : NULL;
             if (!h2 || m->key_escaped || m->key.len + 3 != chain->lens[second] ||
-                !bytes_equal((const uchar *)m->key.ptr, h2 + 1, m->key.len)) {
+                !shape_bytes_equal((const uchar *)m->key.ptr, h2 + 1, m->key.len)) {
                 idx[n - 1] = -1;
                 r = SHAPE_JSON_MEMBER;
                 break;

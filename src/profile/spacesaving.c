@@ -28,6 +28,7 @@
  * owned copies in per-slot buffers that are reused when a victim takes a
  * new key (no allocation in steady state unless keys grow longer).
  */
+#include "shape/bytes.h"
 #include "profile_internal.h"
 
 #include <stdlib.h>
@@ -136,41 +137,13 @@ typedef struct ss_key {
     size_t len;
 } ss_key;
 
-static inline uint64_t load64(const uint8_t *p)
-{
-    uint64_t w;
-    memcpy(&w, p, 8);
-    return w;
-}
 
-static inline uint32_t load32(const uint8_t *p)
-{
-    uint32_t w;
-    memcpy(&w, p, 4);
-    return w;
-}
-
-/* Equal n-byte keys, without a memcmp call for short ones: words (the last
- * one overlapping), two overlapping 4-byte reads, or bytes. */
-SS_INLINE int bytes_equal(const uint8_t *a, const uint8_t *b, size_t n)
-{
-    if (n >= 8) {
-        if (n > 32) return memcmp(a, b, n) == 0;
-        for (size_t i = 0; i + 8 < n; i += 8)
-            if (load64(a + i) != load64(b + i)) return 0;
-        return load64(a + n - 8) == load64(b + n - 8);
-    }
-    if (n >= 4) return load32(a) == load32(b) && load32(a + n - 4) == load32(b + n - 4);
-    for (size_t i = 0; i < n; i++)
-        if (a[i] != b[i]) return 0;
-    return 1;
-}
 
 SS_INLINE int key_equal(shape_ss_kind kind, const ss_entry *e, const ss_key *k)
 {
     switch (kind) {
     case SHAPE_SS_DOUBLE: return e->d == k->d;
-    case SHAPE_SS_TEXT: return e->text_len == k->len && bytes_equal(e->text, k->text, k->len);
+    case SHAPE_SS_TEXT: return e->text_len == k->len && shape_bytes_equal(e->text, k->text, k->len);
     default: return e->i == k->i;
     }
 }

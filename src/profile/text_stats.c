@@ -15,25 +15,13 @@
  * "linear" method, lerp taken from the nearer end as numpy does) by walking
  * the cumulative counts.
  */
+#include "shape/bytes.h"
 #include "shape/profile.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static inline uint64_t load64(const uint8_t *p)
-{
-    uint64_t w;
-    memcpy(&w, p, 8);
-    return w;
-}
-
-static inline uint64_t load32(const uint8_t *p)
-{
-    uint32_t w;
-    memcpy(&w, p, 4);
-    return w;
-}
 
 #define HIGH_BITS 0x8080808080808080ull
 
@@ -55,19 +43,19 @@ size_t shape_utf8_length(const uint8_t *s, size_t n)
         return n - cont;
     }
     if (n < 8) { /* two overlapping 4-byte loads, the overlap shifted out of the second */
-        uint64_t hi = load32(s + n - 4) >> (8 * (8 - n));
-        return n - continuation_bytes(load32(s) | hi << 32);
+        uint64_t hi = (uint64_t)shape_load32(s + n - 4) >> (8 * (8 - n));
+        return n - continuation_bytes((uint64_t)shape_load32(s) | hi << 32);
     }
     /* Words, the last one overlapping (its already-seen low bytes shifted
      * out). First only OR them: all-ASCII text, the usual case, has no
      * continuation byte and needs no count. */
     size_t i = 0;
-    uint64_t any = load64(s + n - 8);
-    for (; i + 8 <= n; i += 8) any |= load64(s + i);
+    uint64_t any = shape_load64(s + n - 8);
+    for (; i + 8 <= n; i += 8) any |= shape_load64(s + i);
     if (!(any & HIGH_BITS)) return n;
     size_t cont = 0;
-    for (i = 0; i + 8 <= n; i += 8) cont += continuation_bytes(load64(s + i));
-    if (i < n) cont += continuation_bytes(load64(s + n - 8) >> (8 * (8 - (n - i))));
+    for (i = 0; i + 8 <= n; i += 8) cont += continuation_bytes(shape_load64(s + i));
+    if (i < n) cont += continuation_bytes(shape_load64(s + n - 8) >> (8 * (8 - (n - i))));
     return n - cont;
 }
 
