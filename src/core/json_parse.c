@@ -1337,17 +1337,19 @@ static const uchar *render_object_fast(shape_json_scanner *sc, const uchar *obj)
  * pending run, no records, one reservation, since the canonical text of
  * such a value is its own bytes with each object's members reordered, never
  * longer than the input. container_fast_to() writes at *wp (room for the
- * rest of the body from val) and advances it; render_container_fast() writes
- * into sc->out. Returns the byte after the value (no NUL written), or NULL
- * with nothing kept: then the general path renders the value from the start
- * (and reports its errors). */
+ * rest of the body from val) and advances it; with wp NULL it only skips the
+ * value (valid, as this path only takes valid values: about half the
+ * instructions of skip_container(), which remains the fallback);
+ * render_container_fast() writes into sc->out. Returns the byte after the
+ * value (no NUL written), or NULL with nothing kept: then the general path
+ * renders (or skips) the value from the start and reports its errors. */
 static const uchar *container_fast_to(shape_json_scanner *sc, const uchar *val, char **wp)
 {
     const uchar *end = sc->end, *p = val;
     const int array = *p == '[';
     if (array && (++p >= end || *p != '{')) return NULL; /* empty, or not of objects */
-    char *w = *wp;
-    if (array) *w++ = '[';
+    char *w = wp ? *wp : NULL;
+    if (array && w) *w++ = '[';
     for (;;) {
         fast_member mem[FAST_MEMBERS];
         unsigned char perm_buf[FAST_MEMBERS];
@@ -1356,49 +1358,30 @@ static const uchar *container_fast_to(shape_json_scanner *sc, const uchar *val, 
         int sorted = 0;
         const uchar *q = fast_object_scan(sc, p, mem, perm_buf, &perm, &n, &sorted);
         if (!q) return NULL;
-        if (sorted) {
+        if (w && sorted) {
             memcpy(w, p, (size_t)(q - p));
             w += q - p;
-        } else {
+        } else if (w) {
             w = fast_object_write(w, mem, perm, n);
         }
         p = q;
         if (!array) break;
         if (p >= end) return NULL;
         if (*p == ']') {
-            *w++ = ']';
+            if (w) *w++ = ']';
             p++;
             break;
         }
         if (*p != ',' || ++p >= end || *p != '{') return NULL;
-        *w++ = ',';
+        if (w) *w++ = ',';
     }
-    *wp = w;
+    if (wp) *wp = w;
     return p;
 }
 
-/* container_fast_to() without output: the byte after the value at val when
- * the render fast path takes it (so it is valid, as that path only takes
- * valid values), else NULL. A skip of the usual nested value for about half
- * the instructions of skip_container(), which remains the fallback. */
 static const uchar *container_fast_skip(shape_json_scanner *sc, const uchar *val)
 {
-    const uchar *end = sc->end, *p = val;
-    const int array = *p == '[';
-    if (array && (++p >= end || *p != '{')) return NULL;
-    for (;;) {
-        fast_member mem[FAST_MEMBERS];
-        unsigned char perm_buf[FAST_MEMBERS];
-        const unsigned char *perm;
-        size_t n;
-        int sorted = 0;
-        p = fast_object_scan(sc, p, mem, perm_buf, &perm, &n, &sorted);
-        if (!p) return NULL;
-        if (!array) return p;
-        if (p >= end) return NULL;
-        if (*p == ']') return p + 1;
-        if (*p != ',' || ++p >= end || *p != '{') return NULL;
-    }
+    return container_fast_to(sc, val, NULL);
 }
 
 static const uchar *render_container_fast(shape_json_scanner *sc, const uchar *val)
