@@ -109,8 +109,18 @@ cmp -s down.ck down.ck.before || FAILURES+=("a run that failed while the broker 
 [ $rc2 -eq 2 ] || FAILURES+=("a run started while the broker is down: exit $rc2 (expected 2): $msg2")
 ctl up 1
 ctl rtt 1 0
-rc3=0; timeout 60 "${run[@]}" >down.sum 2>>down.err || rc3=$?
-[ $rc3 -eq 0 ] || FAILURES+=("rerun after the broker is back: exit $rc3: $(tail -1 down.err)")
+# A rerun cut by `timeout` (SIGTERM: it checkpoints, writes what it read and
+# exits 0) is resumed again: the embedded broker, once up again, has been seen
+# (once, on a loaded CI machine) to leave a fetch unanswered until the
+# client's socket.timeout.ms (60 s). Any other exit fails the test.
+rc3=124 tries=0 rcs3=""
+while [ $rc3 -eq 124 ] && [ $tries -lt 3 ]; do
+  tries=$((tries + 1)); rc3=0
+  timeout 60 "${run[@]}" >down.sum 2>>down.err || rc3=$?
+  rcs3="$rcs3${rcs3:+,}$rc3"
+done
+[ $rc3 -eq 0 ] || FAILURES+=("rerun after the broker is back: exits $rcs3: $(tail -1 down.err)")
+[ $tries -eq 1 ] || echo "note: the rerun after the outage needed $tries runs (exits $rcs3)"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["finished"] and d["positions"] == {"0": 2000, "1": 2000, "2": 2000}, d["positions"]' down.ck \
   || FAILURES+=("final checkpoint after the rerun: $(head -c 200 down.ck)")
 bytes=no fields="no profile written"
@@ -118,11 +128,11 @@ if [ -s down.json ]; then
   bytes=$(cmp -s down.clean.json down.json && echo yes || echo no)
   fields=$(profile_diff down.clean.json down.json "$N" 1e-12)
 fi
-echo "rerun after 'up 1': exit $rc3; profile byte-identical to a clean run: $bytes; fields: $fields"
+echo "rerun after 'up 1': exit $rcs3; profile byte-identical to a clean run: $bytes; fields: $fields"
 [ "$fields" = equal ] || FAILURES+=("rerun after the outage: the profile differs from a clean run: $fields")
 report "stream-profile: broker down past --max-reconnects 1, then resumed" \
   "ctl 'down 1' at the first checkpoint; a run while down; ctl 'up 1'; rerun with --checkpoint" \
-  "$( [ "$fields" = equal ] && echo 0 || echo "?")" 0 "$rc, $rc2 then $rc3" \
+  "$( [ "$fields" = equal ] && echo 0 || echo "?")" 0 "$rc, $rc2 then $rcs3" \
   "${msg:-no error message} (after $secs s, $done_rows rows checkpointed, checkpoint kept by the run while down); profile byte-identical to a clean run: $bytes; fields: $fields"
 faults_broker_down
 if [ ${#FAILURES[@]} -gt 0 ]; then
