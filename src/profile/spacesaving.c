@@ -137,8 +137,6 @@ typedef struct ss_key {
     size_t len;
 } ss_key;
 
-
-
 SS_INLINE int key_equal(shape_ss_kind kind, const ss_entry *e, const ss_key *k)
 {
     switch (kind) {

@@ -22,7 +22,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #define HIGH_BITS 0x8080808080808080ull
 
 /* Continuation bytes (10xxxxxx) among the 8 bytes of w. The mask keeps at

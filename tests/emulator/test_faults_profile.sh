@@ -15,7 +15,8 @@
 # through a slow broker (`ctl rtt`) with small fetches; at its first
 # checkpoint the broker goes down (`ctl down 1`) and stays down with
 # --max-reconnects 1; then a second run while still down must leave the
-# checkpoint alone; `ctl up 1` and a rerun must complete.
+# checkpoint alone; `ctl up 1` and a rerun must complete (a rerun stalled by
+# the broker and cut by `timeout` checkpoints and is resumed, at most 3 runs).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/faults_lib.sh"
 cd "$TEST_TMP"
