@@ -31,6 +31,7 @@
  * moments by Chan, HLL max, SpaceSaving and KLL merges, histograms add,
  * min/max combine).
  */
+#include "shape/bytes.h"
 #include "profile_internal.h"
 
 #include <math.h>
@@ -307,6 +308,46 @@ static inline int cmp_bytes(const uint8_t *a, size_t an, const uint8_t *b, size_
     return an < bn ? -1 : (an > bn ? 1 : 0);
 }
 
+/* The first 16 bytes of a text, as two big-endian numbers (hi: bytes 0..7,
+ * lo: 8..15), zero past its end: when two texts' keys differ, the keys
+ * order them as cmp_bytes would (a zero pad only ever compares below or
+ * equal to a real byte); equal keys leave it to cmp_bytes. The value
+ * min/max keep their keys, so most values are placed by two word compares
+ * instead of two byte-range compares (a text's first 8 bytes are often a
+ * shared prefix: dates of one month, JSON of one shape). Reads only
+ * p[0..n). */
+typedef struct text_key {
+    uint64_t hi, lo;
+} text_key;
+
+static inline uint64_t key_word(const uint8_t *p, size_t n)
+{
+    uint64_t w;
+    if (n >= 8) {
+        w = shape_load64(p);
+    } else if (n >= 4) { /* two overlapping 4-byte loads, the overlap shifted out of the second */
+        w = (uint64_t)shape_load32(p) | ((uint64_t)shape_load32(p + n - 4) >> (8 * (8 - n))) << 32;
+    } else {
+        w = 0;
+        for (size_t i = 0; i < n; i++) w |= (uint64_t)p[i] << (8 * i);
+    }
+    return __builtin_bswap64(w);
+}
+
+static inline text_key text_key_of(const uint8_t *p, size_t n)
+{
+    text_key k = {key_word(p, n), n > 8 ? key_word(p + 8, n - 8) : 0};
+    return k;
+}
+
+/* sign of a - b by key, 0 when the keys cannot tell */
+static inline int key_cmp(text_key a, text_key b)
+{
+    if (a.hi != b.hi) return a.hi < b.hi ? -1 : 1;
+    if (a.lo != b.lo) return a.lo < b.lo ? -1 : 1;
+    return 0;
+}
+
 /* ---- value access ------------------------------------------------------- */
 
 static inline int valid_at(const uint8_t *bits, int64_t i) { return !bits || ((bits[i >> 3] >> (i & 7)) & 1); }
@@ -570,6 +611,7 @@ static int update_text(prof_column *c, const struct ArrowArray *a, int64_t start
     int64_t base = a->offset + start, nulls = 0;
     const uint8_t *bmin = NULL, *bmax = NULL;
     size_t bmin_len = 0, bmax_len = 0;
+    text_key kmin = {0, 0}, kmax = {0, 0};
     int rc = SHAPE_OK;
     prof_reader rd = c->reader;
     int64_t *dense = c->lengths.dense;
@@ -592,13 +634,17 @@ static int update_text(prof_column *c, const struct ArrowArray *a, int64_t start
         } else if ((rc = shape_lenhist_add(&c->lengths, (int64_t)cp, 1, err)) != SHAPE_OK) {
             break;
         }
-        if (!bmin || cmp_bytes(p, len, bmin, bmin_len) < 0) {
+        text_key k = text_key_of(p, len);
+        int below = bmin ? key_cmp(k, kmin) : -1, above = bmax ? key_cmp(k, kmax) : 1;
+        if (below < 0 || (below == 0 && cmp_bytes(p, len, bmin, bmin_len) < 0)) {
             bmin = p;
             bmin_len = len;
+            kmin = k;
         }
-        if (!bmax || cmp_bytes(p, len, bmax, bmax_len) > 0) {
+        if (above > 0 || (above == 0 && cmp_bytes(p, len, bmax, bmax_len) > 0)) {
             bmax = p;
             bmax_len = len;
+            kmax = k;
         }
         if (len <= SHAPE_PATTERN_MAX_BYTES) {
             unsigned m = shape_text_patterns(p, len);

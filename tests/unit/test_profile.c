@@ -592,16 +592,18 @@ static void test_other_layouts(void **state)
     shape_profile_free(p);
 }
 
-/* Text min/max compare 8 bytes at a time: values that share prefixes of
- * every length 0..20, differ in a byte >= 0x80 (unsigned order) or only in
- * length, several batches; min/max must be memcmp's (bytes_cmp above). */
+/* Text min/max compare 8 bytes at a time and keep each side's first 16
+ * bytes as a key: values that share prefixes of every length 0..20, differ
+ * in a byte >= 0x80 (unsigned order), in a NUL (the keys' zero pad) or only
+ * in length, several batches; min/max must be memcmp's (bytes_cmp above). */
 static void test_text_min_max_order(void **state)
 {
     (void)state;
     enum { ROWS_PER = 500, BATCHES = 6 };
     /* valid UTF-8 (the document keeps it byte for byte): ASCII, 2-, 3- and
      * 4-byte characters, so bytes >= 0x80 meet ASCII in the same place */
-    static const char *const pieces[] = {"a", "b", "\x7f", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80"};
+    static const char *const pieces[] = {"a", "b", "\x7f", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", ""};
+    static const size_t piece_len[] = {1, 1, 1, 2, 3, 4, 1}; /* the last: one NUL byte */
     static int32_t offsets[ROWS_PER + 1];
     static uint8_t data[ROWS_PER * 100];
     char mn[100], mx[100];
@@ -618,9 +620,9 @@ static void test_text_min_max_order(void **state)
             for (size_t i = 0; i < chars; i++) {
                 seed = seed * 1103515245u + 12345u;
                 /* a shared prefix of 'a's, then random characters */
-                const char *piece = i < common ? "a" : pieces[(seed >> 16) % 6];
-                memcpy(data + at + len, piece, strlen(piece));
-                len += strlen(piece);
+                size_t k = i < common ? 0 : (seed >> 16) % 7;
+                memcpy(data + at + len, pieces[k], piece_len[k]);
+                len += piece_len[k];
             }
             const char *v = (const char *)data + at;
             if (!have || bytes_cmp(v, len, mn, mnl) < 0) memcpy(mn, v, mnl = len);

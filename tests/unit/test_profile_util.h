@@ -194,7 +194,8 @@ static inline shape_profile *tp_new_profile(const char *name)
     return p;
 }
 
-/* The table entry as parsed JSON (strict parser, duplicates rejected). */
+/* The table entry as parsed JSON (strict parser, duplicates rejected; a
+ * text value may hold a NUL, written as \u0000, which is valid JSON). */
 static inline json_t *tp_table_json(const shape_profile *p)
 {
     char *text = NULL;
@@ -205,7 +206,7 @@ static inline json_t *tp_table_json(const shape_profile *p)
     int rc = shape_profile_document(t, 1, &text, &len, &err);
     if (rc != SHAPE_OK) fail_msg("document: %s", err.message);
     json_error_t jerr;
-    json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+    json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_ALLOW_NUL, &jerr);
     if (!doc) fail_msg("document is not strict JSON: %s (line %d)", jerr.text, jerr.line);
     free(text);
     json_t *table = json_incref(json_object_get(json_object_get(doc, "tables"), shape_profile_name(p)));
