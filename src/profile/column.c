@@ -23,7 +23,12 @@
  *     the corrected sum of squared deviations, merged into the column's by
  *     Chan's formula — the reference's per-batch method) and feeds the KLL
  *     sketch in row order; text min/max are tracked as pointers into the
- *     batch and copied once at its end;
+ *     batch (with their first 16 bytes as word keys, so most values are
+ *     placed without a byte compare) and copied once at its end;
+ *   - a text value's code points, pattern bits and hash depend on its bytes
+ *     alone: a 16-slot memo of recent short values gives them to a repeated
+ *     value (few-valued columns); a batch that finds too few there turns the
+ *     memo off for the next 16;
  *   - NaN counts only as nan; ±inf counts in its own counter and in
  *     distinct/top, but not in min/max, moments or quantiles (finite only);
  *     -0.0 is 0.0 as a top key.
@@ -273,6 +278,7 @@ void prof_column_free(prof_column *c)
     free(c->hll);
     shape_ss_free(c->ss);
     shape_kll_free(c->kll);
+    free(c->memo);
     free(c);
 }
 
@@ -605,6 +611,21 @@ static void update_bool(prof_column *c, const struct ArrowArray *a, int64_t star
     c->false_count += n - nulls - t;
 }
 
+int shape_profile_memo_off_ = 0;
+
+/* The memo slot of a text value: its length and end bytes (the values of a
+ * few-valued column mostly differ there). */
+static inline prof_text_memo *memo_slot(prof_text_memo *memo, const uint8_t *p, size_t len)
+{
+    unsigned k = len ? (unsigned)len * 5u + p[0] + 3u * p[len - 1] : 0u;
+    return &memo[k & (PROF_MEMO_SLOTS - 1)];
+}
+
+/* Whether the next batch uses the memo: not when it found too few values
+ * in the last one (a column of many values would pay the look-up and the
+ * copy for nothing); tried again every 16 batches. */
+enum { MEMO_RETRY_BATCHES = 16 };
+
 static int update_text(prof_column *c, const struct ArrowArray *a, int64_t start, int64_t n, shape_err *err)
 {
     const uint8_t *bits = a->null_count == 0 ? NULL : (const uint8_t *)a->buffers[0];
@@ -618,6 +639,17 @@ static int update_text(prof_column *c, const struct ArrowArray *a, int64_t start
     int64_t dense_count = 0, dense_total = 0;
     prof_text_key run_keys[PROF_SS_RUN]; /* top keys in row order, added a run at a time */
     size_t run = 0;
+    if (!c->memo) {
+        if (!(c->memo = malloc(PROF_MEMO_SLOTS * sizeof *c->memo)))
+            return shape_err_set(err, SHAPE_ENOMEM, "out of memory for a text column");
+        for (int slot = 0; slot < PROF_MEMO_SLOTS; slot++) c->memo[slot].len = PROF_MEMO_EMPTY;
+    }
+    prof_text_memo *memo = NULL;
+    if (c->memo_rest > 0)
+        c->memo_rest--;
+    else if (!shape_profile_memo_off_)
+        memo = c->memo;
+    int64_t memo_hits = 0, memo_looks = 0;
     for (int64_t i = 0; i < n; i++) {
         int64_t at = base + i;
         if (!valid_at(bits, at)) {
@@ -626,7 +658,28 @@ static int update_text(prof_column *c, const struct ArrowArray *a, int64_t start
         }
         size_t len;
         const uint8_t *p = text_at(a, rd, at, &len);
-        size_t cp = shape_utf8_length(p, len);
+        size_t cp;
+        unsigned m;
+        uint64_t h;
+        prof_text_memo *e = memo && len <= PROF_MEMO_BYTES ? memo_slot(memo, p, len) : NULL;
+        memo_looks += e != NULL;
+        if (e && e->len == len && shape_bytes_equal(e->bytes, p, len)) {
+            cp = e->code_points;
+            m = e->patterns;
+            h = e->hash;
+            memo_hits++;
+        } else {
+            cp = shape_utf8_length(p, len);
+            m = len <= SHAPE_PATTERN_MAX_BYTES ? shape_text_patterns(p, len) : 0;
+            h = prof_hash_bytes(SHAPE_HASH_STRING, p, len);
+            if (e) { /* remember it in place of the slot's last value */
+                e->len = (uint8_t)len;
+                if (len) memcpy(e->bytes, p, len);
+                e->code_points = (uint32_t)cp;
+                e->patterns = m;
+                e->hash = h;
+            }
+        }
         if (cp < SHAPE_LENHIST_DENSE) {
             dense[cp]++;
             dense_count++;
@@ -646,14 +699,10 @@ static int update_text(prof_column *c, const struct ArrowArray *a, int64_t start
             bmax_len = len;
             kmax = k;
         }
-        if (len <= SHAPE_PATTERN_MAX_BYTES) {
-            unsigned m = shape_text_patterns(p, len);
-            while (m) {
-                c->patterns[__builtin_ctz(m)]++;
-                m &= m - 1;
-            }
+        while (m) {
+            c->patterns[__builtin_ctz(m)]++;
+            m &= m - 1;
         }
-        uint64_t h = prof_hash_bytes(SHAPE_HASH_STRING, p, len);
         shape_hll_add_hash(c->hll, h);
         run_keys[run] = (prof_text_key){p, len, h};
         if (++run == PROF_SS_RUN) {
@@ -666,6 +715,7 @@ static int update_text(prof_column *c, const struct ArrowArray *a, int64_t start
         int r = prof_ss_add_texts(c->ss, run_keys, run, rc == SHAPE_OK ? err : NULL);
         if (rc == SHAPE_OK) rc = r;
     }
+    if (memo && memo_hits * 4 < memo_looks) c->memo_rest = MEMO_RETRY_BATCHES;
     c->lengths.count += dense_count;
     c->lengths.total += dense_total;
     c->null_count += nulls;

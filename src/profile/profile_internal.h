@@ -159,6 +159,22 @@ typedef enum prof_reader {
     RD_DATE32, RD_DATE64, RD_TS_S, RD_TS_MS, RD_TS_US, RD_TS_NS
 } prof_reader;
 
+/* A text column's memo of recent values: what a value's bytes always give
+ * (its code points, pattern bits and hash), so that a value seen a moment
+ * ago (a column of few values: status, country, currency) skips the UTF-8
+ * count, the pattern filter and the hash. A cache, not state: the profile
+ * is the same with or without it. */
+#define PROF_MEMO_SLOTS 16 /* direct-mapped by length and end bytes */
+#define PROF_MEMO_BYTES 32 /* longer values are not memoised */
+typedef struct prof_text_memo {
+    uint8_t len; /* PROF_MEMO_EMPTY: no value */
+    uint8_t bytes[PROF_MEMO_BYTES];
+    unsigned patterns;
+    uint32_t code_points;
+    uint64_t hash;
+} prof_text_memo;
+#define PROF_MEMO_EMPTY 0xff
+
 typedef struct prof_column {
     char *name;
     char *format;     /* Arrow format string the column was first seen with */
@@ -187,6 +203,8 @@ typedef struct prof_column {
     /* text */
     shape_lenhist lengths;
     int64_t patterns[SHAPE_PATTERN_COUNT];
+    prof_text_memo *memo; /* PROF_MEMO_SLOTS, made by the first text batch */
+    int memo_rest;        /* batches left before the memo is tried again */
 
     /* temporal */
     shape_timehist times;
@@ -268,6 +286,10 @@ size_t shape_ss_items_ordered_(const shape_spacesaving *s, shape_ss_item *out);
 /* Append an entry at the end of the list order (count >= the last one's). */
 int shape_ss_append_raw_(shape_spacesaving *s, const shape_ss_item *it, shape_err *err);
 void shape_ss_set_total_(shape_spacesaving *s, int64_t n);
+
+/* Nonzero: text columns do without their memo of recent values (tests
+ * compare the profiles made with and without it). */
+extern int shape_profile_memo_off_;
 
 /* shape_text_patterns without its byte pre-filter: every matcher runs. */
 unsigned shape_text_patterns_unfiltered_(const uint8_t *s, size_t n);

@@ -649,6 +649,93 @@ static void test_text_min_max_order(void **state)
     shape_profile_free(p);
 }
 
+/* white-box hook (src/profile/profile_internal.h): text columns without
+ * their memo of recent values */
+extern int shape_profile_memo_off_;
+
+/* One batch of the memo test: rows of column "s" (NULL: a null row). */
+static void memo_batch(shape_profile *p, const char *const *rows, int n)
+{
+    static int32_t offsets[4097];
+    static uint8_t data[4096 * 40], valid[4096 / 8];
+    int32_t at = 0;
+    int64_t nulls = 0;
+    memset(valid, 0, sizeof valid);
+    for (int r = 0; r < n; r++) {
+        offsets[r] = at;
+        if (!rows[r]) {
+            nulls++;
+            continue;
+        }
+        size_t len = strlen(rows[r]);
+        memcpy(data + at, rows[r], len);
+        at += (int32_t)len;
+        valid[r >> 3] |= (uint8_t)(1u << (r & 7));
+    }
+    offsets[n] = at;
+    manual m;
+    manual_init(&m, n, 0);
+    manual_add(&m, "s", "u", n, 0, nulls, 3, valid, offsets, data, NULL);
+    shape_err err;
+    shape_err_clear(&err);
+    if (shape_profile_update(p, &m.schema, &m.array, &err) != SHAPE_OK) fail_msg("%s", err.message);
+}
+
+static char *memo_document(int memo_off)
+{
+    /* few values, among them pattern matches, UTF-8, the empty string,
+     * values of 32 and 33 bytes (the longest memoised and one more), and
+     * values that share a memo slot (same length and end bytes) */
+    static const char *const few[] = {
+        "placed", "shipped", "USD", "en-US", "2024-11-29", "a@b.co", "Zo\xc3\xab M\xc3\xbcller", "",
+        "aXb", "aYb", "aZb", "0123456789abcdef0123456789abcdef", "0123456789abcdef0123456789abcdefg",
+        "10.0.0.1", "123-45-6789", "ZZ"};
+    enum { FEW = sizeof few / sizeof few[0], MEMO_ROWS = 4096 };
+    static char many[MEMO_ROWS][24];
+    const char *rows[MEMO_ROWS];
+    shape_profile_memo_off_ = memo_off;
+    shape_profile *p = tp_new_profile("t");
+    uint32_t seed = 7;
+    /* 40 batches: few-valued ones (the memo on), then many-valued ones (it
+     * turns itself off, and on again 16 batches later), some nulls */
+    for (int b = 0; b < 40; b++) {
+        int many_valued = b >= 10 && b < 16;
+        int n = 64 + b * 97 % (MEMO_ROWS - 64);
+        for (int r = 0; r < n; r++) {
+            seed = seed * 1103515245u + 12345u;
+            if ((seed >> 8) % 17 == 0) {
+                rows[r] = NULL;
+            } else if (many_valued) {
+                snprintf(many[r], sizeof many[r], "v%u-%d", seed >> 4, r);
+                rows[r] = many[r];
+            } else {
+                rows[r] = few[(seed >> 12) % FEW];
+            }
+        }
+        memo_batch(p, rows, n);
+    }
+    char *text = NULL;
+    size_t len = 0;
+    shape_err err;
+    shape_err_clear(&err);
+    const shape_profile *t[1] = {p};
+    if (shape_profile_document(t, 1, &text, &len, &err) != SHAPE_OK) fail_msg("document: %s", err.message);
+    shape_profile_free(p);
+    shape_profile_memo_off_ = 0;
+    return text;
+}
+
+/* The memo of recent text values only saves work: the profile is the same,
+ * byte for byte, with it and without it. */
+static void test_text_memo_same_profile(void **state)
+{
+    (void)state;
+    char *with = memo_document(0), *without = memo_document(1);
+    assert_string_equal(with, without);
+    free(with);
+    free(without);
+}
+
 /* ---- schema changes ----------------------------------------------------- */
 
 static void one_column_batch(const char *name, shape_type type, int64_t rows, struct ArrowSchema *s,
@@ -841,6 +928,7 @@ int main(void)
         cmocka_unit_test(test_temporal_columns),
         cmocka_unit_test(test_other_layouts),
         cmocka_unit_test(test_text_min_max_order),
+        cmocka_unit_test(test_text_memo_same_profile),
         cmocka_unit_test(test_schema_changes),
         cmocka_unit_test(test_batching_invariance),
         cmocka_unit_test(test_top_as_per_value_adds),
