@@ -1,4 +1,4 @@
-/* shape/arrow_json.h — one row of an Arrow batch as a JSON object.
+/* shape/arrow_json.h — rows of an Arrow batch as JSON objects (or lines).
  *
  * Why: `shape stream-read` prints decoded rows as JSON lines that people
  * pipe into jq, so the printing rules are fixed here: columns in batch
@@ -24,6 +24,12 @@ extern "C" {
  * for a column type it does not know. */
 int shape_arrow_row_json(const struct ArrowSchema *schema, const struct ArrowArray *array, int64_t row,
                          shape_json_buf *out, shape_err *err);
+
+/* Append rows [first, first + count) as JSON lines: each row as above,
+ * then '\n'. Same returns; on an error, out holds the rows before it and
+ * part of the failing one. */
+int shape_arrow_rows_jsonl(const struct ArrowSchema *schema, const struct ArrowArray *array, int64_t first,
+                           int64_t count, shape_json_buf *out, shape_err *err);
 
 /* Helpers shared with other JSON writers. */
 int shape_json_append_string(shape_json_buf *out, const void *bytes, size_t len);
