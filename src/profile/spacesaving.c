@@ -11,7 +11,9 @@
  *     of the engine's time — backward-shift deletion) maps
  *     a key's canonical hash to its slot, and keys are compared in full on a
  *     hash match; each entry remembers its index slot (updated when the
- *     backward shift moves it), so removing it needs no probe;
+ *     backward shift moves it), so removing it needs no probe; a miss
+ *     puts the new key in the free slot its lookup ended on (the victim's
+ *     old slot is emptied after), so it is probed for once;
  *   - entries are grouped in buckets of equal count; buckets form a list in
  *     ascending count order and each bucket's entries a list in the order they
  *     were last updated (head = least recently updated);
@@ -166,12 +168,18 @@ static int key_cmp(shape_ss_kind kind, const shape_ss_item *a, const shape_ss_it
 
 /* ---- index ---------------------------------------------------------------- */
 
-SS_INLINE int32_t index_find(const shape_spacesaving *s, shape_ss_kind kind, uint64_t hash, const ss_key *k)
+/* The entry holding k, or -1 with *empty = the free slot that ended the
+ * probe (where index_insert would put k). */
+SS_INLINE int32_t index_find(const shape_spacesaving *s, shape_ss_kind kind, uint64_t hash, const ss_key *k,
+                             uint32_t *empty)
 {
     uint32_t slot = (uint32_t)hash & s->mask;
     for (;;) {
         int32_t at = s->index[slot];
-        if (at < 0) return -1;
+        if (at < 0) {
+            *empty = slot;
+            return -1;
+        }
         const ss_entry *e = &s->e[at];
         if (e->hash == hash && key_equal(kind, e, k)) return at;
         slot = (slot + 1) & s->mask;
@@ -186,9 +194,10 @@ SS_INLINE void index_insert(shape_spacesaving *s, int32_t at)
     s->e[at].slot = slot;
 }
 
-SS_INLINE void index_remove(shape_spacesaving *s, int32_t at)
+/* Empty slot i (backward shift: later entries of its cluster that may move
+ * up fill the hole). */
+SS_INLINE void index_remove_slot(shape_spacesaving *s, uint32_t i)
 {
-    uint32_t i = s->e[at].slot;
     uint32_t j = i;
     for (;;) {
         j = (j + 1) & s->mask;
@@ -196,8 +205,8 @@ SS_INLINE void index_remove(shape_spacesaving *s, int32_t at)
         if (moved < 0) break;
         uint32_t home = (uint32_t)s->e[moved].hash & s->mask;
         /* The entry at j may fill the hole at i unless its home lies
-         * cyclically in (i, j]. */
-        int stays = (i <= j) ? (home > i && home <= j) : (home > i || home <= j);
+         * cyclically in (i, j], i.e. is nearer to j than i is. */
+        int stays = ((j - home) & s->mask) < ((j - i) & s->mask);
         if (!stays) {
             s->index[i] = moved;
             s->e[moved].slot = i;
@@ -322,10 +331,36 @@ SS_INLINE int entry_set_key(shape_spacesaving *s, shape_ss_kind kind, int32_t at
 
 /* ---- adding --------------------------------------------------------------- */
 
+/* The victim of a miss when full (the head of the first bucket, so its
+ * prev is -1) takes count + 1: entry_increment with what being the head
+ * tells in advance. */
+SS_INLINE void victim_increment(shape_spacesaving *s, int32_t at)
+{
+    ss_entry *e = &s->e[at];
+    int32_t bi = e->bucket;
+    ss_bucket *b = &s->b[bi];
+    int64_t want = b->count + 1;
+    int32_t nb = b->next, after = e->next;
+    int next_fits = nb >= 0 && s->b[nb].count == want;
+    if (after < 0 && !next_fits) {
+        b->count = want; /* alone in its bucket: the bucket moves up in place */
+        e->count = want;
+        return;
+    }
+    if (!next_fits) nb = bucket_new_after(s, bi, want);
+    b->head = after; /* unlink the head */
+    if (after >= 0)
+        s->e[after].prev = -1;
+    else
+        bucket_release(s, bi); /* (was alone: tail and head both gone) */
+    entry_append(s, at, nb);
+}
+
 /* kind: the summary's key kind, a constant at each call (s->kind) */
 SS_INLINE int ss_add(shape_spacesaving *s, shape_ss_kind kind, const ss_key *k, uint64_t hash, shape_err *err)
 {
-    int32_t at = index_find(s, kind, hash, k);
+    uint32_t empty;
+    int32_t at = index_find(s, kind, hash, k, &empty);
     if (at >= 0) {
         entry_increment(s, at);
         s->n++;
@@ -338,19 +373,26 @@ SS_INLINE int ss_add(shape_spacesaving *s, shape_ss_kind kind, const ss_key *k, 
         s->e[at].hash = hash;
         s->e[at].error = 0;
         entry_place_new(s, at);
-        index_insert(s, at);
+        s->index[empty] = at; /* where index_insert would put it */
+        s->e[at].slot = empty;
         s->n++;
         return SHAPE_OK;
     }
     at = s->b[s->first].head; /* smallest count, least recently updated */
     SHAPE_RETURN_NOT_OK(entry_set_key(s, kind, at, k, err));
-    /* The old key's bytes are gone but its hash still finds the slot. */
-    index_remove(s, at);
     ss_entry *e = &s->e[at];
+    /* Re-index: the new key goes to the free slot its probe ended on, then
+     * the old key's slot is emptied by backward shift (a move of the new
+     * key included). The index is a valid table at each step, one entry
+     * more than the capacity for a moment, which the 1/8 load leaves room
+     * for; this saves probing again for a free slot. */
+    uint32_t old_slot = e->slot;
     e->hash = hash;
+    s->index[empty] = at;
+    e->slot = empty;
+    index_remove_slot(s, old_slot);
     e->error = e->count;
-    entry_increment(s, at);
-    index_insert(s, at);
+    victim_increment(s, at);
     s->n++;
     return SHAPE_OK;
 }
@@ -502,7 +544,8 @@ int shape_ss_append_raw_(shape_spacesaving *s, const shape_ss_item *it, shape_er
     case SHAPE_SS_TIMESTAMP: hash = prof_hash_timestamp(k.i); break;
     default: hash = prof_hash_int(k.i); break;
     }
-    if (index_find(s, s->kind, hash, &k) >= 0) return shape_err_set(err, SHAPE_EINVAL, "duplicate top-value key");
+    uint32_t empty;
+    if (index_find(s, s->kind, hash, &k, &empty) >= 0) return shape_err_set(err, SHAPE_EINVAL, "duplicate top-value key");
     int32_t at = (int32_t)s->size;
     SHAPE_RETURN_NOT_OK(entry_set_key(s, s->kind, at, &k, err));
     s->size++;
@@ -530,7 +573,8 @@ static int64_t lookup_count(const shape_spacesaving *s, const shape_ss_item *it,
     case SHAPE_SS_TIMESTAMP: hash = prof_hash_timestamp(k.i); break;
     default: hash = prof_hash_int(k.i); break;
     }
-    int32_t at = index_find(s, s->kind, hash, &k);
+    uint32_t empty;
+    int32_t at = index_find(s, s->kind, hash, &k, &empty);
     if (at < 0) return -1;
     *error = s->e[at].error;
     return s->e[at].count;
