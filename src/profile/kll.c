@@ -10,7 +10,8 @@
  *   - level l holds items of weight 2^l; with L levels a level's capacity is
  *     max(2, floor(k·2^d / 3^d)) for d = L − 1 − l, computed in integers so
  *     every platform agrees (d > 40 gives 2);
- *   - an add appends to level 0; while the retained items exceed the total
+ *   - an add appends to level 0 (a batch appends the items that leave no
+ *     compaction due in one copy); while the retained items exceed the total
  *     capacity, the lowest level holding at least its capacity is compacted:
  *     sorted (by a sorting network when short, by merging its sorted runs
  *     when it is made of a few, see sort_level), its smallest item kept back when the count is odd, and every
@@ -225,12 +226,37 @@ static void sort_doubles(double *a, size_t n)
  * or fewer) go to small_sort. */
 #define KLL_MAX_RUNS 16
 
+/* Two non-empty sorted runs into out; on a tie a's item goes first. The run
+ * whose last item is larger (b on a tie) outlasts the other, so the loop
+ * checks only the other's end and the rest is copied. */
 static void merge_runs(const double *a, size_t na, const double *b, size_t nb, double *out)
 {
-    size_t i = 0, j = 0, k = 0;
-    while (i < na && j < nb) out[k++] = b[j] < a[i] ? b[j++] : a[i++];
-    while (i < na) out[k++] = a[i++];
-    while (j < nb) out[k++] = b[j++];
+    const double *ea = a + na, *eb = b + nb;
+    if (!(b[nb - 1] < a[na - 1])) {
+        while (a < ea) {
+            double x = *a, y = *b;
+            if (y < x) {
+                *out++ = y;
+                b++;
+            } else {
+                *out++ = x;
+                a++;
+            }
+        }
+        memcpy(out, b, (size_t)(eb - b) * sizeof *out);
+    } else {
+        while (b < eb) {
+            double x = *a, y = *b;
+            if (y < x) {
+                *out++ = y;
+                b++;
+            } else {
+                *out++ = x;
+                a++;
+            }
+        }
+        memcpy(out, a, (size_t)(ea - a) * sizeof *out);
+    }
 }
 
 static int has_negative_zero(const double *a, size_t n)
@@ -389,7 +415,9 @@ static int compact(shape_kll *s, size_t i, shape_err *err)
     sort_level(lo->v, len, len <= s->merge_cap ? s->merge_buf : NULL);
     size_t start = keep + (size_t)(s->compactions & 1);
     s->compactions++;
-    for (size_t j = start; j < len; j += 2) hi->v[hi->len++] = lo->v[j];
+    double *to = hi->v + hi->len;
+    for (size_t j = start; j < len; j += 2) *to++ = lo->v[j];
+    hi->len = (size_t)(to - hi->v);
     /* the smallest item (index 0) stays when the count was odd */
     lo->len = keep;
     s->size -= len - keep - promote;
@@ -432,15 +460,25 @@ int shape_kll_add(shape_kll *s, double x, shape_err *err) { return add_one(s, x,
 
 int shape_kll_add_values(shape_kll *s, const double *xs, size_t n, shape_err *err)
 {
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0;
+    while (i < n) {
+        /* the items that fit in level 0 with no compaction due are
+         * appended at once; the next one goes through add_one */
         kll_level *l0 = &s->lev[0];
-        if (l0->len < l0->cap && s->size < s->total_cap) { /* no compaction due: just append */
-            l0->v[l0->len++] = xs[i];
-            s->size++;
-            s->n++;
+        size_t run = n - i;
+        if (run > l0->cap - l0->len) run = l0->cap - l0->len;
+        if (s->size >= s->total_cap) run = 0;
+        else if (run > s->total_cap - s->size) run = s->total_cap - s->size;
+        if (run) {
+            memcpy(l0->v + l0->len, xs + i, run * sizeof *xs);
+            l0->len += run;
+            s->size += run;
+            s->n += (int64_t)run;
+            i += run;
             continue;
         }
         SHAPE_RETURN_NOT_OK(add_one(s, xs[i], err));
+        i++;
     }
     return SHAPE_OK;
 }
