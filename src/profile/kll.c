@@ -223,7 +223,9 @@ static void sort_doubles(double *a, size_t n)
  * compare equal have the same bits, except 0.0 and -0.0 — and sort_doubles
  * is not stable, so a level holding a -0.0 (or one with many runs, or when
  * no merge room could be had) is sorted as before. Short levels (16 items
- * or fewer) go to small_sort. */
+ * or fewer) go to small_sort. Returns where the sorted items are: a, or
+ * buf when the merges ended there (the compaction reads them from there,
+ * no copy back). */
 #define KLL_MAX_RUNS 16
 
 /* Two non-empty sorted runs into out; on a tie a's item goes first. The run
@@ -259,13 +261,17 @@ static void merge_runs(const double *a, size_t na, const double *b, size_t nb, d
     }
 }
 
+static inline int is_negative_zero(double x)
+{
+    uint64_t bits;
+    memcpy(&bits, &x, sizeof bits);
+    return bits == UINT64_C(0x8000000000000000);
+}
+
 static int has_negative_zero(const double *a, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        uint64_t bits;
-        memcpy(&bits, &a[i], sizeof bits);
-        if (bits == UINT64_C(0x8000000000000000)) return 1;
-    }
+    for (size_t i = 0; i < n; i++)
+        if (is_negative_zero(a[i])) return 1;
     return 0;
 }
 
@@ -274,9 +280,11 @@ static int has_negative_zero(const double *a, size_t n)
  * the missing items +inf. No branch depends on the data, where the
  * insertion sort's inner loop exit is a guess lost about once per item on
  * random values (7 % of a random add's time). A network is not stable, so a
- * level holding a zero (0.0 or -0.0) is insertion-sorted as before;
- * otherwise equal items have equal bits and the result is the same. (+inf
- * pads are bit for bit equal to a +inf item, if any.) */
+ * level holding a -0.0 (which compares equal to 0.0) is insertion-sorted as
+ * before; otherwise equal items have equal bits and the result is the same.
+ * (+inf pads are bit for bit equal to a +inf item, if any. A 0.0 alone is
+ * no reason to leave the network: it is often the column's minimum, which
+ * a level keeps at its index 0 through compactions.) */
 #if defined(__SSE2__)
 /* minsd/maxsd by hand: for the plain ternaries the compiler keeps branches,
  * since they differ from min/max on 0.0 vs -0.0 (excluded here) */
@@ -297,15 +305,15 @@ static void small_sort(double *a, size_t n)
 {
     if (n < 2) return;
     /* Already in order (ids, times): nothing to do, as for the insertion
-     * sort. Descents and zeros are counted over all items, without an
+     * sort. Descents and -0.0s are counted over all items, without an
      * early exit a predictor would miss on random items. */
-    size_t descents = 0, zeros = a[0] == 0.0;
+    size_t descents = 0, neg_zeros = is_negative_zero(a[0]);
     for (size_t i = 1; i < n; i++) {
         descents += a[i] < a[i - 1];
-        zeros += a[i] == 0.0;
+        neg_zeros += is_negative_zero(a[i]);
     }
     if (!descents) return;
-    if (zeros) {
+    if (neg_zeros) {
         insertion_sort(a, n);
         return;
     }
@@ -327,11 +335,11 @@ static void small_sort(double *a, size_t n)
 }
 #undef CE
 
-static void sort_level(double *a, size_t n, double *buf)
+static const double *sort_level(double *a, size_t n, double *buf)
 {
     if (n <= 16) {
         small_sort(a, n);
-        return;
+        return a;
     }
     size_t bounds[2][KLL_MAX_RUNS + 1], runs = 1;
     bounds[0][0] = 0;
@@ -339,7 +347,7 @@ static void sort_level(double *a, size_t n, double *buf)
         if (a[j] < a[j - 1]) {
             if (runs == KLL_MAX_RUNS) {
                 sort_doubles(a, n);
-                return;
+                return a;
             }
             bounds[0][runs++] = j;
         }
@@ -352,9 +360,9 @@ static void sort_level(double *a, size_t n, double *buf)
     }
     if (neg_zero || (runs > 1 && !buf)) { /* (the introsort reorders ties even in a sorted array) */
         sort_doubles(a, n);
-        return;
+        return a;
     }
-    if (runs == 1) return;
+    if (runs == 1) return a;
     /* bottom-up: merge neighbouring runs pairwise, back and forth between
      * a and buf, until one run is left */
     double *src = a, *dst = buf;
@@ -377,7 +385,7 @@ static void sort_level(double *a, size_t n, double *buf)
         src = dst;
         dst = t;
     }
-    if (src != a) memcpy(a, src, n * sizeof *a);
+    return src;
 }
 
 void shape_kll_sort_(double *a, size_t n, int by_runs)
@@ -387,7 +395,8 @@ void shape_kll_sort_(double *a, size_t n, int by_runs)
         return;
     }
     double *buf = malloc((n ? n : 1) * sizeof *buf);
-    sort_level(a, n, buf);
+    const double *sorted = sort_level(a, n, buf);
+    if (sorted != a) memcpy(a, sorted, n * sizeof *a);
     free(buf);
 }
 
@@ -412,13 +421,14 @@ static int compact(shape_kll *s, size_t i, shape_err *err)
             s->merge_cap = len;
         }
     }
-    sort_level(lo->v, len, len <= s->merge_cap ? s->merge_buf : NULL);
+    const double *sorted = sort_level(lo->v, len, len <= s->merge_cap ? s->merge_buf : NULL);
     size_t start = keep + (size_t)(s->compactions & 1);
     s->compactions++;
     double *to = hi->v + hi->len;
-    for (size_t j = start; j < len; j += 2) *to++ = lo->v[j];
+    for (size_t j = start; j < len; j += 2) *to++ = sorted[j];
     hi->len = (size_t)(to - hi->v);
     /* the smallest item (index 0) stays when the count was odd */
+    if (keep) lo->v[0] = sorted[0];
     lo->len = keep;
     s->size -= len - keep - promote;
     return SHAPE_OK;

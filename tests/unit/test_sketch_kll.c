@@ -253,13 +253,13 @@ static void test_sort_by_runs_matches(void **state)
         assert_memory_equal(a, b, n * sizeof *a);
     }
     /* short levels (the sorting network): ties, ±inf (the network pads
-     * with +inf), with and without zeros */
+     * with +inf), with and without zeros of either sign */
     static const double tied[] = {-3.5, -1.0, 2.0, 7.25, 1e300, INFINITY, -INFINITY, 0.0, -0.0};
     for (int round = 0; round < 20000; round++) {
         size_t n = (size_t)round % 17;
-        int kind = (round / 17) % 3; /* 0: tied, no zero; 1: tied with zeros; 2: wide */
+        int kind = (round / 17) % 4; /* 0: tied, no zero; 1: tied with zeros; 2: wide; 3: tied with 0.0, no -0.0 */
         for (size_t i = 0; i < n; i++)
-            a[i] = kind == 2 ? uniform01(&seed) - 0.5 : tied[splitmix(&seed) % (kind == 0 ? 7 : 9)];
+            a[i] = kind == 2 ? uniform01(&seed) - 0.5 : tied[splitmix(&seed) % (kind == 0 ? 7 : kind == 1 ? 9 : 8)];
         memcpy(b, a, n * sizeof *a);
         shape_kll_sort_(a, n, 1);
         shape_kll_sort_(b, n, 0);
