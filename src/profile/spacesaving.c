@@ -28,7 +28,11 @@
  * through prof_ss_add_ints/doubles/texts, a run of keys per call, the same
  * adds in the same order as the per-value shape_ss_add_*. Text keys are
  * owned copies in per-slot buffers that are reused when a victim takes a
- * new key (no allocation in steady state unless keys grow longer).
+ * new key (no allocation in steady state unless keys grow longer); within
+ * a prof_ss_add_texts run a new key is compared in the caller's bytes and
+ * copied only when the run ends (its room is made when it arrives, so a
+ * failure comes at the same add as before), so the keys of a column of
+ * distinct values that are evicted within the run are never copied.
  */
 #include "shape/bytes.h"
 #include "profile_internal.h"
@@ -49,6 +53,7 @@ typedef struct ss_entry {
     int64_t i;
     double d;
     uint8_t *text;
+    const uint8_t *key; /* the key's bytes: text, or the caller's until the run ends (text kind) */
     size_t text_len, text_cap;
     int32_t bucket, prev, next;
     uint32_t slot; /* where the index holds this entry (kept through moves) */
@@ -71,6 +76,7 @@ struct shape_spacesaving {
     int32_t first, last; /* bucket list, ascending count */
     int32_t *index;      /* entry slot or -1 */
     uint32_t mask;
+    int borrowed; /* some entry's key is still the caller's bytes (within prof_ss_add_texts) */
 };
 
 /* ---- creation --------------------------------------------------------- */
@@ -143,7 +149,7 @@ SS_INLINE int key_equal(shape_ss_kind kind, const ss_entry *e, const ss_key *k)
 {
     switch (kind) {
     case SHAPE_SS_DOUBLE: return e->d == k->d;
-    case SHAPE_SS_TEXT: return e->text_len == k->len && shape_bytes_equal(e->text, k->text, k->len);
+    case SHAPE_SS_TEXT: return e->text_len == k->len && shape_bytes_equal(e->key, k->text, k->len);
     default: return e->i == k->i;
     }
 }
@@ -308,8 +314,11 @@ SS_INLINE void entry_place_new(shape_spacesaving *s, int32_t at)
     entry_append(s, at, b);
 }
 
-/* Store key k in slot `at` (text copied into the slot's buffer). */
-SS_INLINE int entry_set_key(shape_spacesaving *s, shape_ss_kind kind, int32_t at, const ss_key *k, shape_err *err)
+/* Store key k in slot `at`: text is copied into the slot's buffer, or
+ * with `borrow` only room is made for it there and the copy is left to
+ * own_keys (a constant at each call). */
+SS_INLINE int entry_set_key(shape_spacesaving *s, shape_ss_kind kind, int32_t at, const ss_key *k, int borrow,
+                            shape_err *err)
 {
     ss_entry *e = &s->e[at];
     if (kind == SHAPE_SS_TEXT) {
@@ -320,13 +329,34 @@ SS_INLINE int entry_set_key(shape_spacesaving *s, shape_ss_kind kind, int32_t at
             e->text = p;
             e->text_cap = cap;
         }
-        if (k->len) memcpy(e->text, k->text, k->len);
+        if (borrow) {
+            e->key = k->text;
+            s->borrowed = 1;
+        } else {
+            if (k->len) memcpy(e->text, k->text, k->len);
+            e->key = e->text;
+        }
         e->text_len = k->len;
     } else {
         e->i = k->i;
         e->d = k->d;
     }
     return SHAPE_OK;
+}
+
+/* Copy the keys still borrowed into their slots' buffers (room was made
+ * when each arrived, so this cannot fail). */
+static void own_keys(shape_spacesaving *s)
+{
+    if (!s->borrowed) return;
+    for (size_t i = 0; i < s->size; i++) {
+        ss_entry *e = &s->e[i];
+        if (e->key != e->text) {
+            if (e->text_len) memcpy(e->text, e->key, e->text_len);
+            e->key = e->text;
+        }
+    }
+    s->borrowed = 0;
 }
 
 /* ---- adding --------------------------------------------------------------- */
@@ -356,8 +386,10 @@ SS_INLINE void victim_increment(shape_spacesaving *s, int32_t at)
     entry_append(s, at, nb);
 }
 
-/* kind: the summary's key kind, a constant at each call (s->kind) */
-SS_INLINE int ss_add(shape_spacesaving *s, shape_ss_kind kind, const ss_key *k, uint64_t hash, shape_err *err)
+/* kind: the summary's key kind, a constant at each call (s->kind); borrow:
+ * a new text key is copied by own_keys (prof_ss_add_texts' run), not here */
+SS_INLINE int ss_add(shape_spacesaving *s, shape_ss_kind kind, const ss_key *k, uint64_t hash, int borrow,
+                     shape_err *err)
 {
     uint32_t empty;
     int32_t at = index_find(s, kind, hash, k, &empty);
@@ -368,7 +400,7 @@ SS_INLINE int ss_add(shape_spacesaving *s, shape_ss_kind kind, const ss_key *k, 
     }
     if (s->size < (size_t)s->capacity) {
         at = (int32_t)s->size;
-        SHAPE_RETURN_NOT_OK(entry_set_key(s, kind, at, k, err));
+        SHAPE_RETURN_NOT_OK(entry_set_key(s, kind, at, k, borrow, err));
         s->size++;
         s->e[at].hash = hash;
         s->e[at].error = 0;
@@ -379,7 +411,7 @@ SS_INLINE int ss_add(shape_spacesaving *s, shape_ss_kind kind, const ss_key *k, 
         return SHAPE_OK;
     }
     at = s->b[s->first].head; /* smallest count, least recently updated */
-    SHAPE_RETURN_NOT_OK(entry_set_key(s, kind, at, k, err));
+    SHAPE_RETURN_NOT_OK(entry_set_key(s, kind, at, k, borrow, err));
     ss_entry *e = &s->e[at];
     /* Re-index: the new key goes to the free slot its probe ended on, then
      * the old key's slot is emptied by backward shift (a move of the new
@@ -402,25 +434,25 @@ void shape_ss_add_int(shape_spacesaving *s, int64_t v, uint64_t hash)
     ss_key k = {.i = v};
     /* int and timestamp keys behave alike; any other kind as before (generic) */
     if (s->kind == SHAPE_SS_INT || s->kind == SHAPE_SS_TIMESTAMP)
-        (void)ss_add(s, SHAPE_SS_INT, &k, hash, NULL);
+        (void)ss_add(s, SHAPE_SS_INT, &k, hash, 0, NULL);
     else
-        (void)ss_add(s, s->kind, &k, hash, NULL);
+        (void)ss_add(s, s->kind, &k, hash, 0, NULL);
 }
 
 void shape_ss_add_double(shape_spacesaving *s, double v, uint64_t hash)
 {
     ss_key k = {.d = v == 0.0 ? 0.0 : v};
     if (s->kind == SHAPE_SS_DOUBLE)
-        (void)ss_add(s, SHAPE_SS_DOUBLE, &k, hash, NULL);
+        (void)ss_add(s, SHAPE_SS_DOUBLE, &k, hash, 0, NULL);
     else
-        (void)ss_add(s, s->kind, &k, hash, NULL);
+        (void)ss_add(s, s->kind, &k, hash, 0, NULL);
 }
 
 int shape_ss_add_text(shape_spacesaving *s, const void *p, size_t n, uint64_t hash, shape_err *err)
 {
     ss_key k = {.text = p, .len = n};
-    if (s->kind == SHAPE_SS_TEXT) return ss_add(s, SHAPE_SS_TEXT, &k, hash, err);
-    return ss_add(s, s->kind, &k, hash, err);
+    if (s->kind == SHAPE_SS_TEXT) return ss_add(s, SHAPE_SS_TEXT, &k, hash, 0, err);
+    return ss_add(s, s->kind, &k, hash, 0, err);
 }
 
 void prof_ss_add_ints(shape_spacesaving *s, const int64_t *keys, const uint64_t *hashes, size_t n)
@@ -431,7 +463,7 @@ void prof_ss_add_ints(shape_spacesaving *s, const int64_t *keys, const uint64_t 
     }
     for (size_t i = 0; i < n; i++) {
         ss_key k = {.i = keys[i]};
-        (void)ss_add(s, SHAPE_SS_INT, &k, hashes[i], NULL);
+        (void)ss_add(s, SHAPE_SS_INT, &k, hashes[i], 0, NULL);
     }
 }
 
@@ -443,7 +475,7 @@ void prof_ss_add_doubles(shape_spacesaving *s, const double *keys, const uint64_
     }
     for (size_t i = 0; i < n; i++) {
         ss_key k = {.d = keys[i] == 0.0 ? 0.0 : keys[i]};
-        (void)ss_add(s, SHAPE_SS_DOUBLE, &k, hashes[i], NULL);
+        (void)ss_add(s, SHAPE_SS_DOUBLE, &k, hashes[i], 0, NULL);
     }
 }
 
@@ -453,11 +485,16 @@ int prof_ss_add_texts(shape_spacesaving *s, const prof_text_key *keys, size_t n,
         for (size_t i = 0; i < n; i++) SHAPE_RETURN_NOT_OK(shape_ss_add_text(s, keys[i].p, keys[i].len, keys[i].hash, err));
         return SHAPE_OK;
     }
-    for (size_t i = 0; i < n; i++) {
+    /* New keys stay the caller's bytes until the run ends: most of a
+     * column of distinct values is evicted again within the run and never
+     * copied */
+    int rc = SHAPE_OK;
+    for (size_t i = 0; i < n && rc == SHAPE_OK; i++) {
         ss_key k = {.text = keys[i].p, .len = keys[i].len};
-        SHAPE_RETURN_NOT_OK(ss_add(s, SHAPE_SS_TEXT, &k, keys[i].hash, err));
+        rc = ss_add(s, SHAPE_SS_TEXT, &k, keys[i].hash, 1, err);
     }
-    return SHAPE_OK;
+    own_keys(s);
+    return rc;
 }
 
 /* ---- queries -------------------------------------------------------------- */
@@ -547,7 +584,7 @@ int shape_ss_append_raw_(shape_spacesaving *s, const shape_ss_item *it, shape_er
     uint32_t empty;
     if (index_find(s, s->kind, hash, &k, &empty) >= 0) return shape_err_set(err, SHAPE_EINVAL, "duplicate top-value key");
     int32_t at = (int32_t)s->size;
-    SHAPE_RETURN_NOT_OK(entry_set_key(s, s->kind, at, &k, err));
+    SHAPE_RETURN_NOT_OK(entry_set_key(s, s->kind, at, &k, 0, err));
     s->size++;
     ss_entry *e = &s->e[at];
     e->hash = hash;
