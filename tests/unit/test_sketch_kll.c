@@ -224,7 +224,8 @@ static void test_rank_error_sorted(void **state)
  * bit for bit (which of 0.0 / -0.0 comes first included): levels of 1..20
  * runs of random lengths, values drawn from a small set (many ties) or
  * wide, with and without zeros of both signs; short levels with ties and
- * infinities; random, sorted and reversed arrays of every length 0..40. */
+ * infinities; random, sorted, reversed and tied arrays of every length
+ * 0..400. */
 static void test_sort_by_runs_matches(void **state)
 {
     (void)state;
@@ -265,9 +266,17 @@ static void test_sort_by_runs_matches(void **state)
         shape_kll_sort_(b, n, 0);
         assert_memory_equal(a, b, n ? n * sizeof *a : 1);
     }
-    for (size_t n = 0; n <= 40; n++)
-        for (int kind = 0; kind < 3; kind++) {
-            for (size_t i = 0; i < n; i++) a[i] = kind == 0 ? uniform01(&seed) : kind == 1 ? (double)i : (double)(n - i);
+    /* every length up to 400: random (many runs: blocks of 16 sorted by
+     * the network, then merged, up to 256 items), sorted, reversed, few
+     * values with 0.0, with 0.0 and -0.0 */
+    for (size_t n = 0; n <= 400; n++)
+        for (int kind = 0; kind < 5; kind++) {
+            for (size_t i = 0; i < n; i++)
+                a[i] = kind == 0   ? uniform01(&seed)
+                       : kind == 1 ? (double)i
+                       : kind == 2 ? (double)(n - i)
+                       : kind == 3 ? tied[splitmix(&seed) % 8]
+                                   : tied[splitmix(&seed) % 9];
             memcpy(b, a, n * sizeof *a);
             shape_kll_sort_(a, n, 1);
             shape_kll_sort_(b, n, 0);
