@@ -14,12 +14,14 @@
  *     compaction due in one copy); while the retained items exceed the total
  *     capacity, the lowest level holding at least its capacity is compacted:
  *     sorted (by a sorting network when short, by merging its sorted runs
- *     when it is made of a few, see sort_level), its smallest item kept back when the count is odd, and every
- *     other item of the rest promoted to the level above (a new top level is
- *     added when needed), starting at index 0 after an even number of
- *     compactions of the sketch and at 1 after an odd number — the
- *     alternation replaces KLL's coin flip, so nothing is random. Weight is
- *     preserved exactly: Σ len(level l)·2^l = n at all times;
+ *     when it is made of a few, or of blocks of 16 the network sorted when
+ *     it is made of many; see sort_level), its smallest item kept back when
+ *     the count is odd, and every other item of the rest promoted to the
+ *     level above (a new top level is added when needed), starting at
+ *     index 0 after an even number of compactions of the sketch and at 1
+ *     after an odd number — the alternation replaces KLL's coin flip, so
+ *     nothing is random. Weight is preserved exactly: Σ len(level l)·2^l = n
+ *     at all times;
  *   - merge appends the other sketch's levels to ours, then compresses the
  *     same way (our compaction counter carries on);
  *   - a quantile sorts the retained (value, weight) pairs and returns the
