@@ -11,7 +11,9 @@
  *     of the engine's time — backward-shift deletion) maps
  *     a key's canonical hash to its slot, and keys are compared in full on a
  *     hash match; each entry remembers its index slot (updated when the
- *     backward shift moves it), so removing it needs no probe;
+ *     backward shift moves it), so removing it needs no probe; a miss
+ *     puts the new key in the free slot its lookup ended on (the victim's
+ *     old slot is emptied after), so it is probed for once;
  *   - entries are grouped in buckets of equal count; buckets form a list in
  *     ascending count order and each bucket's entries a list in the order they
  *     were last updated (head = least recently updated);
@@ -26,7 +28,11 @@
  * through prof_ss_add_ints/doubles/texts, a run of keys per call, the same
  * adds in the same order as the per-value shape_ss_add_*. Text keys are
  * owned copies in per-slot buffers that are reused when a victim takes a
- * new key (no allocation in steady state unless keys grow longer).
+ * new key (no allocation in steady state unless keys grow longer); within
+ * a prof_ss_add_texts run a new key is compared in the caller's bytes and
+ * copied only when the run ends (its room is made when it arrives, so a
+ * failure comes at the same add as before), so the keys of a column of
+ * distinct values that are evicted within the run are never copied.
  */
 #include "shape/bytes.h"
 #include "profile_internal.h"
@@ -47,6 +53,7 @@ typedef struct ss_entry {
     int64_t i;
     double d;
     uint8_t *text;
+    const uint8_t *key; /* the key's bytes: text, or the caller's until the run ends (text kind) */
     size_t text_len, text_cap;
     int32_t bucket, prev, next;
     uint32_t slot; /* where the index holds this entry (kept through moves) */
@@ -69,6 +76,7 @@ struct shape_spacesaving {
     int32_t first, last; /* bucket list, ascending count */
     int32_t *index;      /* entry slot or -1 */
     uint32_t mask;
+    int borrowed; /* some entry's key is still the caller's bytes (within prof_ss_add_texts) */
 };
 
 /* ---- creation --------------------------------------------------------- */
@@ -141,7 +149,7 @@ SS_INLINE int key_equal(shape_ss_kind kind, const ss_entry *e, const ss_key *k)
 {
     switch (kind) {
     case SHAPE_SS_DOUBLE: return e->d == k->d;
-    case SHAPE_SS_TEXT: return e->text_len == k->len && shape_bytes_equal(e->text, k->text, k->len);
+    case SHAPE_SS_TEXT: return e->text_len == k->len && shape_bytes_equal(e->key, k->text, k->len);
     default: return e->i == k->i;
     }
 }
@@ -166,12 +174,18 @@ static int key_cmp(shape_ss_kind kind, const shape_ss_item *a, const shape_ss_it
 
 /* ---- index ---------------------------------------------------------------- */
 
-SS_INLINE int32_t index_find(const shape_spacesaving *s, shape_ss_kind kind, uint64_t hash, const ss_key *k)
+/* The entry holding k, or -1 with *empty = the free slot that ended the
+ * probe (where index_insert would put k). */
+SS_INLINE int32_t index_find(const shape_spacesaving *s, shape_ss_kind kind, uint64_t hash, const ss_key *k,
+                             uint32_t *empty)
 {
     uint32_t slot = (uint32_t)hash & s->mask;
     for (;;) {
         int32_t at = s->index[slot];
-        if (at < 0) return -1;
+        if (at < 0) {
+            *empty = slot;
+            return -1;
+        }
         const ss_entry *e = &s->e[at];
         if (e->hash == hash && key_equal(kind, e, k)) return at;
         slot = (slot + 1) & s->mask;
@@ -186,9 +200,10 @@ SS_INLINE void index_insert(shape_spacesaving *s, int32_t at)
     s->e[at].slot = slot;
 }
 
-SS_INLINE void index_remove(shape_spacesaving *s, int32_t at)
+/* Empty slot i (backward shift: later entries of its cluster that may move
+ * up fill the hole). */
+SS_INLINE void index_remove_slot(shape_spacesaving *s, uint32_t i)
 {
-    uint32_t i = s->e[at].slot;
     uint32_t j = i;
     for (;;) {
         j = (j + 1) & s->mask;
@@ -196,8 +211,8 @@ SS_INLINE void index_remove(shape_spacesaving *s, int32_t at)
         if (moved < 0) break;
         uint32_t home = (uint32_t)s->e[moved].hash & s->mask;
         /* The entry at j may fill the hole at i unless its home lies
-         * cyclically in (i, j]. */
-        int stays = (i <= j) ? (home > i && home <= j) : (home > i || home <= j);
+         * cyclically in (i, j], i.e. is nearer to j than i is. */
+        int stays = ((j - home) & s->mask) < ((j - i) & s->mask);
         if (!stays) {
             s->index[i] = moved;
             s->e[moved].slot = i;
@@ -299,8 +314,11 @@ SS_INLINE void entry_place_new(shape_spacesaving *s, int32_t at)
     entry_append(s, at, b);
 }
 
-/* Store key k in slot `at` (text copied into the slot's buffer). */
-SS_INLINE int entry_set_key(shape_spacesaving *s, shape_ss_kind kind, int32_t at, const ss_key *k, shape_err *err)
+/* Store key k in slot `at`: text is copied into the slot's buffer, or
+ * with `borrow` only room is made for it there and the copy is left to
+ * own_keys (a constant at each call). */
+SS_INLINE int entry_set_key(shape_spacesaving *s, shape_ss_kind kind, int32_t at, const ss_key *k, int borrow,
+                            shape_err *err)
 {
     ss_entry *e = &s->e[at];
     if (kind == SHAPE_SS_TEXT) {
@@ -311,7 +329,13 @@ SS_INLINE int entry_set_key(shape_spacesaving *s, shape_ss_kind kind, int32_t at
             e->text = p;
             e->text_cap = cap;
         }
-        if (k->len) memcpy(e->text, k->text, k->len);
+        if (borrow) {
+            e->key = k->text;
+            s->borrowed = 1;
+        } else {
+            if (k->len) memcpy(e->text, k->text, k->len);
+            e->key = e->text;
+        }
         e->text_len = k->len;
     } else {
         e->i = k->i;
@@ -320,12 +344,55 @@ SS_INLINE int entry_set_key(shape_spacesaving *s, shape_ss_kind kind, int32_t at
     return SHAPE_OK;
 }
 
+/* Copy the keys still borrowed into their slots' buffers (room was made
+ * when each arrived, so this cannot fail). */
+static void own_keys(shape_spacesaving *s)
+{
+    if (!s->borrowed) return;
+    for (size_t i = 0; i < s->size; i++) {
+        ss_entry *e = &s->e[i];
+        if (e->key != e->text) {
+            if (e->text_len) memcpy(e->text, e->key, e->text_len);
+            e->key = e->text;
+        }
+    }
+    s->borrowed = 0;
+}
+
 /* ---- adding --------------------------------------------------------------- */
 
-/* kind: the summary's key kind, a constant at each call (s->kind) */
-SS_INLINE int ss_add(shape_spacesaving *s, shape_ss_kind kind, const ss_key *k, uint64_t hash, shape_err *err)
+/* The victim of a miss when full (the head of the first bucket, so its
+ * prev is -1) takes count + 1: entry_increment with what being the head
+ * tells in advance. */
+SS_INLINE void victim_increment(shape_spacesaving *s, int32_t at)
 {
-    int32_t at = index_find(s, kind, hash, k);
+    ss_entry *e = &s->e[at];
+    int32_t bi = e->bucket;
+    ss_bucket *b = &s->b[bi];
+    int64_t want = b->count + 1;
+    int32_t nb = b->next, after = e->next;
+    int next_fits = nb >= 0 && s->b[nb].count == want;
+    if (after < 0 && !next_fits) {
+        b->count = want; /* alone in its bucket: the bucket moves up in place */
+        e->count = want;
+        return;
+    }
+    if (!next_fits) nb = bucket_new_after(s, bi, want);
+    b->head = after; /* unlink the head */
+    if (after >= 0)
+        s->e[after].prev = -1;
+    else
+        bucket_release(s, bi); /* (was alone: tail and head both gone) */
+    entry_append(s, at, nb);
+}
+
+/* kind: the summary's key kind, a constant at each call (s->kind); borrow:
+ * a new text key is copied by own_keys (prof_ss_add_texts' run), not here */
+SS_INLINE int ss_add(shape_spacesaving *s, shape_ss_kind kind, const ss_key *k, uint64_t hash, int borrow,
+                     shape_err *err)
+{
+    uint32_t empty;
+    int32_t at = index_find(s, kind, hash, k, &empty);
     if (at >= 0) {
         entry_increment(s, at);
         s->n++;
@@ -333,24 +400,31 @@ SS_INLINE int ss_add(shape_spacesaving *s, shape_ss_kind kind, const ss_key *k, 
     }
     if (s->size < (size_t)s->capacity) {
         at = (int32_t)s->size;
-        SHAPE_RETURN_NOT_OK(entry_set_key(s, kind, at, k, err));
+        SHAPE_RETURN_NOT_OK(entry_set_key(s, kind, at, k, borrow, err));
         s->size++;
         s->e[at].hash = hash;
         s->e[at].error = 0;
         entry_place_new(s, at);
-        index_insert(s, at);
+        s->index[empty] = at; /* where index_insert would put it */
+        s->e[at].slot = empty;
         s->n++;
         return SHAPE_OK;
     }
     at = s->b[s->first].head; /* smallest count, least recently updated */
-    SHAPE_RETURN_NOT_OK(entry_set_key(s, kind, at, k, err));
-    /* The old key's bytes are gone but its hash still finds the slot. */
-    index_remove(s, at);
+    SHAPE_RETURN_NOT_OK(entry_set_key(s, kind, at, k, borrow, err));
     ss_entry *e = &s->e[at];
+    /* Re-index: the new key goes to the free slot its probe ended on, then
+     * the old key's slot is emptied by backward shift (a move of the new
+     * key included). The index is a valid table at each step, one entry
+     * more than the capacity for a moment, which the 1/8 load leaves room
+     * for; this saves probing again for a free slot. */
+    uint32_t old_slot = e->slot;
     e->hash = hash;
+    s->index[empty] = at;
+    e->slot = empty;
+    index_remove_slot(s, old_slot);
     e->error = e->count;
-    entry_increment(s, at);
-    index_insert(s, at);
+    victim_increment(s, at);
     s->n++;
     return SHAPE_OK;
 }
@@ -360,25 +434,25 @@ void shape_ss_add_int(shape_spacesaving *s, int64_t v, uint64_t hash)
     ss_key k = {.i = v};
     /* int and timestamp keys behave alike; any other kind as before (generic) */
     if (s->kind == SHAPE_SS_INT || s->kind == SHAPE_SS_TIMESTAMP)
-        (void)ss_add(s, SHAPE_SS_INT, &k, hash, NULL);
+        (void)ss_add(s, SHAPE_SS_INT, &k, hash, 0, NULL);
     else
-        (void)ss_add(s, s->kind, &k, hash, NULL);
+        (void)ss_add(s, s->kind, &k, hash, 0, NULL);
 }
 
 void shape_ss_add_double(shape_spacesaving *s, double v, uint64_t hash)
 {
     ss_key k = {.d = v == 0.0 ? 0.0 : v};
     if (s->kind == SHAPE_SS_DOUBLE)
-        (void)ss_add(s, SHAPE_SS_DOUBLE, &k, hash, NULL);
+        (void)ss_add(s, SHAPE_SS_DOUBLE, &k, hash, 0, NULL);
     else
-        (void)ss_add(s, s->kind, &k, hash, NULL);
+        (void)ss_add(s, s->kind, &k, hash, 0, NULL);
 }
 
 int shape_ss_add_text(shape_spacesaving *s, const void *p, size_t n, uint64_t hash, shape_err *err)
 {
     ss_key k = {.text = p, .len = n};
-    if (s->kind == SHAPE_SS_TEXT) return ss_add(s, SHAPE_SS_TEXT, &k, hash, err);
-    return ss_add(s, s->kind, &k, hash, err);
+    if (s->kind == SHAPE_SS_TEXT) return ss_add(s, SHAPE_SS_TEXT, &k, hash, 0, err);
+    return ss_add(s, s->kind, &k, hash, 0, err);
 }
 
 void prof_ss_add_ints(shape_spacesaving *s, const int64_t *keys, const uint64_t *hashes, size_t n)
@@ -389,7 +463,7 @@ void prof_ss_add_ints(shape_spacesaving *s, const int64_t *keys, const uint64_t 
     }
     for (size_t i = 0; i < n; i++) {
         ss_key k = {.i = keys[i]};
-        (void)ss_add(s, SHAPE_SS_INT, &k, hashes[i], NULL);
+        (void)ss_add(s, SHAPE_SS_INT, &k, hashes[i], 0, NULL);
     }
 }
 
@@ -401,7 +475,7 @@ void prof_ss_add_doubles(shape_spacesaving *s, const double *keys, const uint64_
     }
     for (size_t i = 0; i < n; i++) {
         ss_key k = {.d = keys[i] == 0.0 ? 0.0 : keys[i]};
-        (void)ss_add(s, SHAPE_SS_DOUBLE, &k, hashes[i], NULL);
+        (void)ss_add(s, SHAPE_SS_DOUBLE, &k, hashes[i], 0, NULL);
     }
 }
 
@@ -411,11 +485,16 @@ int prof_ss_add_texts(shape_spacesaving *s, const prof_text_key *keys, size_t n,
         for (size_t i = 0; i < n; i++) SHAPE_RETURN_NOT_OK(shape_ss_add_text(s, keys[i].p, keys[i].len, keys[i].hash, err));
         return SHAPE_OK;
     }
-    for (size_t i = 0; i < n; i++) {
+    /* New keys stay the caller's bytes until the run ends: most of a
+     * column of distinct values is evicted again within the run and never
+     * copied */
+    int rc = SHAPE_OK;
+    for (size_t i = 0; i < n && rc == SHAPE_OK; i++) {
         ss_key k = {.text = keys[i].p, .len = keys[i].len};
-        SHAPE_RETURN_NOT_OK(ss_add(s, SHAPE_SS_TEXT, &k, keys[i].hash, err));
+        rc = ss_add(s, SHAPE_SS_TEXT, &k, keys[i].hash, 1, err);
     }
-    return SHAPE_OK;
+    own_keys(s);
+    return rc;
 }
 
 /* ---- queries -------------------------------------------------------------- */
@@ -502,9 +581,10 @@ int shape_ss_append_raw_(shape_spacesaving *s, const shape_ss_item *it, shape_er
     case SHAPE_SS_TIMESTAMP: hash = prof_hash_timestamp(k.i); break;
     default: hash = prof_hash_int(k.i); break;
     }
-    if (index_find(s, s->kind, hash, &k) >= 0) return shape_err_set(err, SHAPE_EINVAL, "duplicate top-value key");
+    uint32_t empty;
+    if (index_find(s, s->kind, hash, &k, &empty) >= 0) return shape_err_set(err, SHAPE_EINVAL, "duplicate top-value key");
     int32_t at = (int32_t)s->size;
-    SHAPE_RETURN_NOT_OK(entry_set_key(s, s->kind, at, &k, err));
+    SHAPE_RETURN_NOT_OK(entry_set_key(s, s->kind, at, &k, 0, err));
     s->size++;
     ss_entry *e = &s->e[at];
     e->hash = hash;
@@ -530,7 +610,8 @@ static int64_t lookup_count(const shape_spacesaving *s, const shape_ss_item *it,
     case SHAPE_SS_TIMESTAMP: hash = prof_hash_timestamp(k.i); break;
     default: hash = prof_hash_int(k.i); break;
     }
-    int32_t at = index_find(s, s->kind, hash, &k);
+    uint32_t empty;
+    int32_t at = index_find(s, s->kind, hash, &k, &empty);
     if (at < 0) return -1;
     *error = s->e[at].error;
     return s->e[at].count;

@@ -5,7 +5,8 @@
  * 200k generated rows with nulls, skew, ties and unicode text; sketched
  * fields within their bounds; Arrow layouts beyond our builders (narrow ints,
  * float32, half floats, decimal128, date32/64, large and view strings, slices
- * with offsets); columns that appear, disappear or change type. */
+ * with offsets); columns that appear, disappear or change type; the top
+ * values as per-value adds give them, text keys owned. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "../../src/profile/profile_internal.h" /* a column's SpaceSaving list order */
 #include "test_profile_util.h"
 
 #define ROWS 200000
@@ -888,6 +890,68 @@ static void test_top_as_per_value_adds(void **state)
     shape_profile_free(p);
 }
 
+/* A text column of mostly distinct values, whose keys SpaceSaving copies
+ * only at the end of each run: its summary's list order (the state) must be
+ * the one shape_ss_add_text value by value gives, and every key must be its
+ * own copy (the batch's bytes are overwritten before it is released). Keys
+ * of 1..60 bytes (slot buffers grow), repeats for hits, nulls, batches of
+ * 1000 rows (full and partial runs). */
+static void test_text_top_keys_owned(void **state)
+{
+    (void)state;
+    enum { N = 20000, ROWS_PER_BATCH = 1000 };
+    shape_profile *p = tp_new_profile("s");
+    shape_spacesaving *ref = NULL;
+    shape_err err;
+    assert_int_equal(shape_ss_new(SHAPE_SS_TEXT, SHAPE_SS_CAPACITY, &ref, &err), SHAPE_OK);
+    char key[80];
+    for (int64_t r0 = 0; r0 < N; r0 += ROWS_PER_BATCH) {
+        shape_batch *b = NULL;
+        shape_column *c = NULL;
+        assert_int_equal(shape_batch_new(&b, &err), SHAPE_OK);
+        assert_int_equal(shape_batch_add_column(b, "k", 1, SHAPE_TYPE_UTF8, &c, &err), SHAPE_OK);
+        for (int64_t r = r0; r < r0 + ROWS_PER_BATCH; r++) {
+            if (r % 11 == 3) {
+                assert_int_equal(shape_column_append_null(c, &err), SHAPE_OK);
+            } else {
+                int64_t v = r % 7 == 0 ? r % 5 : r; /* a few values over and over, the rest distinct */
+                size_t len = (size_t)snprintf(key, sizeof key, "%lld", (long long)v);
+                size_t pad = (size_t)(v * 7 % 50);
+                memset(key + len, 'a' + (int)(v % 26), pad);
+                len += pad;
+                assert_int_equal(shape_column_append_bytes(c, key, len, &err), SHAPE_OK);
+                assert_int_equal(shape_ss_add_text(ref, key, len, shape_hash_text(key, len), &err), SHAPE_OK);
+            }
+            assert_int_equal(shape_batch_end_row(b, &err), SHAPE_OK);
+        }
+        struct ArrowSchema sc;
+        struct ArrowArray a;
+        assert_int_equal(shape_batch_finish(b, &sc, &a, &err), SHAPE_OK);
+        shape_batch_free(b);
+        assert_int_equal(shape_profile_update(p, &sc, &a, &err), SHAPE_OK);
+        struct ArrowArray *col = a.children[0];
+        const int32_t *off = col->buffers[1];
+        memset((void *)col->buffers[2], 'X', (size_t)off[col->offset + col->length]);
+        tp_release(&sc, &a);
+    }
+    const prof_column *pc = NULL;
+    for (size_t i = 0; i < p->ncols; i++)
+        if (strcmp(p->cols[i]->name, "k") == 0) pc = p->cols[i];
+    assert_non_null(pc);
+    shape_ss_item got[SHAPE_SS_CAPACITY], want[SHAPE_SS_CAPACITY];
+    size_t n = shape_ss_items_ordered_(pc->ss, got);
+    assert_int_equal(n, shape_ss_items_ordered_(ref, want));
+    assert_int_equal(n, SHAPE_SS_CAPACITY);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(got[i].count, want[i].count);
+        assert_int_equal(got[i].error, want[i].error);
+        assert_int_equal(got[i].text_len, want[i].text_len);
+        assert_memory_equal(got[i].text, want[i].text, want[i].text_len ? want[i].text_len : 1);
+    }
+    shape_ss_free(ref);
+    shape_profile_free(p);
+}
+
 /* The same rows cut into other batch sizes give the same document. */
 static void test_batching_invariance(void **state)
 {
@@ -932,6 +996,7 @@ int main(void)
         cmocka_unit_test(test_schema_changes),
         cmocka_unit_test(test_batching_invariance),
         cmocka_unit_test(test_top_as_per_value_adds),
+        cmocka_unit_test(test_text_top_keys_owned),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

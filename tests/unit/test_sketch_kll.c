@@ -2,7 +2,8 @@
  * capacities, exact answers while nothing is compacted, total weight kept
  * exactly, reproducible compaction, rank error <= 1 % on 1M values (uniform,
  * skewed with ties, sorted, reverse sorted) whole and merged from 4 parts,
- * and the refusals. */
+ * the fast paths (sorting by runs, batched adds) against the plain ones bit
+ * for bit, and the refusals. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -223,7 +224,8 @@ static void test_rank_error_sorted(void **state)
  * bit for bit (which of 0.0 / -0.0 comes first included): levels of 1..20
  * runs of random lengths, values drawn from a small set (many ties) or
  * wide, with and without zeros of both signs; short levels with ties and
- * infinities; random, sorted and reversed arrays of every length 0..40. */
+ * infinities; random, sorted, reversed and tied arrays of every length
+ * 0..400. */
 static void test_sort_by_runs_matches(void **state)
 {
     (void)state;
@@ -252,26 +254,89 @@ static void test_sort_by_runs_matches(void **state)
         assert_memory_equal(a, b, n * sizeof *a);
     }
     /* short levels (the sorting network): ties, ±inf (the network pads
-     * with +inf), with and without zeros */
+     * with +inf), with and without zeros of either sign */
     static const double tied[] = {-3.5, -1.0, 2.0, 7.25, 1e300, INFINITY, -INFINITY, 0.0, -0.0};
     for (int round = 0; round < 20000; round++) {
         size_t n = (size_t)round % 17;
-        int kind = (round / 17) % 3; /* 0: tied, no zero; 1: tied with zeros; 2: wide */
+        int kind = (round / 17) % 4; /* 0: tied, no zero; 1: tied with zeros; 2: wide; 3: tied with 0.0, no -0.0 */
         for (size_t i = 0; i < n; i++)
-            a[i] = kind == 2 ? uniform01(&seed) - 0.5 : tied[splitmix(&seed) % (kind == 0 ? 7 : 9)];
+            a[i] = kind == 2 ? uniform01(&seed) - 0.5 : tied[splitmix(&seed) % (kind == 0 ? 7 : kind == 1 ? 9 : 8)];
         memcpy(b, a, n * sizeof *a);
         shape_kll_sort_(a, n, 1);
         shape_kll_sort_(b, n, 0);
         assert_memory_equal(a, b, n ? n * sizeof *a : 1);
     }
-    for (size_t n = 0; n <= 40; n++)
-        for (int kind = 0; kind < 3; kind++) {
-            for (size_t i = 0; i < n; i++) a[i] = kind == 0 ? uniform01(&seed) : kind == 1 ? (double)i : (double)(n - i);
+    /* every length up to 400: random (many runs: blocks of 16 sorted by
+     * the network, then merged, up to 256 items), sorted, reversed, few
+     * values with 0.0, with 0.0 and -0.0 */
+    for (size_t n = 0; n <= 400; n++)
+        for (int kind = 0; kind < 5; kind++) {
+            for (size_t i = 0; i < n; i++)
+                a[i] = kind == 0   ? uniform01(&seed)
+                       : kind == 1 ? (double)i
+                       : kind == 2 ? (double)(n - i)
+                       : kind == 3 ? tied[splitmix(&seed) % 8]
+                                   : tied[splitmix(&seed) % 9];
             memcpy(b, a, n * sizeof *a);
             shape_kll_sort_(a, n, 1);
             shape_kll_sort_(b, n, 0);
             assert_memory_equal(a, b, n ? n * sizeof *a : 1);
         }
+}
+
+/* shape_kll_add_values appends the items that need no compaction at once;
+ * the sketch (every level's items, bit for bit, and the compaction count)
+ * must be the one adding them one by one gives, for batches of every size
+ * from 1 up, over sorted, random, tied and signed-zero values. */
+static void assert_same_sketch(const shape_kll *a, const shape_kll *b)
+{
+    assert_int_equal(shape_kll_n(a), shape_kll_n(b));
+    assert_int_equal(shape_kll_num_levels(a), shape_kll_num_levels(b));
+    assert_int_equal(shape_kll_compactions_(a), shape_kll_compactions_(b));
+    for (size_t l = 0; l < shape_kll_num_levels(a); l++) {
+        size_t la, lb;
+        const double *va = shape_kll_level_items_(a, l, &la), *vb = shape_kll_level_items_(b, l, &lb);
+        assert_int_equal(la, lb);
+        if (la) assert_memory_equal(va, vb, la * sizeof *va);
+    }
+}
+
+static void test_add_values_matches_add(void **state)
+{
+    (void)state;
+    enum { M = 30000 };
+    double *x = malloc(M * sizeof *x);
+    assert_non_null(x);
+    uint64_t seed = 9;
+    for (int kind = 0; kind < 4; kind++) {
+        for (int i = 0; i < M; i++) {
+            switch (kind) {
+            case 0: x[i] = (double)i; break;
+            case 1: x[i] = uniform01(&seed) * 1e6 - 5e5; break;
+            case 2: x[i] = (double)(splitmix(&seed) % 7); break;
+            default: x[i] = splitmix(&seed) % 3 ? 0.0 : (splitmix(&seed) % 2 ? -0.0 : (double)(i % 11) - 5); break;
+            }
+        }
+        shape_kll *one = new_kll(200), *batched = new_kll(kind == 3 ? 8 : 200);
+        if (kind == 3) {
+            shape_kll_free(one);
+            one = new_kll(8);
+        }
+        shape_err err;
+        size_t at = 0, batch = 1;
+        while (at < M) {
+            size_t n = M - at < batch ? M - at : batch;
+            assert_int_equal(shape_kll_add_values(batched, x + at, n, &err), SHAPE_OK);
+            for (size_t i = 0; i < n; i++) add(one, x[at + i]);
+            at += n;
+            batch = batch * 3 + 1; /* 1, 4, 13, 40, ... 9841 */
+            if (batch > 10000) batch = 1;
+            assert_same_sketch(one, batched);
+        }
+        shape_kll_free(one);
+        shape_kll_free(batched);
+    }
+    free(x);
 }
 
 static void test_merge_refusals(void **state)
@@ -304,6 +369,7 @@ int main(void)
         cmocka_unit_test(test_rank_error_sorted),
         cmocka_unit_test(test_merge_refusals),
         cmocka_unit_test(test_sort_by_runs_matches),
+        cmocka_unit_test(test_add_values_matches_add),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

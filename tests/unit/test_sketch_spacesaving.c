@@ -1,7 +1,8 @@
 /* test_sketch_spacesaving.c — SpaceSaving (shape/profile.h): the exact
  * semantics (hit, free slot, eviction of the smallest count with ties to the
  * least recently updated, the merge rule) checked step by step and against a
- * naive O(capacity) implementation on random streams; owned text keys; key
+ * naive O(capacity) implementation on random streams, the list order (the
+ * state) after every add, also with colliding hashes; owned text keys; key
  * order; and the guarantees on 1M skewed values (every value more frequent
  * than n/64 found, count − error <= true <= count, error <= n/64), whole and
  * merged from 4 parts. */
@@ -15,6 +16,7 @@
 
 #include <cmocka.h>
 
+#include "../../src/profile/profile_internal.h" /* the list order (shape_ss_items_ordered_) */
 #include "shape/profile.h"
 
 static uint64_t splitmix(uint64_t *s)
@@ -334,6 +336,89 @@ static void test_text_keys_owned_and_ordered(void **state)
     shape_ss_free(s);
 }
 
+/* The list order itself (the state: ascending count, least recently
+ * updated first within a count) against the naive summary after every add,
+ * for int and text keys, on streams of mostly new keys (a miss when full:
+ * the victim's index slot is emptied after the new key is indexed) and
+ * skewed ones, with hashes that spread the keys and hashes that pile them
+ * into one probe cluster (long backward shifts over the new key). */
+static uint64_t test_hash(int mode, int64_t v, int text, const char *buf, size_t n)
+{
+    switch (mode) {
+    case 1: return (uint64_t)(v % 5); /* a few homes, long clusters */
+    case 2: return (uint64_t)v << 20; /* one home, distinct hashes */
+    default: return text ? shape_hash_text(buf, n) : shape_hash_int(v);
+    }
+}
+
+static int cmp_nentry_order(const void *pa, const void *pb)
+{
+    const nentry *a = pa, *b = pb;
+    if (a->count != b->count) return a->count < b->count ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static void assert_same_order(const shape_spacesaving *s, const naive *ref, int text)
+{
+    shape_ss_item items[256];
+    nentry want[256];
+    size_t n = shape_ss_items_ordered_(s, items);
+    assert_int_equal(n, (size_t)ref->size);
+    memcpy(want, ref->e, (size_t)ref->size * sizeof *want);
+    qsort(want, (size_t)ref->size, sizeof *want, cmp_nentry_order);
+    for (size_t i = 0; i < n; i++) {
+        if (text) {
+            char buf[32];
+            int len = snprintf(buf, sizeof buf, "k%lld", (long long)want[i].key);
+            assert_int_equal(items[i].text_len, (size_t)len);
+            assert_memory_equal(items[i].text, buf, (size_t)len);
+        } else {
+            assert_int_equal(items[i].i, want[i].key);
+        }
+        assert_int_equal(items[i].count, want[i].count);
+        assert_int_equal(items[i].error, want[i].error);
+    }
+}
+
+static void test_list_order_against_naive(void **state)
+{
+    (void)state;
+    static const int caps[] = {1, 3, 64};
+    uint64_t seed = 5;
+    for (int text = 0; text < 2; text++)
+        for (int mode = 0; mode < 3; mode++)
+            for (size_t c = 0; c < sizeof caps / sizeof caps[0]; c++) {
+                int cap = caps[c];
+                shape_spacesaving *s = new_ss(text ? SHAPE_SS_TEXT : SHAPE_SS_INT, cap);
+                naive *ref = calloc(1, sizeof *ref);
+                assert_non_null(ref);
+                ref->cap = cap;
+                int64_t fresh = 1000;
+                for (int i = 0; i < 6000; i++) {
+                    /* phases: all new keys, skewed over a small domain, mixed */
+                    int phase = (i / 1000) % 3;
+                    int64_t v = phase == 0 ? fresh++
+                                : phase == 1 ? skewed(&seed, 3 * cap + 5)
+                                : (splitmix(&seed) % 2 ? fresh++ : skewed(&seed, 2 * cap + 2));
+                    char buf[32];
+                    size_t len = (size_t)snprintf(buf, sizeof buf, "k%lld", (long long)v);
+                    uint64_t h = test_hash(mode, v, text, buf, len);
+                    if (text) {
+                        shape_err err;
+                        assert_int_equal(shape_ss_add_text(s, buf, len, h, &err), SHAPE_OK);
+                        memset(buf, 'X', sizeof buf);
+                    } else {
+                        shape_ss_add_int(s, v, h);
+                    }
+                    naive_add(ref, v);
+                    if (cap < 64 || i % 7 == 0) assert_same_order(s, ref, text);
+                }
+                assert_same_order(s, ref, text);
+                shape_ss_free(s);
+                free(ref);
+            }
+}
+
 /* Exact counts over a bounded domain, and the guarantees of each entry. */
 #define DOMAIN 100000
 #define N_VALUES 1000000
@@ -435,6 +520,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_semantics_by_hand),
         cmocka_unit_test(test_against_naive),
+        cmocka_unit_test(test_list_order_against_naive),
         cmocka_unit_test(test_merge_rule_by_hand),
         cmocka_unit_test(test_text_keys_owned_and_ordered),
         cmocka_unit_test(test_guarantees_1m),
