@@ -20,6 +20,8 @@ typedef struct table_codec {
     const struct ArrowSchema *schema; /* the runtime's row schema of the table (stable for the run) */
     char *table;
     shape_regfmt_codec *codec;
+    shape_regfmt_cursor *cursor;           /* encodes the codec's rows batch by batch */
+    const struct ArrowArray *cursor_array; /* the batch it is set to in this call, or NULL */
     uint32_t id;
 } table_codec;
 
@@ -127,6 +129,7 @@ void shape_wire_encoder_free(shape_wire_encoder *w)
 {
     if (!w) return;
     for (size_t i = 0; i < w->ncodecs; i++) {
+        shape_regfmt_cursor_free(w->codecs[i].cursor);
         shape_regfmt_codec_free(w->codecs[i].codec);
         free(w->codecs[i].table);
     }
@@ -163,6 +166,10 @@ static int codec_for(shape_wire_encoder *w, const shape_emit_message *m, table_c
     table_codec *c = &w->codecs[w->ncodecs];
     memset(c, 0, sizeof *c);
     SHAPE_RETURN_NOT_OK(shape_regfmt_codec_new(w->format, m->table, m->row_schema, &c->codec, err));
+    if (shape_regfmt_cursor_new(c->codec, &c->cursor, err) != SHAPE_OK) {
+        shape_regfmt_codec_free(c->codec);
+        return SHAPE_ENOMEM;
+    }
     char *subject = shape_subject_name(w->strategy, w->topic, m->table);
     c->table = strdup(m->table);
     int rc = subject && c->table ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
@@ -171,6 +178,7 @@ static int codec_for(shape_wire_encoder *w, const shape_emit_message *m, table_c
                                      shape_regfmt_codec_schema(c->codec), &c->id, err);
     free(subject);
     if (rc != SHAPE_OK) {
+        shape_regfmt_cursor_free(c->cursor);
         shape_regfmt_codec_free(c->codec);
         free(c->table);
         return rc;
@@ -181,7 +189,7 @@ static int codec_for(shape_wire_encoder *w, const shape_emit_message *m, table_c
     return SHAPE_OK;
 }
 
-static int encode_one(shape_wire_encoder *w, const table_codec *c, shape_emit_message *m, shape_err *err)
+static int encode_one(shape_wire_encoder *w, table_codec *c, shape_emit_message *m, shape_err *err)
 {
     uint8_t header[SHAPE_WIRE_HEADER_MAX];
     size_t hl = shape_wire_header(w->format, c->id, header);
@@ -197,7 +205,11 @@ static int encode_one(shape_wire_encoder *w, const table_codec *c, shape_emit_me
     }
     shape_err why;
     shape_err_clear(&why);
-    int rc = shape_regfmt_encode(c->codec, m->row_array, m->row, &w->arena, &why);
+    if (c->cursor_array != m->row_array) { /* the next batch (a send may merge several) */
+        shape_regfmt_cursor_set(c->cursor, m->row_array);
+        c->cursor_array = m->row_array;
+    }
+    int rc = shape_regfmt_cursor_encode(c->cursor, m->row, &w->arena, &why);
     if (rc == SHAPE_EINVAL) { /* this event cannot be held by the format: refused, not fatal */
         w->arena.len = start;
         m->outcome = SHAPE_EMIT_REFUSED;
@@ -275,8 +287,10 @@ int shape_wire_encoder_encode(shape_wire_encoder *w, shape_emit_message *msgs, s
     SHAPE_RETURN_NOT_OK(grow(w, n, err));
     /* 1. every schema registered before anything is encoded or produced */
     SHAPE_RETURN_NOT_OK(place_messages(w, msgs, n, err));
-    /* 2. wire bytes, into one arena (pointers fixed once it stops moving) */
+    /* 2. wire bytes, into one arena (pointers fixed once it stops moving);
+     * the cursors are set afresh: a batch struct is reused by the next one */
     w->arena.len = 0;
+    for (size_t k = 0; k < w->ncodecs; k++) w->codecs[k].cursor_array = NULL;
     for (size_t i = 0; i < n; i++) {
         if (w->codec_of[i] == SIZE_MAX) continue;
         size_t start = w->arena.len;

@@ -10,7 +10,8 @@
  * How: per table (keyed by the message's row schema), a codec
  * (formats.h) and its schema id, made on first sight; a batch first makes
  * and registers every codec it needs, then encodes every message into one
- * arena and points the message's value at its wire bytes. An event the
+ * arena (through the codec's cursor, set once per batch of rows) and points
+ * the message's value at its wire bytes. An event the
  * format cannot hold is marked REFUSED ("cannot encode as avro: ...") and
  * keeps its JSON value, which the dead-letter path records. JSON Schema
  * payloads are the message's own flat JSON text.
