@@ -27,7 +27,9 @@
  * stores with no type dispatch through the Arrow structs; any other column
  * (dictionaries, decimals, dates, ...) takes put_column, the per-row path
  * shape_regfmt_encode uses for every column. Both write the same bytes
- * (tests/unit/test_regfmt_encode.c compares them).
+ * (tests/unit/test_regfmt_encode.c compares them). The cursor's reserve
+ * counts the string bytes of the whole batch rather than the row's (one
+ * subtraction per batch), so the caller's buffer keeps that much slack.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -212,8 +214,9 @@ struct shape_regfmt_cursor {
     int usable;                /* the array has the codec's children */
     avro_lane *lanes;          /* one per column that writes something */
     size_t nlanes;
-    size_t *var_lanes;         /* lanes of string/binary columns (their bytes vary) */
+    size_t *var_lanes;         /* lanes of string/binary columns that take put_column */
     size_t nvar;
+    size_t batch_bytes;        /* the bytes of the STEP_STRING lanes over all rows of the batch */
 };
 
 int shape_regfmt_cursor_new(const shape_regfmt_codec *c, shape_regfmt_cursor **out, shape_err *err)
@@ -263,7 +266,7 @@ void shape_regfmt_cursor_set(shape_regfmt_cursor *cu, const struct ArrowArray *a
 {
     const shape_regfmt_codec *c = cu->codec;
     cu->array = array;
-    cu->nlanes = cu->nvar = 0;
+    cu->nlanes = cu->nvar = cu->batch_bytes = 0;
     cu->usable = c->format == SHAPE_REGFMT_AVRO && array->n_children >= c->min_children;
     if (!cu->usable) return;
     for (size_t k = 0; k < c->ncolumns; k++) {
@@ -278,34 +281,30 @@ void shape_regfmt_cursor_set(shape_regfmt_cursor *cu, const struct ArrowArray *a
         l->validity = a->n_buffers > 0 ? (const uint8_t *)a->buffers[0] : NULL;
         l->values = a->n_buffers > 1 ? a->buffers[1] : NULL;
         l->data = a->n_buffers > 2 ? (const uint8_t *)a->buffers[2] : NULL;
-        switch (col->type.kind) {
-        case REGFMT_K_STRING:
-        case REGFMT_K_LARGE_STRING:
-        case REGFMT_K_BINARY:
-        case REGFMT_K_LARGE_BINARY: cu->var_lanes[cu->nvar++] = cu->nlanes; break;
-        default: break;
+        if (l->step == STEP_STRING) {
+            const int32_t *off = (const int32_t *)l->values + l->offset + array->offset;
+            cu->batch_bytes += (size_t)(off[array->length] - off[0]);
+        } else if (col->type.kind == REGFMT_K_STRING || col->type.kind == REGFMT_K_LARGE_STRING ||
+                   col->type.kind == REGFMT_K_BINARY || col->type.kind == REGFMT_K_LARGE_BINARY) {
+            cu->var_lanes[cu->nvar++] = cu->nlanes;
         }
         cu->nlanes++;
     }
 }
 
-/* regfmt_binary_bound through the lanes. */
+/* A bound of the row's payload: regfmt_binary_bound, except that the plain
+ * string lanes count the bytes of the whole batch (one subtraction per batch
+ * instead of two loads per lane and row; the arena holds that much slack). */
 static size_t cursor_bound(const shape_regfmt_cursor *cu, int64_t logical)
 {
-    size_t need = cu->codec->fixed_bound;
+    size_t need = cu->codec->fixed_bound + cu->batch_bytes;
     for (size_t v = 0; v < cu->nvar; v++) {
-        const avro_lane *l = &cu->lanes[cu->var_lanes[v]];
-        if (l->step == STEP_STRING) {
-            const int32_t *off = (const int32_t *)l->values + l->offset + logical;
-            need += (size_t)(off[1] - off[0]); /* a null's offsets are equal or its bytes unused */
-            continue;
-        }
+        const regfmt_column *col = cu->lanes[cu->var_lanes[v]].col;
         int64_t i = 0;
-        const struct ArrowArray *a =
-            regfmt_value_at(&l->col->type, cu->array->children[l->col->child], logical, &i);
+        const struct ArrowArray *a = regfmt_value_at(&col->type, cu->array->children[col->child], logical, &i);
         if (a) {
             size_t n;
-            regfmt_read_bytes(&l->col->type, a, i, &n);
+            regfmt_read_bytes(&col->type, a, i, &n);
             need += n;
         }
     }
@@ -318,7 +317,8 @@ int shape_regfmt_cursor_encode(const shape_regfmt_cursor *cu, int64_t row, shape
     if (!cu->usable || SHAPE_UNLIKELY(row < 0 || row >= array->length))
         return shape_regfmt_encode(cu->codec, array, row, out, err);
     int64_t logical = array->offset + row;
-    if (shape_json_buf_reserve(out, cursor_bound(cu, logical)) != 0)
+    size_t need = cursor_bound(cu, logical);
+    if (need >= out->cap - out->len && shape_json_buf_reserve(out, need) != 0) /* (cap >= len always) */
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory encoding an Avro payload");
     uint8_t *p = (uint8_t *)out->data + out->len;
     for (size_t k = 0; k < cu->nlanes; k++) {

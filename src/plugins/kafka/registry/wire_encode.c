@@ -23,6 +23,8 @@ typedef struct table_codec {
     shape_regfmt_cursor *cursor;           /* encodes the codec's rows batch by batch */
     const struct ArrowArray *cursor_array; /* the batch it is set to in this call, or NULL */
     uint32_t id;
+    uint8_t header[SHAPE_WIRE_HEADER_MAX]; /* the wire header of its messages */
+    size_t header_len;
 } table_codec;
 
 struct shape_wire_encoder {
@@ -184,6 +186,7 @@ static int codec_for(shape_wire_encoder *w, const shape_emit_message *m, table_c
         return rc;
     }
     c->schema = m->row_schema;
+    c->header_len = shape_wire_header(w->format, c->id, c->header);
     w->last = w->ncodecs++;
     *out = c;
     return SHAPE_OK;
@@ -191,12 +194,11 @@ static int codec_for(shape_wire_encoder *w, const shape_emit_message *m, table_c
 
 static int encode_one(shape_wire_encoder *w, table_codec *c, shape_emit_message *m, shape_err *err)
 {
-    uint8_t header[SHAPE_WIRE_HEADER_MAX];
-    size_t hl = shape_wire_header(w->format, c->id, header);
+    size_t hl = c->header_len;
     size_t start = w->arena.len;
     if (shape_json_buf_reserve(&w->arena, hl + (w->format == SHAPE_REGFMT_JSON_SCHEMA ? m->value_len : 0)) != 0)
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory encoding events");
-    memcpy(w->arena.data + w->arena.len, header, hl);
+    memcpy(w->arena.data + w->arena.len, c->header, hl);
     w->arena.len += hl;
     if (w->format == SHAPE_REGFMT_JSON_SCHEMA) { /* the payload is the flat JSON event itself */
         memcpy(w->arena.data + w->arena.len, m->value, m->value_len);
@@ -254,6 +256,12 @@ static int place_messages(shape_wire_encoder *w, shape_emit_message *msgs, size_
         if (failed && m->row_schema == failed && strcmp(m->table, failed_table) == 0) {
             m->outcome = SHAPE_EMIT_RETRY;
             snprintf(m->reason, sizeof m->reason, "%.250s", first.message);
+            continue;
+        }
+        if (i > 0 && w->codec_of[i - 1] != SIZE_MAX && m->row_schema == msgs[i - 1].row_schema &&
+            m->table == msgs[i - 1].table && m->row_array) { /* the previous message's table */
+            w->codec_of[i] = w->codec_of[i - 1];
+            placed++;
             continue;
         }
         table_codec *c = NULL;
