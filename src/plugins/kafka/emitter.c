@@ -23,7 +23,9 @@
  * message.) Errors that no retry can
  * fix for this message (MSG_SIZE_TOO_LARGE, INVALID_RECORD, ...) are REFUSED
  * with the error's name, unless the client marks them retriable; anything
- * else is RETRY.
+ * else is RETRY. With --event-format avro|protobuf the values are made from
+ * the typed rows alone (wants_rows: SHAPE_EMIT_ROWS_ONLY), so the runtime
+ * need not render JSON bodies; json-schema sends the JSON body.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -341,7 +343,13 @@ void shape_kafka_emitter_close(shape_emitter *e)
     emitter_free(e);
 }
 
-int shape_kafka_emitter_wants_rows(shape_emitter *e) { return e->wire != NULL; }
+/* Avro and Protobuf payloads are made from the row alone; a JSON Schema
+ * payload is the message's JSON body. */
+int shape_kafka_emitter_wants_rows(shape_emitter *e)
+{
+    if (!e->wire) return 0;
+    return shape_wire_encoder_format(e->wire) == SHAPE_REGFMT_JSON_SCHEMA ? 1 : SHAPE_EMIT_ROWS_ONLY;
+}
 
 int shape_kafka_emitter_check_uri(const char *uri, shape_err *err)
 {

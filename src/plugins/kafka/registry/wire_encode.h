@@ -13,8 +13,10 @@
  * arena (through the codec's cursor, set once per batch of rows) and points
  * the message's value at its wire bytes. An event the
  * format cannot hold is marked REFUSED ("cannot encode as avro: ...") and
- * keeps its JSON value, which the dead-letter path records. JSON Schema
- * payloads are the message's own flat JSON text.
+ * keeps its value (the dead-letter path records the runtime's JSON body).
+ * JSON Schema payloads are the message's own flat JSON text; Avro and
+ * Protobuf never read the value (the emitter's wants_rows says
+ * SHAPE_EMIT_ROWS_ONLY, so the runtime may leave it empty).
  */
 #ifndef SHAPE_KAFKA_REGISTRY_WIRE_ENCODE_H
 #define SHAPE_KAFKA_REGISTRY_WIRE_ENCODE_H
