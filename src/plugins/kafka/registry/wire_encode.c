@@ -38,6 +38,7 @@ struct shape_wire_encoder {
     shape_json_buf arena;
     size_t *offsets, *lengths, cap;
     size_t *codec_of; /* per message: its codec, or SIZE_MAX when its table could not be registered */
+    size_t unsent;    /* messages of the last encode left RETRY or REFUSED */
 };
 
 const char *const shape_wire_option_keys[] = {
@@ -256,11 +257,13 @@ static int place_messages(shape_wire_encoder *w, shape_emit_message *msgs, size_
         if (failed && m->row_schema == failed && strcmp(m->table, failed_table) == 0) {
             m->outcome = SHAPE_EMIT_RETRY;
             snprintf(m->reason, sizeof m->reason, "%.250s", first.message);
+            w->unsent++;
             continue;
         }
         if (i > 0 && w->codec_of[i - 1] != SIZE_MAX && m->row_schema == msgs[i - 1].row_schema &&
             m->table == msgs[i - 1].table && m->row_array) { /* the previous message's table */
             w->codec_of[i] = w->codec_of[i - 1];
+            m->outcome = SHAPE_EMIT_PENDING;
             placed++;
             continue;
         }
@@ -274,6 +277,7 @@ static int place_messages(shape_wire_encoder *w, shape_emit_message *msgs, size_
             failed_table = m->table;
             m->outcome = SHAPE_EMIT_RETRY;
             snprintf(m->reason, sizeof m->reason, "%.250s", why.message);
+            w->unsent++;
             continue;
         }
         if (rc != SHAPE_OK) {
@@ -281,6 +285,7 @@ static int place_messages(shape_wire_encoder *w, shape_emit_message *msgs, size_
             return rc;
         }
         w->codec_of[i] = (size_t)(c - w->codecs);
+        m->outcome = SHAPE_EMIT_PENDING;
         placed++;
     }
     if (placed == 0 && n > 0) {
@@ -293,24 +298,38 @@ static int place_messages(shape_wire_encoder *w, shape_emit_message *msgs, size_
 int shape_wire_encoder_encode(shape_wire_encoder *w, shape_emit_message *msgs, size_t n, shape_err *err)
 {
     SHAPE_RETURN_NOT_OK(grow(w, n, err));
+    w->unsent = 0;
     /* 1. every schema registered before anything is encoded or produced */
     SHAPE_RETURN_NOT_OK(place_messages(w, msgs, n, err));
-    /* 2. wire bytes, into one arena (pointers fixed once it stops moving);
-     * the cursors are set afresh: a batch struct is reused by the next one */
+    /* 2. wire bytes, into one arena; the values are pointed at them as we go
+     * and pointed again at the end only if the arena moved (it keeps its
+     * size from send to send, so it rarely does): each pass over a merged
+     * send's messages, ~370 bytes apart, misses the cache once per message.
+     * The cursors are set afresh: a batch struct is reused by the next one. */
     w->arena.len = 0;
     for (size_t k = 0; k < w->ncodecs; k++) w->codecs[k].cursor_array = NULL;
+    const char *data = w->arena.data;
+    int moved = 0;
     for (size_t i = 0; i < n; i++) {
         if (w->codec_of[i] == SIZE_MAX) continue;
         size_t start = w->arena.len;
         SHAPE_RETURN_NOT_OK(encode_one(w, &w->codecs[w->codec_of[i]], &msgs[i], err));
+        if (w->arena.data != data) moved = 1;
+        if (msgs[i].outcome == SHAPE_EMIT_REFUSED) { /* keeps its JSON (for the dead letter) */
+            w->unsent++;
+            continue;
+        }
         w->offsets[i] = start;
         w->lengths[i] = w->arena.len - start;
+        msgs[i].value = w->arena.data + start;
+        msgs[i].value_len = w->lengths[i];
     }
-    for (size_t i = 0; i < n; i++) {
-        /* refused events keep their JSON (for the dead letter); RETRY ones are not produced */
+    for (size_t i = 0; moved && i < n; i++) {
+        /* RETRY ones are not produced */
         if (w->codec_of[i] == SIZE_MAX || msgs[i].outcome == SHAPE_EMIT_REFUSED) continue;
         msgs[i].value = w->arena.data + w->offsets[i];
-        msgs[i].value_len = w->lengths[i];
     }
     return SHAPE_OK;
 }
+
+size_t shape_wire_encoder_unsent(const shape_wire_encoder *w) { return w->unsent; }

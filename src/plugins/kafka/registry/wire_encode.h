@@ -46,11 +46,15 @@ shape_regfmt shape_wire_encoder_format(const shape_wire_encoder *w);
 
 /* Register what msgs[0..n) need, then encode them (see above). Messages must
  * carry their rows (row_schema/row_array). The values point into the
- * encoder's arena until the next call. Messages of a table whose schema the
- * registry cannot take now (unreachable, 5xx, 429) come back RETRY with the
- * registry's error as reason, and the rest are encoded; SHAPE_ECONN when that
- * is every message. SHAPE_EINVAL: the registry refused a schema, or a table
- * cannot be mapped (stop). */
+ * encoder's arena until the next call. Every message's outcome is set:
+ * PENDING (encoded, to produce), RETRY or REFUSED. Messages of a table whose
+ * schema the registry cannot take now (unreachable, 5xx, 429) come back
+ * RETRY with the registry's error as reason, and the rest are encoded;
+ * SHAPE_ECONN when that is every message. SHAPE_EINVAL: the registry refused
+ * a schema, or a table cannot be mapped (stop). */
 int shape_wire_encoder_encode(shape_wire_encoder *w, shape_emit_message *msgs, size_t n, shape_err *err);
+
+/* Messages the last encode left RETRY or REFUSED (0: every one is PENDING). */
+size_t shape_wire_encoder_unsent(const shape_wire_encoder *w);
 
 #endif
