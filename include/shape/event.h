@@ -121,6 +121,7 @@ typedef struct shape_event_rows {
     struct shape_batch *builder;
     struct shape_column *cols[SHAPE_GEN_MAX_COLUMNS + 3];
     size_t ncols;
+    size_t name_len;                     /* strlen(table->name) */
 } shape_event_rows;
 
 int shape_event_rows_init(shape_event_rows *r, const shape_event_table *t, shape_err *err);

@@ -91,6 +91,9 @@ enum shape_emit_outcome {
 
 #define SHAPE_EMIT_REASON_MAX 256
 
+/* wants_rows: needs the typed rows and never reads the value (see there). */
+#define SHAPE_EMIT_ROWS_ONLY 2
+
 struct ArrowSchema;
 struct ArrowArray;
 
@@ -99,7 +102,8 @@ struct ArrowArray;
 typedef struct shape_emit_message {
     const void *key; /* NULL = no key */
     size_t key_len;
-    const void *value; /* the event body (JSON, no trailing newline) */
+    const void *value; /* the event body (JSON, no trailing newline); empty when every
+                        * destination's wants_rows said SHAPE_EMIT_ROWS_ONLY (see there) */
     size_t value_len;
     const shape_emit_header *headers;
     size_t header_count;
@@ -148,7 +152,11 @@ typedef struct shape_emitter_type {
     void (*close)(shape_emitter *e);
     /* --- ABI 3 --- */
     /* Non-zero when this open destination needs every message's typed row
-     * (row_schema/row_array/row) to encode it. NULL = never. */
+     * (row_schema/row_array/row) to encode it. NULL = never.
+     * SHAPE_EMIT_ROWS_ONLY: the rows, and it never reads a message's value.
+     * When every destination of a run answers that and the run has no
+     * dead-letter destination (whose records carry the body), the runtime
+     * does not render the JSON bodies: value_len is 0. */
     int (*wants_rows)(shape_emitter *e);
     /* Check uri and options as open would (known keys, values, credential
      * references resolvable) without connecting or sending anything, for

@@ -7,7 +7,10 @@
  * How:
  *   - batches are pooled (queue_batches + 2 of them, recycled): the generator
  *     takes a free one, renders up to batch_events events of one table into
- *     its arena (body, key, header values) and builds the messages; the
+ *     its arena (body, key, header values) and builds the messages (and
+ *     their typed rows, for destinations that encode events themselves; the
+ *     JSON bodies are left out when every destination encodes from the rows
+ *     alone and no dead-letter destination may need them); the
  *     full queue holds at most queue_batches, so a slow sink blocks the
  *     generator rather than growing memory;
  *   - the sender starts its clock t0 at the first batch and sleeps until the
@@ -241,6 +244,8 @@ static const shape_emit_message *group_message(const group *g, size_t i)
 typedef struct runtime {
     const shape_emit_config *cfg;
     int want_rows; /* a destination encodes events itself: build typed rows */
+    int bodies;    /* render the JSON bodies (not when every destination encodes from the
+                    * rows alone and no dead letter can need them) */
     header_spec hdrs[MAX_HEADERS];
     table_meta *meta;
     size_t nh; /* headers per message */
@@ -344,14 +349,14 @@ static int render_event(runtime *rt, batch *b, size_t i, const table_meta *m, ui
                         const shape_gen_row *row)
 {
     const shape_emit_config *cfg = rt->cfg;
-    size_t bound = shape_event_bound(&m->et, row) + 2 * m->name_len + 48;
+    size_t bound = (rt->bodies ? shape_event_bound(&m->et, row) : 0) + 2 * m->name_len + 48;
     for (size_t j = 0; j < cfg->nkey_columns; j++) bound += text_bound(&row->values[m->key_cols[j]]) + 1;
     for (size_t h = 0; h < cfg->nheaders; h++)
         if (m->header_cols[h] >= 0) bound += text_bound(&row->values[m->header_cols[h]]);
     if (arena_reserve(b, bound) != 0) return -1;
     char *base = b->arena, *p = base + b->len;
     b->body_off[i] = b->len;
-    p = shape_event_encode(&m->et, cfg->envelope, seq, row, p);
+    if (rt->bodies) p = shape_event_encode(&m->et, cfg->envelope, seq, row, p);
     size_t body_len = (size_t)(p - (base + b->body_off[i]));
     /* key: the idempotency key, or the key columns joined by '|' */
     b->key_off[i] = (size_t)(p - base);
@@ -950,9 +955,12 @@ int shape_emit_run(const shape_emit_config *cfg, shape_emit_report *rep, shape_e
     runtime *rt = calloc(1, sizeof *rt);
     if (!rt) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     rt->cfg = cfg;
-    for (size_t d = 0; d < cfg->ndests; d++)
-        if (cfg->dests[d].type->wants_rows && cfg->dests[d].type->wants_rows(cfg->dests[d].emitter))
-            rt->want_rows = 1;
+    rt->bodies = cfg->ndests == 0 || cfg->dead_letter != NULL;
+    for (size_t d = 0; d < cfg->ndests; d++) {
+        int rows = cfg->dests[d].type->wants_rows ? cfg->dests[d].type->wants_rows(cfg->dests[d].emitter) : 0;
+        if (rows) rt->want_rows = 1;
+        if (rows != SHAPE_EMIT_ROWS_ONLY) rt->bodies = 1;
+    }
     int rc = parse_headers(cfg, rt->hdrs, err);
     if (rc != SHAPE_OK) {
         free(rt);

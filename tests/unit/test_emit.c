@@ -31,6 +31,9 @@ struct shape_emitter {
     int batch_failures;   /* next sends: return SHAPE_ECONN, nothing delivered */
     int refuse_at;        /* refuse the message whose key ends in this seq (-1: none) */
     int sends;
+    int wants_rows;       /* what wants_rows answers (rows_type) */
+    size_t with_body, without_body, with_rows; /* messages handed in, by what they carry */
+    char *last_value;     /* the value of the last message recorded */
 };
 
 static void record(shape_emitter *e, const shape_emit_message *m)
@@ -43,6 +46,10 @@ static void record(shape_emitter *e, const shape_emit_message *m)
     memcpy(k, m->key, m->key_len);
     k[m->key_len] = 0;
     e->keys[e->nkeys++] = k;
+    free(e->last_value);
+    e->last_value = malloc(m->value_len + 1);
+    if (m->value_len) memcpy(e->last_value, m->value, m->value_len);
+    e->last_value[m->value_len] = 0;
 }
 
 static int fake_send(shape_emitter *e, shape_emit_message *msgs, size_t n, shape_err *err)
@@ -58,6 +65,9 @@ static int fake_send(shape_emitter *e, shape_emit_message *msgs, size_t n, shape
         cut = n / 2;
     }
     for (size_t i = 0; i < n; i++) {
+        if (msgs[i].value_len) e->with_body++;
+        else e->without_body++;
+        if (msgs[i].row_array) e->with_rows++;
         char seq[32];
         snprintf(seq, sizeof seq, "/%d", e->refuse_at);
         size_t sl = strlen(seq);
@@ -86,10 +96,18 @@ static int fake_flush(shape_emitter *e, shape_err *err)
 static const shape_emitter_type fake_type = {
     .name = "fake", .send = fake_send, .flush = fake_flush};
 
+static int fake_wants_rows(shape_emitter *e) { return e->wants_rows; }
+
+/* The fake as a destination that encodes events itself (as kafka:// with
+ * --event-format does): its wants_rows answers e->wants_rows. */
+static const shape_emitter_type rows_type = {
+    .name = "rows", .send = fake_send, .flush = fake_flush, .wants_rows = fake_wants_rows};
+
 static void fake_free(shape_emitter *e)
 {
     for (size_t i = 0; i < e->nkeys; i++) free(e->keys[i]);
     free(e->keys);
+    free(e->last_value);
 }
 
 /* ---- fixture ----------------------------------------------------------------------- */
@@ -311,6 +329,68 @@ static void test_dead_letters(void **state)
     fx_free(f);
 }
 
+/* Destinations that encode from the typed rows alone get no JSON bodies,
+ * unless another destination or a dead letter may need them. */
+static void test_rows_only_destinations(void **state)
+{
+    (void)state;
+    shape_emit_report rep;
+    shape_err err;
+    /* alone: rows, no bodies, the whole stream */
+    fx *f = fx_new();
+    f->dest.type = &rows_type;
+    f->em.wants_rows = SHAPE_EMIT_ROWS_ONLY;
+    assert_int_equal(shape_emit_run(&f->cfg, &rep, &err), SHAPE_OK);
+    assert_stream(f, 2500);
+    assert_int_equal(f->em.with_body, 0);
+    assert_int_equal(f->em.with_rows, f->em.without_body);
+    assert_int_equal(f->em.with_rows, 2500);
+    fx_free(f);
+    /* rows wanted, values read too (json-schema): bodies */
+    f = fx_new();
+    f->dest.type = &rows_type;
+    f->em.wants_rows = 1;
+    assert_int_equal(shape_emit_run(&f->cfg, &rep, &err), SHAPE_OK);
+    assert_int_equal(f->em.without_body, 0);
+    assert_int_equal(f->em.with_rows, 2500);
+    assert_true(f->em.last_value[0] == '{');
+    fx_free(f);
+    /* a second destination that reads the bodies: bodies for both */
+    f = fx_new();
+    f->em.wants_rows = SHAPE_EMIT_ROWS_ONLY;
+    shape_emitter json_em;
+    memset(&json_em, 0, sizeof json_em);
+    json_em.refuse_at = -1;
+    shape_emit_destination two[2] = {{&rows_type, &f->em, "rows"}, {&fake_type, &json_em, "json"}};
+    f->cfg.dests = two;
+    f->cfg.ndests = 2;
+    assert_int_equal(shape_emit_run(&f->cfg, &rep, &err), SHAPE_OK);
+    assert_int_equal(f->em.without_body, 0);
+    assert_int_equal(json_em.without_body, 0);
+    assert_int_equal(json_em.with_body, 2500);
+    fake_free(&json_em);
+    fx_free(f);
+    /* a dead-letter destination: bodies, and the refused event's is in its record */
+    f = fx_new();
+    f->dest.type = &rows_type;
+    f->em.wants_rows = SHAPE_EMIT_ROWS_ONLY;
+    f->em.refuse_at = 612;
+    shape_emitter dl_em;
+    memset(&dl_em, 0, sizeof dl_em);
+    dl_em.refuse_at = -1;
+    shape_emit_destination dl = {&fake_type, &dl_em, "dead"};
+    f->cfg.dead_letter = &dl;
+    f->cfg.max_dead_letter = -1;
+    assert_int_equal(shape_emit_run(&f->cfg, &rep, &err), SHAPE_OK);
+    assert_int_equal(rep.dead_lettered, 1);
+    assert_int_equal(f->em.without_body, 0);
+    /* the body: the event's JSON text, escaped in the record */
+    assert_non_null(strstr(dl_em.last_value, "\"body\":\"{\\\""));
+    assert_non_null(strstr(dl_em.last_value, "\\\"_shape_table\\\":\\\"order_line\\\",\\\"_shape_seq\\\":612}\""));
+    fake_free(&dl_em);
+    fx_free(f);
+}
+
 static void test_checkpoint_documents(void **state)
 {
     (void)state;
@@ -452,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_checkpoint_never_passes_delivery),
         cmocka_unit_test(test_refusal),
         cmocka_unit_test(test_dead_letters),
+        cmocka_unit_test(test_rows_only_destinations),
         cmocka_unit_test(test_checkpoint_documents),
         cmocka_unit_test(test_shards),
     };

@@ -1,7 +1,11 @@
 /* test_regfmt_encode.c — the Avro and Protobuf payload encoders and the
  * JSON Schema payload (registry/formats.h shape_regfmt_encode), byte for
  * byte against payloads worked out by hand from the Avro and Protobuf
- * encoding rules (spec-kafka.md §4.5–§4.6), and every encode error text. */
+ * encoding rules (spec-kafka.md §4.5–§4.6), and every encode error text.
+ * The batch cursor (shape_regfmt_cursor_encode, the emitter's fast path)
+ * must give the same bytes and errors as shape_regfmt_encode, its
+ * reference: every expectation below checks both, and randomized batches
+ * of the types the cursor has own steps for compare the two row by row. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -51,8 +55,35 @@ static void fixture_free(fixture *fx)
     rt_batch_release(&fx->schema, &fx->array);
 }
 
+/* Row `row` through a cursor set to the fixture's batch: must append what
+ * shape_regfmt_encode appends (after the same prefix) with the same outcome. */
+static void expect_cursor_agrees(fixture *fx, int64_t row)
+{
+    shape_json_buf ref = SHAPE_JSON_BUF_INIT, got = SHAPE_JSON_BUF_INIT;
+    assert_int_equal(shape_json_buf_reserve(&ref, 3), 0);
+    assert_int_equal(shape_json_buf_reserve(&got, 3), 0);
+    memcpy(ref.data, "pre", 4);
+    memcpy(got.data, "pre", 4);
+    ref.len = got.len = 3;
+    shape_err ref_err, got_err;
+    shape_err_clear(&ref_err);
+    shape_err_clear(&got_err);
+    shape_regfmt_cursor *cu = NULL;
+    assert_int_equal(shape_regfmt_cursor_new(fx->codec, &cu, &got_err), SHAPE_OK);
+    shape_regfmt_cursor_set(cu, &fx->array);
+    int ref_rc = shape_regfmt_encode(fx->codec, &fx->array, row, &ref, &ref_err);
+    int got_rc = shape_regfmt_cursor_encode(cu, row, &got, &got_err);
+    assert_int_equal(got_rc, ref_rc);
+    assert_string_equal(got_err.message, ref_err.message);
+    assert_int_equal(got.len, ref.len);
+    assert_memory_equal(got.data, ref.data, ref.len);
+    shape_regfmt_cursor_free(cu);
+    shape_json_buf_release(&ref);
+    shape_json_buf_release(&got);
+}
+
 /* Encode row `row` after a 3-byte prefix already in the buffer and compare
- * what was appended with the expected bytes. */
+ * what was appended with the expected bytes (and the cursor with it). */
 static void expect_payload(fixture *fx, int64_t row, const char *hex)
 {
     uint8_t expected[512];
@@ -73,6 +104,7 @@ static void expect_payload(fixture *fx, int64_t row, const char *hex)
         fail_msg("row %lld: expected %s, got %s", (long long)row, hex, got);
     }
     shape_json_buf_release(&out);
+    expect_cursor_agrees(fx, row);
 }
 
 static void expect_text_payload(fixture *fx, int64_t row, const char *text)
@@ -100,6 +132,7 @@ static void expect_encode_error(fixture *fx, int64_t row, const char *message)
     assert_int_equal(out.len, 3);
     assert_string_equal(out.data, "pre");
     shape_json_buf_release(&out);
+    expect_cursor_agrees(fx, row);
 }
 
 /* ---- Avro ------------------------------------------------------------------------- */
@@ -313,7 +346,175 @@ static void test_avro_struct_offset(void **state)
     assert_int_equal(shape_regfmt_encode(fx.codec, &fx.array, 2, &out, &err), SHAPE_EINVAL);
     assert_int_equal(out.len, 0);
     shape_json_buf_release(&out);
+    expect_cursor_agrees(&fx, 2);
+    expect_cursor_agrees(&fx, -1);
     fixture_free(&fx);
+}
+
+/* ---- the cursor against shape_regfmt_encode ------------------------------------------ */
+
+#define RAND_ROWS 400
+#define RAND_OFFSET 3 /* the struct's offset; the children have their own too */
+
+static uint64_t rand_state = 0x9e3779b97f4a7c15ULL;
+static uint64_t rand_next(void)
+{
+    rand_state ^= rand_state << 13;
+    rand_state ^= rand_state >> 7;
+    rand_state ^= rand_state << 17;
+    return rand_state;
+}
+
+/* Buffers of one random batch: every type the cursor has a step for, each
+ * nullable and not, children at offsets 0 and 2, plus a decimal and a
+ * dictionary column (the per-column path) in between. */
+typedef struct rand_batch {
+    int64_t longs[RAND_OFFSET + RAND_ROWS + 2], times[RAND_OFFSET + RAND_ROWS + 2];
+    double doubles[RAND_OFFSET + RAND_ROWS + 2];
+    int32_t offsets[RAND_OFFSET + RAND_ROWS + 3];
+    char text[(RAND_OFFSET + RAND_ROWS + 2) * 40];
+    uint8_t bools[64], valid[64], all_valid[64];
+    int32_t decimals[RAND_OFFSET + RAND_ROWS + 2];
+    int8_t indexes[RAND_OFFSET + RAND_ROWS + 2];
+} rand_batch;
+
+static void rand_fill(rand_batch *b)
+{
+    const int n = RAND_OFFSET + RAND_ROWS + 2;
+    int32_t at = 0;
+    b->offsets[0] = 0;
+    for (int i = 0; i < n; i++) {
+        uint64_t r = rand_next();
+        switch (r % 5) { /* small, negative, large, extremes */
+        case 0: b->longs[i] = (int64_t)(r >> 58); break;
+        case 1: b->longs[i] = -(int64_t)(r >> 40); break;
+        case 2: b->longs[i] = (int64_t)(r >> 1); break;
+        case 3: b->longs[i] = (r & 32) ? INT64_MIN : INT64_MAX; break;
+        default: b->longs[i] = (int64_t)r; break;
+        }
+        b->times[i] = (int64_t)(rand_next() >> 2) * ((r & 64) ? -1 : 1); /* ns both sides of 1970 */
+        if ((r & 7) == 0) b->times[i] = -(int64_t)(r % 2001); /* near 0: floor vs truncation */
+        uint64_t bits = rand_next();
+        memcpy(&b->doubles[i], &bits, 8); /* any bits: NaN and infinities included */
+        if (r & 128) b->doubles[i] = (double)(int64_t)(r >> 20) / 7.0;
+        int len = (int)(rand_next() % 40); /* short copies and the memcpy path */
+        for (int k = 0; k < len; k++) b->text[at + k] = (char)('a' + rand_next() % 26);
+        at += len;
+        b->offsets[i + 1] = at;
+        b->decimals[i] = (int32_t)(rand_next() % 2000001) - 1000000;
+        b->indexes[i] = (int8_t)(rand_next() % 3);
+    }
+    for (int i = 0; i < 64; i++) {
+        b->bools[i] = (uint8_t)rand_next();
+        b->valid[i] = (uint8_t)(rand_next() | rand_next()); /* about 1 in 4 null */
+        b->all_valid[i] = 0xff;
+    }
+}
+
+static void test_cursor_matches_encode_on_random_batches(void **state)
+{
+    (void)state;
+    static rand_batch b;
+    static const int32_t dict_off[] = {0, 3, 3, 8};
+    static const rt_column dict = {.format = "u", .values = dict_off, .data = "redgreen"};
+    for (int round = 0; round < 8; round++) {
+        rand_fill(&b);
+        rt_column cols[] = {
+            {.name = "l", .format = "l", .values = b.longs},
+            {.name = "ln", .format = "l", .nullable = 1, .validity = b.valid, .values = b.longs, .offset = 2},
+            {.name = "tn", .format = "tsn:", .values = b.times},
+            {.name = "tnz", .format = "tsn:UTC", .nullable = 1, .validity = b.valid, .values = b.times,
+             .offset = 1},
+            {.name = "tu", .format = "tsu:", .nullable = 1, .validity = b.valid, .values = b.longs},
+            {.name = "t64", .format = "ttn", .values = b.times, .offset = 2},
+            {.name = "t64u", .format = "ttu", .nullable = 1, .validity = b.valid, .values = b.longs},
+            {.name = "s", .format = "u", .values = b.offsets, .data = b.text},
+            {.name = "sn", .format = "u", .nullable = 1, .validity = b.valid, .values = b.offsets,
+             .data = b.text, .offset = 1},
+            {.name = "bin", .format = "z", .nullable = 1, .validity = b.valid, .values = b.offsets,
+             .data = b.text, .offset = 2},
+            {.name = "dec", .format = "d:7,2,32", .nullable = 1, .validity = b.valid, .values = b.decimals},
+            {.name = "d", .format = "g", .values = b.doubles},
+            {.name = "dn", .format = "g", .nullable = 1, .validity = b.valid, .values = b.doubles, .offset = 2},
+            {.name = "colour", .format = "c", .nullable = 1, .validity = b.valid, .values = b.indexes,
+             .dictionary = &dict, .dictionary_length = 3},
+            {.name = "b", .format = "b", .values = b.bools},
+            {.name = "bn", .format = "b", .nullable = 1, .validity = b.valid, .values = b.bools, .offset = 1},
+            {.name = "_shape_seq", .format = "l", .validity = round & 1 ? b.valid : b.all_valid,
+             .values = b.longs},
+        };
+        int ncols = (int)(sizeof cols / sizeof cols[0]);
+        fixture fx;
+        fixture_make(&fx, SHAPE_REGFMT_AVRO, cols, ncols, RAND_ROWS, RAND_OFFSET);
+        /* every row into one growing buffer, as the emitter's arena */
+        shape_json_buf ref = SHAPE_JSON_BUF_INIT, got = SHAPE_JSON_BUF_INIT;
+        shape_regfmt_cursor *cu = NULL;
+        shape_err ref_err, got_err;
+        shape_err_clear(&ref_err);
+        shape_err_clear(&got_err);
+        assert_int_equal(shape_regfmt_cursor_new(fx.codec, &cu, &got_err), SHAPE_OK);
+        shape_regfmt_cursor_set(cu, &fx.array);
+        int refused = 0;
+        for (int64_t row = 0; row < RAND_ROWS; row++) {
+            int ref_rc = shape_regfmt_encode(fx.codec, &fx.array, row, &ref, &ref_err);
+            int got_rc = shape_regfmt_cursor_encode(cu, row, &got, &got_err);
+            assert_int_equal(got_rc, ref_rc);
+            if (ref_rc != SHAPE_OK) {
+                refused++;
+                assert_string_equal(got_err.message, ref_err.message);
+            }
+            assert_int_equal(got.len, ref.len);
+            assert_memory_equal(got.data, ref.data, ref.len);
+        }
+        /* odd rounds make _shape_seq null now and then: refused rows */
+        if (round & 1) assert_true(refused > 0);
+        else assert_int_equal(refused, 0);
+        shape_regfmt_cursor_free(cu);
+        shape_json_buf_release(&ref);
+        shape_json_buf_release(&got);
+        fixture_free(&fx);
+    }
+}
+
+/* The emitter reuses one ArrowArray struct for the next batch: a cursor set
+ * again follows the new buffers; for Protobuf it is shape_regfmt_encode. */
+static void test_cursor_set_again_and_other_formats(void **state)
+{
+    (void)state;
+    static const int64_t first[] = {1, 2}, second[] = {-3, 400};
+    static const int32_t off1[] = {0, 1, 3}, off2[] = {0, 4, 4};
+    rt_column cols[] = {
+        {.name = "v", .format = "l", .values = first},
+        {.name = "s", .format = "u", .values = off1, .data = "abc"},
+    };
+    const shape_regfmt formats[] = {SHAPE_REGFMT_AVRO, SHAPE_REGFMT_PROTOBUF, SHAPE_REGFMT_JSON_SCHEMA};
+    for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
+        fixture fx;
+        fixture_make(&fx, formats[f], cols, 2, 2, 0);
+        shape_regfmt_cursor *cu = NULL;
+        shape_err err;
+        shape_err_clear(&err);
+        assert_int_equal(shape_regfmt_cursor_new(fx.codec, &cu, &err), SHAPE_OK);
+        shape_regfmt_cursor_set(cu, &fx.array);
+        for (int pass = 0; pass < 2; pass++) {
+            for (int64_t row = 0; row < 2; row++) {
+                shape_json_buf ref = SHAPE_JSON_BUF_INIT, got = SHAPE_JSON_BUF_INIT;
+                assert_int_equal(shape_regfmt_encode(fx.codec, &fx.array, row, &ref, &err), SHAPE_OK);
+                assert_int_equal(shape_regfmt_cursor_encode(cu, row, &got, &err), SHAPE_OK);
+                assert_int_equal(got.len, ref.len);
+                assert_memory_equal(got.data, ref.data, ref.len);
+                shape_json_buf_release(&ref);
+                shape_json_buf_release(&got);
+            }
+            /* the next batch in the same struct */
+            fx.array.children[0]->buffers[1] = second;
+            fx.array.children[1]->buffers[1] = off2;
+            fx.array.children[1]->buffers[2] = "wxyz";
+            shape_regfmt_cursor_set(cu, &fx.array);
+        }
+        shape_regfmt_cursor_free(cu);
+        fixture_free(&fx);
+    }
 }
 
 /* ---- Protobuf ------------------------------------------------------------------------ */
@@ -486,6 +687,8 @@ int main(void)
         cmocka_unit_test(test_avro_null_required_and_null_type),
         cmocka_unit_test(test_avro_strings_binary_uuid_dictionary),
         cmocka_unit_test(test_avro_struct_offset),
+        cmocka_unit_test(test_cursor_matches_encode_on_random_batches),
+        cmocka_unit_test(test_cursor_set_again_and_other_formats),
         cmocka_unit_test(test_protobuf_presence_rules),
         cmocka_unit_test(test_protobuf_null_in_required),
         cmocka_unit_test(test_protobuf_floats_and_wire_types),

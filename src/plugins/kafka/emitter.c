@@ -23,7 +23,9 @@
  * message.) Errors that no retry can
  * fix for this message (MSG_SIZE_TOO_LARGE, INVALID_RECORD, ...) are REFUSED
  * with the error's name, unless the client marks them retriable; anything
- * else is RETRY.
+ * else is RETRY. With --event-format avro|protobuf the values are made from
+ * the typed rows alone (wants_rows: SHAPE_EMIT_ROWS_ONLY), so the runtime
+ * need not render JSON bodies; json-schema sends the JSON body.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -249,13 +251,14 @@ int shape_kafka_emitter_send(shape_emitter *e, shape_emit_message *msgs, size_t 
     e->pending = 0;
     e->failed = 0;
     /* (Each pass over a merged send's messages, ~370 bytes apart, misses the
-     * cache once per message: without a registry format the outcomes are
-     * reset in the produce loop, and the closing pass is skipped when every
-     * message was reported delivered.) */
+     * cache once per message: the outcomes are reset in the produce loop, or
+     * by the registry formats' encoder, and the closing pass is skipped when
+     * every message was reported delivered.) */
     if (e->wire) {
-        for (size_t i = 0; i < n; i++) msgs[i].outcome = SHAPE_EMIT_PENDING;
-        /* registry formats: schemas registered, values replaced by wire bytes
-         * (events the format cannot hold come back REFUSED, not produced) */
+        /* registry formats: schemas registered, values replaced by wire bytes,
+         * every outcome set (PENDING; events the format cannot hold come
+         * back REFUSED, those of a table the registry cannot take now RETRY:
+         * neither is produced) */
         SHAPE_RETURN_NOT_OK(shape_wire_encoder_encode(e->wire, msgs, n, err));
     }
     size_t produced = 0;
@@ -298,7 +301,8 @@ int shape_kafka_emitter_send(shape_emitter *e, shape_emit_message *msgs, size_t 
         ops->poll(c, left > 0.1 ? 100 : (int)(left * 1000) + 1);
     }
     /* every message produced and reported delivered: nothing to look at */
-    if (e->pending == 0 && e->failed == 0 && !e->wire) return SHAPE_OK;
+    if (e->pending == 0 && e->failed == 0 && (!e->wire || shape_wire_encoder_unsent(e->wire) == 0))
+        return SHAPE_OK;
     size_t unacked = e->pending;
     if (e->pending > 0) {
         /* Nothing may report into this batch after we return: purge, collect. */
@@ -341,7 +345,13 @@ void shape_kafka_emitter_close(shape_emitter *e)
     emitter_free(e);
 }
 
-int shape_kafka_emitter_wants_rows(shape_emitter *e) { return e->wire != NULL; }
+/* Avro and Protobuf payloads are made from the row alone; a JSON Schema
+ * payload is the message's JSON body. */
+int shape_kafka_emitter_wants_rows(shape_emitter *e)
+{
+    if (!e->wire) return 0;
+    return shape_wire_encoder_format(e->wire) == SHAPE_REGFMT_JSON_SCHEMA ? 1 : SHAPE_EMIT_ROWS_ONLY;
+}
 
 int shape_kafka_emitter_check_uri(const char *uri, shape_err *err)
 {

@@ -20,8 +20,19 @@
  * digits fit the precision; uuid as its canonical text. Float columns are
  * always unions: a non-finite value goes as null. The row is committed to
  * `out` only at the end, so an encode error leaves out->len as it was.
+ * Many rows of one batch (the emitter's case) go through a cursor: set once
+ * per batch, it keeps per column its buffers, offset, and a step for the
+ * plain types the emitter's rows have (int64, microsecond or nanosecond
+ * times, utf8/binary, float64, bool), so a row is a loop of loads and
+ * stores with no type dispatch through the Arrow structs; any other column
+ * (dictionaries, decimals, dates, ...) takes put_column, the per-row path
+ * shape_regfmt_encode uses for every column. Both write the same bytes
+ * (tests/unit/test_regfmt_encode.c compares them). The cursor's reserve
+ * counts the string bytes of the whole batch rather than the row's (one
+ * subtraction per batch), so the caller's buffer keeps that much slack.
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "registry/codec_internal.h"
@@ -55,6 +66,118 @@ static uint8_t *put_bytes(uint8_t *p, const uint8_t *bytes, size_t n)
     return p + n;
 }
 
+/* One column's value of row `logical` (the struct offset applied) at p: the
+ * union branch when nullable, then the value. NULL after an encode error
+ * (err set, out->len unchanged). Always inlined: as a call per column it
+ * costs shape_regfmt_encode a fifth more instructions. */
+static inline __attribute__((always_inline)) uint8_t *put_column(uint8_t *p, const regfmt_column *col, const struct ArrowArray *array,
+                                  int64_t logical, shape_json_buf *out, shape_err *err)
+{
+    const regfmt_type *t = &col->type;
+    int64_t i = 0;
+    const struct ArrowArray *a = regfmt_value_at(t, array->children[col->child], logical, &i);
+    if (!a) {
+        if (!col->nullable) {
+            REGFMT_ENCODE_ERROR(out, err, "column '%s' is null but required", col->name);
+            return NULL;
+        }
+        *p++ = 0x00;
+        return p;
+    }
+    if (col->nullable) *p++ = 0x02;
+    int64_t v, days;
+    size_t n;
+    const uint8_t *bytes;
+    switch (t->kind) {
+    case REGFMT_K_BOOL: *p++ = (uint8_t)shape_bit_get((const uint8_t *)a->buffers[1], i); break;
+    case REGFMT_K_UINT64:
+        v = regfmt_read_int(t, a, i);
+        if (v < 0) {
+            REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit a long", col->name);
+            return NULL;
+        }
+        p = regfmt_put_zigzag(p, v);
+        break;
+    case REGFMT_K_FLOAT32: {
+        float f = ((const float *)a->buffers[1])[i];
+        if (!isfinite(f)) p[-1] = 0x00; /* the null branch */
+        else {
+            memcpy(p, &f, 4);
+            p += 4;
+        }
+        break;
+    }
+    case REGFMT_K_FLOAT16:
+    case REGFMT_K_FLOAT64: {
+        double d = regfmt_read_float(t, a, i);
+        if (!isfinite(d)) p[-1] = 0x00;
+        else {
+            memcpy(p, &d, 8);
+            p += 8;
+        }
+        break;
+    }
+    case REGFMT_K_STRING:
+    case REGFMT_K_LARGE_STRING:
+    case REGFMT_K_BINARY:
+    case REGFMT_K_LARGE_BINARY:
+    case REGFMT_K_FIXED_BINARY:
+        bytes = regfmt_read_bytes(t, a, i, &n);
+        p = put_bytes(p, bytes, n);
+        break;
+    case REGFMT_K_UUID:
+        *p++ = 72; /* zig-zag of 36 */
+        p = (uint8_t *)regfmt_uuid_text((char *)p, regfmt_read_bytes(t, a, i, &n));
+        break;
+    case REGFMT_K_DECIMAL: {
+        int too_wide = 0;
+        p = put_decimal(p, col, a, i, &too_wide);
+        if (too_wide) {
+            REGFMT_ENCODE_ERROR(out, err, "column '%s' exceeds precision %d", col->name, (int)t->precision);
+            return NULL;
+        }
+        break;
+    }
+    case REGFMT_K_DATE32:
+    case REGFMT_K_DATE64:
+        days = regfmt_days(t, regfmt_read_int(t, a, i));
+        if (days < INT32_MIN || days > INT32_MAX) {
+            REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit an int", col->name);
+            return NULL;
+        }
+        p = regfmt_put_zigzag(p, days);
+        break;
+    case REGFMT_K_TIME32:
+    case REGFMT_K_TIMESTAMP:
+        v = regfmt_read_int(t, a, i);
+        if (t->unit_digits <= 3) {
+            if (regfmt_to_millis(v, t->unit_digits, &v) != 0) {
+                REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit a long", col->name);
+                return NULL;
+            }
+        } else {
+            regfmt_to_micros(v, t->unit_digits, &v); /* us or ns: cannot overflow */
+        }
+        p = regfmt_put_zigzag(p, v);
+        break;
+    case REGFMT_K_TIME64:
+        regfmt_to_micros(regfmt_read_int(t, a, i), t->unit_digits, &v);
+        p = regfmt_put_zigzag(p, v);
+        break;
+    default: p = regfmt_put_zigzag(p, regfmt_read_int(t, a, i)); break; /* the other integers */
+    }
+    return p;
+}
+
+/* put_column as a call, for the cursor's columns without a step of their
+ * own: inlined there, it would slow the loop of the common steps. */
+static __attribute__((noinline)) uint8_t *put_column_call(uint8_t *p, const regfmt_column *col,
+                                                          const struct ArrowArray *array, int64_t logical,
+                                                          shape_json_buf *out, shape_err *err)
+{
+    return put_column(p, col, array, logical, out, err);
+}
+
 int regfmt_avro_encode(const shape_regfmt_codec *c, const struct ArrowArray *array, int64_t row,
                        shape_json_buf *out, shape_err *err)
 {
@@ -63,89 +186,189 @@ int regfmt_avro_encode(const shape_regfmt_codec *c, const struct ArrowArray *arr
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory encoding an Avro payload");
     uint8_t *p = (uint8_t *)out->data + out->len;
     for (size_t k = 0; k < c->ncolumns; k++) {
+        if (c->columns[k].type.kind == REGFMT_K_NULL) continue;
+        p = put_column(p, &c->columns[k], array, logical, out, err);
+        if (!p) return SHAPE_EINVAL;
+    }
+    out->len = (size_t)((char *)p - out->data);
+    out->data[out->len] = '\0';
+    return SHAPE_OK;
+}
+
+/* ---- many rows of one batch ------------------------------------------------ */
+
+/* The step of a column whose batch array is plain (no dictionary) and of a
+ * type the emitter's rows use; anything else is STEP_COLUMN (put_column). */
+typedef enum avro_step {
+    STEP_COLUMN = 0,
+    STEP_LONG,       /* int64, and timestamp/time64 in microseconds: the value */
+    STEP_MICROS_NS,  /* timestamp/time64 in nanoseconds: floored to microseconds */
+    STEP_STRING,     /* utf8/binary, int32 offsets */
+    STEP_DOUBLE,     /* float64 (always nullable: non-finite goes as null) */
+    STEP_BOOL
+} avro_step;
+
+typedef struct avro_lane {
+    const regfmt_column *col;
+    avro_step step;
+    int nullable;
+    int64_t offset;            /* the child's offset */
+    const uint8_t *validity;   /* the child's bitmap, or NULL */
+    const void *values;        /* buffers[1]: values or offsets */
+    const uint8_t *data;       /* buffers[2] of a string */
+} avro_lane;
+
+struct shape_regfmt_cursor {
+    const shape_regfmt_codec *codec;
+    const struct ArrowArray *array;
+    int usable;                /* the array has the codec's children */
+    avro_lane *lanes;          /* one per column that writes something */
+    size_t nlanes;
+    size_t *var_lanes;         /* lanes of string/binary columns that take put_column */
+    size_t nvar;
+    size_t batch_bytes;        /* the bytes of the STEP_STRING lanes over all rows of the batch */
+};
+
+int shape_regfmt_cursor_new(const shape_regfmt_codec *c, shape_regfmt_cursor **out, shape_err *err)
+{
+    *out = NULL;
+    shape_regfmt_cursor *cu = calloc(1, sizeof *cu);
+    if (cu) {
+        cu->lanes = calloc(c->ncolumns + 1, sizeof *cu->lanes);
+        cu->var_lanes = calloc(c->ncolumns + 1, sizeof *cu->var_lanes);
+    }
+    if (!cu || !cu->lanes || !cu->var_lanes) {
+        shape_regfmt_cursor_free(cu);
+        return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    }
+    cu->codec = c;
+    *out = cu;
+    return SHAPE_OK;
+}
+
+void shape_regfmt_cursor_free(shape_regfmt_cursor *cu)
+{
+    if (!cu) return;
+    free(cu->lanes);
+    free(cu->var_lanes);
+    free(cu);
+}
+
+/* The step for column col whose batch array is a. */
+static avro_step lane_step(const regfmt_column *col, const struct ArrowArray *a)
+{
+    const regfmt_type *t = &col->type;
+    if (t->index_width || a->n_buffers < 2 || !a->buffers[1]) return STEP_COLUMN;
+    switch (t->kind) {
+    case REGFMT_K_INT64: return STEP_LONG;
+    case REGFMT_K_TIMESTAMP:
+    case REGFMT_K_TIME64:
+        return t->unit_digits == 6 ? STEP_LONG : t->unit_digits == 9 ? STEP_MICROS_NS : STEP_COLUMN;
+    case REGFMT_K_STRING:
+    case REGFMT_K_BINARY: return a->n_buffers >= 3 && a->buffers[2] ? STEP_STRING : STEP_COLUMN;
+    case REGFMT_K_FLOAT64: return STEP_DOUBLE;
+    case REGFMT_K_BOOL: return STEP_BOOL;
+    default: return STEP_COLUMN;
+    }
+}
+
+void shape_regfmt_cursor_set(shape_regfmt_cursor *cu, const struct ArrowArray *array)
+{
+    const shape_regfmt_codec *c = cu->codec;
+    cu->array = array;
+    cu->nlanes = cu->nvar = cu->batch_bytes = 0;
+    cu->usable = c->format == SHAPE_REGFMT_AVRO && array->n_children >= c->min_children;
+    if (!cu->usable) return;
+    for (size_t k = 0; k < c->ncolumns; k++) {
         const regfmt_column *col = &c->columns[k];
-        const regfmt_type *t = &col->type;
-        if (t->kind == REGFMT_K_NULL) continue;
+        if (col->type.kind == REGFMT_K_NULL) continue;
+        const struct ArrowArray *a = array->children[col->child];
+        avro_lane *l = &cu->lanes[cu->nlanes];
+        l->col = col;
+        l->step = lane_step(col, a);
+        l->nullable = col->nullable;
+        l->offset = a->offset;
+        l->validity = a->n_buffers > 0 ? (const uint8_t *)a->buffers[0] : NULL;
+        l->values = a->n_buffers > 1 ? a->buffers[1] : NULL;
+        l->data = a->n_buffers > 2 ? (const uint8_t *)a->buffers[2] : NULL;
+        if (l->step == STEP_STRING) {
+            const int32_t *off = (const int32_t *)l->values + l->offset + array->offset;
+            cu->batch_bytes += (size_t)(off[array->length] - off[0]);
+        } else if (col->type.kind == REGFMT_K_STRING || col->type.kind == REGFMT_K_LARGE_STRING ||
+                   col->type.kind == REGFMT_K_BINARY || col->type.kind == REGFMT_K_LARGE_BINARY) {
+            cu->var_lanes[cu->nvar++] = cu->nlanes;
+        }
+        cu->nlanes++;
+    }
+}
+
+/* A bound of the row's payload: regfmt_binary_bound, except that the plain
+ * string lanes count the bytes of the whole batch (one subtraction per batch
+ * instead of two loads per lane and row; the arena holds that much slack). */
+static size_t cursor_bound(const shape_regfmt_cursor *cu, int64_t logical)
+{
+    size_t need = cu->codec->fixed_bound + cu->batch_bytes;
+    for (size_t v = 0; v < cu->nvar; v++) {
+        const regfmt_column *col = cu->lanes[cu->var_lanes[v]].col;
         int64_t i = 0;
-        const struct ArrowArray *a = regfmt_value_at(t, array->children[col->child], logical, &i);
-        if (!a) {
-            if (!col->nullable) return REGFMT_ENCODE_ERROR(out, err, "column '%s' is null but required", col->name);
+        const struct ArrowArray *a = regfmt_value_at(&col->type, cu->array->children[col->child], logical, &i);
+        if (a) {
+            size_t n;
+            regfmt_read_bytes(&col->type, a, i, &n);
+            need += n;
+        }
+    }
+    return need;
+}
+
+int shape_regfmt_cursor_encode(const shape_regfmt_cursor *cu, int64_t row, shape_json_buf *out, shape_err *err)
+{
+    const struct ArrowArray *array = cu->array;
+    if (!cu->usable || SHAPE_UNLIKELY(row < 0 || row >= array->length))
+        return shape_regfmt_encode(cu->codec, array, row, out, err);
+    int64_t logical = array->offset + row;
+    size_t need = cursor_bound(cu, logical);
+    if (need >= out->cap - out->len && shape_json_buf_reserve(out, need) != 0) /* (cap >= len always) */
+        return shape_err_set(err, SHAPE_ENOMEM, "out of memory encoding an Avro payload");
+    uint8_t *p = (uint8_t *)out->data + out->len;
+    for (size_t k = 0; k < cu->nlanes; k++) {
+        const avro_lane *l = &cu->lanes[k];
+        if (l->step == STEP_COLUMN) {
+            p = put_column_call(p, l->col, array, logical, out, err);
+            if (!p) return SHAPE_EINVAL;
+            continue;
+        }
+        int64_t i = l->offset + logical;
+        if (l->validity && !shape_bit_get(l->validity, i)) {
+            if (!l->nullable)
+                return REGFMT_ENCODE_ERROR(out, err, "column '%s' is null but required", l->col->name);
             *p++ = 0x00;
             continue;
         }
-        if (col->nullable) *p++ = 0x02;
-        int64_t v, days;
-        size_t n;
-        const uint8_t *bytes;
-        switch (t->kind) {
-        case REGFMT_K_BOOL: *p++ = (uint8_t)shape_bit_get((const uint8_t *)a->buffers[1], i); break;
-        case REGFMT_K_UINT64:
-            v = regfmt_read_int(t, a, i);
-            if (v < 0) return REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit a long", col->name);
-            p = regfmt_put_zigzag(p, v);
+        if (l->nullable) *p++ = 0x02;
+        switch (l->step) {
+        case STEP_LONG: p = regfmt_put_zigzag(p, ((const int64_t *)l->values)[i]); break;
+        case STEP_MICROS_NS:
+            p = regfmt_put_zigzag(p, regfmt_floor_div(((const int64_t *)l->values)[i], 1000));
             break;
-        case REGFMT_K_FLOAT32: {
-            float f = ((const float *)a->buffers[1])[i];
-            if (!isfinite(f)) p[-1] = 0x00; /* the null branch */
-            else {
-                memcpy(p, &f, 4);
-                p += 4;
-            }
+        case STEP_STRING: {
+            const int32_t *off = (const int32_t *)l->values + i;
+            size_t n = (size_t)(off[1] - off[0]);
+            p = regfmt_put_zigzag(p, (int64_t)n);
+            shape_copy_bytes_(p, l->data + off[0], n);
+            p += n;
             break;
         }
-        case REGFMT_K_FLOAT16:
-        case REGFMT_K_FLOAT64: {
-            double d = regfmt_read_float(t, a, i);
-            if (!isfinite(d)) p[-1] = 0x00;
+        case STEP_DOUBLE: {
+            double d = ((const double *)l->values)[i];
+            if (!isfinite(d)) p[-1] = 0x00; /* the null branch */
             else {
                 memcpy(p, &d, 8);
                 p += 8;
             }
             break;
         }
-        case REGFMT_K_STRING:
-        case REGFMT_K_LARGE_STRING:
-        case REGFMT_K_BINARY:
-        case REGFMT_K_LARGE_BINARY:
-        case REGFMT_K_FIXED_BINARY:
-            bytes = regfmt_read_bytes(t, a, i, &n);
-            p = put_bytes(p, bytes, n);
-            break;
-        case REGFMT_K_UUID:
-            *p++ = 72; /* zig-zag of 36 */
-            p = (uint8_t *)regfmt_uuid_text((char *)p, regfmt_read_bytes(t, a, i, &n));
-            break;
-        case REGFMT_K_DECIMAL: {
-            int too_wide = 0;
-            p = put_decimal(p, col, a, i, &too_wide);
-            if (too_wide)
-                return REGFMT_ENCODE_ERROR(out, err, "column '%s' exceeds precision %d", col->name,
-                                           (int)t->precision);
-            break;
-        }
-        case REGFMT_K_DATE32:
-        case REGFMT_K_DATE64:
-            days = regfmt_days(t, regfmt_read_int(t, a, i));
-            if (days < INT32_MIN || days > INT32_MAX)
-                return REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit an int", col->name);
-            p = regfmt_put_zigzag(p, days);
-            break;
-        case REGFMT_K_TIME32:
-        case REGFMT_K_TIMESTAMP:
-            v = regfmt_read_int(t, a, i);
-            if (t->unit_digits <= 3) {
-                if (regfmt_to_millis(v, t->unit_digits, &v) != 0)
-                    return REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit a long", col->name);
-            } else {
-                regfmt_to_micros(v, t->unit_digits, &v); /* us or ns: cannot overflow */
-            }
-            p = regfmt_put_zigzag(p, v);
-            break;
-        case REGFMT_K_TIME64:
-            regfmt_to_micros(regfmt_read_int(t, a, i), t->unit_digits, &v);
-            p = regfmt_put_zigzag(p, v);
-            break;
-        default: p = regfmt_put_zigzag(p, regfmt_read_int(t, a, i)); break; /* the other integers */
+        default: *p++ = (uint8_t)shape_bit_get((const uint8_t *)l->values, i); break; /* STEP_BOOL */
         }
     }
     out->len = (size_t)((char *)p - out->data);

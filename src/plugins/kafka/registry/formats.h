@@ -82,6 +82,23 @@ const char *shape_regfmt_codec_schema(const shape_regfmt_codec *c);
 int shape_regfmt_encode(const shape_regfmt_codec *c, const struct ArrowArray *array, int64_t row,
                         shape_json_buf *out, shape_err *err);
 
+/* ---- many rows of one batch ---------------------------------------------- */
+
+/* A cursor encodes rows of one batch as shape_regfmt_encode does, byte for
+ * byte and with the same errors, resolving the batch's columns once per
+ * batch instead of per row (Avro; for the other formats it simply calls
+ * shape_regfmt_encode). Owned by the caller; borrows the codec (which must
+ * outlive it) and, until the next set, the array. */
+typedef struct shape_regfmt_cursor shape_regfmt_cursor;
+
+int shape_regfmt_cursor_new(const shape_regfmt_codec *c, shape_regfmt_cursor **out, shape_err *err);
+void shape_regfmt_cursor_free(shape_regfmt_cursor *cu);
+/* Point the cursor at a batch (a struct array of the codec's schema). Set it
+ * again whenever the array or its buffers may have changed. */
+void shape_regfmt_cursor_set(shape_regfmt_cursor *cu, const struct ArrowArray *array);
+/* = shape_regfmt_encode(codec, array, row, out, err) for the array last set. */
+int shape_regfmt_cursor_encode(const shape_regfmt_cursor *cu, int64_t row, shape_json_buf *out, shape_err *err);
+
 /* ---- the Confluent wire format (§4.3) ------------------------------------ */
 
 #define SHAPE_WIRE_HEADER_MAX 6

@@ -10,10 +10,13 @@
  * How: per table (keyed by the message's row schema), a codec
  * (formats.h) and its schema id, made on first sight; a batch first makes
  * and registers every codec it needs, then encodes every message into one
- * arena and points the message's value at its wire bytes. An event the
+ * arena (through the codec's cursor, set once per batch of rows) and points
+ * the message's value at its wire bytes. An event the
  * format cannot hold is marked REFUSED ("cannot encode as avro: ...") and
- * keeps its JSON value, which the dead-letter path records. JSON Schema
- * payloads are the message's own flat JSON text.
+ * keeps its value (the dead-letter path records the runtime's JSON body).
+ * JSON Schema payloads are the message's own flat JSON text; Avro and
+ * Protobuf never read the value (the emitter's wants_rows says
+ * SHAPE_EMIT_ROWS_ONLY, so the runtime may leave it empty).
  */
 #ifndef SHAPE_KAFKA_REGISTRY_WIRE_ENCODE_H
 #define SHAPE_KAFKA_REGISTRY_WIRE_ENCODE_H
@@ -43,11 +46,15 @@ shape_regfmt shape_wire_encoder_format(const shape_wire_encoder *w);
 
 /* Register what msgs[0..n) need, then encode them (see above). Messages must
  * carry their rows (row_schema/row_array). The values point into the
- * encoder's arena until the next call. Messages of a table whose schema the
- * registry cannot take now (unreachable, 5xx, 429) come back RETRY with the
- * registry's error as reason, and the rest are encoded; SHAPE_ECONN when that
- * is every message. SHAPE_EINVAL: the registry refused a schema, or a table
- * cannot be mapped (stop). */
+ * encoder's arena until the next call. Every message's outcome is set:
+ * PENDING (encoded, to produce), RETRY or REFUSED. Messages of a table whose
+ * schema the registry cannot take now (unreachable, 5xx, 429) come back
+ * RETRY with the registry's error as reason, and the rest are encoded;
+ * SHAPE_ECONN when that is every message. SHAPE_EINVAL: the registry refused
+ * a schema, or a table cannot be mapped (stop). */
 int shape_wire_encoder_encode(shape_wire_encoder *w, shape_emit_message *msgs, size_t n, shape_err *err);
+
+/* Messages the last encode left RETRY or REFUSED (0: every one is PENDING). */
+size_t shape_wire_encoder_unsent(const shape_wire_encoder *w);
 
 #endif
