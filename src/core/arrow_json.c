@@ -9,13 +9,11 @@
  *     call, not per row;
  *   - appends check the buffer's room inline and only call
  *     shape_json_buf_reserve when it must grow;
- *   - strings are copied a word at a time: an 8-byte word is tested for a
- *     quote, a backslash or a control byte at once; a clean word is copied
- *     whole, else its bytes up to the first such byte, which is escaped,
- *     and the next word starts after it;
- *   - int64 is written by a digit-pair table, not snprintf; doubles by
- *     shape_json_f64 (Python's repr, as emitted events); timestamps by
- *     shape_format_iso8601_us.
+ *   - strings are escaped by shape_json_string (shape/event.h, the emitted
+ *     events' escaper: a word at a time);
+ *   - int64 and doubles are written by shape_json_i64 and shape_json_f64
+ *     (as in emitted events; doubles as Python's repr), not snprintf;
+ *     timestamps by shape_format_iso8601_us.
  */
 #include "shape/arrow_json.h"
 
@@ -23,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shape/bytes.h"
 #include "shape/event.h"
 #include "shape/timestamp.h"
 
@@ -45,71 +42,11 @@ static inline int put(shape_json_buf *out, const char *text, size_t len)
 
 int shape_json_append_raw(shape_json_buf *out, const char *text, size_t len) { return put(out, text, len); }
 
-/* Nonzero when a byte of w is '"', '\\' or below 0x20 (the bytes JSON
- * strings must escape): the zero-byte test (x - 0x01..) & ~x & 0x80.. on
- * w ^ '"', w ^ '\\', and the below-0x20 test on w itself. Exact as to
- * whether any byte is one. */
-static inline uint64_t needs_escape(uint64_t w)
-{
-    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
-    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
-    return (((q - ones) & ~q) | ((b - ones) & ~b) | ((w - ones * 0x20) & ~w)) & highs;
-}
-
-static char *escape_byte(char *w, unsigned char c)
-{
-    static const char hex[] = "0123456789abcdef";
-    if (c == '"' || c == '\\') {
-        *w++ = '\\';
-        *w++ = (char)c;
-    } else if (c < 0x20) {
-        const char *named = c == '\n' ? "\\n" : c == '\r' ? "\\r" : c == '\t' ? "\\t" : c == '\b' ? "\\b" : c == '\f' ? "\\f" : NULL;
-        if (named) {
-            memcpy(w, named, 2);
-            w += 2;
-        } else {
-            memcpy(w, "\\u00", 4);
-            w[4] = hex[c >> 4];
-            w[5] = hex[c & 15];
-            w += 6;
-        }
-    } else {
-        *w++ = (char)c;
-    }
-    return w;
-}
-
 int shape_json_append_string(shape_json_buf *out, const void *bytes, size_t len)
 {
-    const unsigned char *p = bytes;
     if (len > (SIZE_MAX - 3) / 6 || room(out, len * 6 + 2) != SHAPE_OK) return SHAPE_ENOMEM;
-    char *w = out->data + out->len;
-    *w++ = '"';
-    size_t i = 0;
-    while (i + 8 <= len) {
-        /* the word goes out whole (room: 6 bytes per byte left); the
-         * lowest flag is exact, so the bytes below it are clean */
-        uint64_t word = shape_load64(p + i), flags = needs_escape(word);
-        memcpy(w, &word, 8);
-        if (!flags) {
-            w += 8;
-            i += 8;
-        } else {
-            size_t k = (size_t)__builtin_ctzll(flags) >> 3;
-            unsigned char c = p[i + k];
-            if (c == '"' || c == '\\') { /* the usual one (JSON text inside a string) */
-                w[k] = '\\';
-                w[k + 1] = (char)c;
-                w += k + 2;
-            } else {
-                w = escape_byte(w + k, c);
-            }
-            i += k + 1;
-        }
-    }
-    for (; i < len; i++) w = escape_byte(w, p[i]);
-    *w++ = '"';
-    out->len = (size_t)(w - out->data);
+    char *end = shape_json_string(out->data + out->len, bytes, len);
+    out->len = (size_t)(end - out->data);
     out->data[out->len] = '\0';
     return SHAPE_OK;
 }
@@ -152,33 +89,6 @@ int shape_json_append_double(shape_json_buf *out, double d)
     return SHAPE_OK;
 }
 
-/* v in decimal at w (at most 20 bytes, no NUL); returns the length. Two
- * digits per step from a table of the pairs 00..99. */
-static size_t format_int64(char *w, int64_t v)
-{
-    static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-                                   "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-                                   "8081828384858687888990919293949596979899";
-    char digits[20];
-    size_t n = 0, at = sizeof digits;
-    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
-    while (u >= 100) {
-        unsigned r = (unsigned)(u % 100);
-        u /= 100;
-        digits[--at] = pairs[2 * r + 1];
-        digits[--at] = pairs[2 * r];
-    }
-    if (u >= 10) {
-        digits[--at] = pairs[2 * u + 1];
-        digits[--at] = pairs[2 * u];
-    } else {
-        digits[--at] = (char)('0' + u);
-    }
-    if (v < 0) w[n++] = '-';
-    memcpy(w + n, digits + at, sizeof digits - at);
-    return n + sizeof digits - at;
-}
-
 static int append_value(shape_json_buf *out, int type, const struct ArrowArray *a, int64_t i, shape_err *err)
 {
     if (type != SHAPE_TYPE_NULL && !shape_arrow_is_valid(a, i)) return shape_json_append_raw(out, "null", 4);
@@ -191,7 +101,7 @@ static int append_value(shape_json_buf *out, int type, const struct ArrowArray *
         return shape_arrow_bool_at(a, i) ? shape_json_append_raw(out, "true", 4) : shape_json_append_raw(out, "false", 5);
     case SHAPE_TYPE_INT64: {
         if (room(out, 20) != SHAPE_OK) return SHAPE_ENOMEM;
-        out->len += format_int64(out->data + out->len, shape_arrow_int64_at(a, i));
+        out->len = (size_t)(shape_json_i64(out->data + out->len, shape_arrow_int64_at(a, i)) - out->data);
         out->data[out->len] = '\0';
         return SHAPE_OK;
     }

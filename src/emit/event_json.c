@@ -80,53 +80,69 @@ static inline char *json_i64(char *p, int64_t v)
 
 char *shape_json_i64(char *p, int64_t v) { return json_i64(p, v); }
 
-/* Whether any of the 8 bytes of w is '"', '\\' or below 0x20 (the bytes a
- * JSON string must escape): the classic "has a zero byte" test applied to
- * w ^ '"'s, w ^ '\\'s and w - 0x20s, looking only at bytes below 0x80. */
-static int needs_escape8(uint64_t w)
+/* The bytes of w that are '"', '\\' or below 0x20 (the bytes a JSON
+ * string must escape), as their high bits: the classic "has a zero byte"
+ * test applied to w ^ '"'s, w ^ '\\'s and w - 0x20s, looking only at bytes
+ * below 0x80. A borrow can flag a byte above a true one, never below: the
+ * lowest flag is exact. */
+static inline uint64_t needs_escape8(uint64_t w)
 {
     const uint64_t ones = 0x0101010101010101u, highs = 0x8080808080808080u;
     uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
     uint64_t hit = ((q - ones) & ~q) | ((b - ones) & ~b) | (w - ones * 0x20);
-    return (hit & ~w & highs) != 0;
+    return hit & ~w & highs;
 }
 
-static inline char *json_string(char *p, const char *s, size_t n)
+static char *escape_byte(char *p, unsigned char c)
 {
     static const char hex[] = "0123456789abcdef";
+    if (c == '"' || c == '\\') {
+        *p++ = '\\';
+        *p++ = (char)c;
+    } else if (c < 0x20) {
+        *p++ = '\\';
+        switch (c) {
+        case '\n': *p++ = 'n'; break;
+        case '\r': *p++ = 'r'; break;
+        case '\t': *p++ = 't'; break;
+        case '\b': *p++ = 'b'; break;
+        case '\f': *p++ = 'f'; break;
+        default:
+            memcpy(p, "u00", 3);
+            p[3] = hex[c >> 4];
+            p[4] = hex[c & 15];
+            p += 5;
+        }
+    } else {
+        *p++ = (char)c;
+    }
+    return p;
+}
+
+/* s[0..n) as a JSON string at p (room: 6 * n + 2). A word at a time: a
+ * clean word is copied whole; else it is written whole too, but only its
+ * bytes below the first that needs escaping count, that byte is escaped,
+ * and the next word starts after it (JSON text held in a string has a
+ * quote every few bytes). */
+static inline char *json_string(char *p, const char *s, size_t n)
+{
     *p++ = '"';
     size_t i = 0;
-    /* Runs of 8 plain bytes (most text) are copied whole. */
-    for (; i + 8 <= n; i += 8) {
+    while (i + 8 <= n) {
         uint64_t w;
         memcpy(&w, s + i, 8);
-        if (needs_escape8(w)) break;
+        uint64_t flags = needs_escape8(w);
         memcpy(p, &w, 8);
-        p += 8;
-    }
-    for (; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c == '"' || c == '\\') {
-            *p++ = '\\';
-            *p++ = (char)c;
-        } else if (c < 0x20) {
-            *p++ = '\\';
-            switch (c) {
-            case '\n': *p++ = 'n'; break;
-            case '\r': *p++ = 'r'; break;
-            case '\t': *p++ = 't'; break;
-            case '\b': *p++ = 'b'; break;
-            case '\f': *p++ = 'f'; break;
-            default:
-                memcpy(p, "u00", 3);
-                p[3] = hex[c >> 4];
-                p[4] = hex[c & 15];
-                p += 5;
-            }
+        if (!flags) {
+            p += 8;
+            i += 8;
         } else {
-            *p++ = (char)c;
+            size_t k = (size_t)__builtin_ctzll(flags) >> 3;
+            p = escape_byte(p + k, (unsigned char)s[i + k]);
+            i += k + 1;
         }
     }
+    for (; i < n; i++) p = escape_byte(p, (unsigned char)s[i]);
     *p++ = '"';
     return p;
 }
