@@ -9,9 +9,10 @@
 # checkpoints of a real read) are where a password is most likely to be
 # copied into an output. None may hold one (issue 9, item 5).
 # How: `shape broker` (lib.sh) for an Avro and a JSON topic, a second one
-# failing every produce request with MSG_SIZE_TOO_LARGE (one run's dead
-# letters, one run's refusal; failing only the first two made the refusal
-# depend on how many requests the dead-letter run had sent), and
+# failing its first 1,000 produce requests with MSG_SIZE_TOO_LARGE — more
+# than the two runs' 250 events can make — (one run's dead letters, one
+# run's refusal; failing only the first two made the refusal depend on how
+# many requests the dead-letter run had sent), and
 # `shape schema-registry --user svc --password-env`; sentinels go in as an
 # options file's literals and env:// / file:// references, the registry
 # password (env:// and file://, right and wrong) and the registry's own
@@ -47,7 +48,7 @@ trap 'for p in "${PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; clean
 
 "$SHAPE_BIN" schema-registry --listen 127.0.0.1:0 --url-file reg.url --user svc --password-env REG_PW 2>registry.err &
 PIDS+=($!)
-"$SHAPE_BIN" broker --topic f:1 --fail-produce MSG_SIZE_TOO_LARGE:100000 --bootstrap-file fbs >/dev/null 2>fbroker.err &
+"$SHAPE_BIN" broker --topic f:1 --fail-produce MSG_SIZE_TOO_LARGE:1000 --bootstrap-file fbs >/dev/null 2>fbroker.err &
 PIDS+=($!)
 for _ in $(seq 1 100); do [ -s reg.url ] && [ -s fbs ] && break; sleep 0.1; done
 [ -s reg.url ] && [ -s fbs ] || fail "registry or fault broker did not start: $(cat registry.err fbroker.err)"
@@ -84,7 +85,7 @@ run emit_dry emit retail --sink "kafka://$BOOTSTRAP/$topic" --event-format avro 
     --sink-config "${AUTH[@]}" kafka.schema_registry_password=env://REG_PW --dry-run
 check 0
 
-# --- dead letters, then a refusal: the broker fails every request, the runs hold every secret -------
+# --- dead letters, then a refusal: the broker fails all their requests, the runs hold every secret --
 run emit_dl emit retail --table customer --max-events 200 --sink "kafka://$FBS/f" --options-file "$TEST_TMP/in/opts.json" \
     --dead-letter "file://$TEST_TMP/out/dead.jsonl" --checkpoint dl.ck --json --no-progress
 check 0

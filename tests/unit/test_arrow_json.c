@@ -114,6 +114,7 @@ static void test_rows_jsonl(void **state)
     struct ArrowSchema schema;
     struct ArrowArray array;
     assert_int_equal(shape_batch_finish(b, &schema, &array, &err), SHAPE_OK);
+    shape_batch_free(b);
     for (int64_t first = 0; first <= N; first += 4) {
         int64_t count = N + 1 - first;
         shape_json_buf lines = SHAPE_JSON_BUF_INIT, one = SHAPE_JSON_BUF_INIT;
