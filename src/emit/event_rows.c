@@ -10,15 +10,17 @@
  * the flat JSON writes them; _shape_table and _shape_seq not nullable), so
  * it is identical for every batch; the values go through the core's batch
  * builder (whose buffers are recycled from released batches), one inline
- * append per column and a row commit without the builder's padding pass
- * (every column gets exactly one value), and its exported array is paired
- * with this schema. Builder and schema are used by
- * one thread at a time; the schema is read-only once made.
+ * append per column (src/generate/gen_arrow.h, as retail Arrow batches
+ * append) and a row commit without the builder's padding pass (every column
+ * gets exactly one value), and its exported array is paired with this
+ * schema. Builder and schema are used by one thread at a time; the schema
+ * is read-only once made.
  */
 #include <string.h>
 
 #include "shape/arrow.h"
 #include "shape/event.h"
+#include "../generate/gen_arrow.h"
 
 static const char *arrow_format(uint8_t kind)
 {
@@ -62,20 +64,6 @@ int shape_event_rows_init(shape_event_rows *r, const shape_event_table *t, shape
     return rc;
 }
 
-/* = shape_gen_arrow_append (a value of the column's kind, or null), through
- * the builder's inline appends: no call per value. */
-static inline int append_value(shape_column *c, const shape_gen_value *v, shape_err *err)
-{
-    switch (v->kind) {
-    case SHAPE_GEN_NULL: return shape_column_append_null(c, err);
-    case SHAPE_GEN_INT64:
-    case SHAPE_GEN_TIMESTAMP_NS: return shape_column_append_int64(c, v->v.i, err);
-    case SHAPE_GEN_FLOAT64: return shape_column_append_double(c, v->v.f, err);
-    case SHAPE_GEN_STRING: return shape_column_append_bytes(c, v->v.s, v->len, err);
-    default: return shape_column_append_bool(c, v->v.b, err);
-    }
-}
-
 int shape_event_rows_append(shape_event_rows *r, uint64_t seq, const shape_gen_row *row, shape_err *err)
 {
     const shape_event_table *t = r->table;
@@ -86,12 +74,12 @@ int shape_event_rows_append(shape_event_rows *r, uint64_t seq, const shape_gen_r
             rc = shape_err_set(err, SHAPE_EINTERNAL, "column '%s' of table '%s' got a value of another type",
                                t->cols[i].name, t->name);
         else
-            rc = append_value(r->cols[i], v, err);
+            rc = shape_gen_arrow_append_inline_(r->cols[i], v, err);
     }
     if (rc == SHAPE_OK) rc = shape_column_append_bytes(r->cols[t->ncols], t->name, r->name_len, err);
     if (rc == SHAPE_OK) rc = shape_column_append_int64(r->cols[t->ncols + 1], (int64_t)seq, err);
     if (rc == SHAPE_OK && t->event_time_col >= 0)
-        rc = append_value(r->cols[t->ncols + 2], &row->values[t->event_time_col], err);
+        rc = shape_gen_arrow_append_inline_(r->cols[t->ncols + 2], &row->values[t->event_time_col], err);
     if (rc != SHAPE_OK) {
         shape_batch_rollback_row(r->builder);
         return rc;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "shape/arrow.h"
+#include "../gen_arrow.h"
 
 int shape_gen_arrow_type(uint8_t kind)
 {
@@ -29,14 +30,7 @@ int shape_gen_arrow_type(uint8_t kind)
 
 int shape_gen_arrow_append(struct shape_column *c, const shape_gen_value *v, shape_err *err)
 {
-    switch (v->kind) {
-    case SHAPE_GEN_NULL: return shape_column_append_null(c, err);
-    case SHAPE_GEN_INT64: return shape_column_append_int64(c, v->v.i, err);
-    case SHAPE_GEN_TIMESTAMP_NS: return shape_column_append_timestamp(c, v->v.i, err);
-    case SHAPE_GEN_FLOAT64: return shape_column_append_double(c, v->v.f, err);
-    case SHAPE_GEN_STRING: return shape_column_append_bytes(c, v->v.s, v->len, err);
-    default: return shape_column_append_bool(c, v->v.b, err);
-    }
+    return shape_gen_arrow_append_inline_(c, v, err);
 }
 
 int shape_retail_table_batch(shape_retail_table *t, uint64_t start, int64_t max_rows,

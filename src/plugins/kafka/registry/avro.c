@@ -59,10 +59,12 @@ static uint8_t *put_decimal(uint8_t *p, const regfmt_column *col, const struct A
     return p;
 }
 
-static uint8_t *put_bytes(uint8_t *p, const uint8_t *bytes, size_t n)
+/* Avro bytes/string: the zig-zag length, then the bytes (short ones by
+ * word copies, shape_copy_bytes_). */
+static inline uint8_t *put_bytes(uint8_t *p, const uint8_t *bytes, size_t n)
 {
     p = regfmt_put_zigzag(p, (int64_t)n);
-    memcpy(p, bytes, n);
+    shape_copy_bytes_(p, bytes, n);
     return p + n;
 }
 
@@ -353,10 +355,7 @@ int shape_regfmt_cursor_encode(const shape_regfmt_cursor *cu, int64_t row, shape
             break;
         case STEP_STRING: {
             const int32_t *off = (const int32_t *)l->values + i;
-            size_t n = (size_t)(off[1] - off[0]);
-            p = regfmt_put_zigzag(p, (int64_t)n);
-            shape_copy_bytes_(p, l->data + off[0], n);
-            p += n;
+            p = put_bytes(p, l->data + off[0], (size_t)(off[1] - off[0]));
             break;
         }
         case STEP_DOUBLE: {
