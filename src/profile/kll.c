@@ -240,31 +240,21 @@ static void sort_doubles(double *a, size_t n)
 static void merge_runs(const double *a, size_t na, const double *b, size_t nb, double *out)
 {
     const double *ea = a + na, *eb = b + nb;
-    if (!(b[nb - 1] < a[na - 1])) {
-        while (a < ea) {
-            double x = *a, y = *b;
-            if (y < x) {
-                *out++ = y;
-                b++;
-            } else {
-                *out++ = x;
-                a++;
-            }
+    const int b_outlasts = !(b[nb - 1] < a[na - 1]);
+    while (b_outlasts ? a < ea : b < eb) {
+        double x = *a, y = *b;
+        if (y < x) {
+            *out++ = y;
+            b++;
+        } else {
+            *out++ = x;
+            a++;
         }
-        memcpy(out, b, (size_t)(eb - b) * sizeof *out);
-    } else {
-        while (b < eb) {
-            double x = *a, y = *b;
-            if (y < x) {
-                *out++ = y;
-                b++;
-            } else {
-                *out++ = x;
-                a++;
-            }
-        }
-        memcpy(out, a, (size_t)(ea - a) * sizeof *out);
     }
+    if (b_outlasts)
+        memcpy(out, b, (size_t)(eb - b) * sizeof *out);
+    else
+        memcpy(out, a, (size_t)(ea - a) * sizeof *out);
 }
 
 static inline int is_negative_zero(double x)
