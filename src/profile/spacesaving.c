@@ -175,7 +175,7 @@ static int key_cmp(shape_ss_kind kind, const shape_ss_item *a, const shape_ss_it
 /* ---- index ---------------------------------------------------------------- */
 
 /* The entry holding k, or -1 with *empty = the free slot that ended the
- * probe (where index_insert would put k). */
+ * probe: where k goes in (index_put). */
 SS_INLINE int32_t index_find(const shape_spacesaving *s, shape_ss_kind kind, uint64_t hash, const ss_key *k,
                              uint32_t *empty)
 {
@@ -192,10 +192,9 @@ SS_INLINE int32_t index_find(const shape_spacesaving *s, shape_ss_kind kind, uin
     }
 }
 
-SS_INLINE void index_insert(shape_spacesaving *s, int32_t at)
+/* Index entry `at` at `slot`, the free slot index_find found for its key. */
+SS_INLINE void index_put(shape_spacesaving *s, int32_t at, uint32_t slot)
 {
-    uint32_t slot = (uint32_t)s->e[at].hash & s->mask;
-    while (s->index[slot] >= 0) slot = (slot + 1) & s->mask;
     s->index[slot] = at;
     s->e[at].slot = slot;
 }
@@ -405,8 +404,7 @@ SS_INLINE int ss_add(shape_spacesaving *s, shape_ss_kind kind, const ss_key *k, 
         s->e[at].hash = hash;
         s->e[at].error = 0;
         entry_place_new(s, at);
-        s->index[empty] = at; /* where index_insert would put it */
-        s->e[at].slot = empty;
+        index_put(s, at, empty);
         s->n++;
         return SHAPE_OK;
     }
@@ -420,8 +418,7 @@ SS_INLINE int ss_add(shape_spacesaving *s, shape_ss_kind kind, const ss_key *k, 
      * for; this saves probing again for a free slot. */
     uint32_t old_slot = e->slot;
     e->hash = hash;
-    s->index[empty] = at;
-    e->slot = empty;
+    index_put(s, at, empty);
     index_remove_slot(s, old_slot);
     e->error = e->count;
     victim_increment(s, at);
@@ -592,7 +589,7 @@ int shape_ss_append_raw_(shape_spacesaving *s, const shape_ss_item *it, shape_er
     int32_t b = s->last;
     if (b < 0 || s->b[b].count != it->count) b = bucket_new_after(s, s->last, it->count);
     entry_append(s, at, b);
-    index_insert(s, at);
+    index_put(s, at, empty);
     return SHAPE_OK;
 }
 
