@@ -36,7 +36,7 @@ struct shape_wire_encoder {
     size_t ncodecs;
     size_t last; /* the codec of the previous message: batches are one table long */
     shape_json_buf arena;
-    size_t *offsets, *lengths, cap;
+    size_t *offsets, cap; /* per message: where its wire bytes start in the arena */
     size_t *codec_of; /* per message: its codec, or SIZE_MAX when its table could not be registered */
     size_t unsent;    /* messages of the last encode left RETRY or REFUSED */
 };
@@ -139,7 +139,6 @@ void shape_wire_encoder_free(shape_wire_encoder *w)
     shape_registry_client_free(w->registry);
     shape_json_buf_release(&w->arena);
     free(w->offsets);
-    free(w->lengths);
     free(w->codec_of);
     free(w->topic);
     free(w);
@@ -229,9 +228,7 @@ static int grow(shape_wire_encoder *w, size_t n, shape_err *err)
     if (n <= w->cap) return SHAPE_OK;
     size_t *o = realloc(w->offsets, n * sizeof *o);
     if (o) w->offsets = o;
-    size_t *l = o ? realloc(w->lengths, n * sizeof *l) : NULL;
-    if (l) w->lengths = l;
-    size_t *c = l ? realloc(w->codec_of, n * sizeof *c) : NULL;
+    size_t *c = o ? realloc(w->codec_of, n * sizeof *c) : NULL;
     if (c) w->codec_of = c;
     if (!c) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     w->cap = n;
@@ -320,9 +317,8 @@ int shape_wire_encoder_encode(shape_wire_encoder *w, shape_emit_message *msgs, s
             continue;
         }
         w->offsets[i] = start;
-        w->lengths[i] = w->arena.len - start;
         msgs[i].value = w->arena.data + start;
-        msgs[i].value_len = w->lengths[i];
+        msgs[i].value_len = w->arena.len - start;
     }
     for (size_t i = 0; moved && i < n; i++) {
         /* RETRY ones are not produced */
