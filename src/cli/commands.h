@@ -19,5 +19,7 @@ shape_registry *shape_cli_registry(void);
 const shape_command *const *shape_cli_core_commands(void);
 /* A core or plugin command by name; err explains a missing one. */
 const shape_command *shape_cli_find_command(const char *name, shape_err *err);
+/* Keep freed heap memory for reuse (malloc_tuning.c); main() calls it first. */
+void shape_cli_tune_malloc(void);
 
 #endif

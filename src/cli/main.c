@@ -55,6 +55,7 @@ static int fail(const shape_err *err)
 
 int main(int argc, char **argv)
 {
+    shape_cli_tune_malloc();
     shape_err err;
     shape_err_clear(&err);
     registry = shape_registry_new();
