@@ -232,17 +232,17 @@ p("")
 if facts.get("stream_read_summary"):
     p(f"stream-read's own count in round 1: `{facts['stream_read_summary']}`.")
     p("")
-p("The broker runs on the same 2 cores and is the slowest part of the pipeline, so wall-clock rates of the "
-  "fast readers converge on what it can serve; the CPU column (the reader process only) shows what each "
-  "reader itself costs.")
+p("The broker runs on the same 2 cores as the reader, so every wall-clock rate here includes the broker's "
+  "share of the CPU (a reader that makes it answer more, smaller fetches pays for that too); the CPU "
+  "column (the reader process only) shows what each reader itself costs.")
 p("")
 # The same runs per CPU-second of the reader process (user+sys of the consumer
 # only, never the broker's): what the reader costs, whatever pace the broker sets.
 cps = {n: per_round("consume", n, lambda r: con / r["cpu"] if r.get("cpu") else None) for n, _ in peers}
 p("The same runs, per CPU-second of the reader process (messages ÷ its user+system time; the broker's CPU "
-  "is not counted): on this 2-core machine the embedded broker sets the wall-clock pace for every fast "
-  "reader, so the wall-clock ratio to Python cannot exceed what the bare floor reaches, while the CPU "
-  "view shows the work each reader does per message.")
+  "is not counted): on this 2-core machine a fast reader and the embedded broker compete for the same "
+  "two cores, which bounds every wall-clock rate (and so every wall-clock ratio to Python) by what the "
+  "two cores can do for both, while the CPU view shows the work each reader does per message.")
 p("")
 p("| reader | messages per CPU-second | × floor | × kcat | × Python |")
 p("|---|---:|---:|---:|---:|")
