@@ -20,7 +20,9 @@ set -euo pipefail
 source "$(dirname "$0")/cli_lib.sh"
 command -v strace >/dev/null || { echo "SKIP: strace is needed (scripts/install-deps installs it)"; exit 77; }
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed"; exit 77; }
-if ldd "$SHAPE_BIN" 2>/dev/null | grep -q -e libasan -e libtsan; then
+# (ldd's output is read whole: `ldd | grep -q` fails under pipefail when grep
+# stops reading early)
+if grep -q -e libasan -e libtsan <<<"$(ldd "$SHAPE_BIN" 2>/dev/null)"; then
     echo "SKIP: sanitizer build: ASan's allocator replaces glibc's malloc"
     exit 77
 fi
