@@ -84,6 +84,12 @@ const char *shape_args_positional(const shape_args *args, size_t i);
 int shape_args_int(const shape_args *args, const char *name, int64_t min,
                    int64_t max, int64_t dflt, int64_t *out, shape_err *err);
 
+/* Real value of an option: finite and >= min (> min when min_exclusive);
+ * *out = dflt when the option is absent. The one wording of a refusal:
+ * "--NAME must be a number [of UNIT ]>= MIN, got 'TEXT'" (unit may be NULL). */
+int shape_args_double(const shape_args *args, const char *name, double min, int min_exclusive,
+                      const char *unit, double dflt, double *out, shape_err *err);
+
 /* Strict decimal integer parse: whole string, no spaces, in [min, max]. */
 int shape_parse_int64(const char *text, int64_t min, int64_t max, int64_t *out);
 

@@ -41,6 +41,15 @@ int shape_credref_resolve(const char *ref, char **secret_out, shape_err *err);
  * file:// skips the permission rule; everything else is as above. */
 int shape_credref_resolve_public(const char *ref, char **out, shape_err *err);
 
+/* 1 when a setting of this name holds a secret, so that its value must
+ * never be shown (and, where a command takes secrets only as references,
+ * must be one). The one definition every module uses: case-insensitive;
+ * the name contains password, passwd, secret, token, key, jaas, credential
+ * or user_info / user.info, or has the word "sas" (split on . _ -), or
+ * connection_string; a name ending in "location" (a file path, e.g.
+ * ssl.key.location) is not a secret. */
+int shape_credref_secret_name(const char *name);
+
 /* Overwrite the string's bytes with zeros, then free it. NULL is allowed. */
 void shape_secret_free(char *secret);
 

@@ -9,8 +9,8 @@
  * commands (src/cli), the unit tests and the fuzz target
  * tests/fuzz/fuzz_checkpoint.c alike.
  *
- * How: shape_stream_checkpoint_parse turns bytes into a JSON object
- * (duplicate keys refused); shape_stream_checkpoint_check checks the
+ * How: shape_checkpoint_load (shape/checkpoint_file.h) turns the file into a
+ * JSON object (duplicate keys refused); shape_stream_checkpoint_check checks the
  * "format" and "uri" members; the two readers below then check and extract
  * the rest. Every refusal is SHAPE_EINVAL (SHAPE_ENOMEM when memory runs
  * out) with a message that names `path` and ends in "use another file".
@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shape/checkpoint_file.h"
 #include "shape/error.h"
 #include "shape/offsets.h"
 #include "shape/profile.h"
@@ -34,11 +35,6 @@ struct json_t;
 #define SHAPE_STREAM_READ_CHECKPOINT_FORMAT "shape-stream-read-checkpoint-v1"
 #define SHAPE_STREAM_PROFILE_CHECKPOINT_FORMAT "shape-stream-checkpoint-v1"
 #define SHAPE_STREAM_PROFILER_FORMAT "shape-stream-window-v1"
-
-/* The bytes of a checkpoint file (len of them, no NUL needed) as a JSON
- * object: *doc is a new reference on success, NULL on refusal. */
-int shape_stream_checkpoint_parse(const char *bytes, size_t len, const char *path, struct json_t **doc,
-                                  shape_err *err);
 
 /* The document's "format" must be `format` and its "uri" must be `uri`
  * ("... belongs to another stream (...): use another file"); `what` names

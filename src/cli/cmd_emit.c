@@ -45,21 +45,6 @@ static void on_stop_signal(int sig)
 
 /* ---- option helpers --------------------------------------------------------- */
 
-static int get_double(const shape_args *args, const char *name, double dflt, double min,
-                      int min_exclusive, double *out, shape_err *err)
-{
-    const char *text = shape_args_value(args, name);
-    *out = dflt;
-    if (!text) return SHAPE_OK;
-    char *end;
-    double v = strtod(text, &end);
-    if (!*text || *end || !isfinite(v) || v < min || (min_exclusive && v == min))
-        return shape_err_set(err, SHAPE_EINVAL, "--%s must be a finite number %s %g, got '%.40s'", name,
-                             min_exclusive ? ">" : ">=", min, text);
-    *out = v;
-    return SHAPE_OK;
-}
-
 static void thousands(char *out, size_t size, uint64_t v)
 {
     char digits[32];
@@ -110,21 +95,6 @@ static int uri_is_local(const char *uri)
         p = comma ? comma + 1 : end;
     }
     return 1;
-}
-
-static int secret_like(const char *key)
-{
-    static const char *const words[] = {"key", "secret", "password", "token", "sas", "connection_string"};
-    char low[128];
-    size_t n = strlen(key);
-    if (n >= sizeof low) n = sizeof low - 1;
-    for (size_t i = 0; i < n; i++) low[i] = (char)tolower((unsigned char)key[i]);
-    low[n] = 0;
-    size_t len = strlen(low);
-    if (len >= 9 && strcmp(low + len - 9, "_location") == 0) return 0; /* a file path (TLS material) */
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (strstr(low, words[i])) return 1;
-    return 0;
 }
 
 /* The http(s) URL a --sink-config entry SINK.KEY=URL gives (a service the
@@ -299,12 +269,12 @@ static int run_emit(const shape_args *args, shape_err *err)
     /* --- pacing and limits --- */
     int realtime = shape_args_flag(args, "realtime") && !shape_args_flag(args, "no-realtime");
     double rate, max_rate, duration, ck_seconds;
-    CHECK(get_double(args, "rate", 100, 0, 1, &rate, err));
-    CHECK(get_double(args, "max-rate", 0, 0, 1, &max_rate, err));
+    CHECK(shape_args_double(args, "rate", 0, 1, NULL, 100, &rate, err));
+    CHECK(shape_args_double(args, "max-rate", 0, 1, NULL, 0, &max_rate, err));
     if (!shape_args_value(args, "max-rate")) max_rate = 0;
-    CHECK(get_double(args, "duration", -1, 0, 0, &duration, err));
+    CHECK(shape_args_double(args, "duration", 0, 0, "seconds", -1, &duration, err));
     if (!shape_args_value(args, "duration")) duration = -1;
-    CHECK(get_double(args, "checkpoint-seconds", 1, 0, 1, &ck_seconds, err));
+    CHECK(shape_args_double(args, "checkpoint-seconds", 0, 1, "seconds", 1, &ck_seconds, err));
     int64_t max_events, ck_every, retries, batch_events, queue_batches, max_dead;
     CHECK(shape_args_int(args, "max-events", 0, INT64_MAX, -1, &max_events, err));
     CHECK(shape_args_int(args, "checkpoint-every", 1, INT64_MAX, 10000, &ck_every, err));
@@ -439,7 +409,7 @@ static int run_emit(const shape_args *args, shape_err *err)
         char name[64], keyname[128];
         snprintf(name, sizeof name, "%.*s", (int)(dot - entry), entry);
         snprintf(keyname, sizeof keyname, "%.*s", (int)(eq - dot - 1), dot + 1);
-        if (secret_like(keyname) && !shape_credref_is_reference(eq + 1))
+        if (shape_credref_secret_name(keyname) && !shape_credref_is_reference(eq + 1))
             CHECK(shape_err_set(err, SHAPE_EINVAL,
                                 "--sink-config %s.%s must be a credential reference (env://, file://, kv://), "
                                 "not a literal",

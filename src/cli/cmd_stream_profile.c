@@ -41,6 +41,7 @@
 #include "cli/stream_common.h"
 #include "shape/atomic_file.h"
 #include "shape/base64.h"
+#include "shape/clock.h"
 #include "shape/profile.h"
 #include "shape/profile_worker.h"
 #include "shape/stream_checkpoint.h"
@@ -107,12 +108,6 @@ typedef struct run {
     shape_source_progress parts; /* the last the source told (kept across reconnects) */
 } run;
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void close_source(run *r)
 {
@@ -136,7 +131,7 @@ static void stats_now(const run *r, int64_t *messages, int64_t *undecodable, int
 static void show_progress(run *r, int final)
 {
     if (!r->progress) return;
-    double t = now_seconds();
+    double t = shape_clock_now();
     if (!final && t - r->last_progress < 0.25) return;
     r->last_progress = t;
     int64_t messages, undecodable, rejected;
@@ -196,7 +191,7 @@ static int save_checkpoint(run *r, int finished, shape_err *err)
         r->n.checkpoints--;
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory writing checkpoint %s", r->checkpoint);
     }
-    int rc = shape_cli_checkpoint_save(r->checkpoint, doc, err);
+    int rc = shape_checkpoint_save(r->checkpoint, doc, err);
     json_decref(doc);
     if (rc != SHAPE_OK) r->n.checkpoints--;
     r->since_checkpoint = 0;
@@ -229,7 +224,7 @@ static int load_checkpoint(run *r, int *finished, shape_err *err)
 {
     *finished = 0;
     json_t *doc;
-    SHAPE_RETURN_NOT_OK(shape_cli_checkpoint_load(r->checkpoint, &doc, err));
+    SHAPE_RETURN_NOT_OK(shape_checkpoint_load(r->checkpoint, &doc, err));
     if (!doc) return SHAPE_OK;
     shape_stream_profile_expect expect = {.uri = r->uri,
                                           .partitions = r->partitions,
@@ -395,9 +390,9 @@ static int advance_positions(shape_offsets *positions, const shape_offsets *afte
 /* Wait `seconds`, waking early when a stop is requested. */
 static void backoff(double seconds)
 {
-    double until = now_seconds() + seconds;
+    double until = shape_clock_now() + seconds;
     while (!stop_requested) {
-        double left = until - now_seconds();
+        double left = until - shape_clock_now();
         if (left <= 0) break;
         if (left > 0.1) left = 0.1;
         struct timespec ts = {0, (long)(left * 1e9)};
@@ -533,17 +528,6 @@ static int print_summary(run *r, int written, int interrupted, const char *note,
 
 /* ---- options ------------------------------------------------------------- */
 
-static int parse_seconds(const char *option, const char *text, double *out, shape_err *err)
-{
-    char *end = NULL;
-    errno = 0;
-    double v = text[0] ? strtod(text, &end) : NAN;
-    if (!text[0] || *end || errno || !isfinite(v) || v < 0)
-        return shape_err_set(err, SHAPE_EINVAL, "%s must be a number of seconds >= 0, not '%.40s'", option, text);
-    *out = v;
-    return SHAPE_OK;
-}
-
 static int read_options(const shape_args *args, run *r, shape_err *err)
 {
     const char *window = shape_args_value(args, "window");
@@ -576,7 +560,7 @@ static int read_options(const shape_args *args, run *r, shape_err *err)
         return shape_err_set(err, SHAPE_EINVAL, "--start must be 'earliest' or 'latest', not '%.40s'", start);
     double idle = -1;
     const char *idle_text = shape_args_value(args, "idle-timeout");
-    if (idle_text) SHAPE_RETURN_NOT_OK(parse_seconds("--idle-timeout", idle_text, &idle, err));
+    SHAPE_RETURN_NOT_OK(shape_args_double(args, "idle-timeout", 0, 0, "seconds", -1, &idle, err));
     int follow = shape_args_flag(args, "follow") > 0;
     r->bounded = !follow;
     r->limited = shape_args_value(args, "max-events") || idle_text;
@@ -657,7 +641,7 @@ static int run_stream_profile(const shape_args *args, shape_err *err)
         sigaction(SIGTERM, &sa, NULL);
         r.progress = isatty(STDERR_FILENO);
         r.parts = (shape_source_progress){-1, -1};
-        r.started = now_seconds();
+        r.started = shape_clock_now();
         r.last_progress = r.started;
         rc = shape_profile_worker_new(r.profile, &r.worker, err);
         if (rc == SHAPE_OK) rc = consume(&r, &interrupted, err);

@@ -28,7 +28,7 @@ static int load_checkpoint(const char *path, const char *uri, shape_offsets *sta
 {
     *found = 0;
     json_t *doc;
-    SHAPE_RETURN_NOT_OK(shape_cli_checkpoint_load(path, &doc, err));
+    SHAPE_RETURN_NOT_OK(shape_checkpoint_load(path, &doc, err));
     if (!doc) return SHAPE_OK;
     int rc = shape_stream_read_checkpoint_read(path, doc, uri, start, err);
     json_decref(doc);
@@ -41,7 +41,7 @@ static int save_checkpoint(const char *path, const char *uri, const shape_offset
     json_t *doc = json_pack("{s:s, s:i, s:s, s:o}", "format", CHECKPOINT_FORMAT, "version", 1, "uri", uri, "offset",
                             shape_offsets_to_json(offsets));
     if (!doc) return shape_err_set(err, SHAPE_ENOMEM, "out of memory writing checkpoint %s", path);
-    int rc = shape_cli_checkpoint_save(path, doc, err);
+    int rc = shape_checkpoint_save(path, doc, err);
     json_decref(doc);
     return rc;
 }
@@ -72,12 +72,9 @@ static int reading_flags(const shape_args *args, shape_options *o, shape_err *er
         return shape_err_set(err, SHAPE_EINVAL, "--start must be 'earliest' or 'latest', not '%.40s'", start);
     if (start) SHAPE_RETURN_NOT_OK(shape_options_set_string(o, "start_at", start, err));
     if (shape_args_flag(args, "follow")) SHAPE_RETURN_NOT_OK(shape_options_set_bool(o, "stop_at_end", 0, err));
-    const char *idle = shape_args_value(args, "idle-timeout");
-    if (idle) {
-        char *end = NULL;
-        double seconds = strtod(idle, &end);
-        if (end == idle || *end || !(seconds >= 0) || seconds > 1e9)
-            return shape_err_set(err, SHAPE_EINVAL, "--idle-timeout must be a number of seconds >= 0, not '%.40s'", idle);
+    if (shape_args_value(args, "idle-timeout")) {
+        double seconds;
+        SHAPE_RETURN_NOT_OK(shape_args_double(args, "idle-timeout", 0, 0, "seconds", 0, &seconds, err));
         SHAPE_RETURN_NOT_OK(shape_options_set_double(o, "idle_timeout", seconds, err));
     }
     const char *partitions = shape_args_value(args, "partitions");

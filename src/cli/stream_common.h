@@ -33,14 +33,4 @@ int shape_cli_source_options(const shape_args *args, shape_options **out, shape_
 int shape_cli_open_source(const char *uri, const shape_options *options, const shape_offsets *start,
                           shape_source **out, shape_err *err);
 
-/* Checkpoint files (the commands' own JSON documents). Loading: *doc = NULL
- * when the file does not exist; a file that is not a JSON object is
- * SHAPE_EINVAL ending in "use another file" (shape_stream_checkpoint_parse).
- * *doc is a new reference. */
-struct json_t;
-int shape_cli_checkpoint_load(const char *path, struct json_t **doc, shape_err *err);
-/* Saving: compact JSON plus a newline, replacing the file atomically. */
-int shape_cli_checkpoint_save(const char *path, const struct json_t *doc, shape_err *err);
-/* The checks of a loaded document are in shape/stream_checkpoint.h. */
-
 #endif

@@ -10,6 +10,7 @@
 #include "shape/cli.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -231,6 +232,23 @@ int shape_args_int(const shape_args *args, const char *name, int64_t min, int64_
         return shape_err_set(err, SHAPE_EINVAL,
                              "--%s must be an integer from %lld to %lld, got '%.32s'", name,
                              (long long)min, (long long)max, text);
+    return SHAPE_OK;
+}
+
+int shape_args_double(const shape_args *args, const char *name, double min, int min_exclusive,
+                      const char *unit, double dflt, double *out, shape_err *err)
+{
+    const char *text = shape_args_value(args, name);
+    *out = dflt;
+    if (!text) return SHAPE_OK;
+    char *end = NULL;
+    errno = 0;
+    double v = text[0] ? strtod(text, &end) : NAN;
+    if (!text[0] || *end || errno == ERANGE || !isfinite(v) || v < min || (min_exclusive && v == min))
+        return shape_err_set(err, SHAPE_EINVAL, "--%s must be a number %s%s%s %g, got '%.40s'", name,
+                             unit ? "of " : "", unit ? unit : "", unit ? (min_exclusive ? " >" : " >=")
+                             : (min_exclusive ? ">" : ">="), min, text);
+    *out = v;
     return SHAPE_OK;
 }
 

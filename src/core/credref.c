@@ -14,6 +14,7 @@
 #include "shape/credref.h"
 #include "shape/utf8.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -210,4 +211,33 @@ int shape_credref_resolve(const char *ref, char **secret_out, shape_err *err)
 int shape_credref_resolve_public(const char *ref, char **out, shape_err *err)
 {
     return resolve(ref, 0, out, err);
+}
+
+/* ---- secret-bearing setting names ------------------------------------------ */
+
+static int has_word(const char *low, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = strstr(low, word); p; p = strstr(p + 1, word)) {
+        int starts = p == low || p[-1] == '.' || p[-1] == '_' || p[-1] == '-';
+        int ends = p[n] == 0 || p[n] == '.' || p[n] == '_' || p[n] == '-';
+        if (starts && ends) return 1;
+    }
+    return 0;
+}
+
+int shape_credref_secret_name(const char *name)
+{
+    static const char *const parts[] = {"password", "passwd", "secret", "token", "key", "jaas", "credential",
+                                        "user_info", "user.info", "userinfo", "connection_string"};
+    if (!name) return 0;
+    char low[256];
+    size_t n = strlen(name);
+    if (n >= sizeof low) n = sizeof low - 1;
+    for (size_t i = 0; i < n; i++) low[i] = (char)tolower((unsigned char)name[i]);
+    low[n] = 0;
+    if (n >= 8 && strcmp(low + n - 8, "location") == 0) return 0; /* a path to the material, not the material */
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (strstr(low, parts[i])) return 1;
+    return has_word(low, "sas");
 }

@@ -19,22 +19,6 @@
 
 #include "shape/base64.h"
 
-int shape_stream_checkpoint_parse(const char *bytes, size_t len, const char *path, json_t **doc, shape_err *err)
-{
-    *doc = NULL;
-    json_error_t jerr;
-    json_t *d = json_loadb(bytes, len, JSON_REJECT_DUPLICATES, &jerr);
-    if (!d)
-        return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s is not valid JSON (line %d): use another file", path,
-                             jerr.line);
-    if (!json_is_object(d)) {
-        json_decref(d);
-        return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s is not a JSON object: use another file", path);
-    }
-    *doc = d;
-    return SHAPE_OK;
-}
-
 int shape_stream_checkpoint_check(const char *path, const json_t *doc, const char *format, const char *what,
                                   const char *uri, shape_err *err)
 {

@@ -42,33 +42,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "shape/clock.h"
 #include "shape/emit.h"
 #include "shape/timestamp.h"
 
 #define MAX_HEADERS 24
 #define LAG_BUCKETS 10000 /* 0.1 ms each: up to 1 s; later sends go to the last */
-
-/* ---- clock ------------------------------------------------------------------ */
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void sleep_until(double t)
-{
-    struct timespec ts;
-    ts.tv_sec = (time_t)t;
-    ts.tv_nsec = (long)((t - (double)ts.tv_sec) * 1e9);
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR) {
-    }
-}
 
 /* ---- metadata ---------------------------------------------------------------- */
 
@@ -744,7 +723,7 @@ static int send_msgs(runtime *rt, shape_emit_destination *d, shape_emit_message 
         rep->retries++;
         double pause = cfg->retry_backoff;
         for (int i = 0; i < attempt && i < 30; i++) pause *= 2;
-        if (pause > 0) sleep_until(now_s() + pause);
+        if (pause > 0) shape_clock_sleep_until(shape_clock_now() + pause);
     }
     return SHAPE_OK;
 }
@@ -1013,7 +992,7 @@ int shape_emit_run(const shape_emit_config *cfg, shape_emit_report *rep, shape_e
 
     uint64_t delivered = cfg->start_offset, last_ck = cfg->start_offset;
     uint64_t sent = 0;
-    double t_start = now_s(), t0 = 0, first_delivery = 0, last_delivery = 0, last_ck_time = t_start;
+    double t_start = shape_clock_now(), t0 = 0, first_delivery = 0, last_delivery = 0, last_ck_time = t_start;
     double last_progress = 0;
     size_t first_batch = 0; /* events of the first send */
     int started = 0;
@@ -1024,7 +1003,7 @@ int shape_emit_run(const shape_emit_config *cfg, shape_emit_report *rep, shape_e
         }
         batch *b = next_batch(rt);
         if (!b) break;
-        double now = now_s();
+        double now = shape_clock_now();
         if (!started) {
             t0 = now;
             started = 1;
@@ -1038,9 +1017,9 @@ int shape_emit_run(const shape_emit_config *cfg, shape_emit_report *rep, shape_e
         }
         if (cfg->duration >= 0 && due >= cfg->duration) {
             double end = t0 + cfg->duration;
-            while (now_s() < end && !(cfg->stop && *cfg->stop)) {
-                double next = now_s() + 0.05;
-                sleep_until(next < end ? next : end);
+            while (shape_clock_now() < end && !(cfg->stop && *cfg->stop)) {
+                double next = shape_clock_now() + 0.05;
+                shape_clock_sleep_until(next < end ? next : end);
             }
             recycle(rt, b);
             rep->stopped_by = "duration";
@@ -1048,9 +1027,9 @@ int shape_emit_run(const shape_emit_config *cfg, shape_emit_report *rep, shape_e
         }
         if (paced) {
             double deadline = t0 + due;
-            while ((now = now_s()) < deadline && !(cfg->stop && *cfg->stop)) {
+            while ((now = shape_clock_now()) < deadline && !(cfg->stop && *cfg->stop)) {
                 double next = now + 0.05;
-                sleep_until(next < deadline ? next : deadline);
+                shape_clock_sleep_until(next < deadline ? next : deadline);
             }
             if (cfg->stop && *cfg->stop) {
                 recycle(rt, b);
@@ -1091,12 +1070,12 @@ int shape_emit_run(const shape_emit_config *cfg, shape_emit_report *rep, shape_e
                 double cap = (double)(sent + g->n + next->n) / cfg->max_rate;
                 if (cap > next_due) next_due = cap;
             }
-            if ((paced && t0 + next_due > now_s()) || (cfg->duration >= 0 && next_due >= cfg->duration)) {
+            if ((paced && t0 + next_due > shape_clock_now()) || (cfg->duration >= 0 && next_due >= cfg->duration)) {
                 unget_batch(rt, next);
                 break;
             }
             if (paced) {
-                double lag = now_s() - (t0 + next_due);
+                double lag = shape_clock_now() - (t0 + next_due);
                 if (lag < 0) lag = 0;
                 if (lag > rep->max_lag) rep->max_lag = lag;
                 size_t bucket = (size_t)(lag * 1e4);
@@ -1110,7 +1089,7 @@ int shape_emit_run(const shape_emit_config *cfg, shape_emit_report *rep, shape_e
         size_t n = g->n;
         for (size_t i = 0; i < g->nb; i++) recycle(rt, g->b[i]);
         if (rc != SHAPE_OK) break;
-        now = now_s();
+        now = shape_clock_now();
         if (rep->events == 0) {
             first_delivery = now;
             first_batch = n;
@@ -1195,7 +1174,7 @@ int shape_emit_run(const shape_emit_config *cfg, shape_emit_report *rep, shape_e
         }
     }
     if (cfg->progress && started) fputs("\n", stderr);
-    double end = now_s();
+    double end = shape_clock_now();
     rep->wall = end - t_start;
     rep->elapsed = rep->events ? last_delivery - first_delivery : 0;
     rep->rate = rep->elapsed > 0 ? (double)(rep->events - first_batch) / rep->elapsed : 0;

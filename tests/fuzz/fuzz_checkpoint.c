@@ -13,7 +13,7 @@
  *      SHAPE_EINVAL with a message and found = 0.
  *   2. stream-read / stream-profile checkpoints: the input goes through
  *      the very checks a resumed run makes (shape/stream_checkpoint.h):
- *      shape_stream_checkpoint_parse (duplicate keys refused), then
+ *      shape_checkpoint_parse (duplicate keys refused), then
  *      shape_stream_read_checkpoint_read and
  *      shape_stream_profile_checkpoint_read, each asked with the document's
  *      own uri, partitions, name and event time (so mutations get past the
@@ -200,7 +200,7 @@ static void fuzz_offsets(const uint8_t *data, size_t size)
     json_t *doc = NULL;
     shape_err err;
     shape_err_clear(&err);
-    int rc = shape_stream_checkpoint_parse((const char *)data, size, "fuzz.ck", &doc, &err);
+    int rc = shape_checkpoint_parse((const char *)data, size, "fuzz.ck", &doc, &err);
     if (rc != SHAPE_OK) {
         check_refusal(rc, &err);
         if (rc != SHAPE_EINVAL || doc) abort();

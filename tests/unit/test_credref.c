@@ -266,6 +266,28 @@ static void test_null_err_is_allowed(void **state)
     assert_int_equal(shape_credref_resolve("kv://a/b", &out, NULL), SHAPE_EINVAL);
 }
 
+/* The one secret-name predicate every module uses (emit's --sink-config,
+ * the producer's and consumer's refusals). */
+static void test_secret_name(void **state)
+{
+    (void)state;
+    const char *secret[] = {"sasl.password", "ssl.key.password", "SASL.PASSWORD", "sasl.jaas.config",
+                            "schema_registry_api_secret", "api_key", "apikey", "oauth.token",
+                            "basic.auth.user.info", "schema_registry_basic_auth_user_info",
+                            "connection_string", "azure.sas", "sas", "sas_token", "my-sas", "credentials",
+                            "ssl.keystore.password", "passwd"};
+    const char *plain[] = {"sasl.mechanism", "sasl.username", "security.protocol", "ssl.key.location",
+                           "ssl.ca.location", "bootstrap.servers", "acks", "linger.ms", "flush_timeout",
+                           "schema_registry_url", "compression.type", "", "sasl_mechanism"};
+    for (size_t i = 0; i < sizeof secret / sizeof secret[0]; i++) {
+        if (!shape_credref_secret_name(secret[i])) fail_msg("'%s' should be a secret name", secret[i]);
+    }
+    for (size_t i = 0; i < sizeof plain / sizeof plain[0]; i++) {
+        if (shape_credref_secret_name(plain[i])) fail_msg("'%s' should not be a secret name", plain[i]);
+    }
+    assert_false(shape_credref_secret_name(NULL));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -278,6 +300,7 @@ int main(void)
         cmocka_unit_test(test_not_a_reference_is_not_echoed),
         cmocka_unit_test(test_secret_free),
         cmocka_unit_test(test_null_err_is_allowed),
+        cmocka_unit_test(test_secret_name),
     };
     return cmocka_run_group_tests(tests, make_tmpdir, remove_tmpdir);
 }

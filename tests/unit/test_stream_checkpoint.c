@@ -210,7 +210,7 @@ static void test_read_checkpoint(void **state)
     json_t *doc = NULL;
     shape_err err;
     shape_err_clear(&err);
-    assert_int_equal(shape_stream_checkpoint_parse(good, strlen(good), PATH, &doc, &err), SHAPE_OK);
+    assert_int_equal(shape_checkpoint_parse(good, strlen(good), PATH, &doc, &err), SHAPE_OK);
     shape_offsets start = SHAPE_OFFSETS_INIT;
     assert_int_equal(shape_stream_read_checkpoint_read(PATH, doc, URI, &start, &err), SHAPE_OK);
     assert_int_equal(start.n, 2);
@@ -248,7 +248,7 @@ static void test_parse_refuses_what_is_not_an_object(void **state)
         json_t *doc = (json_t *)&doc; /* must be reset */
         shape_err err;
         shape_err_clear(&err);
-        int rc = shape_stream_checkpoint_parse(cases[i].bytes, strlen(cases[i].bytes), PATH, &doc, &err);
+        int rc = shape_checkpoint_parse(cases[i].bytes, strlen(cases[i].bytes), PATH, &doc, &err);
         if (rc != SHAPE_EINVAL || doc != NULL || !strstr(err.message, cases[i].want) ||
             !strstr(err.message, "use another file"))
             fail_msg("case %zu: rc %d, '%s'", i, rc, err.message);
@@ -256,7 +256,7 @@ static void test_parse_refuses_what_is_not_an_object(void **state)
     /* bytes need no NUL: a length cuts the text */
     json_t *doc = NULL;
     shape_err err;
-    assert_int_equal(shape_stream_checkpoint_parse("{\"a\":1}garbage", 7, PATH, &doc, &err), SHAPE_OK);
+    assert_int_equal(shape_checkpoint_parse("{\"a\":1}garbage", 7, PATH, &doc, &err), SHAPE_OK);
     json_decref(doc);
 }
 

@@ -35,6 +35,7 @@
 #include "emitter.h"
 #include "kafka_uri.h"
 #include "registry/wire_encode.h"
+#include "shape/clock.h"
 #include "shape/credref.h"
 #include "shape/event.h"
 #include "shape/options.h"
@@ -219,13 +220,6 @@ int shape_kafka_emitter_open_with(const char *uri, const shape_options *options,
 
 /* ---- sending --------------------------------------------------------------------- */
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* A client that hit a fatal error (e.g. an idempotent producer whose
  * refused request left a hole in its sequence numbers) refuses everything
  * afterwards; the runtime's retry needs a fresh one. */
@@ -291,12 +285,12 @@ int shape_kafka_emitter_send(shape_emitter *e, shape_emit_message *msgs, size_t 
         }
     }
     ops->poll(c, 0);
-    double deadline = now_s() + e->flush_timeout;
+    double deadline = shape_clock_now() + e->flush_timeout;
     /* Serve delivery reports until every message of the batch has one. (Not
      * a client flush: librdkafka 2.0.2's waits in 10 ms steps, which caps a
      * paced run at one batch per 10 ms plus the round trip.) */
     while (e->pending > 0) {
-        double left = deadline - now_s();
+        double left = deadline - shape_clock_now();
         if (left <= 0) break;
         ops->poll(c, left > 0.1 ? 100 : (int)(left * 1000) + 1);
     }
@@ -307,8 +301,8 @@ int shape_kafka_emitter_send(shape_emitter *e, shape_emit_message *msgs, size_t 
     if (e->pending > 0) {
         /* Nothing may report into this batch after we return: purge, collect. */
         ops->purge(c);
-        double until = now_s() + 10;
-        while (e->pending > 0 && now_s() < until) ops->poll(c, 100);
+        double until = shape_clock_now() + 10;
+        while (e->pending > 0 && shape_clock_now() < until) ops->poll(c, 100);
     }
     size_t retry = 0, first = SIZE_MAX;
     for (size_t i = 0; i < n; i++) {

@@ -20,6 +20,8 @@
 
 #include <librdkafka/rdkafka.h>
 
+#include "shape/credref.h"
+
 #include "emitter.h"
 #include "kafka_conf.h"
 #include "kafka_plugin.h"
@@ -34,12 +36,6 @@ typedef struct rdkafka_client {
 
 /* ---- configuration ------------------------------------------------------------- */
 
-static int secret_name(const char *name)
-{
-    return strstr(name, "password") || strstr(name, "secret") || strstr(name, "key") ||
-           strstr(name, "token") || strstr(name, "jaas");
-}
-
 static int apply_config(rd_kafka_conf_t *conf, const shape_kafka_producer_config *cfg, shape_err *err)
 {
     for (size_t i = 0; i < cfg->n; i++) {
@@ -53,7 +49,7 @@ static int apply_config(rd_kafka_conf_t *conf, const shape_kafka_producer_config
                                  "kafka producer setting '%.80s' was refused (its value comes from a credential "
                                  "reference and is not shown)",
                                  s->name);
-        if (secret_name(s->name))
+        if (shape_credref_secret_name(s->name))
             return shape_err_set(err, SHAPE_EINVAL, "kafka producer setting '%.80s' was refused", s->name);
         char shown[256]; /* librdkafka's reason, the value redacted (kafka_conf.h) */
         shape_kafka_conf_redact(conf, errstr, s->name, s->value, shown, sizeof shown);

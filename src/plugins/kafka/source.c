@@ -48,6 +48,7 @@
 
 #include "consumer_client.h"
 #include "kafka_uri.h"
+#include "shape/clock.h"
 #include "shape/credref.h"
 #include "shape/source.h"
 #include "shape/task.h"
@@ -127,13 +128,6 @@ static const char *const known_options[] = {
     "start_at", "stop_at_end", "idle_timeout", "max_messages", "batch_size", "config", "schema",
     "on_error", "event_time_field", "event_time_unit", "with_offsets", "with_key", "with_headers",
     "with_timestamp", "nested", "partitions", "prefetch_partitions", NULL};
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void release(kafka_source *ks, shape_kafka_event *events, size_t n)
 {
@@ -460,12 +454,12 @@ static int follow_next(kafka_source *ks, struct ArrowSchema *schema, struct Arro
         }
         ks->n_polled = keep;
         if (keep > 0) {
-            ks->last_message = now_seconds();
+            ks->last_message = shape_clock_now();
             if (ks->remaining > 0) ks->remaining -= (int64_t)keep;
         } else {
             c->ops->serve(c);
             SHAPE_RETURN_NOT_OK(c->ops->failure(c, err));
-            if (ks->idle_timeout >= 0 && now_seconds() - ks->last_message >= ks->idle_timeout) *end = 1;
+            if (ks->idle_timeout >= 0 && shape_clock_now() - ks->last_message >= ks->idle_timeout) *end = 1;
             return SHAPE_OK; /* no batch: lets the caller look at signals */
         }
     }
@@ -519,14 +513,6 @@ static const shape_source_vtable kafka_vtable = {ks_next, ks_stats, ks_close, ks
 
 /* ---- opening --------------------------------------------------------------- */
 
-/* Names of settings that hold a secret: the client's refusal may quote the
- * value, so theirs is never echoed (as the emitter does). */
-static int secret_name(const char *name)
-{
-    return strstr(name, "password") || strstr(name, "secret") || strstr(name, "key") || strstr(name, "token") ||
-           strstr(name, "jaas");
-}
-
 /* One consumer setting. A credential reference (env://, file://, kv://;
  * shape/credref.h) is resolved first, as for the emitter's settings, and
  * neither it nor a secret-named setting's value appears in a refusal. */
@@ -540,7 +526,7 @@ static int set_property(const char *name, const char *value, void *ud, shape_err
         value = secret;
     }
     int refused = c->ops->set(c, name, value, errstr, sizeof errstr) != 0;
-    int hidden = secret != NULL || secret_name(name);
+    int hidden = secret != NULL || shape_credref_secret_name(name);
     shape_secret_free(secret);
     if (refused) {
         if (hidden)
@@ -794,7 +780,7 @@ int shape_kafka_source_open_with(shape_kafka_consumer_new_fn make, void *ud, con
         ks_close(&ks->base);
         return rc;
     }
-    ks->last_message = now_seconds();
+    ks->last_message = shape_clock_now();
     *out = &ks->base;
     return SHAPE_OK;
 }

@@ -1,0 +1,48 @@
+/* shape/checkpoint_file.h — reading and writing a checkpoint file: one
+ * JSON object, replaced atomically, refused whole when it is damaged.
+ *
+ * Why: every resumable command (emit, stream-read, stream-profile) keeps its
+ * progress in a small JSON document that outlives the run. They share one
+ * way to store it, so that all of them refuse the same damage the same way:
+ * not JSON, not an object, a key given twice (an edit that jansson would
+ * otherwise resolve silently, last one wins), with a message that names the
+ * file and ends in "use another file".
+ * How: the whole file is read, then parsed by jansson with duplicate keys
+ * refused (shape_checkpoint_parse, also the fuzz target's entry); saving
+ * writes compact JSON plus a newline through shape_atomic_write (temp file
+ * in the same folder, fsync, rename), so a crash leaves the old or the new
+ * document, never half of one. What each document must hold is checked by
+ * its owner (shape/stream_checkpoint.h, shape/emit.h).
+ *
+ * This header is one of the few that mention jansson's json_t (as an
+ * incomplete struct): checkpoint documents are jansson values by design.
+ */
+#ifndef SHAPE_CHECKPOINT_FILE_H
+#define SHAPE_CHECKPOINT_FILE_H
+
+#include <stddef.h>
+
+#include "shape/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct json_t;
+
+/* The bytes of a checkpoint file (len of them, no NUL needed) as a JSON
+ * object: *doc is a new reference on success, NULL on refusal (SHAPE_EINVAL,
+ * naming `path`, ending in "use another file"). */
+int shape_checkpoint_parse(const char *bytes, size_t len, const char *path, struct json_t **doc, shape_err *err);
+
+/* Load `path`: *doc = NULL (and SHAPE_OK) when the file does not exist;
+ * SHAPE_EIO when it cannot be read; else as shape_checkpoint_parse. */
+int shape_checkpoint_load(const char *path, struct json_t **doc, shape_err *err);
+
+/* Save `doc` as compact JSON plus a newline, replacing `path` atomically. */
+int shape_checkpoint_save(const char *path, const struct json_t *doc, shape_err *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
