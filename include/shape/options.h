@@ -35,6 +35,8 @@ typedef struct shape_options shape_options;
 shape_options *shape_options_new(void);
 /* Free the handle and everything it owns. NULL is allowed. */
 void shape_options_free(shape_options *o);
+/* A deep copy (NULL: a new empty set); NULL when memory runs out. */
+shape_options *shape_options_copy(const shape_options *src);
 
 /* --option KEY=VALUE. The text is split at the first '='; an empty KEY or a
  * text without '=' is SHAPE_EINVAL. VALUE becomes the JSON value it spells

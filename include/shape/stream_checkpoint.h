@@ -1,5 +1,5 @@
-/* shape/stream_checkpoint.h — parse and check the checkpoint files of
- * `shape stream-read` and `shape stream-profile`.
+/* shape/stream_checkpoint.h — write, parse and check the checkpoint files
+ * of `shape stream-read` and `shape stream-profile`.
  *
  * Why: a checkpoint outlives the run that wrote it; a torn, edited or
  * foreign file must be refused with a message naming it ("... use another
@@ -25,6 +25,7 @@
 #include "shape/error.h"
 #include "shape/offsets.h"
 #include "shape/profile.h"
+#include "shape/stream.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -59,11 +60,6 @@ typedef struct shape_stream_profile_expect {
     size_t n_counters;
 } shape_stream_profile_expect;
 
-/* One column of the frozen schema: its name and Arrow format string. */
-typedef struct shape_stream_column {
-    char *name, *format;
-} shape_stream_column;
-
 /* What a stream-profile checkpoint resumes. Everything is owned by it:
  * shape_stream_profile_resume_free releases it (and may be called on a
  * zeroed or half-filled one). */
@@ -86,6 +82,30 @@ int shape_stream_profile_checkpoint_read(const char *path, const struct json_t *
                                          const shape_stream_profile_expect *expect,
                                          shape_stream_profile_resume *out, shape_err *err);
 void shape_stream_profile_resume_free(shape_stream_profile_resume *r);
+
+/* ---- writing (the documents the readers above accept) ---- */
+
+/* stream-read: {format, version, uri, offset}, replacing path atomically. */
+int shape_stream_read_checkpoint_write(const char *path, const char *uri, const shape_offsets *offset,
+                                       shape_err *err);
+
+/* What a stream-profile checkpoint records. Everything is borrowed. */
+typedef struct shape_stream_profile_snapshot {
+    const char *uri, *partitions;    /* partitions: --partitions as given, NULL for all */
+    const shape_offsets *offset;     /* NULL: no batch taken yet */
+    const shape_offsets *positions;
+    const shape_stream_counters *counters;
+    const char *name, *event_time, *fingerprint;
+    int64_t top_n;
+    const shape_stream_column *schema; /* NULL: not frozen yet */
+    size_t n_schema;
+    int64_t null_event_time;
+    const shape_profile *profile;    /* its state is saved (base64) */
+    int finished;
+} shape_stream_profile_snapshot;
+
+int shape_stream_profile_checkpoint_write(const char *path, const shape_stream_profile_snapshot *snapshot,
+                                          shape_err *err);
 
 #ifdef __cplusplus
 }

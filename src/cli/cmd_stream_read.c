@@ -2,12 +2,16 @@
  *
  * Why: the quickest way to see what shape makes of a stream — the same
  * source, decoder and columns the profiler gets — in a form jq reads.
- * How: open the source (file or plugin) at the checkpoint's position if
- * there is one, print each batch's rows (shape/arrow_json.h), flush stdout,
- * and only then replace the checkpoint (atomically) with the position after
- * the batch: a run killed at any point and rerun prints every row at least
- * once, repeating at most the batch that was in flight. A summary of the
- * decoder's counters goes to stderr.
+ * How: read the stream through the library's runtime (shape/stream.h: the
+ * source reopened at the last position after a connection failure, with
+ * back-off, up to --max-reconnects times in a row), starting at the
+ * checkpoint's position if there is one; print each batch's rows
+ * (shape/arrow_json.h), flush stdout, and only then replace the checkpoint
+ * (atomically) with the position after the batch, and once more at the end
+ * (steps without rows, such as undecodable messages, move it too): a run
+ * killed at any point and rerun prints every row at least once, repeating
+ * at most the batch that was in flight. A summary of the decoder's counters
+ * goes to stderr.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -19,9 +23,8 @@
 #include "cli/commands.h"
 #include "cli/stream_common.h"
 #include "shape/arrow_json.h"
+#include "shape/stream.h"
 #include "shape/stream_checkpoint.h"
-
-#define CHECKPOINT_FORMAT SHAPE_STREAM_READ_CHECKPOINT_FORMAT
 
 /* Load a checkpoint: *found = 0 when the file does not exist. */
 static int load_checkpoint(const char *path, const char *uri, shape_offsets *start, int *found, shape_err *err)
@@ -33,16 +36,6 @@ static int load_checkpoint(const char *path, const char *uri, shape_offsets *sta
     int rc = shape_stream_read_checkpoint_read(path, doc, uri, start, err);
     json_decref(doc);
     if (rc == SHAPE_OK) *found = 1;
-    return rc;
-}
-
-static int save_checkpoint(const char *path, const char *uri, const shape_offsets *offsets, shape_err *err)
-{
-    json_t *doc = json_pack("{s:s, s:i, s:s, s:o}", "format", CHECKPOINT_FORMAT, "version", 1, "uri", uri, "offset",
-                            shape_offsets_to_json(offsets));
-    if (!doc) return shape_err_set(err, SHAPE_ENOMEM, "out of memory writing checkpoint %s", path);
-    int rc = shape_checkpoint_save(path, doc, err);
-    json_decref(doc);
     return rc;
 }
 
@@ -87,42 +80,50 @@ static int run_stream_read(const shape_args *args, shape_err *err)
     const char *uri = shape_args_positional(args, 0);
     const char *checkpoint = shape_args_value(args, "checkpoint");
     shape_options *options = NULL;
-    shape_offsets start = SHAPE_OFFSETS_INIT, after = SHAPE_OFFSETS_INIT;
-    shape_source *src = NULL;
+    shape_offsets start = SHAPE_OFFSETS_INIT;
+    shape_stream *stream = NULL;
     shape_json_buf lines = SHAPE_JSON_BUF_INIT;
     int found = 0, end = 0;
+    int64_t max_reconnects = 0;
     const char *format = shape_args_value(args, "format");
     int print = !format || strcmp(format, "jsonl") == 0;
     if (format && !print && strcmp(format, "null") != 0)
         return shape_err_set(err, SHAPE_EINVAL, "--format must be 'jsonl' or 'null', got '%.32s'", format);
-    int rc = shape_cli_source_options(args, &options, err);
+    int rc = shape_args_int(args, "max-reconnects", 0, 1000000, 5, &max_reconnects, err);
+    if (rc == SHAPE_OK) rc = shape_cli_source_options(args, &options, err);
     if (rc == SHAPE_OK) rc = reading_flags(args, options, err);
     if (rc == SHAPE_OK && checkpoint) rc = load_checkpoint(checkpoint, uri, &start, &found, err);
-    if (rc == SHAPE_OK) rc = shape_cli_open_source(uri, options, found ? &start : NULL, &src, err);
+    shape_stream_config sc = {.uri = uri, .options = options, .registry = shape_cli_registry(),
+                              .max_reconnects = max_reconnects};
+    if (rc == SHAPE_OK) rc = shape_stream_new(&sc, &stream, err);
+    shape_stream_resume_point at = {.offset = found ? &start : NULL};
+    if (rc == SHAPE_OK) rc = shape_stream_restore(stream, &at, err);
     while (rc == SHAPE_OK) {
-        struct ArrowSchema schema = {0};
-        struct ArrowArray array = {0};
-        rc = shape_source_next(src, &schema, &array, &after, &end, err);
+        struct ArrowSchema schema;
+        struct ArrowArray array;
+        rc = shape_stream_next(stream, &schema, &array, &end, err);
         if (rc != SHAPE_OK || end) break;
-        if (array.release) {
-            if (print) rc = print_batch(&schema, &array, &lines, err);
-            array.release(&array);
-            schema.release(&schema);
-        }
+        if (print) rc = print_batch(&schema, &array, &lines, err);
+        array.release(&array);
+        schema.release(&schema);
         if (rc == SHAPE_OK && fflush(stdout) != 0)
             rc = shape_err_set(err, SHAPE_EIO, "cannot write to stdout: %s", strerror(errno));
-        if (rc == SHAPE_OK && checkpoint) rc = save_checkpoint(checkpoint, uri, &after, err);
+        if (rc == SHAPE_OK && checkpoint) rc = shape_stream_read_checkpoint_write(checkpoint, uri, shape_stream_offset(stream), err);
     }
-    if (src) {
-        const shape_decode_stats *st = shape_source_stats(src);
-        fprintf(stderr, "shape stream-read: %lld messages, %lld rows, %lld undecodable, %lld rejected%s\n",
-                (long long)st->messages, (long long)st->rows, (long long)st->undecodable, (long long)st->rejected,
-                found ? " (resumed from the checkpoint)" : "");
+    if (rc == SHAPE_OK && checkpoint && shape_stream_offset(stream))
+        rc = shape_stream_read_checkpoint_write(checkpoint, uri, shape_stream_offset(stream), err);
+    if (stream && shape_stream_opened(stream)) {
+        shape_decode_stats st = shape_stream_stats(stream);
+        const shape_stream_counters *n = shape_stream_counters_of(stream);
+        char extra[96] = "";
+        if (n->reconnects) snprintf(extra, sizeof extra, ", %lld reconnects", (long long)n->reconnects);
+        fprintf(stderr, "shape stream-read: %lld messages, %lld rows, %lld undecodable, %lld rejected%s%s\n",
+                (long long)st.messages, (long long)st.rows, (long long)st.undecodable, (long long)st.rejected,
+                extra, found ? " (resumed from the checkpoint)" : "");
     }
-    shape_source_close(src);
+    shape_stream_free(stream);
     shape_options_free(options);
     shape_offsets_free(&start);
-    shape_offsets_free(&after);
     shape_json_buf_release(&lines);
     return rc;
 }
@@ -139,6 +140,8 @@ static const shape_arg_spec stream_read_args[] = {
      "jsonl prints each row; null decodes every message into Arrow batches and drops them (benchmarks)."},
     {"checkpoint", 0, SHAPE_ARG_VALUE, "FILE", NULL,
      "Resume from FILE if present; after each batch printed, record the position there (atomically)."},
+    {"max-reconnects", 0, SHAPE_ARG_VALUE, "N", "5",
+     "Consecutive failed reconnects before giving up (waits 1 s, doubling, at most 30 s)."},
     {0},
 };
 

@@ -1,19 +1,13 @@
-/* stream_common.c — shared plumbing of the stream-reading commands
- * (stream-read, stream-profile): option assembly in the reference's order,
- * source resolution by URI, and checkpoint files (read whole, parsed and
- * checked by shape/stream_checkpoint.h, written through shape_atomic_write so
- * a crash never leaves half a file) (see stream_common.h). */
+/* stream_common.c — what the stream-reading commands (stream-read,
+ * stream-profile) share: the source options assembled from the command line
+ * in the reference's order (see stream_common.h). Opening, reopening and
+ * checkpoints are the library's (shape/stream.h, shape/stream_checkpoint.h). */
 #include "cli/stream_common.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <jansson.h>
-
-#include "shape/atomic_file.h"
-#include "shape/stream_checkpoint.h"
 
 #include "cli/commands.h"
 #include "shape/registry.h"
@@ -62,17 +56,4 @@ int shape_cli_source_options(const shape_args *args, shape_options **out, shape_
     }
     *out = o;
     return SHAPE_OK;
-}
-
-int shape_cli_open_source(const char *uri, const shape_options *options, const shape_offsets *start,
-                          shape_source **out, shape_err *err)
-{
-    *out = NULL;
-    if (shape_file_source_claims(uri)) return shape_file_source_open(uri, options, start, out, err);
-    const shape_source_type *type = shape_registry_source_for_uri(shape_cli_registry(), uri, err);
-    if (!type) return err->code;
-    if (type->check_uri) SHAPE_RETURN_NOT_OK(type->check_uri(uri, err));
-    if (!type->open)
-        return shape_err_set(err, SHAPE_EINVAL, "the %s plugin's source cannot read streams in this version", type->name);
-    return type->open(uri, options, start, out, err);
 }

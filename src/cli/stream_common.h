@@ -1,6 +1,5 @@
 /* stream_common.h — what the stream-reading commands share: assembling
- * source options from the command line, opening the source a URI names,
- * and the flags every reader accepts. */
+ * source options from the command line and the flags every reader accepts. */
 #ifndef SHAPE_CLI_STREAM_COMMON_H
 #define SHAPE_CLI_STREAM_COMMON_H
 
@@ -27,10 +26,5 @@
 
 /* Options file, then each --option, then the flags above: later wins. */
 int shape_cli_source_options(const shape_args *args, shape_options **out, shape_err *err);
-
-/* Open the source that reads uri: the file source for paths, file:// and
- * "-", else the plugin that reads the URI's scheme. */
-int shape_cli_open_source(const char *uri, const shape_options *options, const shape_offsets *start,
-                          shape_source **out, shape_err *err);
 
 #endif

@@ -43,6 +43,18 @@ shape_options *shape_options_new(void)
     return o;
 }
 
+shape_options *shape_options_copy(const shape_options *src)
+{
+    shape_options *o = calloc(1, sizeof *o);
+    if (!o) return NULL;
+    o->obj = src ? json_deep_copy(src->obj) : json_object();
+    if (!o->obj) {
+        free(o);
+        return NULL;
+    }
+    return o;
+}
+
 void shape_options_free(shape_options *o)
 {
     if (!o) return;

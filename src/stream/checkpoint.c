@@ -1,14 +1,17 @@
-/* stream_checkpoint.c — parse and check stream-read / stream-profile
- * checkpoint documents (shape/stream_checkpoint.h).
+/* checkpoint.c — the stream checkpoint documents of stream-read and
+ * stream-profile, written and read in one place (shape/stream_checkpoint.h).
  *
- * Why: moved out of the commands (cmd_stream_read.c, cmd_stream_profile.c)
- * so the exact checks a resumed run performs are fuzzed (tests/fuzz/
- * fuzz_checkpoint.c) and unit tested (tests/unit/test_stream_checkpoint.c).
- * How: jansson parses (cold path, duplicate keys refused); each check reads
- * one member and refuses with the checkpoint's path and "use another file".
- * The stream-profile reader fills a shape_stream_profile_resume that owns
- * everything it holds, and releases it all on any refusal, so a caller
- * never sees half a resume.
+ * Why: what a run writes and what the next run accepts must be one
+ * definition; the checks a resumed run performs on bytes from disk are
+ * fuzzed (tests/fuzz/fuzz_checkpoint.c) and unit tested
+ * (tests/unit/test_stream_checkpoint.c).
+ * How: documents are jansson objects saved and loaded through
+ * shape/checkpoint_file.h (atomic replace; duplicate keys refused). Writers
+ * build the members in a fixed order (the bytes of a checkpoint are stable
+ * for the same run); each check reads one member and refuses with the
+ * checkpoint's path and "use another file". The stream-profile reader fills
+ * a shape_stream_profile_resume that owns everything it holds, and releases
+ * it all on any refusal, so a caller never sees half a resume.
  */
 #include "shape/stream_checkpoint.h"
 
@@ -18,6 +21,7 @@
 #include <jansson.h>
 
 #include "shape/base64.h"
+#include "shape/version.h"
 
 int shape_stream_checkpoint_check(const char *path, const json_t *doc, const char *format, const char *what,
                                   const char *uri, shape_err *err)
@@ -186,5 +190,63 @@ int shape_stream_profile_checkpoint_read(const char *path, const json_t *doc, co
     memset(out, 0, sizeof *out);
     int rc = read_profile_checkpoint(path, doc, expect, out, err);
     if (rc != SHAPE_OK) shape_stream_profile_resume_free(out);
+    return rc;
+}
+
+/* ---- writing --------------------------------------------------------------- */
+
+int shape_stream_read_checkpoint_write(const char *path, const char *uri, const shape_offsets *offset, shape_err *err)
+{
+    json_t *doc = json_pack("{s:s, s:i, s:s, s:o}", "format", SHAPE_STREAM_READ_CHECKPOINT_FORMAT, "version", 1, "uri",
+                            uri, "offset", shape_offsets_to_json(offset));
+    if (!doc) return shape_err_set(err, SHAPE_ENOMEM, "out of memory writing checkpoint %s", path);
+    int rc = shape_checkpoint_save(path, doc, err);
+    json_decref(doc);
+    return rc;
+}
+
+static json_t *schema_json(const shape_stream_column *schema, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a && i < n; i++)
+        if (json_array_append_new(a, json_pack("[s,s]", schema[i].name, schema[i].format))) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+static json_t *counters_json(const shape_stream_counters *c)
+{
+    shape_stream_counters copy = *c;
+    json_t *cnt = json_object();
+    for (size_t i = 0; cnt && i < SHAPE_STREAM_N_COUNTERS; i++)
+        json_object_set_new(cnt, shape_stream_counter_names[i], json_integer(*shape_stream_counter_at(&copy, i)));
+    return cnt;
+}
+
+int shape_stream_profile_checkpoint_write(const char *path, const shape_stream_profile_snapshot *s, shape_err *err)
+{
+    uint8_t *state = NULL;
+    size_t len = 0;
+    SHAPE_RETURN_NOT_OK(shape_profile_state_save(s->profile, &state, &len, err));
+    char *b64 = shape_base64_encode(state, len);
+    free(state);
+    if (!b64) return shape_err_set(err, SHAPE_ENOMEM, "out of memory writing checkpoint %s", path);
+    json_t *profiler = json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:o*, s:I, s:s}", "format",
+                                 SHAPE_STREAM_PROFILER_FORMAT, "kind", "global", "name", s->name, "event_time",
+                                 s->event_time, "top_n", (json_int_t)s->top_n, "config", s->fingerprint, "schema",
+                                 s->schema ? schema_json(s->schema, s->n_schema) : NULL, "null_event_time",
+                                 (json_int_t)s->null_event_time, "state", b64);
+    json_t *doc = json_pack("{s:s, s:i, s:s, s:s, s:s*, s:o*, s:o, s:o*, s:o*, s:b}", "format",
+                            SHAPE_STREAM_PROFILE_CHECKPOINT_FORMAT, "version", 1, "shape_version", shape_version(),
+                            "uri", s->uri, "partitions", s->partitions, "offset",
+                            s->offset ? shape_offsets_to_json(s->offset) : NULL, "positions",
+                            shape_offsets_to_json(s->positions), "counters", counters_json(s->counters), "profiler",
+                            profiler, "finished", s->finished);
+    free(b64);
+    if (!doc) return shape_err_set(err, SHAPE_ENOMEM, "out of memory writing checkpoint %s", path);
+    int rc = shape_checkpoint_save(path, doc, err);
+    json_decref(doc);
     return rc;
 }

@@ -1,0 +1,174 @@
+/* profiler.c — the resumable stream profiler (shape/stream_profiler.h):
+ * the global window over a shape_stream.
+ *
+ * Why: exactness after a crash is a property of the order of three things
+ * — which batches are in the profile state, which positions the checkpoint
+ * records, which file is written first — and it belongs in one place that
+ * every caller shares.
+ * How: each new batch from the stream is submitted to the profile worker;
+ * a checkpoint first drains the worker (every batch taken is in the state),
+ * then records the stream's offset, positions and counters with the state.
+ * The checkpoint counter is counted before the document is written (the
+ * document says how many checkpoints it completes) and taken back if the
+ * write fails.
+ */
+#include "shape/stream_profiler.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "shape/profile_worker.h"
+#include "shape/stream_checkpoint.h"
+
+struct shape_stream_profiler {
+    shape_stream_profiler_config cfg;
+    char fingerprint[256];
+    shape_stream *stream;
+    shape_profile *profile;
+    shape_profile_worker *worker; /* profiles the batches, one behind the reader */
+    int64_t since_checkpoint;
+    int resumed, was_finished;
+};
+
+/* Resume from the checkpoint if there is one. */
+static int load_checkpoint(shape_stream_profiler *p, shape_err *err)
+{
+    json_t *doc;
+    SHAPE_RETURN_NOT_OK(shape_checkpoint_load(p->cfg.checkpoint, &doc, err));
+    if (!doc) return SHAPE_OK;
+    shape_stream_profile_expect expect = {.uri = p->cfg.uri,
+                                          .partitions = p->cfg.partitions,
+                                          .name = p->cfg.name,
+                                          .event_time = p->cfg.event_time,
+                                          .fingerprint = p->fingerprint,
+                                          .cfg = &p->cfg.profile,
+                                          .counter_names = shape_stream_counter_names,
+                                          .n_counters = SHAPE_STREAM_N_COUNTERS};
+    shape_stream_profile_resume got;
+    int rc = shape_stream_profile_checkpoint_read(p->cfg.checkpoint, doc, &expect, &got, err);
+    json_decref(doc);
+    if (rc != SHAPE_OK) return rc;
+    shape_stream_counters counters = {0};
+    for (size_t i = 0; i < SHAPE_STREAM_N_COUNTERS; i++) *shape_stream_counter_at(&counters, i) = got.counters[i];
+    shape_stream_resume_point at = {.offset = got.have_offset ? &got.offset : NULL,
+                                    .positions = &got.positions,
+                                    .counters = &counters,
+                                    .schema = got.have_schema ? got.schema : NULL,
+                                    .n_schema = got.n_schema,
+                                    .null_event_time = got.null_event_time};
+    rc = shape_stream_restore(p->stream, &at, err);
+    p->profile = got.profile; /* moved: the resume no longer owns it */
+    got.profile = NULL;
+    p->was_finished = got.finished;
+    p->resumed = 1;
+    shape_stream_profile_resume_free(&got);
+    return rc;
+}
+
+int shape_stream_profiler_new(const shape_stream_profiler_config *cfg, shape_stream_profiler **out, shape_err *err)
+{
+    *out = NULL;
+    shape_stream_profiler *p = calloc(1, sizeof *p);
+    if (!p) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    p->cfg = *cfg;
+    shape_profile_config_fingerprint(&p->cfg.profile, p->fingerprint, sizeof p->fingerprint);
+    shape_stream_config sc = {.uri = cfg->uri,
+                              .options = cfg->options,
+                              .registry = cfg->registry,
+                              .max_reconnects = cfg->max_reconnects,
+                              .freeze_schema = 1,
+                              .stop = cfg->stop,
+                              .warn = cfg->warn,
+                              .ud = cfg->ud};
+    int rc = shape_stream_new(&sc, &p->stream, err);
+    if (rc == SHAPE_OK && cfg->checkpoint) rc = load_checkpoint(p, err);
+    if (rc == SHAPE_OK && !p->profile) rc = shape_profile_new(cfg->name, &p->cfg.profile, &p->profile, err);
+    if (rc != SHAPE_OK) {
+        shape_stream_profiler_free(p);
+        return rc;
+    }
+    *out = p;
+    return SHAPE_OK;
+}
+
+void shape_stream_profiler_free(shape_stream_profiler *p)
+{
+    if (!p) return;
+    shape_stream_free(p->stream); /* the source first: nothing more is read */
+    shape_profile_worker_free(p->worker);
+    shape_profile_free(p->profile);
+    free(p);
+}
+
+int shape_stream_profiler_was_finished(const shape_stream_profiler *p) { return p->was_finished; }
+int shape_stream_profiler_resumed(const shape_stream_profiler *p) { return p->resumed; }
+int shape_stream_profiler_interrupted(const shape_stream_profiler *p) { return shape_stream_stopped(p->stream); }
+const shape_profile *shape_stream_profiler_profile(const shape_stream_profiler *p) { return p->profile; }
+shape_stream *shape_stream_profiler_stream(const shape_stream_profiler *p) { return p->stream; }
+
+static int save_checkpoint(shape_stream_profiler *p, int finished, shape_err *err)
+{
+    if (p->worker) SHAPE_RETURN_NOT_OK(shape_profile_worker_drain(p->worker, err)); /* every batch taken is in the state */
+    shape_stream_counters *n = shape_stream_counters_mut(p->stream);
+    size_t n_schema;
+    const shape_stream_column *schema = shape_stream_schema(p->stream, &n_schema);
+    n->checkpoints++;
+    shape_stream_profile_snapshot snap = {.uri = p->cfg.uri,
+                                          .partitions = p->cfg.partitions,
+                                          .offset = shape_stream_offset(p->stream),
+                                          .positions = shape_stream_positions(p->stream),
+                                          .counters = n,
+                                          .name = p->cfg.name,
+                                          .event_time = p->cfg.event_time,
+                                          .fingerprint = p->fingerprint,
+                                          .top_n = p->cfg.profile.top_n,
+                                          .schema = schema,
+                                          .n_schema = n_schema,
+                                          .null_event_time = shape_stream_null_event_time(p->stream),
+                                          .profile = p->profile,
+                                          .finished = finished};
+    int rc = shape_stream_profile_checkpoint_write(p->cfg.checkpoint, &snap, err);
+    if (rc != SHAPE_OK) n->checkpoints--;
+    p->since_checkpoint = 0;
+    return rc;
+}
+
+static int consume(shape_stream_profiler *p, shape_err *err)
+{
+    int rc = SHAPE_OK;
+    for (;;) {
+        struct ArrowSchema schema;
+        struct ArrowArray array;
+        int end = 0;
+        rc = shape_stream_next(p->stream, &schema, &array, &end, err);
+        if (rc != SHAPE_OK || end) break;
+        rc = shape_profile_worker_submit(p->worker, &schema, &array, err); /* moved in */
+        p->since_checkpoint++; /* every batch the stream hands out is a processed one */
+        if (rc == SHAPE_OK && p->cfg.checkpoint && p->since_checkpoint >= p->cfg.checkpoint_every)
+            rc = save_checkpoint(p, 0, err);
+        if (p->cfg.on_step) p->cfg.on_step(p->cfg.ud, p->stream);
+        if (rc != SHAPE_OK) break;
+    }
+    return rc;
+}
+
+int shape_stream_profiler_run(shape_stream_profiler *p, shape_err *err)
+{
+    if (!p->worker) SHAPE_RETURN_NOT_OK(shape_profile_worker_new(p->profile, &p->worker, err));
+    int rc = consume(p, err);
+    if (rc == SHAPE_OK) rc = shape_profile_worker_drain(p->worker, err);
+    return rc;
+}
+
+int shape_stream_profiler_finish(shape_stream_profiler *p, int complete,
+                                 int (*write)(void *ud, const shape_profile *profile, shape_err *err), void *ud,
+                                 shape_err *err)
+{
+    int interrupted = shape_stream_stopped(p->stream);
+    if (interrupted && p->cfg.checkpoint) SHAPE_RETURN_NOT_OK(save_checkpoint(p, 0, err));
+    SHAPE_RETURN_NOT_OK(write(ud, p->profile, err));
+    if (!interrupted && p->cfg.checkpoint) SHAPE_RETURN_NOT_OK(save_checkpoint(p, complete && !interrupted, err));
+    return SHAPE_OK;
+}
