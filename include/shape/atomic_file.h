@@ -6,6 +6,10 @@
  *
  * How: write a temporary file in the same directory (so rename stays on one
  * file system), fsync it, rename it over the path, fsync the directory.
+ * Only regular files are replaced: "-" means standard output, a character
+ * device or FIFO (/dev/stdout, /dev/null, a named pipe) is written through,
+ * a symbolic link is followed (its target replaced, the link kept; a
+ * dangling one refused), and other kinds of file are refused.
  *
  * Ownership: `path` and `data` are only read during the call.
  */

@@ -15,7 +15,14 @@
  * Any failure before the rename unlinks the temporary file and leaves the
  * old file untouched; a failure of the directory fsync is reported (the new
  * content is in place but may not survive a power loss).
+ * Only a regular file (or a path that does not exist yet) is replaced so.
+ * "-" is standard output; a character device or a FIFO (/dev/stdout,
+ * /dev/null, a named pipe) is written through, as `>` in a shell would;
+ * a symbolic link is followed deliberately: the file it points to is
+ * replaced and the link is kept (a dangling link is refused); anything
+ * else (a directory, a block device, a socket) is refused by name.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "shape/atomic_file.h"
 
 #include <errno.h>
@@ -64,11 +71,51 @@ static int write_all(int fd, const unsigned char *p, size_t len)
     return 0;
 }
 
+/* Standard output, a character device or a FIFO: written through, in
+ * order, with nothing renamed (there is nothing to be atomic about). */
+static int write_through(const char *path, int fd, const void *data, size_t len, shape_err *err)
+{
+    int own = fd < 0;
+    if (own && (fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY)) < 0) return fail(err, "open", path, errno);
+    int e = write_all(fd, data, len) != 0 ? errno : 0;
+    if (own && close(fd) != 0 && !e) e = errno;
+    return e ? fail(err, "write", path, e) : SHAPE_OK;
+}
+
+static int replace_regular(const char *path, const void *data, size_t len, shape_err *err);
+
 int shape_atomic_write(const char *path, const void *data, size_t len, shape_err *err)
 {
     if (!path || !*path) return shape_err_set(err, SHAPE_EINVAL, "cannot write a file with an empty path");
+    if (strcmp(path, "-") == 0) {
+        fflush(stdout); /* what the process printed before comes first */
+        return write_through("standard output", STDOUT_FILENO, data, len, err);
+    }
     size_t plen = strlen(path);
     if (path[plen - 1] == '/') return shape_err_set(err, SHAPE_EINVAL, "cannot write '%s': it names a directory", path);
+    struct stat st;
+    if (lstat(path, &st) != 0) return replace_regular(path, data, len, err); /* a new file (or an error there) */
+    if (S_ISLNK(st.st_mode)) {
+        char *target = realpath(path, NULL);
+        if (!target)
+            return shape_err_set(err, SHAPE_EIO, "cannot write '%s': it is a symbolic link to a missing file (%s)",
+                                 path, strerror(errno));
+        int rc = shape_atomic_write(target, data, len, err); /* the file the link points to */
+        free(target);
+        return rc;
+    }
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)) return write_through(path, -1, data, len, err);
+    if (S_ISDIR(st.st_mode)) return shape_err_set(err, SHAPE_EIO, "cannot write '%s': it is a directory", path);
+    if (!S_ISREG(st.st_mode))
+        return shape_err_set(err, SHAPE_EIO, "cannot write '%s': it is a %s, not a file (shape replaces only regular files)",
+                             path, S_ISBLK(st.st_mode) ? "block device" : "socket");
+    return replace_regular(path, data, len, err);
+}
+
+/* The rename sequence of the header comment, for a regular file or a new one. */
+static int replace_regular(const char *path, const void *data, size_t len, shape_err *err)
+{
+    size_t plen = strlen(path);
     mode_t mode = 0666;
     struct stat st;
     if (stat(path, &st) == 0) {

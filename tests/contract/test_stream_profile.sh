@@ -271,4 +271,30 @@ rc=0; shape profile-merge "$tmp/h1.state" >/dev/null 2>"$tmp/err" || rc=$?
 rc=0; shape profile-merge "$tmp/h1.json" -o "$tmp/bad.json" >/dev/null 2>"$tmp/err" || rc=$?
 [ "$rc" -eq 2 ] && [ ! -e "$tmp/bad.json" ] || fail "a document is not a state: rc $rc"
 
+# ---- outputs on special files are written through, never replaced (issue 24)
+shape stream-profile "$tmp/data.jsonl" -o - --batch-size 700 >"$tmp/both" 2>/dev/null || fail "-o -: exit $?"
+python3 - "$tmp/both" "$tmp/p.json" <<'PY' || fail "-o - did not put the profile document on stdout before the summary"
+import json, sys
+text = open(sys.argv[1]).read()
+doc, end = json.JSONDecoder().raw_decode(text)
+assert doc == json.load(open(sys.argv[2]))
+assert json.loads(text[end:].strip())["written"] == "-"
+PY
+mkfifo "$tmp/fifo"
+cat "$tmp/fifo" >"$tmp/from-fifo" &
+reader=$!
+shape stream-profile "$tmp/data.jsonl" -o "$tmp/fifo" --batch-size 700 >/dev/null 2>"$tmp/err" || fail "-o FIFO: $(cat "$tmp/err")"
+wait $reader
+[ -p "$tmp/fifo" ] || fail "-o FIFO replaced the FIFO with a file"
+cmp -s "$tmp/from-fifo" "$tmp/p.json" || fail "-o FIFO: the reader did not get the profile document"
+if mknod "$tmp/null" c 1 3 2>/dev/null; then
+  shape stream-profile "$tmp/data.jsonl" -o "$tmp/null" --state "$tmp/null" >/dev/null 2>"$tmp/err" || fail "-o device: $(cat "$tmp/err")"
+  [ -c "$tmp/null" ] || fail "-o and --state on a character device replaced it with a regular file"
+else
+  echo "note: mknod not allowed here; the device case is covered by test_profile_atomic's skip notice"
+fi
+ln -s p.json "$tmp/link.json"
+shape stream-profile "$tmp/data.jsonl" -o "$tmp/link.json" --batch-size 700 >/dev/null 2>&1 || fail "-o LINK"
+[ -L "$tmp/link.json" ] && cmp -s "$tmp/link.json" "$tmp/p.json" || fail "-o through a symbolic link did not keep the link"
+
 echo "ok: stream-profile contract"

@@ -4,7 +4,11 @@
  * failure leaves the old file intact and names the path. Failures are real,
  * not simulated, and work as root (where permission bits do not stop
  * writes): a directory that does not exist, a target that is a directory,
- * and a write cut short by RLIMIT_FSIZE (EFBIG). */
+ * and a write cut short by RLIMIT_FSIZE (EFBIG). Special files are never
+ * replaced: a character device (made with mknod here; skipped where that is
+ * not allowed), a FIFO and "-" are written through, a symbolic link's
+ * target is replaced with the link kept, a dangling link and a socket are
+ * refused. */
 #define _DEFAULT_SOURCE /* mkdtemp */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,7 +21,13 @@
 #include <cmocka.h>
 #include <dirent.h>
 #include <signal.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -187,6 +197,99 @@ static void test_failed_write_keeps_old_file(void **state)
     free(data);
 }
 
+static void test_special_files_are_written_through(void **state)
+{
+    (void)state;
+    shape_err err;
+    char path[512], target[512];
+    struct stat st;
+
+    /* a character device: /dev/null's numbers, in our own folder */
+    snprintf(path, sizeof path, "%s/null", dir);
+    if (mknod(path, S_IFCHR | 0666, makedev(1, 3)) == 0) {
+        assert_int_equal(shape_atomic_write(path, "gone", 4, &err), SHAPE_OK);
+        assert_int_equal(lstat(path, &st), 0);
+        assert_true(S_ISCHR(st.st_mode)); /* still the device, not a file */
+        unlink(path);
+    } else {
+        print_message("mknod not allowed here (%s): device case skipped\n", strerror(errno));
+    }
+
+    /* a FIFO: a child reads what is written through it */
+    snprintf(path, sizeof path, "%s/fifo", dir);
+    snprintf(target, sizeof target, "%s/fifo.got", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        int in = open(path, O_RDONLY), out = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+        char buf[64];
+        ssize_t n;
+        while (in >= 0 && (n = read(in, buf, sizeof buf)) > 0)
+            if (write(out, buf, (size_t)n) != n) _exit(1);
+        _exit(0);
+    }
+    assert_int_equal(shape_atomic_write(path, "through a pipe", 14, &err), SHAPE_OK);
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_content(target, "through a pipe");
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISFIFO(st.st_mode));
+    unlink(path);
+    unlink(target);
+
+    /* "-": standard output (pointed at a file for the test) */
+    snprintf(target, sizeof target, "%s/stdout.got", dir);
+    fflush(stdout);
+    int saved = dup(STDOUT_FILENO), out = open(target, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    assert_true(saved >= 0 && out >= 0);
+    dup2(out, STDOUT_FILENO);
+    close(out);
+    int rc = shape_atomic_write("-", "to stdout", 9, &err);
+    dup2(saved, STDOUT_FILENO);
+    close(saved);
+    assert_int_equal(rc, SHAPE_OK);
+    assert_content(target, "to stdout");
+    unlink(target);
+}
+
+static void test_links_followed_sockets_refused(void **state)
+{
+    (void)state;
+    shape_err err;
+    char link[512], target[512];
+    struct stat st;
+    snprintf(target, sizeof target, "%s/real.json", dir);
+    snprintf(link, sizeof link, "%s/link.json", dir);
+    assert_int_equal(shape_atomic_write(target, "old", 3, &err), SHAPE_OK);
+    assert_int_equal(symlink("real.json", link), 0);
+    assert_int_equal(shape_atomic_write(link, "new", 3, &err), SHAPE_OK);
+    assert_content(target, "new");
+    assert_int_equal(lstat(link, &st), 0);
+    assert_true(S_ISLNK(st.st_mode)); /* the link is kept */
+    unlink(target);
+    shape_err_clear(&err);
+    assert_int_equal(shape_atomic_write(link, "x", 1, &err), SHAPE_EIO); /* now dangling */
+    assert_non_null(strstr(err.message, "symbolic link to a missing file"));
+    assert_int_equal(lstat(target, &st), -1); /* nothing created */
+    unlink(link);
+
+    char sock_path[512];
+    snprintf(sock_path, sizeof sock_path, "%s/sock", dir);
+    int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un addr = {.sun_family = AF_UNIX};
+    assert_true(strlen(sock_path) < sizeof addr.sun_path);
+    memcpy(addr.sun_path, sock_path, strlen(sock_path) + 1);
+    assert_int_equal(bind(fd, (struct sockaddr *)&addr, sizeof addr), 0);
+    shape_err_clear(&err);
+    assert_int_equal(shape_atomic_write(sock_path, "x", 1, &err), SHAPE_EIO);
+    assert_non_null(strstr(err.message, "socket"));
+    assert_int_equal(lstat(sock_path, &st), 0);
+    assert_true(S_ISSOCK(st.st_mode));
+    close(fd);
+    unlink(sock_path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -194,6 +297,8 @@ int main(void)
         cmocka_unit_test(test_missing_directory),
         cmocka_unit_test(test_target_is_a_directory),
         cmocka_unit_test(test_failed_write_keeps_old_file),
+        cmocka_unit_test(test_special_files_are_written_through),
+        cmocka_unit_test(test_links_followed_sockets_refused),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
