@@ -9,7 +9,7 @@
  *     call, not per row;
  *   - appends check the buffer's room inline and only call
  *     shape_json_buf_reserve when it must grow;
- *   - strings are escaped by shape_json_string (shape/event.h, the emitted
+ *   - strings are escaped by shape_json_string (shape/json_write.h, the emitted
  *     events' escaper: a word at a time);
  *   - int64 and doubles are written by shape_json_i64 and shape_json_f64
  *     (as in emitted events; doubles as Python's repr), not snprintf;
@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shape/event.h"
+#include "shape/json_write.h"
 #include "shape/timestamp.h"
 
 /* Room for n more bytes and the trailing NUL, growing only when needed. */

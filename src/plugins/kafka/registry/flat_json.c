@@ -9,7 +9,7 @@
  * regfmt_type (codec_internal.h), and the renderers below turn values of
  * every mapped type into the §3.4 JSON text.
  * How: scalar renderers write into caller memory with a known bound
- * (SHAPE_FLAT_SCALAR_MAX, or the string/base64 bounds of shape/event.h);
+ * (SHAPE_FLAT_SCALAR_MAX, or the string/base64 bounds of shape/json_write.h);
  * the row renderer reserves room per column, writes `"name":value`, and on
  * any refusal puts the buffer's length back. Decimals are printed from a
  * 128-bit magnitude split into 19-digit chunks; times and dates use floor
@@ -24,8 +24,7 @@
 #include <string.h>
 
 #include "registry/codec_internal.h"
-#include "shape/event.h"
-#include "shape/generate.h"
+#include "shape/json_write.h"
 
 /* ---- type resolution ------------------------------------------------------- */
 

@@ -8,7 +8,7 @@
  * How: scalar renderers write into a caller buffer with room for the bound
  * given; the row renderer walks the columns (dictionary columns through
  * their dictionary) and writes `{"col":value,...}` in column order.
- * Rules: compact; strings escaped as shape/event.h does (non-ASCII raw);
+ * Rules: compact; strings escaped as shape/json_write.h does (non-ASCII raw);
  * floats as Python's repr, non-finite → null; integers in decimal; bool;
  * dates YYYY-MM-DD; times HH:MM:SS[.fraction] (digits of the unit: 0, 3, 6,
  * 9); timestamps YYYY-MM-DDTHH:MM:SS[.fraction] plus 'Z' when the type has

@@ -23,7 +23,7 @@
 #include "registry/codec_internal.h"
 #include "registry/flat_json.h"
 #include "registry/formats.h"
-#include "shape/event.h"
+#include "shape/json_write.h"
 
 /* ---- names ----------------------------------------------------------------- */
 

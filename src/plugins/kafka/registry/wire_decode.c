@@ -31,7 +31,7 @@
 
 #include "flat_json.h"
 #include "formats.h"
-#include "shape/event.h"
+#include "shape/json_write.h"
 #include "wire_private.h"
 
 #define POISON_COLUMN "_shape_poison"
