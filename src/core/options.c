@@ -13,6 +13,7 @@
  * parse errors quote the text near the fault, so that quote is cut off.
  */
 #include "shape/options.h"
+#include "shape/json_write.h"
 #include "shape/utf8.h"
 #include "shape/cli.h" /* shape_parse_int64 */
 
@@ -414,15 +415,6 @@ int shape_options_check_known(const shape_options *o, const char *const *known,
     return rc;
 }
 
-/* Shortest "%.Ng" text that reads back as d (d is finite: jansson has no NaN). */
-static void format_real(double d, char *buf, size_t size)
-{
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, size, "%.*g", prec, d);
-        if (strtod(buf, NULL) == d) return;
-    }
-}
-
 int shape_options_foreach_property(const shape_options *o, const char *key,
                                    shape_options_property_fn cb, void *ud, shape_err *err)
 {
@@ -442,7 +434,8 @@ int shape_options_foreach_property(const shape_options *o, const char *key,
             snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
             text = num;
         } else if (json_is_real(v)) {
-            format_real(json_real_value(v), num, sizeof num);
+            /* the shortest "%.Ng" that reads back (jansson holds no NaN) */
+            *shape_format_f64(num, json_real_value(v), SHAPE_F64_PRINTF_G) = '\0';
             text = num;
         } else if (json_is_boolean(v)) {
             text = json_is_true(v) ? "true" : "false";
