@@ -13,6 +13,7 @@
  * parse errors quote the text near the fault, so that quote is cut off.
  */
 #include "shape/options.h"
+#include "shape/json.h" /* shape_json_buf */
 #include "shape/json_write.h"
 #include "shape/utf8.h"
 #include "shape/cli.h" /* shape_parse_int64 */
@@ -142,24 +143,17 @@ int shape_options_load_file(shape_options *o, const char *path, shape_err *err)
     if (!f)
         return shape_err_set(err, SHAPE_EIO, "cannot read options file '%s': %s", path,
                              strerror(errno));
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
+    shape_json_buf buf = SHAPE_JSON_BUF_INIT;
     int rc = SHAPE_OK;
     for (;;) {
-        if (cap - len < 4096) {
-            size_t ncap = cap ? cap * 2 : 8192;
-            char *nbuf = realloc(buf, ncap);
-            if (!nbuf) {
-                rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory reading options file '%s'", path);
-                goto done;
-            }
-            buf = nbuf;
-            cap = ncap;
+        if (shape_json_buf_reserve(&buf, 4096) != 0) {
+            rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory reading options file '%s'", path);
+            goto done;
         }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
+        size_t got = fread(buf.data + buf.len, 1, buf.cap - buf.len - 1, f);
+        buf.len += got;
         if (got == 0) break;
-        if (len > OPTIONS_FILE_MAX) {
+        if (buf.len > OPTIONS_FILE_MAX) {
             rc = shape_err_set(err, SHAPE_EINVAL, "options file '%s' is larger than %zu MiB", path,
                                OPTIONS_FILE_MAX >> 20);
             goto done;
@@ -170,9 +164,9 @@ int shape_options_load_file(shape_options *o, const char *path, shape_err *err)
                            strerror(errno ? errno : EIO));
         goto done;
     }
-    rc = shape_options_load_buffer(o, buf, len, path, err);
+    rc = shape_options_load_buffer(o, buf.data, buf.len, path, err);
 done:
-    free(buf);
+    shape_json_buf_release(&buf);
     fclose(f);
     return rc;
 }

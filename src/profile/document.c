@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shape/json.h" /* shape_json_buf */
 #include "shape/json_write.h"
 #include "shape/version.h"
 
@@ -413,29 +414,16 @@ int shape_profile_document_json(const shape_profile *const *tables, size_t n, js
 
 /* ---- serializing -------------------------------------------------------- */
 
+/* The text being written, and whether it ran out of memory (sticky: the
+ * dump checks once at the end). */
 typedef struct outbuf {
-    char *p;
-    size_t len, cap;
+    shape_json_buf b;
     int failed;
 } outbuf;
 
 static void out_add(outbuf *o, const char *s, size_t n)
 {
-    if (o->failed) return;
-    if (o->len + n + 1 > o->cap) {
-        size_t cap = o->cap ? o->cap * 2 : 4096;
-        while (cap < o->len + n + 1) cap *= 2;
-        char *q = realloc(o->p, cap);
-        if (!q) {
-            o->failed = 1;
-            return;
-        }
-        o->p = q;
-        o->cap = cap;
-    }
-    memcpy(o->p + o->len, s, n);
-    o->len += n;
-    o->p[o->len] = '\0';
+    if (!o->failed && shape_json_buf_append(&o->b, s, n) != 0) o->failed = 1;
 }
 
 static void out_str(outbuf *o, const char *s) { out_add(o, s, strlen(s)); }
@@ -568,13 +556,13 @@ int shape_profile_json_dumps(const json_t *v, int indent, char **out, size_t *le
     int rc = dump(&o, v, indent, 0, err);
     if (rc == SHAPE_OK && o.failed) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory writing JSON");
     if (rc != SHAPE_OK) {
-        free(o.p);
+        shape_json_buf_release(&o.b);
         return rc;
     }
-    if (!o.p) out_add(&o, "", 0);
+    if (!o.b.data) out_add(&o, "", 0);
     if (o.failed) return shape_err_set(err, SHAPE_ENOMEM, "out of memory writing JSON");
-    *out = o.p;
-    if (len) *len = o.len;
+    *out = o.b.data;
+    if (len) *len = o.b.len;
     return SHAPE_OK;
 }
 
