@@ -25,7 +25,10 @@
  *     when the caller says the value is zoned (UTC); floor division, so
  *     instants before 1970 read like Python's datetime;
  *   - dates: proleptic Gregorian YYYY-MM-DD (years outside 0..9999 in plain
- *     decimal with a sign when negative);
+ *     decimal with a sign when negative); times of day HH:MM:SS plus the
+ *     unit's fraction digits;
+ *   - decimals: quoted text with exactly `scale` fraction digits; uuids:
+ *     quoted canonical lowercase hyphenated text;
  *   - binary: quoted standard base64 with padding.
  *
  * How: every writer writes at p, which must have room (the bounds are
@@ -37,7 +40,8 @@
  * step from a pair table, strings copy 8-byte runs that need no escape
  * whole, and each thread remembers the text of the last date it wrote
  * (consecutive timestamps mostly share a day). The cold parts (the general
- * float case, base64, the uncached date) are in src/core/json_write.c.
+ * float case, base64, dates, times, decimals, uuids) are in
+ * src/core/json_write.c.
  *
  * Ownership: none; the caller owns every buffer.
  */
@@ -70,13 +74,34 @@ extern "C" {
 enum shape_f64_style { SHAPE_F64_REPR = 0, SHAPE_F64_PRINTF_G = 1 };
 char *shape_format_f64(char *p, double x, int style);
 
-/* ---- cold writers (src/core/json_write.c) --------------------------------- */
+/* ---- cold writers (src/core/json_write.c) ---------------------------------
+ * Room: SHAPE_JSON_SCALAR_MAX for every fixed-size one (dates, times,
+ * decimals, uuids, and the numbers and timestamps below). */
+
+#define SHAPE_JSON_SCALAR_MAX 64
 
 /* Quoted standard base64 (with padding) of data[0..n). Room: 4 ((n+2)/3) + 2. */
 char *shape_json_base64(char *p, const void *data, size_t n);
 /* The unquoted date YYYY-MM-DD of days since 1970-01-01, without the
  * per-thread cache of shape_json_civil_date (same text). Room: 32. */
 char *shape_json_civil_date_uncached(char *p, int64_t days);
+/* Quoted "YYYY-MM-DD" of days since 1970-01-01. */
+char *shape_json_date(char *p, int64_t days);
+/* Quoted "HH:MM:SS[.fraction]" of `value` units since midnight (wrapped
+ * into one day, floor division); unit_digits 0, 3, 6 or 9 (clamped to 0..9). */
+char *shape_json_time(char *p, int64_t value, int unit_digits);
+/* The unquoted decimal text of the 128-bit unscaled value hi:lo (two's
+ * complement) with exactly `scale` fraction digits ("-1000.25"); scale 0
+ * or negative: no point, -scale zeros appended (zero is "0" whatever the
+ * scale). */
+char *shape_decimal_text(char *p, int64_t hi, uint64_t lo, int32_t scale);
+/* shape_decimal_text in quotes. */
+char *shape_json_decimal(char *p, int64_t hi, uint64_t lo, int32_t scale);
+/* The 36 characters of a uuid's canonical lowercase hyphenated text
+ * (xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx), unquoted. */
+char *shape_uuid_text(char *p, const uint8_t bytes[16]);
+/* shape_uuid_text in quotes. */
+char *shape_json_uuid(char *p, const uint8_t bytes[16]);
 
 /* ---- hot writers (inline) -------------------------------------------------- */
 

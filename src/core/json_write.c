@@ -1,5 +1,6 @@
 /* json_write.c — the cold half of the JSON value writers (shape/json_write.h):
- * the shortest-round-trip float formatter, base64, and dates.
+ * the shortest-round-trip float formatter, base64, dates, times of day,
+ * decimals and uuids.
  *
  * Why here: every JSON text the product writes (events, stream-read lines,
  * registry payloads, the profile document, librdkafka property text) takes
@@ -12,7 +13,10 @@
  * construction, and only taken by values the header's fast path leaves),
  * then lays out those digits and the decimal exponent in the style asked
  * for (Python repr or C's %g); dates run the civil-from-days arithmetic of
- * shape/timestamp.h; base64 takes three bytes to four characters.
+ * shape/timestamp.h and times floor division, so values before midnight or
+ * 1970 read like Python's datetime; base64 takes three bytes to four
+ * characters; a decimal is printed from its 128-bit magnitude split into
+ * 19-digit chunks.
  */
 #include "shape/json_write.h"
 
@@ -153,4 +157,132 @@ char *shape_json_civil_date_uncached(char *p, int64_t days)
     p = shape_json_put2_(p, m);
     *p++ = '-';
     return shape_json_put2_(p, d);
+}
+
+char *shape_json_date(char *p, int64_t days)
+{
+    *p++ = '"';
+    p = shape_json_civil_date(p, days);
+    *p++ = '"';
+    return p;
+}
+
+static int64_t floor_div(int64_t a, int64_t b)
+{
+    int64_t q = a / b;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+char *shape_json_time(char *p, int64_t value, int digits)
+{
+    static const int64_t pow10_i64[] = {1,       10,       100,       1000,      10000,
+                                        100000,  1000000,  10000000,  100000000, 1000000000};
+    if (digits < 0) digits = 0;
+    if (digits > 9) digits = 9;
+    int64_t per_sec = pow10_i64[digits];
+    int64_t secs = floor_div(value, per_sec);
+    int64_t frac = value - secs * per_sec;
+    int64_t sod = secs - floor_div(secs, 86400) * 86400; /* wrapped into one day */
+    *p++ = '"';
+    p = shape_json_put2_(p, (unsigned)(sod / 3600));
+    *p++ = ':';
+    p = shape_json_put2_(p, (unsigned)(sod / 60 % 60));
+    *p++ = ':';
+    p = shape_json_put2_(p, (unsigned)(sod % 60));
+    if (digits > 0) {
+        *p++ = '.';
+        for (int i = digits - 1; i >= 0; i--) {
+            p[i] = (char)('0' + frac % 10);
+            frac /= 10;
+        }
+        p += digits;
+    }
+    *p++ = '"';
+    return p;
+}
+
+/* Decimal digits of a 128-bit magnitude, most significant first; returns the count. */
+static int u128_digits(unsigned __int128 v, char out[40])
+{
+    const uint64_t chunk = 10000000000000000000ull; /* 1e19 */
+    uint64_t parts[3];
+    int nparts = 0;
+    while (v >= chunk) {
+        parts[nparts++] = (uint64_t)(v % chunk);
+        v /= chunk;
+    }
+    char tmp[24];
+    int n = 0, k = 0;
+    uint64_t top = (uint64_t)v;
+    do {
+        tmp[k++] = (char)('0' + top % 10);
+        top /= 10;
+    } while (top);
+    while (k) out[n++] = tmp[--k];
+    while (nparts) {
+        uint64_t part = parts[--nparts];
+        for (int i = 18; i >= 0; i--) {
+            out[n + i] = (char)('0' + part % 10);
+            part /= 10;
+        }
+        n += 19;
+    }
+    return n;
+}
+
+char *shape_decimal_text(char *p, int64_t hi, uint64_t lo, int32_t scale)
+{
+    unsigned __int128 v = ((unsigned __int128)(uint64_t)hi << 64) | lo;
+    int negative = hi < 0;
+    if (negative) v = ~v + 1;
+    char digits[40];
+    int n = u128_digits(v, digits);
+    if (negative) *p++ = '-';
+    if (scale < 0 && v == 0) scale = 0; /* zero is "0", whatever the scale */
+    if (scale <= 0) {
+        memcpy(p, digits, (size_t)n);
+        p += n;
+        memset(p, '0', (size_t)-scale);
+        return p - scale;
+    }
+    if (n <= scale) {
+        *p++ = '0';
+        *p++ = '.';
+        memset(p, '0', (size_t)(scale - n));
+        p += scale - n;
+        memcpy(p, digits, (size_t)n);
+        return p + n;
+    }
+    memcpy(p, digits, (size_t)(n - scale));
+    p += n - scale;
+    *p++ = '.';
+    memcpy(p, digits + n - scale, (size_t)scale);
+    return p + scale;
+}
+
+char *shape_json_decimal(char *p, int64_t hi, uint64_t lo, int32_t scale)
+{
+    *p++ = '"';
+    p = shape_decimal_text(p, hi, lo, scale);
+    *p++ = '"';
+    return p;
+}
+
+char *shape_uuid_text(char *p, const uint8_t b[16])
+{
+    static const char hex[] = "0123456789abcdef";
+    for (int i = 0; i < 16; i++) {
+        if (i == 4 || i == 6 || i == 8 || i == 10) *p++ = '-';
+        *p++ = hex[b[i] >> 4];
+        *p++ = hex[b[i] & 15];
+    }
+    return p;
+}
+
+char *shape_json_uuid(char *p, const uint8_t bytes[16])
+{
+    *p++ = '"';
+    p = shape_uuid_text(p, bytes);
+    *p++ = '"';
+    return p;
 }
