@@ -219,6 +219,23 @@ static inline char *shape_json_string(char *p, const char *s, size_t n)
     return p;
 }
 
+/* nd digits with the last k (k > 0) after a point: "12.34", "0.0012". */
+static inline char *shape_json_point_(char *p, const char *digits, int nd, int k)
+{
+    if (nd <= k) { /* 0.0ddd */
+        *p++ = '0';
+        *p++ = '.';
+        for (int z = 0; z < k - nd; z++) *p++ = '0';
+        memcpy(p, digits, (size_t)nd);
+        return p + nd;
+    }
+    memcpy(p, digits, (size_t)(nd - k));
+    p += nd - k;
+    *p++ = '.';
+    memcpy(p, digits + nd - k, (size_t)k);
+    return p + k;
+}
+
 /* x in repr style, `null` when not finite. Room: SHAPE_JSON_F64_MAX. The
  * values generators and decoders mostly meet (money with two decimals,
  * short decimals, integers) take a fast path: the first k with
@@ -273,18 +290,7 @@ static inline char *shape_json_f64(char *p, double x)
                 memcpy(p, ".0", 2);
                 return p + 2;
             }
-            if (nd <= k) { /* 0.0ddd */
-                *p++ = '0';
-                *p++ = '.';
-                for (int z = 0; z < k - nd; z++) *p++ = '0';
-                memcpy(p, digits, (size_t)nd);
-                return p + nd;
-            }
-            memcpy(p, digits, (size_t)(nd - k));
-            p += nd - k;
-            *p++ = '.';
-            memcpy(p, digits + nd - k, (size_t)k);
-            return p + k;
+            return shape_json_point_(p, digits, nd, k);
         }
     }
     return shape_format_f64(p, x, SHAPE_F64_REPR);

@@ -93,38 +93,19 @@ static const int64_t year0_start[] = {-62167219200LL,
                                       -62167219200LL * 100000000,
                                       INT64_MIN};
 
-/* A timestamp before year 0 with its year as "%04lld" (the rest as
- * shape_json_timestamp writes it). */
+/* A timestamp before year 0 with its year as "%04lld" would write it: the
+ * text of shape_json_timestamp ("-1-...", "-99-...") with the year's
+ * digits padded to three after the sign. */
 static char *timestamp_padded_year(char *p, int64_t v, int digits, int zoned)
 {
-    int64_t per_sec = 1;
-    for (int i = 0; i < digits; i++) per_sec *= 10;
-    int64_t secs = v / per_sec, frac = v % per_sec;
-    if (frac < 0) {
-        frac += per_sec;
-        secs--;
-    }
-    int64_t day = secs / 86400, sod = secs % 86400;
-    if (sod < 0) {
-        sod += 86400;
-        day--;
-    }
-    int64_t y;
-    unsigned m, d;
-    shape_civil_from_days(day, &y, &m, &d);
-    p += sprintf(p, "\"%04lld-%02u-%02uT%02u:%02u:%02u", (long long)y, m, d, (unsigned)(sod / 3600),
-                 (unsigned)(sod / 60 % 60), (unsigned)(sod % 60));
-    if (digits > 0) {
-        *p++ = '.';
-        for (int i = digits - 1; i >= 0; i--) {
-            p[i] = (char)('0' + frac % 10);
-            frac /= 10;
-        }
-        p += digits;
-    }
-    if (zoned) *p++ = 'Z';
-    *p++ = '"';
-    return p;
+    char *end = shape_json_timestamp(p, v, digits, zoned);
+    const char *dash = memchr(p + 2, '-', (size_t)(end - p - 2)); /* after the year's digits */
+    size_t year_digits = (size_t)(dash - (p + 2));
+    if (year_digits >= 3) return end;
+    size_t pad = 3 - year_digits;
+    memmove(p + 2 + pad, p + 2, (size_t)(end - p - 2));
+    memset(p + 2, '0', pad);
+    return end + pad;
 }
 
 /* A value of a fixed-size kind (room: SHAPE_JSON_SCALAR_MAX). */

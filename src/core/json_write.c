@@ -245,19 +245,7 @@ char *shape_decimal_text(char *p, int64_t hi, uint64_t lo, int32_t scale)
         memset(p, '0', (size_t)-scale);
         return p - scale;
     }
-    if (n <= scale) {
-        *p++ = '0';
-        *p++ = '.';
-        memset(p, '0', (size_t)(scale - n));
-        p += scale - n;
-        memcpy(p, digits, (size_t)n);
-        return p + n;
-    }
-    memcpy(p, digits, (size_t)(n - scale));
-    p += n - scale;
-    *p++ = '.';
-    memcpy(p, digits + n - scale, (size_t)scale);
-    return p + scale;
+    return shape_json_point_(p, digits, n, scale);
 }
 
 char *shape_json_decimal(char *p, int64_t hi, uint64_t lo, int32_t scale)
