@@ -187,6 +187,13 @@ typedef struct shape_json_buf {
 /* Make room for `extra` more bytes after len (plus the trailing NUL). Returns
  * 0 or SHAPE_JSON_ENOMEM (the buffer is unchanged). */
 int shape_json_buf_reserve(shape_json_buf *buf, size_t extra);
+/* shape_json_buf_reserve() for hot loops: the check of the room that is
+ * there is inline, the call only made when the buffer must grow. */
+static inline int shape_json_buf_room(shape_json_buf *buf, size_t extra)
+{
+    if (buf->data && buf->cap - buf->len > extra) return 0;
+    return shape_json_buf_reserve(buf, extra);
+}
 /* Append bytes[0..n) (n may be 0: then only the buffer is made) and the
  * trailing NUL. Returns 0 or SHAPE_JSON_ENOMEM (the buffer is unchanged). */
 int shape_json_buf_append(shape_json_buf *buf, const void *bytes, size_t n);

@@ -29,8 +29,7 @@
 /* Room for n more bytes and the trailing NUL, growing only when needed. */
 static inline int room(shape_json_buf *out, size_t n)
 {
-    if (out->data && out->cap - out->len > n) return SHAPE_OK;
-    return shape_json_buf_reserve(out, n) != 0 ? SHAPE_ENOMEM : SHAPE_OK;
+    return shape_json_buf_room(out, n) != 0 ? SHAPE_ENOMEM : SHAPE_OK;
 }
 
 static inline int put(shape_json_buf *out, const char *text, size_t len)

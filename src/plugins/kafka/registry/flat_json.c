@@ -205,13 +205,32 @@ static int drop_row(shape_json_buf *out, size_t start, shape_err *err)
 int shape_flat_json_row(const struct ArrowSchema *schema, const struct ArrowArray *array, int64_t row,
                         shape_json_buf *out, shape_err *err)
 {
-    for (int64_t k = 0; k < schema->n_children; k++) {
-        shape_arrow_type t;
-        SHAPE_RETURN_NOT_OK(regfmt_type_resolve(schema->children[k], &t, err));
-    }
     size_t start = out->len;
-    if (shape_arrow_rows_json(schema, array, row, 1, '\0', 0, out, err) != SHAPE_OK)
-        return drop_row(out, start, err);
+    int64_t logical = array->offset + row;
+    for (int64_t k = 0; k < schema->n_children; k++) {
+        const struct ArrowSchema *field = schema->children[k];
+        shape_arrow_type t;
+        int rc = regfmt_type_resolve(field, &t, err);
+        if (rc != SHAPE_OK) {
+            out->len = start;
+            if (out->data) out->data[start] = '\0';
+            return rc;
+        }
+        const char *name = field->name ? field->name : "";
+        size_t name_len = strlen(name);
+        if (shape_json_buf_room(out, 6 * name_len + 4) != 0) return drop_row(out, start, err);
+        char *p = out->data + out->len;
+        *p++ = k ? ',' : '{';
+        p = shape_json_string(p, name, name_len);
+        *p++ = ':';
+        out->len = (size_t)(p - out->data);
+        if (shape_arrow_json_value(out, &t, array->children[k], logical, 0) != SHAPE_OK)
+            return drop_row(out, start, err);
+    }
+    if (shape_json_buf_room(out, 2) != 0) return drop_row(out, start, err);
+    if (schema->n_children == 0) out->data[out->len++] = '{';
+    out->data[out->len++] = '}';
+    out->data[out->len] = '\0';
     return SHAPE_OK;
 }
 
@@ -224,7 +243,7 @@ int regfmt_json_encode(const shape_regfmt_codec *c, const struct ArrowArray *arr
     int64_t logical = array->offset + row;
     for (size_t k = 0; k < c->ncolumns; k++) {
         const regfmt_column *col = &c->columns[k];
-        if (shape_json_buf_reserve(out, 1 + col->json_key_len) != 0) return drop_row(out, start, err);
+        if (shape_json_buf_room(out, 1 + col->json_key_len) != 0) return drop_row(out, start, err);
         out->data[out->len++] = k ? ',' : '{';
         memcpy(out->data + out->len, col->json_key, col->json_key_len);
         out->len += col->json_key_len;
