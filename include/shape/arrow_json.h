@@ -35,9 +35,10 @@
  *     (shape/arrow_value.h); a non-null value of any other type is refused
  *     ("cannot print a column of this type as JSON"), a null one printed
  *     as null.
- * stream-read prints with SHAPE_ARROW_JSON_PAD_YEARS (its batches have µs
- * and ns timestamps with zone UTC: every timestamp it prints ends in 'Z');
- * the registry's flat event without.
+ * stream-read prints with SHAPE_ARROW_JSON_PAD_YEARS and
+ * SHAPE_ARROW_JSON_CORE_TYPES (its batches have µs and ns timestamps with
+ * zone UTC: every timestamp it prints ends in 'Z'); the registry's flat
+ * event with neither.
  */
 #ifndef SHAPE_ARROW_JSON_H
 #define SHAPE_ARROW_JSON_H
@@ -51,7 +52,11 @@ extern "C" {
 #endif
 
 /* Flags of the printer. */
-#define SHAPE_ARROW_JSON_PAD_YEARS 0x1u /* years before 0 as "%04d" (-001), as stream-read prints */
+#define SHAPE_ARROW_JSON_PAD_YEARS 0x1u  /* years before 0 as "%04d" (-001), as stream-read prints */
+#define SHAPE_ARROW_JSON_CORE_TYPES 0x2u /* rows: print only the types of shape's own batches (the
+                                            formats of shape/arrow.h's shape_type: n b l g u z
+                                            tsu:UTC tsn:UTC +m); a non-null value of any other
+                                            is refused, as stream-read always has */
 
 /* Append the JSON text of logical row `row` (the column's offset not yet
  * applied) of column `col`, of type t, to out; null when the value is null.
@@ -68,8 +73,9 @@ int shape_arrow_json_value(shape_json_buf *out, const shape_arrow_type *t, const
 int shape_arrow_rows_json(const struct ArrowSchema *schema, const struct ArrowArray *array, int64_t first,
                           int64_t count, char end, unsigned flags, shape_json_buf *out, shape_err *err);
 
-/* stream-read's rows: shape_arrow_rows_json with SHAPE_ARROW_JSON_PAD_YEARS,
- * one row with no newline / rows as JSON lines. */
+/* stream-read's rows: shape_arrow_rows_json with SHAPE_ARROW_JSON_PAD_YEARS
+ * and SHAPE_ARROW_JSON_CORE_TYPES, one row with no newline / rows as JSON
+ * lines. */
 int shape_arrow_row_json(const struct ArrowSchema *schema, const struct ArrowArray *array, int64_t row,
                          shape_json_buf *out, shape_err *err);
 int shape_arrow_rows_jsonl(const struct ArrowSchema *schema, const struct ArrowArray *array, int64_t first,

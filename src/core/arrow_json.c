@@ -217,7 +217,8 @@ int shape_arrow_rows_json(const struct ArrowSchema *schema, const struct ArrowAr
     int rc = nc && (!types || !known || !key_end) ? SHAPE_ENOMEM : SHAPE_OK;
     for (int64_t c = 0; c < nc && rc == SHAPE_OK; c++) {
         const struct ArrowSchema *field = schema->children[c];
-        known[c] = shape_arrow_type_resolve(field, &types[c]) == 0;
+        known[c] = shape_arrow_type_resolve(field, &types[c]) == 0 &&
+                   (!(flags & SHAPE_ARROW_JSON_CORE_TYPES) || shape_type_from_format(field->format) >= 0);
         const char *name = field->name ? field->name : "";
         rc = put(&keys, c ? "," : "{", 1);
         if (rc == SHAPE_OK) rc = append_string(&keys, name, strlen(name));
@@ -245,14 +246,16 @@ int shape_arrow_rows_json(const struct ArrowSchema *schema, const struct ArrowAr
     return rc;
 }
 
+#define STREAM_READ (SHAPE_ARROW_JSON_PAD_YEARS | SHAPE_ARROW_JSON_CORE_TYPES)
+
 int shape_arrow_row_json(const struct ArrowSchema *schema, const struct ArrowArray *array, int64_t row,
                          shape_json_buf *out, shape_err *err)
 {
-    return shape_arrow_rows_json(schema, array, row, 1, '\0', SHAPE_ARROW_JSON_PAD_YEARS, out, err);
+    return shape_arrow_rows_json(schema, array, row, 1, '\0', STREAM_READ, out, err);
 }
 
 int shape_arrow_rows_jsonl(const struct ArrowSchema *schema, const struct ArrowArray *array, int64_t first,
                            int64_t count, shape_json_buf *out, shape_err *err)
 {
-    return shape_arrow_rows_json(schema, array, first, count, '\n', SHAPE_ARROW_JSON_PAD_YEARS, out, err);
+    return shape_arrow_rows_json(schema, array, first, count, '\n', STREAM_READ, out, err);
 }

@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "regfmt_arrays.h"
 #include "shape/arrow_json.h"
 #include "shape/timestamp.h"
 
@@ -211,12 +212,41 @@ static void test_timestamps_as_stream_read_printed_them(void **state)
             char want[96], text[80];
             old_timestamp_text(text, sizeof text, values[r], ns);
             snprintf(want, sizeof want, "{\"t\":%s}", text);
-            if (strcmp(row.data, want) != 0) fail_msg("%s %lld: %s, was %s", ns ? "ns" : "us", (long long)values[r], row.data, want);
+            if (strcmp(row.data, want) != 0)
+                fail_msg("%s %lld: %s, was %s", ns ? "ns" : "us", (long long)values[r], row.data, want);
             shape_json_buf_release(&row);
         }
         array.release(&array);
         schema.release(&schema);
     }
+}
+
+/* stream-read prints only the types of shape's own batches and refuses a
+ * value of another (SHAPE_ARROW_JSON_CORE_TYPES), as it always has; the
+ * printer without the flag prints them by the registry's rules. */
+static void test_stream_read_types(void **state)
+{
+    (void)state;
+    static const int32_t i32[] = {7, 0};
+    static const int64_t ts[] = {1500, 0};
+    static const uint8_t valid_first[] = {0x1};
+    rt_column cols[] = {{.name = "n", .format = "i", .values = i32, .validity = valid_first},
+                        {.name = "t", .format = "tsm:", .values = ts, .validity = valid_first}};
+    struct ArrowSchema s;
+    struct ArrowArray a;
+    rt_batch_make(cols, 2, 2, 0, &s, &a);
+    shape_json_buf out = SHAPE_JSON_BUF_INIT;
+    shape_err err;
+    assert_int_equal(shape_arrow_row_json(&s, &a, 0, &out, &err), SHAPE_EINVAL);
+    assert_string_equal(err.message, "cannot print a column of this type as JSON");
+    out.len = 0;
+    assert_int_equal(shape_arrow_row_json(&s, &a, 1, &out, &err), SHAPE_OK); /* nulls are printed */
+    assert_string_equal(out.data, "{\"n\":null,\"t\":null}");
+    out.len = 0;
+    assert_int_equal(shape_arrow_rows_json(&s, &a, 0, 1, '\0', 0, &out, &err), SHAPE_OK);
+    assert_string_equal(out.data, "{\"n\":7,\"t\":\"1970-01-01T00:00:01.500\"}");
+    shape_json_buf_release(&out);
+    rt_batch_release(&s, &a);
 }
 
 int main(void)
@@ -225,6 +255,7 @@ int main(void)
         cmocka_unit_test(test_string_escapes),
         cmocka_unit_test(test_rows_jsonl),
         cmocka_unit_test(test_timestamps_as_stream_read_printed_them),
+        cmocka_unit_test(test_stream_read_types),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
