@@ -6,12 +6,10 @@
  * idempotency key `<table>/<seq>` and compare streams byte for byte. Those
  * bytes must match what the reference (Python's json.dumps) wrote.
  * How:
- *   - value renderers write one JSON value into a caller buffer: floats as
- *     Python's repr (shortest round-trip, `20.0` for integral values,
- *     exponent form outside [1e-4, 1e16), non-finite → null), timestamps as
- *     "YYYY-MM-DDTHH:MM:SS" plus as many fraction digits as the unit (9 for
- *     ns) and `Z` when zoned, strings with JSON escaping (non-ASCII raw),
- *     binary as padded base64;
+ *   - values are written by the writers of shape/json_write.h (floats as
+ *     Python's repr, timestamps with as many fraction digits as the unit,
+ *     strings with JSON escaping, binary as base64), which this header
+ *     includes; a generated value (shape_json_gen_value) is written by kind;
  *   - a shape_event_table holds one table's rendered key fragments, made
  *     once; shape_event_encode writes one event (columns, then
  *     `_shape_table`, `_shape_seq`, `_shape_event_time` when the table has a
@@ -36,33 +34,14 @@
 #include "shape/error.h"
 #include "shape/generate.h"
 #include "shape/generate_retail.h"
+#include "shape/json_write.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* ---- value renderers ------------------------------------------------------
- * Each writes into p (which must have room: see the bounds) and returns the
- * position after the last byte written. Nothing is NUL-terminated. */
+/* ---- generated values -------------------------------------------------- */
 
-#define SHAPE_JSON_F64_MAX 32 /* bytes a float can take */
-#define SHAPE_JSON_TS_MAX 48  /* bytes a quoted timestamp can take */
-
-char *shape_json_u64(char *p, uint64_t v);
-char *shape_json_i64(char *p, int64_t v);
-/* Python repr of a double; "null" for NaN and infinities. */
-char *shape_json_f64(char *p, double x);
-/* A JSON string of s[0..n): '"', '\\' and control characters escaped
- * (\n \r \t \b \f, others \u00XX), everything else raw. Room: 6 n + 2. */
-char *shape_json_string(char *p, const char *s, size_t n);
-/* A quoted timestamp from `value` units since the epoch (UTC): unit_digits
- * is 0 (s), 3 (ms), 6 (µs) or 9 (ns); zoned adds 'Z'. */
-char *shape_json_timestamp(char *p, int64_t value, int unit_digits, int zoned);
-/* The unquoted proleptic Gregorian date YYYY-MM-DD of days since
- * 1970-01-01 (years outside 0..9999 in plain decimal). Room: 32. */
-char *shape_json_civil_date(char *p, int64_t days);
-/* Quoted standard base64 (with padding) of data[0..n). Room: 4 (n+2)/3 + 2. */
-char *shape_json_base64(char *p, const void *data, size_t n);
 /* One generated value (NULL, INT64, FLOAT64, STRING, TIMESTAMP_NS as a
  * zone-less ns timestamp, BOOL). Room: shape_event_value_bound. */
 char *shape_json_gen_value(char *p, const shape_gen_value *v);

@@ -168,11 +168,14 @@ typedef struct shape_json_error {
     const char *reason; /* short static text, e.g. "invalid UTF-8", "nesting deeper than 64" */
 } shape_json_error;
 
-/* A growable byte buffer for rendered text. `data` comes from malloc/realloc
- * (a caller may lend any buffer that realloc can grow) and is owned by the
- * caller: free it with shape_json_buf_release() or free(). Rendering appends
- * at `len` and keeps data[len] == '\0' (not counted in len) for convenience;
- * on error the buffer's len is left as it was before the call. */
+/* A growable byte buffer: the library's one (rendered JSON, documents,
+ * files read whole, HTTP bodies, serialized state). `data` comes from
+ * malloc/realloc (a caller may lend any buffer that realloc can grow) and is
+ * owned by the caller: free it with shape_json_buf_release() or free(), or
+ * take it over. It grows by doubling (from 32 bytes) and always keeps one
+ * spare byte after len; rendering and shape_json_buf_append() keep
+ * data[len] == '\0' (not counted in len) for convenience; on error the
+ * buffer's len is left as it was before the call. */
 typedef struct shape_json_buf {
     char *data;
     size_t len;
@@ -184,6 +187,16 @@ typedef struct shape_json_buf {
 /* Make room for `extra` more bytes after len (plus the trailing NUL). Returns
  * 0 or SHAPE_JSON_ENOMEM (the buffer is unchanged). */
 int shape_json_buf_reserve(shape_json_buf *buf, size_t extra);
+/* shape_json_buf_reserve() for hot loops: the check of the room that is
+ * there is inline, the call only made when the buffer must grow. */
+static inline int shape_json_buf_room(shape_json_buf *buf, size_t extra)
+{
+    if (buf->data && buf->cap - buf->len > extra) return 0;
+    return shape_json_buf_reserve(buf, extra);
+}
+/* Append bytes[0..n) (n may be 0: then only the buffer is made) and the
+ * trailing NUL. Returns 0 or SHAPE_JSON_ENOMEM (the buffer is unchanged). */
+int shape_json_buf_append(shape_json_buf *buf, const void *bytes, size_t n);
 /* Free data and reset to empty. */
 void shape_json_buf_release(shape_json_buf *buf);
 

@@ -31,6 +31,8 @@ int shape_parse_iso8601(const char *text, size_t len, int64_t *us);
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (no range check). */
 int64_t shape_days_from_civil(int64_t year, unsigned month, unsigned day);
+/* The proleptic Gregorian date of days since 1970-01-01 (any day). */
+void shape_civil_from_days(int64_t days, int64_t *year, unsigned *month, unsigned *day);
 
 /* Write "YYYY-MM-DDTHH:MM:SS.ffffffZ" (27 bytes + NUL) into buf (size >= 28).
  * Instants outside years 0001-9999 are written with as many year digits as

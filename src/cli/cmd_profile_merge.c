@@ -21,6 +21,7 @@
 
 #include "cli/commands.h"
 #include "shape/atomic_file.h"
+#include "shape/json.h" /* shape_json_buf */
 #include "shape/profile.h"
 
 static int read_file(const char *path, uint8_t **out, size_t *len, shape_err *err)
@@ -28,29 +29,26 @@ static int read_file(const char *path, uint8_t **out, size_t *len, shape_err *er
     *out = NULL;
     FILE *f = fopen(path, "rb");
     if (!f) return shape_err_set(err, SHAPE_EINVAL, "cannot read state %s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    uint8_t *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap) break;
-        uint8_t *grown = realloc(buf, cap * 2);
-        if (!grown) {
-            free(buf);
-            buf = NULL;
+    shape_json_buf buf = SHAPE_JSON_BUF_INIT;
+    int oom = 0;
+    for (;;) {
+        if (shape_json_buf_reserve(&buf, 1 << 16) != 0) {
+            oom = 1;
             break;
         }
-        buf = grown;
-        cap *= 2;
+        size_t want = buf.cap - buf.len - 1, got = fread(buf.data + buf.len, 1, want, f);
+        buf.len += got;
+        if (got < want) break;
     }
     int bad = ferror(f);
     fclose(f);
-    if (!buf) return shape_err_set(err, SHAPE_ENOMEM, "out of memory reading %s", path);
-    if (bad) {
-        free(buf);
+    if (oom || bad) {
+        shape_json_buf_release(&buf);
+        if (oom) return shape_err_set(err, SHAPE_ENOMEM, "out of memory reading %s", path);
         return shape_err_set(err, SHAPE_EIO, "cannot read state %s", path);
     }
-    *out = buf;
-    *len = n;
+    *out = (uint8_t *)buf.data;
+    *len = buf.len;
     return SHAPE_OK;
 }
 

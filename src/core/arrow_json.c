@@ -1,19 +1,21 @@
-/* arrow_json.c — Arrow rows to JSON text (rules in shape/arrow_json.h).
+/* arrow_json.c — Arrow values and rows to JSON text (rules in
+ * shape/arrow_json.h): the one printer behind `shape stream-read` and the
+ * registry formats' flat event.
  *
- * Why this shape: `shape stream-read` prints every row by default, so this
- * printer is on the hot path of every read that is piped somewhere; it
- * used to cost twice the decoding. How:
+ * Why this shape: stream-read prints every row by default, so this printer
+ * is on the hot path of every read that is piped somewhere (it used to cost
+ * twice the decoding). How:
  *   - a batch of rows is printed into one growable shape_json_buf (the
- *     caller writes it out in large pieces); each column's type comes from
- *     its format string and its key ("name":, escaped) is rendered once per
- *     call, not per row;
- *   - appends check the buffer's room inline and only call
- *     shape_json_buf_reserve when it must grow;
- *   - strings are escaped by shape_json_string (shape/event.h, the emitted
- *     events' escaper: a word at a time);
- *   - int64 and doubles are written by shape_json_i64 and shape_json_f64
- *     (as in emitted events; doubles as Python's repr), not snprintf;
- *     timestamps by shape_format_iso8601_us.
+ *     caller writes it out in large pieces); each column's type is resolved
+ *     once per call (shape_arrow_type_resolve) and its key ("name":,
+ *     escaped) rendered once per call, not per row;
+ *   - each value is located through shape_arrow_value_at (validity,
+ *     dictionary) and written by the inline writers of shape/json_write.h
+ *     straight into the buffer: strings and binary reserve their own bound,
+ *     every other kind SHAPE_JSON_SCALAR_MAX; appends check the room inline
+ *     and only call shape_json_buf_reserve when it must grow;
+ *   - the per-value printer is file-local so the row loop inlines it; the
+ *     exported shape_arrow_json_value is a wrapper for other modules.
  */
 #include "shape/arrow_json.h"
 
@@ -21,14 +23,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "shape/event.h"
+#include "shape/json_write.h"
 #include "shape/timestamp.h"
 
 /* Room for n more bytes and the trailing NUL, growing only when needed. */
 static inline int room(shape_json_buf *out, size_t n)
 {
-    if (out->data && out->cap - out->len > n) return SHAPE_OK;
-    return shape_json_buf_reserve(out, n) != 0 ? SHAPE_ENOMEM : SHAPE_OK;
+    return shape_json_buf_room(out, n) != 0 ? SHAPE_ENOMEM : SHAPE_OK;
 }
 
 static inline int put(shape_json_buf *out, const char *text, size_t len)
@@ -40,154 +41,221 @@ static inline int put(shape_json_buf *out, const char *text, size_t len)
     return SHAPE_OK;
 }
 
-int shape_json_append_raw(shape_json_buf *out, const char *text, size_t len) { return put(out, text, len); }
-
-int shape_json_append_string(shape_json_buf *out, const void *bytes, size_t len)
+/* Close an append that wrote at out->data + out->len up to end. */
+static inline int done(shape_json_buf *out, char *end)
 {
-    if (len > (SIZE_MAX - 3) / 6 || room(out, len * 6 + 2) != SHAPE_OK) return SHAPE_ENOMEM;
-    char *end = shape_json_string(out->data + out->len, bytes, len);
     out->len = (size_t)(end - out->data);
     out->data[out->len] = '\0';
     return SHAPE_OK;
+}
+
+int shape_json_append_raw(shape_json_buf *out, const char *text, size_t len) { return put(out, text, len); }
+
+static inline int append_string(shape_json_buf *out, const void *bytes, size_t len)
+{
+    if (len > (SIZE_MAX - 3) / 6 || room(out, len * 6 + 2) != SHAPE_OK) return SHAPE_ENOMEM;
+    return done(out, shape_json_string(out->data + out->len, bytes, len));
+}
+
+int shape_json_append_string(shape_json_buf *out, const void *bytes, size_t len)
+{
+    return append_string(out, bytes, len);
+}
+
+static inline int append_base64(shape_json_buf *out, const void *bytes, size_t len)
+{
+    if (len > SIZE_MAX / 2 || room(out, (len + 2) / 3 * 4 + 2) != SHAPE_OK) return SHAPE_ENOMEM;
+    return done(out, shape_json_base64(out->data + out->len, bytes, len));
 }
 
 int shape_json_append_base64(shape_json_buf *out, const void *bytes, size_t len)
 {
-    static const char alphabet[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    const unsigned char *p = bytes;
-    if (shape_json_buf_reserve(out, (len + 2) / 3 * 4 + 2) != 0) return SHAPE_ENOMEM;
-    char *w = out->data + out->len;
-    *w++ = '"';
-    size_t i = 0;
-    for (; i + 3 <= len; i += 3) {
-        uint32_t v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
-        *w++ = alphabet[v >> 18];
-        *w++ = alphabet[(v >> 12) & 63];
-        *w++ = alphabet[(v >> 6) & 63];
-        *w++ = alphabet[v & 63];
-    }
-    if (i < len) {
-        uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < len ? (uint32_t)p[i + 1] << 8 : 0);
-        *w++ = alphabet[v >> 18];
-        *w++ = alphabet[(v >> 12) & 63];
-        *w++ = i + 1 < len ? alphabet[(v >> 6) & 63] : '=';
-        *w++ = '=';
-    }
-    *w++ = '"';
-    out->len = (size_t)(w - out->data);
-    out->data[out->len] = '\0';
-    return SHAPE_OK;
+    return append_base64(out, bytes, len);
 }
 
 int shape_json_append_double(shape_json_buf *out, double d)
 {
-    /* The same text as emitted events: Python's repr, "null" when not finite. */
-    if (shape_json_buf_reserve(out, SHAPE_JSON_F64_MAX) != 0) return SHAPE_ENOMEM;
-    char *end = shape_json_f64(out->data + out->len, d);
-    out->len = (size_t)(end - out->data);
-    out->data[out->len] = '\0';
-    return SHAPE_OK;
+    if (room(out, SHAPE_JSON_F64_MAX) != SHAPE_OK) return SHAPE_ENOMEM;
+    return done(out, shape_json_f64(out->data + out->len, d));
 }
 
-static int append_value(shape_json_buf *out, int type, const struct ArrowArray *a, int64_t i, shape_err *err)
+/* The first instant of year 0 in units of 10^-digits s; before it a year
+ * is negative. (No ns value is that early: INT64_MIN ns is in 1677.) */
+static const int64_t year0_start[] = {-62167219200LL,
+                                      -62167219200LL * 10,
+                                      -62167219200LL * 100,
+                                      -62167219200LL * 1000,
+                                      -62167219200LL * 10000,
+                                      -62167219200LL * 100000,
+                                      -62167219200LL * 1000000,
+                                      -62167219200LL * 10000000,
+                                      -62167219200LL * 100000000,
+                                      INT64_MIN};
+
+/* A timestamp before year 0 with its year as "%04lld" would write it: the
+ * text of shape_json_timestamp ("-1-...", "-99-...") with the year's
+ * digits padded to three after the sign. */
+static char *timestamp_padded_year(char *p, int64_t v, int digits, int zoned)
 {
-    if (type != SHAPE_TYPE_NULL && !shape_arrow_is_valid(a, i)) return shape_json_append_raw(out, "null", 4);
-    char text[48];
-    size_t len;
-    const uint8_t *bytes;
-    switch (type) {
-    case SHAPE_TYPE_NULL: return shape_json_append_raw(out, "null", 4);
-    case SHAPE_TYPE_BOOL:
-        return shape_arrow_bool_at(a, i) ? shape_json_append_raw(out, "true", 4) : shape_json_append_raw(out, "false", 5);
-    case SHAPE_TYPE_INT64: {
-        if (room(out, 20) != SHAPE_OK) return SHAPE_ENOMEM;
-        out->len = (size_t)(shape_json_i64(out->data + out->len, shape_arrow_int64_at(a, i)) - out->data);
-        out->data[out->len] = '\0';
-        return SHAPE_OK;
-    }
-    case SHAPE_TYPE_FLOAT64: return shape_json_append_double(out, shape_arrow_double_at(a, i));
-    case SHAPE_TYPE_UTF8:
-        bytes = shape_arrow_bytes_at(a, i, &len);
-        return shape_json_append_string(out, bytes, len);
-    case SHAPE_TYPE_BINARY:
-        bytes = shape_arrow_bytes_at(a, i, &len);
-        return shape_json_append_base64(out, bytes, len);
-    case SHAPE_TYPE_TIMESTAMP_US:
-    case SHAPE_TYPE_TIMESTAMP_NS: {
-        int64_t v = shape_arrow_int64_at(a, i);
-        int64_t us = type == SHAPE_TYPE_TIMESTAMP_US ? v : (v >= 0 ? v / 1000 : -((-v + 999) / 1000));
-        /* text = '"' + "YYYY-MM-DDTHH:MM:SS.ffffffZ" (27 bytes, 'Z' at index 27) + '"' */
-        int n = shape_format_iso8601_us(us, text + 1, sizeof text - 2);
-        text[0] = '"';
-        if (type == SHAPE_TYPE_TIMESTAMP_NS) { /* ...ffffffZ -> ...fffffffffZ */
-            int64_t ns = ((v % 1000) + 1000) % 1000;
-            n += snprintf(text + n, sizeof text - (size_t)n, "%03lldZ", (long long)ns) - 1;
+    char *end = shape_json_timestamp(p, v, digits, zoned);
+    const char *dash = memchr(p + 2, '-', (size_t)(end - p - 2)); /* after the year's digits */
+    size_t year_digits = (size_t)(dash - (p + 2));
+    if (year_digits >= 3) return end;
+    size_t pad = 3 - year_digits;
+    memmove(p + 2 + pad, p + 2, (size_t)(end - p - 2));
+    memset(p + 2, '0', pad);
+    return end + pad;
+}
+
+/* A value of a fixed-size kind (room: SHAPE_JSON_SCALAR_MAX). */
+static inline char *scalar(char *p, const shape_arrow_type *t, const struct ArrowArray *a, int64_t i,
+                           unsigned flags)
+{
+    int64_t hi, v;
+    uint64_t lo;
+    size_t n;
+    switch (t->kind) {
+    case SHAPE_ARROW_BOOL:
+        if (shape_bit_get((const uint8_t *)a->buffers[1], i)) {
+            memcpy(p, "true", 4);
+            return p + 4;
         }
-        text[n + 1] = '"';
-        return shape_json_append_raw(out, text, (size_t)n + 2);
-    }
-    case SHAPE_TYPE_MAP: {
-        const struct ArrowArray *keys, *values;
-        int64_t first;
-        int64_t count = shape_arrow_map_row(a, i, &keys, &values, &first);
-        SHAPE_RETURN_NOT_OK(shape_json_append_raw(out, "{", 1));
-        for (int64_t k = 0; k < count; k++) {
-            if (k) SHAPE_RETURN_NOT_OK(shape_json_append_raw(out, ",", 1));
-            bytes = shape_arrow_bytes_at(keys, first + k, &len);
-            SHAPE_RETURN_NOT_OK(shape_json_append_string(out, bytes, len));
-            SHAPE_RETURN_NOT_OK(shape_json_append_raw(out, ":", 1));
-            SHAPE_RETURN_NOT_OK(append_value(out, SHAPE_TYPE_BINARY, values, first + k, err));
-        }
-        return shape_json_append_raw(out, "}", 1);
-    }
-    default: return shape_err_set(err, SHAPE_EINVAL, "cannot print a column of this type as JSON");
+        memcpy(p, "false", 5);
+        return p + 5;
+    case SHAPE_ARROW_UINT64: return shape_json_u64(p, (uint64_t)shape_arrow_read_int(t, a, i));
+    case SHAPE_ARROW_FLOAT16:
+    case SHAPE_ARROW_FLOAT32:
+    case SHAPE_ARROW_FLOAT64: return shape_json_f64(p, shape_arrow_read_float(t, a, i));
+    case SHAPE_ARROW_UUID: return shape_json_uuid(p, shape_arrow_read_bytes(t, a, i, &n));
+    case SHAPE_ARROW_DECIMAL:
+        shape_arrow_read_decimal(t, a, i, &hi, &lo);
+        return shape_json_decimal(p, hi, lo, t->scale);
+    case SHAPE_ARROW_DATE32:
+    case SHAPE_ARROW_DATE64: return shape_json_date(p, shape_arrow_days(t, shape_arrow_read_int(t, a, i)));
+    case SHAPE_ARROW_TIME32:
+    case SHAPE_ARROW_TIME64: return shape_json_time(p, shape_arrow_read_int(t, a, i), t->unit_digits);
+    case SHAPE_ARROW_TIMESTAMP:
+        v = ((const int64_t *)a->buffers[1])[i];
+        if ((flags & SHAPE_ARROW_JSON_PAD_YEARS) && v < year0_start[t->unit_digits])
+            return timestamp_padded_year(p, v, t->unit_digits, t->zoned);
+        return shape_json_timestamp(p, v, t->unit_digits, t->zoned);
+    default: return shape_json_i64(p, shape_arrow_read_int(t, a, i)); /* signed and small unsigned ints */
     }
 }
 
-/* The rows [first, first + count) of (schema, array) into out, each
- * followed by `end` when it is not NUL. Column types and keys are worked
- * out once for the call. */
-static int rows_json(const struct ArrowSchema *schema, const struct ArrowArray *array, int64_t first, int64_t count,
-                     char end, shape_json_buf *out, shape_err *err)
+/* A map value at physical index i: {"key":base64,...}. */
+static int map_value(shape_json_buf *out, const struct ArrowArray *a, int64_t i)
+{
+    const int32_t *offsets = (const int32_t *)a->buffers[1];
+    const struct ArrowArray *entries = a->children[0];
+    const struct ArrowArray *keys = entries->children[0], *values = entries->children[1];
+    int64_t first = entries->offset + offsets[i], count = offsets[i + 1] - offsets[i];
+    SHAPE_RETURN_NOT_OK(put(out, "{", 1));
+    for (int64_t k = 0; k < count; k++) {
+        size_t len;
+        const uint8_t *bytes = shape_arrow_bytes_at(keys, first + k, &len);
+        if (k) SHAPE_RETURN_NOT_OK(put(out, ",", 1));
+        SHAPE_RETURN_NOT_OK(append_string(out, bytes, len));
+        SHAPE_RETURN_NOT_OK(put(out, ":", 1));
+        if (!shape_arrow_is_valid(values, first + k)) {
+            SHAPE_RETURN_NOT_OK(put(out, "null", 4));
+            continue;
+        }
+        bytes = shape_arrow_bytes_at(values, first + k, &len);
+        SHAPE_RETURN_NOT_OK(append_base64(out, bytes, len));
+    }
+    return put(out, "}", 1);
+}
+
+static inline int append_value(shape_json_buf *out, const shape_arrow_type *t, const struct ArrowArray *col,
+                               int64_t row, unsigned flags)
+{
+    int64_t i = 0;
+    const struct ArrowArray *a = t->kind == SHAPE_ARROW_NULL ? NULL : shape_arrow_value_at(t, col, row, &i);
+    if (!a) return put(out, "null", 4);
+    const uint8_t *bytes;
+    size_t len;
+    switch (t->kind) {
+    case SHAPE_ARROW_STRING:
+    case SHAPE_ARROW_LARGE_STRING:
+        bytes = shape_arrow_read_bytes(t, a, i, &len);
+        return append_string(out, bytes, len);
+    case SHAPE_ARROW_BINARY:
+    case SHAPE_ARROW_LARGE_BINARY:
+    case SHAPE_ARROW_FIXED_BINARY:
+        bytes = shape_arrow_read_bytes(t, a, i, &len);
+        return append_base64(out, bytes, len);
+    case SHAPE_ARROW_MAP: return map_value(out, a, i);
+    default:
+        if (room(out, SHAPE_JSON_SCALAR_MAX) != SHAPE_OK) return SHAPE_ENOMEM;
+        return done(out, scalar(out->data + out->len, t, a, i, flags));
+    }
+}
+
+int shape_arrow_json_value(shape_json_buf *out, const shape_arrow_type *t, const struct ArrowArray *col,
+                           int64_t row, unsigned flags)
+{
+    return append_value(out, t, col, row, flags);
+}
+
+/* The column of a type the printer does not know: null values are printed,
+ * any other is refused. */
+static int unknown_value(shape_json_buf *out, const struct ArrowArray *col, int64_t row, shape_err *err)
+{
+    if (!shape_arrow_is_valid(col, row)) return put(out, "null", 4);
+    return shape_err_set(err, SHAPE_EINVAL, "cannot print a column of this type as JSON");
+}
+
+int shape_arrow_rows_json(const struct ArrowSchema *schema, const struct ArrowArray *array, int64_t first,
+                          int64_t count, char end, unsigned flags, shape_json_buf *out, shape_err *err)
 {
     int64_t nc = schema->n_children;
-    int *types = nc ? malloc((size_t)nc * sizeof *types) : NULL;
+    shape_arrow_type *types = nc ? malloc((size_t)nc * sizeof *types) : NULL;
+    unsigned char *known = nc ? malloc((size_t)nc) : NULL;
     size_t *key_end = nc ? malloc((size_t)nc * sizeof *key_end) : NULL;
-    shape_json_buf keys = {0}; /* '{' or ',' then "name": for each column, back to back */
-    int rc = nc && (!types || !key_end) ? SHAPE_ENOMEM : SHAPE_OK;
+    shape_json_buf keys = SHAPE_JSON_BUF_INIT; /* '{' or ',' then "name": for each column, back to back */
+    int rc = nc && (!types || !known || !key_end) ? SHAPE_ENOMEM : SHAPE_OK;
     for (int64_t c = 0; c < nc && rc == SHAPE_OK; c++) {
         const struct ArrowSchema *field = schema->children[c];
-        types[c] = shape_type_from_format(field->format);
+        known[c] = shape_arrow_type_resolve(field, &types[c]) == 0 &&
+                   (!(flags & SHAPE_ARROW_JSON_CORE_TYPES) || shape_type_from_format(field->format) >= 0);
+        const char *name = field->name ? field->name : "";
         rc = put(&keys, c ? "," : "{", 1);
-        if (rc == SHAPE_OK) rc = shape_json_append_string(&keys, field->name, strlen(field->name));
+        if (rc == SHAPE_OK) rc = append_string(&keys, name, strlen(name));
         if (rc == SHAPE_OK) rc = put(&keys, ":", 1);
         key_end[c] = keys.len;
     }
     for (int64_t r = first; r < first + count && rc == SHAPE_OK; r++) {
         size_t key_start = 0;
+        int64_t row = array->offset + r;
         for (int64_t c = 0; c < nc && rc == SHAPE_OK; c++) {
             rc = put(out, keys.data + key_start, key_end[c] - key_start);
             key_start = key_end[c];
-            if (rc == SHAPE_OK) rc = append_value(out, types[c], array->children[c], array->offset + r, err);
+            if (rc != SHAPE_OK) break;
+            if (known[c]) rc = append_value(out, &types[c], array->children[c], row, flags);
+            else rc = unknown_value(out, array->children[c], row, err);
         }
         if (rc == SHAPE_OK) rc = nc ? put(out, "}", 1) : put(out, "{}", 2);
         if (rc == SHAPE_OK && end) rc = put(out, &end, 1);
     }
     free(types);
+    free(known);
     free(key_end);
     shape_json_buf_release(&keys);
     if (rc == SHAPE_ENOMEM) return shape_err_set(err, SHAPE_ENOMEM, "out of memory printing a row");
     return rc;
 }
 
+#define STREAM_READ (SHAPE_ARROW_JSON_PAD_YEARS | SHAPE_ARROW_JSON_CORE_TYPES)
+
 int shape_arrow_row_json(const struct ArrowSchema *schema, const struct ArrowArray *array, int64_t row,
                          shape_json_buf *out, shape_err *err)
 {
-    return rows_json(schema, array, row, 1, '\0', out, err);
+    return shape_arrow_rows_json(schema, array, row, 1, '\0', STREAM_READ, out, err);
 }
 
 int shape_arrow_rows_jsonl(const struct ArrowSchema *schema, const struct ArrowArray *array, int64_t first,
                            int64_t count, shape_json_buf *out, shape_err *err)
 {
-    return rows_json(schema, array, first, count, '\n', out, err);
+    return shape_arrow_rows_json(schema, array, first, count, '\n', STREAM_READ, out, err);
 }

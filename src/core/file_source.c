@@ -45,8 +45,8 @@ typedef struct file_source {
     int fd;       /* current file, or -1 */
     const char *current;
 
-    char *buf; /* bytes read; [start, len) not yet consumed */
-    size_t start, len, cap;
+    shape_json_buf buf; /* bytes read; [start, buf.len) not yet consumed */
+    size_t start;
     int eof;   /* every file is exhausted */
 
     int64_t position;    /* lines consumed so far */
@@ -182,8 +182,8 @@ static int resolve_paths(const char *uri, int explicit_format, char ***out, size
 static int fill(file_source *fs, size_t keep_from, shape_err *err)
 {
     if (keep_from > 0) {
-        memmove(fs->buf, fs->buf + keep_from, fs->len - keep_from);
-        fs->len -= keep_from;
+        memmove(fs->buf.data, fs->buf.data + keep_from, fs->buf.len - keep_from);
+        fs->buf.len -= keep_from;
     }
     for (;;) {
         if (fs->fd < 0) {
@@ -198,15 +198,11 @@ static int fill(file_source *fs, size_t keep_from, shape_err *err)
                 return shape_err_set(err, SHAPE_EIO, "cannot open %.200s: %s", fs->current, strerror(errno));
             }
         }
-        if (fs->cap - fs->len < READ_BLOCK + 1) {
-            size_t cap = fs->cap ? fs->cap * 2 : 2 * READ_BLOCK;
-            while (cap - fs->len < READ_BLOCK + 1) cap *= 2;
-            char *grown = realloc(fs->buf, cap);
-            if (!grown) return shape_err_set(err, SHAPE_ENOMEM, "out of memory reading %.200s", fs->current);
-            fs->buf = grown;
-            fs->cap = cap;
-        }
-        ssize_t got = read(fs->fd, fs->buf + fs->len, READ_BLOCK);
+        /* room for a block and the '\n' a last line may need (doubling from
+         * 2 READ_BLOCK) */
+        if (shape_json_buf_reserve(&fs->buf, READ_BLOCK) != 0)
+            return shape_err_set(err, SHAPE_ENOMEM, "out of memory reading %.200s", fs->current);
+        ssize_t got = read(fs->fd, fs->buf.data + fs->buf.len, READ_BLOCK);
         if (got < 0) {
             if (errno == EINTR) continue;
             return shape_err_set(err, SHAPE_EIO, "cannot read %.200s: %s", fs->current, strerror(errno));
@@ -214,10 +210,10 @@ static int fill(file_source *fs, size_t keep_from, shape_err *err)
         if (got == 0) {
             if (fs->fd != STDIN_FILENO) close(fs->fd);
             fs->fd = -1;
-            if (fs->len > 0 && fs->buf[fs->len - 1] != '\n') fs->buf[fs->len++] = '\n';
+            if (fs->buf.len > 0 && fs->buf.data[fs->buf.len - 1] != '\n') fs->buf.data[fs->buf.len++] = '\n';
             continue;
         }
-        fs->len += (size_t)got;
+        fs->buf.len += (size_t)got;
         return SHAPE_OK;
     }
 }
@@ -302,7 +298,7 @@ static int fs_next(shape_source *src, struct ArrowSchema *schema, struct ArrowAr
     /* Gather up to `want` non-blank lines (after skipping to the start). */
     size_t scan = fs->start;
     while ((int64_t)n < want) {
-        char *nl = scan < fs->len ? memchr(fs->buf + scan, '\n', fs->len - scan) : NULL;
+        char *nl = scan < fs->buf.len ? memchr(fs->buf.data + scan, '\n', fs->buf.len - scan) : NULL;
         if (!nl) {
             if (fs->eof) break;
             size_t keep = n ? fs->line_off[0] : scan; /* this batch's lines stay */
@@ -311,14 +307,14 @@ static int fs_next(shape_source *src, struct ArrowSchema *schema, struct ArrowAr
             for (size_t i = 0; i < n; i++) fs->line_off[i] -= keep;
             continue;
         }
-        size_t line_end = (size_t)(nl - fs->buf);
+        size_t line_end = (size_t)(nl - fs->buf.data);
         size_t line_len = line_end - scan;
-        if (!blank(fs->buf + scan, line_len)) {
+        if (!blank(fs->buf.data + scan, line_len)) {
             if (fs->skip > 0) {
                 fs->skip--;
                 fs->position++;
             } else {
-                if (fs->buf[scan + line_len - 1] == '\r') line_len--;
+                if (fs->buf.data[scan + line_len - 1] == '\r') line_len--;
                 fs->line_off[n] = scan;
                 fs->line_len[n] = line_len;
                 n++;
@@ -331,7 +327,7 @@ static int fs_next(shape_source *src, struct ArrowSchema *schema, struct ArrowAr
         return SHAPE_OK;
     }
     for (size_t i = 0; i < n; i++) {
-        const char *body = fs->buf + fs->line_off[i];
+        const char *body = fs->buf.data + fs->line_off[i];
         size_t len = fs->line_len[i];
         unwrap_cloudevent(fs, &body, &len);
         fs->msgs[i] = (shape_message){.partition = 0, .offset = fs->position + (int64_t)i, .value = body, .value_len = len};
@@ -356,7 +352,7 @@ static void fs_close(shape_source *src)
     if (!fs) return;
     if (fs->fd >= 0 && fs->fd != STDIN_FILENO) close(fs->fd);
     free_paths(fs->paths, fs->n_paths);
-    free(fs->buf);
+    shape_json_buf_release(&fs->buf);
     free(fs->line_off);
     free(fs->line_len);
     free(fs->msgs);

@@ -1,5 +1,6 @@
 /* json_text.c — the small, cold helpers of the JSON scanner (shape/json.h):
- * the growable output buffer, and turning a verdict plus offset into words.
+ * the growable buffer (the library's one: see shape/json.h), and turning a
+ * verdict plus offset into words.
  *
  * Why a separate file: json_parse.c holds the hot loops and reads best
  * without these. How: the buffer grows geometrically with realloc and always
@@ -11,6 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int shape_json_buf_reserve(shape_json_buf *buf, size_t extra)
 {
@@ -23,6 +25,15 @@ int shape_json_buf_reserve(shape_json_buf *buf, size_t extra)
     if (!p) return SHAPE_JSON_ENOMEM;
     buf->data = p;
     buf->cap = cap;
+    return 0;
+}
+
+int shape_json_buf_append(shape_json_buf *buf, const void *bytes, size_t n)
+{
+    if (shape_json_buf_reserve(buf, n) != 0) return SHAPE_JSON_ENOMEM;
+    if (n) memcpy(buf->data + buf->len, bytes, n);
+    buf->len += n;
+    buf->data[buf->len] = '\0';
     return 0;
 }
 

@@ -13,6 +13,8 @@
  * parse errors quote the text near the fault, so that quote is cut off.
  */
 #include "shape/options.h"
+#include "shape/json.h" /* shape_json_buf */
+#include "shape/json_write.h"
 #include "shape/utf8.h"
 #include "shape/cli.h" /* shape_parse_int64 */
 
@@ -153,24 +155,17 @@ int shape_options_load_file(shape_options *o, const char *path, shape_err *err)
     if (!f)
         return shape_err_set(err, SHAPE_EIO, "cannot read options file '%s': %s", path,
                              strerror(errno));
-    char *buf = NULL;
-    size_t len = 0, cap = 0;
+    shape_json_buf buf = SHAPE_JSON_BUF_INIT;
     int rc = SHAPE_OK;
     for (;;) {
-        if (cap - len < 4096) {
-            size_t ncap = cap ? cap * 2 : 8192;
-            char *nbuf = realloc(buf, ncap);
-            if (!nbuf) {
-                rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory reading options file '%s'", path);
-                goto done;
-            }
-            buf = nbuf;
-            cap = ncap;
+        if (shape_json_buf_reserve(&buf, 4096) != 0) {
+            rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory reading options file '%s'", path);
+            goto done;
         }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
+        size_t got = fread(buf.data + buf.len, 1, buf.cap - buf.len - 1, f);
+        buf.len += got;
         if (got == 0) break;
-        if (len > OPTIONS_FILE_MAX) {
+        if (buf.len > OPTIONS_FILE_MAX) {
             rc = shape_err_set(err, SHAPE_EINVAL, "options file '%s' is larger than %zu MiB", path,
                                OPTIONS_FILE_MAX >> 20);
             goto done;
@@ -181,9 +176,9 @@ int shape_options_load_file(shape_options *o, const char *path, shape_err *err)
                            strerror(errno ? errno : EIO));
         goto done;
     }
-    rc = shape_options_load_buffer(o, buf, len, path, err);
+    rc = shape_options_load_buffer(o, buf.data, buf.len, path, err);
 done:
-    free(buf);
+    shape_json_buf_release(&buf);
     fclose(f);
     return rc;
 }
@@ -426,15 +421,6 @@ int shape_options_check_known(const shape_options *o, const char *const *known,
     return rc;
 }
 
-/* Shortest "%.Ng" text that reads back as d (d is finite: jansson has no NaN). */
-static void format_real(double d, char *buf, size_t size)
-{
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(buf, size, "%.*g", prec, d);
-        if (strtod(buf, NULL) == d) return;
-    }
-}
-
 int shape_options_foreach_property(const shape_options *o, const char *key,
                                    shape_options_property_fn cb, void *ud, shape_err *err)
 {
@@ -454,7 +440,8 @@ int shape_options_foreach_property(const shape_options *o, const char *key,
             snprintf(num, sizeof num, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
             text = num;
         } else if (json_is_real(v)) {
-            format_real(json_real_value(v), num, sizeof num);
+            /* the shortest "%.Ng" that reads back (jansson holds no NaN) */
+            *shape_format_f64(num, json_real_value(v), SHAPE_F64_PRINTF_G) = '\0';
             text = num;
         } else if (json_is_boolean(v)) {
             text = json_is_true(v) ? "true" : "false";

@@ -118,6 +118,20 @@ int shape_parse_iso8601(const char *text, size_t len, int64_t *out)
     return 0;
 }
 
+void shape_civil_from_days(int64_t days, int64_t *year, unsigned *month, unsigned *day)
+{
+    int64_t z = days + 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    int64_t m = mp < 10 ? mp + 3 : mp - 9;
+    *year = yoe + era * 400 + (m <= 2);
+    *month = (unsigned)m;
+    *day = (unsigned)(doy - (153 * mp + 2) / 5 + 1);
+}
+
 int shape_format_iso8601_us(int64_t us, char *buf, size_t size)
 {
     int64_t secs = us / 1000000, frac = us % 1000000;
@@ -130,17 +144,9 @@ int shape_format_iso8601_us(int64_t us, char *buf, size_t size)
         sod += 86400;
         days -= 1;
     }
-    /* civil_from_days */
-    int64_t z = days + 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    int64_t doe = z - era * 146097;
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t y = yoe + era * 400;
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int64_t mp = (5 * doy + 2) / 153;
-    int64_t d = doy - (153 * mp + 2) / 5 + 1;
-    int64_t m = mp < 10 ? mp + 3 : mp - 9;
-    y += m <= 2;
+    int64_t y;
+    unsigned m, d;
+    shape_civil_from_days(days, &y, &m, &d);
     return snprintf(buf, size, "%04lld-%02lld-%02lldT%02lld:%02lld:%02lld.%06lldZ", (long long)y,
                     (long long)m, (long long)d, (long long)(sod / 3600), (long long)(sod / 60 % 60),
                     (long long)(sod % 60), (long long)frac);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "shape/emit.h"
+#include "shape/json.h" /* shape_json_buf */
 #include "shape/options.h"
 
 #define JSONL_MAX_TABLES 16
@@ -36,8 +37,7 @@ struct shape_emitter {
     int fd;                 /* console, file */
     char *path;             /* file path or jsonl directory */
     int resuming;
-    char *buf;
-    size_t cap;
+    shape_json_buf lines; /* the lines of one write, reused */
     struct {
         char *table;
         int fd;
@@ -202,7 +202,7 @@ static void close_sink(shape_emitter *s)
     }
     pthread_mutex_destroy(&s->mu);
     free(s->path);
-    free(s->buf);
+    shape_json_buf_release(&s->lines);
     free(s);
 }
 
@@ -269,13 +269,9 @@ static int send_lines(shape_emitter *s, shape_emit_message *msgs, size_t n, shap
             j = n;
         size_t need = 0;
         for (size_t k = i; k < j; k++) need += msgs[k].value_len + 1;
-        if (need > s->cap) {
-            char *nb = realloc(s->buf, need);
-            if (!nb) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-            s->buf = nb;
-            s->cap = need;
-        }
-        char *p = s->buf;
+        s->lines.len = 0;
+        if (shape_json_buf_reserve(&s->lines, need) != 0) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        char *p = s->lines.data;
         for (size_t k = i; k < j; k++) {
             memcpy(p, msgs[k].value, msgs[k].value_len);
             p += msgs[k].value_len;
@@ -283,7 +279,7 @@ static int send_lines(shape_emitter *s, shape_emit_message *msgs, size_t n, shap
         }
         int fd = s->fd;
         if (s->kind == SINK_JSONL) SHAPE_RETURN_NOT_OK(table_fd(s, msgs[i].table, &fd, err));
-        SHAPE_RETURN_NOT_OK(write_all(fd, s->buf, need,
+        SHAPE_RETURN_NOT_OK(write_all(fd, s->lines.data, need,
                                       s->kind == SINK_CONSOLE ? "standard output" : s->path, err));
         for (size_t k = i; k < j; k++) msgs[k].outcome = SHAPE_EMIT_DELIVERED;
         i = j;

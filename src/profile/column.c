@@ -38,6 +38,7 @@
  */
 #include "shape/bytes.h"
 #include "profile_internal.h"
+#include "shape/json.h" /* shape_json_buf */
 
 #include <math.h>
 #include <stdio.h>
@@ -95,29 +96,15 @@ void prof_classify(const char *f, prof_kind *kind, prof_reader *reader, int *sca
 
 /* ---- Arrow type names (pyarrow's spelling) ------------------------------- */
 
+/* The name being written, and whether it ran out of memory (sticky). */
 typedef struct strbuf {
-    char *p;
-    size_t len, cap;
+    shape_json_buf b;
     int failed;
 } strbuf;
 
 static void sb_add(strbuf *b, const char *s)
 {
-    size_t n = strlen(s);
-    if (b->failed) return;
-    if (b->len + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap * 2 : 64;
-        while (cap < b->len + n + 1) cap *= 2;
-        char *q = realloc(b->p, cap);
-        if (!q) {
-            b->failed = 1;
-            return;
-        }
-        b->p = q;
-        b->cap = cap;
-    }
-    memcpy(b->p + b->len, s, n + 1);
-    b->len += n;
+    if (!b->failed && shape_json_buf_append(&b->b, s, strlen(s)) != 0) b->failed = 1;
 }
 
 static void type_name(strbuf *b, const struct ArrowSchema *s, int depth)
@@ -222,11 +209,11 @@ char *prof_arrow_type_name(const struct ArrowSchema *schema)
     strbuf b = {0};
     type_name(&b, schema, 0);
     if (b.failed) {
-        free(b.p);
+        shape_json_buf_release(&b.b);
         return NULL;
     }
-    if (!b.p) return strdup("");
-    return b.p;
+    if (!b.b.data) return strdup("");
+    return b.b.data;
 }
 
 /* ---- creation ----------------------------------------------------------- */

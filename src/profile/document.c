@@ -11,7 +11,8 @@
  * serializer, because jansson prints reals with 17 significant digits:
  *   - reals take their shortest round-trip form, laid out like Python's
  *     repr (fixed notation for exponents -4 < e <= 16, else 1e+16, 1e-05;
- *     always a '.' or an exponent), and a non-finite real is an error — the
+ *     always a '.' or an exponent: shape_json_f64 of shape/json_write.h,
+ *     the writer of emitted events), and a non-finite real is an error — the
  *     builder never makes one: overflowed moments become null and infinite
  *     top values the strings "inf" / "-inf";
  *   - strings are escaped as Python's json.dumps does by default (ASCII
@@ -28,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shape/json.h" /* shape_json_buf */
+#include "shape/json_write.h"
 #include "shape/version.h"
 
 static const double quantile_points[] = {0.0, 0.01, 0.05, 0.25, 0.5, 0.75, 0.95, 0.99, 1.0};
@@ -411,92 +414,19 @@ int shape_profile_document_json(const shape_profile *const *tables, size_t n, js
 
 /* ---- serializing -------------------------------------------------------- */
 
+/* The text being written, and whether it ran out of memory (sticky: the
+ * dump checks once at the end). */
 typedef struct outbuf {
-    char *p;
-    size_t len, cap;
+    shape_json_buf b;
     int failed;
 } outbuf;
 
 static void out_add(outbuf *o, const char *s, size_t n)
 {
-    if (o->failed) return;
-    if (o->len + n + 1 > o->cap) {
-        size_t cap = o->cap ? o->cap * 2 : 4096;
-        while (cap < o->len + n + 1) cap *= 2;
-        char *q = realloc(o->p, cap);
-        if (!q) {
-            o->failed = 1;
-            return;
-        }
-        o->p = q;
-        o->cap = cap;
-    }
-    memcpy(o->p + o->len, s, n);
-    o->len += n;
-    o->p[o->len] = '\0';
+    if (!o->failed && shape_json_buf_append(&o->b, s, n) != 0) o->failed = 1;
 }
 
 static void out_str(outbuf *o, const char *s) { out_add(o, s, strlen(s)); }
-
-/* Python's repr of a finite double. */
-static void format_double(double x, char *buf, size_t cap)
-{
-    if (x == 0.0) {
-        snprintf(buf, cap, "%s", signbit(x) ? "-0.0" : "0.0");
-        return;
-    }
-    char tmp[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, x);
-        if (strtod(tmp, NULL) == x) break;
-    }
-    /* tmp: [-]d[.ddd]e[+-]XX — collect sign, digits, exponent */
-    const char *s = tmp;
-    int neg = 0;
-    if (*s == '-') {
-        neg = 1;
-        s++;
-    }
-    char digits[24];
-    size_t nd = 0;
-    while (*s && *s != 'e') {
-        if (*s >= '0' && *s <= '9' && nd < sizeof digits - 1) digits[nd++] = *s;
-        s++;
-    }
-    int exp10 = *s == 'e' ? atoi(s + 1) : 0;
-    while (nd > 1 && digits[nd - 1] == '0') nd--;
-    digits[nd] = '\0';
-    int decpt = exp10 + 1;
-    char *w = buf;
-    size_t left = cap;
-#define PUT(...)                                          \
-    do {                                                  \
-        int k_ = snprintf(w, left, __VA_ARGS__);          \
-        if (k_ < 0 || (size_t)k_ >= left) return;         \
-        w += k_;                                          \
-        left -= (size_t)k_;                               \
-    } while (0)
-    if (neg) PUT("-");
-    if (decpt > -4 && decpt <= 16) {
-        if (decpt <= 0) {
-            PUT("0.");
-            for (int i = 0; i < -decpt; i++) PUT("0");
-            PUT("%s", digits);
-        } else if ((size_t)decpt >= nd) {
-            PUT("%s", digits);
-            for (size_t i = nd; i < (size_t)decpt; i++) PUT("0");
-            PUT(".0");
-        } else {
-            PUT("%.*s.%s", decpt, digits, digits + decpt);
-        }
-    } else {
-        PUT("%c", digits[0]);
-        if (nd > 1) PUT(".%s", digits + 1);
-        int e = decpt - 1;
-        PUT("e%c%02d", e < 0 ? '-' : '+', e < 0 ? -e : e);
-    }
-#undef PUT
-}
 
 static void out_string(outbuf *o, const char *s, size_t n)
 {
@@ -609,8 +539,7 @@ static int dump(outbuf *o, const json_t *v, int indent, int level, shape_err *er
     case JSON_REAL: {
         double x = json_real_value(v);
         if (!isfinite(x)) return shape_err_set(err, SHAPE_EINVAL, "a non-finite number cannot be written as JSON");
-        format_double(x, buf, sizeof buf);
-        out_str(o, buf);
+        out_add(o, buf, (size_t)(shape_json_f64(buf, x) - buf));
         return SHAPE_OK;
     }
     case JSON_TRUE: out_str(o, "true"); return SHAPE_OK;
@@ -627,13 +556,13 @@ int shape_profile_json_dumps(const json_t *v, int indent, char **out, size_t *le
     int rc = dump(&o, v, indent, 0, err);
     if (rc == SHAPE_OK && o.failed) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory writing JSON");
     if (rc != SHAPE_OK) {
-        free(o.p);
+        shape_json_buf_release(&o.b);
         return rc;
     }
-    if (!o.p) out_add(&o, "", 0);
+    if (!o.b.data) out_add(&o, "", 0);
     if (o.failed) return shape_err_set(err, SHAPE_ENOMEM, "out of memory writing JSON");
-    *out = o.p;
-    if (len) *len = o.len;
+    *out = o.b.data;
+    if (len) *len = o.b.len;
     return SHAPE_OK;
 }
 

@@ -56,6 +56,8 @@
 
 #include <xxhash.h>
 
+#include "shape/json.h" /* shape_json_buf */
+
 static const char MAGIC[8] = {'S', 'H', 'P', 'R', 'O', 'F', 'S', 'T'};
 
 void shape_profile_config_fingerprint(const shape_profile_config *cfg, char *buf, size_t cap)
@@ -68,28 +70,16 @@ void shape_profile_config_fingerprint(const shape_profile_config *cfg, char *buf
 
 /* ---- writing ------------------------------------------------------------ */
 
+/* The state being written, and whether it ran out of memory (sticky:
+ * checked once at the end). */
 typedef struct wbuf {
-    uint8_t *p;
-    size_t len, cap;
+    shape_json_buf b;
     int failed;
 } wbuf;
 
 static void w_bytes(wbuf *w, const void *p, size_t n)
 {
-    if (w->failed) return;
-    if (w->len + n > w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 65536;
-        while (cap < w->len + n) cap *= 2;
-        uint8_t *q = realloc(w->p, cap);
-        if (!q) {
-            w->failed = 1;
-            return;
-        }
-        w->p = q;
-        w->cap = cap;
-    }
-    if (n) memcpy(w->p + w->len, p, n);
-    w->len += n;
+    if (!w->failed && shape_json_buf_append(&w->b, p, n) != 0) w->failed = 1;
 }
 
 static void w_u64(wbuf *w, uint64_t v)
@@ -273,13 +263,13 @@ int shape_profile_state_save(const shape_profile *p, uint8_t **out, size_t *len,
     w_i64(&w, p->rows);
     w_u32(&w, (uint32_t)p->ncols);
     for (size_t i = 0; i < p->ncols; i++) w_column(&w, p->cols[i]);
-    if (!w.failed) w_u64(&w, XXH3_64bits_withSeed(w.p, w.len, 0));
+    if (!w.failed) w_u64(&w, XXH3_64bits_withSeed(w.b.data, w.b.len, 0));
     if (w.failed) {
-        free(w.p);
+        shape_json_buf_release(&w.b);
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory saving the profile state of '%s'", p->name);
     }
-    *out = w.p;
-    *len = w.len;
+    *out = (uint8_t *)w.b.data;
+    *len = w.b.len;
     return SHAPE_OK;
 }
 

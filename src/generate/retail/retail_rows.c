@@ -21,7 +21,7 @@
 
 #include "data/retail_data.h"
 #include "retail_internal.h"
-#include "shape/event.h" /* shape_json_u64: decimal digits */
+#include "shape/json_write.h" /* shape_json_u64: decimal digits */
 
 #define S SHAPE_RETAIL_S
 

@@ -42,7 +42,7 @@ static uint8_t *put_decimal(uint8_t *p, const regfmt_column *col, const struct A
 {
     int64_t hi;
     uint64_t lo;
-    regfmt_read_decimal(&col->type, a, i, &hi, &lo);
+    shape_arrow_read_decimal(&col->type, a, i, &hi, &lo);
     unsigned __int128 v = ((unsigned __int128)(uint64_t)hi << 64) | lo;
     unsigned __int128 magnitude = hi < 0 ? ~v + 1 : v;
     if (magnitude >= col->decimal_limit) {
@@ -75,9 +75,9 @@ static inline uint8_t *put_bytes(uint8_t *p, const uint8_t *bytes, size_t n)
 static inline __attribute__((always_inline)) uint8_t *put_column(uint8_t *p, const regfmt_column *col, const struct ArrowArray *array,
                                   int64_t logical, shape_json_buf *out, shape_err *err)
 {
-    const regfmt_type *t = &col->type;
+    const shape_arrow_type *t = &col->type;
     int64_t i = 0;
-    const struct ArrowArray *a = regfmt_value_at(t, array->children[col->child], logical, &i);
+    const struct ArrowArray *a = shape_arrow_value_at(t, array->children[col->child], logical, &i);
     if (!a) {
         if (!col->nullable) {
             REGFMT_ENCODE_ERROR(out, err, "column '%s' is null but required", col->name);
@@ -91,16 +91,16 @@ static inline __attribute__((always_inline)) uint8_t *put_column(uint8_t *p, con
     size_t n;
     const uint8_t *bytes;
     switch (t->kind) {
-    case REGFMT_K_BOOL: *p++ = (uint8_t)shape_bit_get((const uint8_t *)a->buffers[1], i); break;
-    case REGFMT_K_UINT64:
-        v = regfmt_read_int(t, a, i);
+    case SHAPE_ARROW_BOOL: *p++ = (uint8_t)shape_bit_get((const uint8_t *)a->buffers[1], i); break;
+    case SHAPE_ARROW_UINT64:
+        v = shape_arrow_read_int(t, a, i);
         if (v < 0) {
             REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit a long", col->name);
             return NULL;
         }
         p = regfmt_put_zigzag(p, v);
         break;
-    case REGFMT_K_FLOAT32: {
+    case SHAPE_ARROW_FLOAT32: {
         float f = ((const float *)a->buffers[1])[i];
         if (!isfinite(f)) p[-1] = 0x00; /* the null branch */
         else {
@@ -109,9 +109,9 @@ static inline __attribute__((always_inline)) uint8_t *put_column(uint8_t *p, con
         }
         break;
     }
-    case REGFMT_K_FLOAT16:
-    case REGFMT_K_FLOAT64: {
-        double d = regfmt_read_float(t, a, i);
+    case SHAPE_ARROW_FLOAT16:
+    case SHAPE_ARROW_FLOAT64: {
+        double d = shape_arrow_read_float(t, a, i);
         if (!isfinite(d)) p[-1] = 0x00;
         else {
             memcpy(p, &d, 8);
@@ -119,19 +119,19 @@ static inline __attribute__((always_inline)) uint8_t *put_column(uint8_t *p, con
         }
         break;
     }
-    case REGFMT_K_STRING:
-    case REGFMT_K_LARGE_STRING:
-    case REGFMT_K_BINARY:
-    case REGFMT_K_LARGE_BINARY:
-    case REGFMT_K_FIXED_BINARY:
-        bytes = regfmt_read_bytes(t, a, i, &n);
+    case SHAPE_ARROW_STRING:
+    case SHAPE_ARROW_LARGE_STRING:
+    case SHAPE_ARROW_BINARY:
+    case SHAPE_ARROW_LARGE_BINARY:
+    case SHAPE_ARROW_FIXED_BINARY:
+        bytes = shape_arrow_read_bytes(t, a, i, &n);
         p = put_bytes(p, bytes, n);
         break;
-    case REGFMT_K_UUID:
+    case SHAPE_ARROW_UUID:
         *p++ = 72; /* zig-zag of 36 */
-        p = (uint8_t *)regfmt_uuid_text((char *)p, regfmt_read_bytes(t, a, i, &n));
+        p = (uint8_t *)shape_uuid_text((char *)p, shape_arrow_read_bytes(t, a, i, &n));
         break;
-    case REGFMT_K_DECIMAL: {
+    case SHAPE_ARROW_DECIMAL: {
         int too_wide = 0;
         p = put_decimal(p, col, a, i, &too_wide);
         if (too_wide) {
@@ -140,18 +140,18 @@ static inline __attribute__((always_inline)) uint8_t *put_column(uint8_t *p, con
         }
         break;
     }
-    case REGFMT_K_DATE32:
-    case REGFMT_K_DATE64:
-        days = regfmt_days(t, regfmt_read_int(t, a, i));
+    case SHAPE_ARROW_DATE32:
+    case SHAPE_ARROW_DATE64:
+        days = shape_arrow_days(t, shape_arrow_read_int(t, a, i));
         if (days < INT32_MIN || days > INT32_MAX) {
             REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit an int", col->name);
             return NULL;
         }
         p = regfmt_put_zigzag(p, days);
         break;
-    case REGFMT_K_TIME32:
-    case REGFMT_K_TIMESTAMP:
-        v = regfmt_read_int(t, a, i);
+    case SHAPE_ARROW_TIME32:
+    case SHAPE_ARROW_TIMESTAMP:
+        v = shape_arrow_read_int(t, a, i);
         if (t->unit_digits <= 3) {
             if (regfmt_to_millis(v, t->unit_digits, &v) != 0) {
                 REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit a long", col->name);
@@ -162,11 +162,11 @@ static inline __attribute__((always_inline)) uint8_t *put_column(uint8_t *p, con
         }
         p = regfmt_put_zigzag(p, v);
         break;
-    case REGFMT_K_TIME64:
-        regfmt_to_micros(regfmt_read_int(t, a, i), t->unit_digits, &v);
+    case SHAPE_ARROW_TIME64:
+        regfmt_to_micros(shape_arrow_read_int(t, a, i), t->unit_digits, &v);
         p = regfmt_put_zigzag(p, v);
         break;
-    default: p = regfmt_put_zigzag(p, regfmt_read_int(t, a, i)); break; /* the other integers */
+    default: p = regfmt_put_zigzag(p, shape_arrow_read_int(t, a, i)); break; /* the other integers */
     }
     return p;
 }
@@ -188,7 +188,7 @@ int regfmt_avro_encode(const shape_regfmt_codec *c, const struct ArrowArray *arr
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory encoding an Avro payload");
     uint8_t *p = (uint8_t *)out->data + out->len;
     for (size_t k = 0; k < c->ncolumns; k++) {
-        if (c->columns[k].type.kind == REGFMT_K_NULL) continue;
+        if (c->columns[k].type.kind == SHAPE_ARROW_NULL) continue;
         p = put_column(p, &c->columns[k], array, logical, out, err);
         if (!p) return SHAPE_EINVAL;
     }
@@ -259,17 +259,17 @@ void shape_regfmt_cursor_free(shape_regfmt_cursor *cu)
 /* The step for column col whose batch array is a. */
 static avro_step lane_step(const regfmt_column *col, const struct ArrowArray *a)
 {
-    const regfmt_type *t = &col->type;
+    const shape_arrow_type *t = &col->type;
     if (t->index_width || a->n_buffers < 2 || !a->buffers[1]) return STEP_COLUMN;
     switch (t->kind) {
-    case REGFMT_K_INT64: return STEP_LONG;
-    case REGFMT_K_TIMESTAMP:
-    case REGFMT_K_TIME64:
+    case SHAPE_ARROW_INT64: return STEP_LONG;
+    case SHAPE_ARROW_TIMESTAMP:
+    case SHAPE_ARROW_TIME64:
         return t->unit_digits == 6 ? STEP_LONG : t->unit_digits == 9 ? STEP_MICROS_NS : STEP_COLUMN;
-    case REGFMT_K_STRING:
-    case REGFMT_K_BINARY: return a->n_buffers >= 3 && a->buffers[2] ? STEP_STRING : STEP_COLUMN;
-    case REGFMT_K_FLOAT64: return STEP_DOUBLE;
-    case REGFMT_K_BOOL: return STEP_BOOL;
+    case SHAPE_ARROW_STRING:
+    case SHAPE_ARROW_BINARY: return a->n_buffers >= 3 && a->buffers[2] ? STEP_STRING : STEP_COLUMN;
+    case SHAPE_ARROW_FLOAT64: return STEP_DOUBLE;
+    case SHAPE_ARROW_BOOL: return STEP_BOOL;
     default: return STEP_COLUMN;
     }
 }
@@ -283,7 +283,7 @@ void shape_regfmt_cursor_set(shape_regfmt_cursor *cu, const struct ArrowArray *a
     if (!cu->usable) return;
     for (size_t k = 0; k < c->ncolumns; k++) {
         const regfmt_column *col = &c->columns[k];
-        if (col->type.kind == REGFMT_K_NULL) continue;
+        if (col->type.kind == SHAPE_ARROW_NULL) continue;
         const struct ArrowArray *a = array->children[col->child];
         avro_lane *l = &cu->lanes[cu->nlanes];
         l->col = col;
@@ -296,8 +296,8 @@ void shape_regfmt_cursor_set(shape_regfmt_cursor *cu, const struct ArrowArray *a
         if (l->step == STEP_STRING) {
             const int32_t *off = (const int32_t *)l->values + l->offset + array->offset;
             cu->batch_bytes += (size_t)(off[array->length] - off[0]);
-        } else if (col->type.kind == REGFMT_K_STRING || col->type.kind == REGFMT_K_LARGE_STRING ||
-                   col->type.kind == REGFMT_K_BINARY || col->type.kind == REGFMT_K_LARGE_BINARY) {
+        } else if (col->type.kind == SHAPE_ARROW_STRING || col->type.kind == SHAPE_ARROW_LARGE_STRING ||
+                   col->type.kind == SHAPE_ARROW_BINARY || col->type.kind == SHAPE_ARROW_LARGE_BINARY) {
             cu->var_lanes[cu->nvar++] = cu->nlanes;
         }
         cu->nlanes++;
@@ -313,10 +313,10 @@ static size_t cursor_bound(const shape_regfmt_cursor *cu, int64_t logical)
     for (size_t v = 0; v < cu->nvar; v++) {
         const regfmt_column *col = cu->lanes[cu->var_lanes[v]].col;
         int64_t i = 0;
-        const struct ArrowArray *a = regfmt_value_at(&col->type, cu->array->children[col->child], logical, &i);
+        const struct ArrowArray *a = shape_arrow_value_at(&col->type, cu->array->children[col->child], logical, &i);
         if (a) {
             size_t n;
-            regfmt_read_bytes(&col->type, a, i, &n);
+            shape_arrow_read_bytes(&col->type, a, i, &n);
             need += n;
         }
     }
@@ -351,7 +351,7 @@ int shape_regfmt_cursor_encode(const shape_regfmt_cursor *cu, int64_t row, shape
         switch (l->step) {
         case STEP_LONG: p = regfmt_put_zigzag(p, ((const int64_t *)l->values)[i]); break;
         case STEP_MICROS_NS:
-            p = regfmt_put_zigzag(p, regfmt_floor_div(((const int64_t *)l->values)[i], 1000));
+            p = regfmt_put_zigzag(p, shape_floor_div(((const int64_t *)l->values)[i], 1000));
             break;
         case STEP_STRING: {
             const int32_t *off = (const int32_t *)l->values + i;

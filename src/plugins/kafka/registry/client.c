@@ -28,6 +28,7 @@
 #include <curl/curl.h>
 #include <jansson.h>
 
+#include "shape/json.h" /* shape_json_buf */
 #include "shape/utf8.h"
 
 #define MEDIA_TYPE "application/vnd.schemaregistry.v1+json"
@@ -300,9 +301,9 @@ uint64_t shape_registry_requests(const shape_registry_client *c) { return c->req
 
 /* ---- the libcurl transport ----------------------------------------------- */
 
+/* The answer's body, and whether it ran out of memory. */
 typedef struct growing_buffer {
-    char *data;
-    size_t len, cap;
+    shape_json_buf b;
     int failed;
 } growing_buffer;
 
@@ -310,20 +311,10 @@ static size_t collect_body(char *chunk, size_t size, size_t n, void *userdata)
 {
     growing_buffer *b = userdata;
     size_t add = size * n;
-    if (b->len + add + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 1024;
-        while (cap < b->len + add + 1) cap *= 2;
-        char *grown = realloc(b->data, cap);
-        if (!grown) {
-            b->failed = 1;
-            return 0; /* libcurl stops with CURLE_WRITE_ERROR */
-        }
-        b->data = grown;
-        b->cap = cap;
+    if (shape_json_buf_append(&b->b, chunk, add) != 0) {
+        b->failed = 1;
+        return 0; /* libcurl stops with CURLE_WRITE_ERROR */
     }
-    memcpy(b->data + b->len, chunk, add);
-    b->len += add;
-    b->data[b->len] = '\0';
     return add;
 }
 
@@ -389,15 +380,15 @@ static int curl_transport(void *ctx, const char *method, const char *url, const 
     curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, NULL);
     free_header_list(list);
     if (code != CURLE_OK) {
-        free(answer.data);
+        shape_json_buf_release(&answer.b);
         if (answer.failed) return out_of_memory(err);
         return shape_err_set(err, SHAPE_ECONN, "schema registry unreachable: %s",
                              error_buffer[0] ? error_buffer : curl_easy_strerror(code));
     }
     curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, status);
-    if (!answer.data && !(answer.data = calloc(1, 1))) return out_of_memory(err);
-    *resp = answer.data;
-    *resp_len = answer.len;
+    if (!answer.b.data && shape_json_buf_append(&answer.b, "", 0) != 0) return out_of_memory(err);
+    *resp = answer.b.data;
+    *resp_len = answer.b.len;
     return SHAPE_OK;
 }
 

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "registry/fake.h"
+#include "shape/json.h" /* shape_json_buf */
 #include "registry/fake_http_parse.h"
 
 #define MEDIA_TYPE "application/vnd.schemaregistry.v1+json"
@@ -61,22 +62,14 @@ struct shape_fake_registry_server {
 
 /* ---- reading and writing ----------------------------------------------------- */
 
-typedef struct in_buffer {
-    char *data;
-    size_t len, cap;
-} in_buffer;
+/* What a connection has received and not yet served (NUL-terminated). */
+typedef shape_json_buf in_buffer;
 
 /* Wait for bytes (or stop, or the idle timeout) and append them. 1 = got
  * some; 0 = the peer closed, stop was asked, time ran out or an error. */
 static int read_more(const connection *c, in_buffer *b)
 {
-    if (b->cap - b->len < 4096) {
-        size_t cap = b->cap ? 2 * b->cap : 8192;
-        char *grown = realloc(b->data, cap);
-        if (!grown) return 0;
-        b->data = grown;
-        b->cap = cap;
-    }
+    if (shape_json_buf_reserve(b, 4096) != 0) return 0;
     struct pollfd fds[2] = {{c->fd, POLLIN, 0}, {c->server->wake[0], POLLIN, 0}};
     for (;;) {
         int n = poll(fds, 2, IDLE_TIMEOUT_MS);

@@ -56,9 +56,9 @@ int regfmt_protobuf_encode(const shape_regfmt_codec *c, const struct ArrowArray 
     uint8_t *p = (uint8_t *)out->data + out->len;
     for (size_t k = 0; k < c->ncolumns; k++) {
         const regfmt_column *col = &c->columns[k];
-        const regfmt_type *t = &col->type;
+        const shape_arrow_type *t = &col->type;
         int64_t i = 0;
-        const struct ArrowArray *a = regfmt_value_at(t, array->children[col->child], logical, &i);
+        const struct ArrowArray *a = shape_arrow_value_at(t, array->children[col->child], logical, &i);
         if (!a) {
             if (!col->nullable) return REGFMT_ENCODE_ERROR(out, err, "column '%s' is null but required", col->name);
             continue;
@@ -67,10 +67,10 @@ int regfmt_protobuf_encode(const shape_regfmt_codec *c, const struct ArrowArray 
         size_t n;
         const uint8_t *bytes;
         switch (t->kind) {
-        case REGFMT_K_BOOL:
+        case SHAPE_ARROW_BOOL:
             p = put_int_field(p, col, (uint64_t)shape_bit_get((const uint8_t *)a->buffers[1], i));
             break;
-        case REGFMT_K_FLOAT32: {
+        case SHAPE_ARROW_FLOAT32: {
             float f = ((const float *)a->buffers[1])[i];
             if (!isfinite(f)) break;
             p = put_tag(p, col);
@@ -78,55 +78,55 @@ int regfmt_protobuf_encode(const shape_regfmt_codec *c, const struct ArrowArray 
             p += 4;
             break;
         }
-        case REGFMT_K_FLOAT16:
-        case REGFMT_K_FLOAT64: {
-            double d = regfmt_read_float(t, a, i);
+        case SHAPE_ARROW_FLOAT16:
+        case SHAPE_ARROW_FLOAT64: {
+            double d = shape_arrow_read_float(t, a, i);
             if (!isfinite(d)) break;
             p = put_tag(p, col);
             memcpy(p, &d, 8);
             p += 8;
             break;
         }
-        case REGFMT_K_STRING:
-        case REGFMT_K_LARGE_STRING:
-        case REGFMT_K_BINARY:
-        case REGFMT_K_LARGE_BINARY:
-        case REGFMT_K_FIXED_BINARY:
-            bytes = regfmt_read_bytes(t, a, i, &n);
+        case SHAPE_ARROW_STRING:
+        case SHAPE_ARROW_LARGE_STRING:
+        case SHAPE_ARROW_BINARY:
+        case SHAPE_ARROW_LARGE_BINARY:
+        case SHAPE_ARROW_FIXED_BINARY:
+            bytes = shape_arrow_read_bytes(t, a, i, &n);
             p = put_bytes_field(p, col, bytes, n);
             break;
-        case REGFMT_K_UUID:
+        case SHAPE_ARROW_UUID:
             p = put_tag(p, col);
             *p++ = 36;
-            p = (uint8_t *)regfmt_uuid_text((char *)p, regfmt_read_bytes(t, a, i, &n));
+            p = (uint8_t *)shape_uuid_text((char *)p, shape_arrow_read_bytes(t, a, i, &n));
             break;
-        case REGFMT_K_DECIMAL: {
+        case SHAPE_ARROW_DECIMAL: {
             int64_t hi;
             uint64_t lo;
-            regfmt_read_decimal(t, a, i, &hi, &lo);
+            shape_arrow_read_decimal(t, a, i, &hi, &lo);
             p = put_tag(p, col);
             /* the text is at most 62 bytes, so its length is one varint byte */
-            uint8_t *end = (uint8_t *)regfmt_decimal_text((char *)p + 1, hi, lo, t->scale);
+            uint8_t *end = (uint8_t *)shape_decimal_text((char *)p + 1, hi, lo, t->scale);
             *p = (uint8_t)(end - p - 1);
             p = end;
             break;
         }
-        case REGFMT_K_DATE32:
-        case REGFMT_K_DATE64:
-            v = regfmt_days(t, regfmt_read_int(t, a, i));
+        case SHAPE_ARROW_DATE32:
+        case SHAPE_ARROW_DATE64:
+            v = shape_arrow_days(t, shape_arrow_read_int(t, a, i));
             if (v < INT32_MIN || v > INT32_MAX)
                 return REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit an int32", col->name);
             p = put_int_field(p, col, (uint64_t)v);
             break;
-        case REGFMT_K_TIME32:
-        case REGFMT_K_TIME64:
-        case REGFMT_K_TIMESTAMP:
-            if (regfmt_to_micros(regfmt_read_int(t, a, i), t->unit_digits, &v) != 0)
+        case SHAPE_ARROW_TIME32:
+        case SHAPE_ARROW_TIME64:
+        case SHAPE_ARROW_TIMESTAMP:
+            if (regfmt_to_micros(shape_arrow_read_int(t, a, i), t->unit_digits, &v) != 0)
                 return REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit an int64 of microseconds",
                                     col->name);
             p = put_int_field(p, col, (uint64_t)v);
             break;
-        default: p = put_int_field(p, col, (uint64_t)regfmt_read_int(t, a, i)); break;
+        default: p = put_int_field(p, col, (uint64_t)shape_arrow_read_int(t, a, i)); break;
         }
     }
     out->len = (size_t)((char *)p - out->data);

@@ -23,7 +23,7 @@
 #include "registry/codec_internal.h"
 #include "registry/flat_json.h"
 #include "registry/formats.h"
-#include "shape/event.h"
+#include "shape/json_write.h"
 
 /* ---- names ----------------------------------------------------------------- */
 
@@ -162,36 +162,36 @@ static void doc_json_string(doc *d, const char *s, size_t n)
 }
 
 /* Avro: the type of a non-null value, as JSON text. */
-static void avro_type(doc *d, const regfmt_type *t)
+static void avro_type(doc *d, const shape_arrow_type *t)
 {
     switch (t->kind) {
-    case REGFMT_K_BOOL: doc_str(d, "\"boolean\""); break;
-    case REGFMT_K_INT8:
-    case REGFMT_K_INT16:
-    case REGFMT_K_INT32:
-    case REGFMT_K_UINT8:
-    case REGFMT_K_UINT16: doc_str(d, "\"int\""); break;
-    case REGFMT_K_INT64:
-    case REGFMT_K_UINT32:
-    case REGFMT_K_UINT64: doc_str(d, "\"long\""); break;
-    case REGFMT_K_FLOAT32: doc_str(d, "\"float\""); break;
-    case REGFMT_K_FLOAT16:
-    case REGFMT_K_FLOAT64: doc_str(d, "\"double\""); break;
-    case REGFMT_K_STRING:
-    case REGFMT_K_LARGE_STRING: doc_str(d, "\"string\""); break;
-    case REGFMT_K_UUID: doc_str(d, "{\"type\":\"string\",\"logicalType\":\"uuid\"}"); break;
-    case REGFMT_K_BINARY:
-    case REGFMT_K_LARGE_BINARY:
-    case REGFMT_K_FIXED_BINARY: doc_str(d, "\"bytes\""); break;
-    case REGFMT_K_DECIMAL:
+    case SHAPE_ARROW_BOOL: doc_str(d, "\"boolean\""); break;
+    case SHAPE_ARROW_INT8:
+    case SHAPE_ARROW_INT16:
+    case SHAPE_ARROW_INT32:
+    case SHAPE_ARROW_UINT8:
+    case SHAPE_ARROW_UINT16: doc_str(d, "\"int\""); break;
+    case SHAPE_ARROW_INT64:
+    case SHAPE_ARROW_UINT32:
+    case SHAPE_ARROW_UINT64: doc_str(d, "\"long\""); break;
+    case SHAPE_ARROW_FLOAT32: doc_str(d, "\"float\""); break;
+    case SHAPE_ARROW_FLOAT16:
+    case SHAPE_ARROW_FLOAT64: doc_str(d, "\"double\""); break;
+    case SHAPE_ARROW_STRING:
+    case SHAPE_ARROW_LARGE_STRING: doc_str(d, "\"string\""); break;
+    case SHAPE_ARROW_UUID: doc_str(d, "{\"type\":\"string\",\"logicalType\":\"uuid\"}"); break;
+    case SHAPE_ARROW_BINARY:
+    case SHAPE_ARROW_LARGE_BINARY:
+    case SHAPE_ARROW_FIXED_BINARY: doc_str(d, "\"bytes\""); break;
+    case SHAPE_ARROW_DECIMAL:
         doc_printf(d, "{\"type\":\"bytes\",\"logicalType\":\"decimal\",\"precision\":%d,\"scale\":%d}",
                    (int)t->precision, (int)t->scale);
         break;
-    case REGFMT_K_DATE32:
-    case REGFMT_K_DATE64: doc_str(d, "{\"type\":\"int\",\"logicalType\":\"date\"}"); break;
-    case REGFMT_K_TIME32: doc_str(d, "{\"type\":\"int\",\"logicalType\":\"time-millis\"}"); break;
-    case REGFMT_K_TIME64: doc_str(d, "{\"type\":\"long\",\"logicalType\":\"time-micros\"}"); break;
-    case REGFMT_K_TIMESTAMP:
+    case SHAPE_ARROW_DATE32:
+    case SHAPE_ARROW_DATE64: doc_str(d, "{\"type\":\"int\",\"logicalType\":\"date\"}"); break;
+    case SHAPE_ARROW_TIME32: doc_str(d, "{\"type\":\"int\",\"logicalType\":\"time-millis\"}"); break;
+    case SHAPE_ARROW_TIME64: doc_str(d, "{\"type\":\"long\",\"logicalType\":\"time-micros\"}"); break;
+    case SHAPE_ARROW_TIMESTAMP:
         doc_printf(d, "{\"type\":\"long\",\"logicalType\":\"%stimestamp-%s\"}", t->zoned ? "" : "local-",
                    t->unit_digits <= 3 ? "millis" : "micros");
         break;
@@ -208,7 +208,7 @@ static void avro_document(doc *d, const char *table, const shape_regfmt_codec *c
         const regfmt_column *col = &c->columns[k];
         doc_str(d, k ? ",{\"name\":" : "{\"name\":");
         doc_json_string(d, col->name, col->name_len);
-        if (col->type.kind == REGFMT_K_NULL) {
+        if (col->type.kind == SHAPE_ARROW_NULL) {
             doc_str(d, ",\"type\":\"null\"}");
         } else if (col->nullable) {
             doc_str(d, ",\"type\":[\"null\",");
@@ -224,35 +224,35 @@ static void avro_document(doc *d, const char *table, const shape_regfmt_codec *c
 }
 
 /* Protobuf: the field type word and the trailing comment (or NULL). */
-static const char *proto_type(const regfmt_type *t, const char **comment, char *scratch, size_t size)
+static const char *proto_type(const shape_arrow_type *t, const char **comment, char *scratch, size_t size)
 {
     *comment = NULL;
     switch (t->kind) {
-    case REGFMT_K_BOOL: return "bool";
-    case REGFMT_K_INT8:
-    case REGFMT_K_INT16:
-    case REGFMT_K_INT32: return "int32";
-    case REGFMT_K_UINT8:
-    case REGFMT_K_UINT16:
-    case REGFMT_K_UINT32: return "uint32";
-    case REGFMT_K_INT64: return "int64";
-    case REGFMT_K_UINT64: return "uint64";
-    case REGFMT_K_FLOAT32: return "float";
-    case REGFMT_K_FLOAT16:
-    case REGFMT_K_FLOAT64: return "double";
-    case REGFMT_K_UUID: *comment = "uuid"; return "string";
-    case REGFMT_K_BINARY:
-    case REGFMT_K_LARGE_BINARY:
-    case REGFMT_K_FIXED_BINARY: return "bytes";
-    case REGFMT_K_DECIMAL:
+    case SHAPE_ARROW_BOOL: return "bool";
+    case SHAPE_ARROW_INT8:
+    case SHAPE_ARROW_INT16:
+    case SHAPE_ARROW_INT32: return "int32";
+    case SHAPE_ARROW_UINT8:
+    case SHAPE_ARROW_UINT16:
+    case SHAPE_ARROW_UINT32: return "uint32";
+    case SHAPE_ARROW_INT64: return "int64";
+    case SHAPE_ARROW_UINT64: return "uint64";
+    case SHAPE_ARROW_FLOAT32: return "float";
+    case SHAPE_ARROW_FLOAT16:
+    case SHAPE_ARROW_FLOAT64: return "double";
+    case SHAPE_ARROW_UUID: *comment = "uuid"; return "string";
+    case SHAPE_ARROW_BINARY:
+    case SHAPE_ARROW_LARGE_BINARY:
+    case SHAPE_ARROW_FIXED_BINARY: return "bytes";
+    case SHAPE_ARROW_DECIMAL:
         snprintf(scratch, size, "decimal(%d, %d), canonical text", (int)t->precision, (int)t->scale);
         *comment = scratch;
         return "string";
-    case REGFMT_K_DATE32:
-    case REGFMT_K_DATE64: *comment = "date, days since 1970-01-01"; return "int32";
-    case REGFMT_K_TIME32:
-    case REGFMT_K_TIME64: *comment = "time of day, microseconds"; return "int64";
-    case REGFMT_K_TIMESTAMP:
+    case SHAPE_ARROW_DATE32:
+    case SHAPE_ARROW_DATE64: *comment = "date, days since 1970-01-01"; return "int32";
+    case SHAPE_ARROW_TIME32:
+    case SHAPE_ARROW_TIME64: *comment = "time of day, microseconds"; return "int64";
+    case SHAPE_ARROW_TIMESTAMP:
         *comment = t->zoned ? "timestamp with time zone, microseconds since the epoch (UTC)"
                             : "timestamp without time zone, wall-clock microseconds since the epoch";
         return "int64";
@@ -280,32 +280,32 @@ static void protobuf_document(doc *d, const char *table, const shape_regfmt_code
 }
 
 /* JSON Schema: the "type" word and the extra keys after it. */
-static const char *json_schema_type(const regfmt_type *t, char *extra, size_t size)
+static const char *json_schema_type(const shape_arrow_type *t, char *extra, size_t size)
 {
     extra[0] = '\0';
     switch (t->kind) {
-    case REGFMT_K_NULL: return "null";
-    case REGFMT_K_BOOL: return "boolean";
-    case REGFMT_K_FLOAT16:
-    case REGFMT_K_FLOAT32:
-    case REGFMT_K_FLOAT64: return "number";
-    case REGFMT_K_STRING:
-    case REGFMT_K_LARGE_STRING: return "string";
-    case REGFMT_K_UUID: snprintf(extra, size, ",\"format\":\"uuid\""); return "string";
-    case REGFMT_K_BINARY:
-    case REGFMT_K_LARGE_BINARY:
-    case REGFMT_K_FIXED_BINARY: snprintf(extra, size, ",\"contentEncoding\":\"base64\""); return "string";
-    case REGFMT_K_DECIMAL:
+    case SHAPE_ARROW_NULL: return "null";
+    case SHAPE_ARROW_BOOL: return "boolean";
+    case SHAPE_ARROW_FLOAT16:
+    case SHAPE_ARROW_FLOAT32:
+    case SHAPE_ARROW_FLOAT64: return "number";
+    case SHAPE_ARROW_STRING:
+    case SHAPE_ARROW_LARGE_STRING: return "string";
+    case SHAPE_ARROW_UUID: snprintf(extra, size, ",\"format\":\"uuid\""); return "string";
+    case SHAPE_ARROW_BINARY:
+    case SHAPE_ARROW_LARGE_BINARY:
+    case SHAPE_ARROW_FIXED_BINARY: snprintf(extra, size, ",\"contentEncoding\":\"base64\""); return "string";
+    case SHAPE_ARROW_DECIMAL:
         snprintf(extra, size,
                  ",\"pattern\":\"^-?[0-9]+(\\\\.[0-9]+)?$\",\"description\":\"decimal(%d, %d), "
                  "canonical text\"",
                  (int)t->precision, (int)t->scale);
         return "string";
-    case REGFMT_K_DATE32:
-    case REGFMT_K_DATE64: snprintf(extra, size, ",\"format\":\"date\""); return "string";
-    case REGFMT_K_TIME32:
-    case REGFMT_K_TIME64: snprintf(extra, size, ",\"description\":\"time of day\""); return "string";
-    case REGFMT_K_TIMESTAMP:
+    case SHAPE_ARROW_DATE32:
+    case SHAPE_ARROW_DATE64: snprintf(extra, size, ",\"format\":\"date\""); return "string";
+    case SHAPE_ARROW_TIME32:
+    case SHAPE_ARROW_TIME64: snprintf(extra, size, ",\"description\":\"time of day\""); return "string";
+    case SHAPE_ARROW_TIMESTAMP:
         if (t->zoned) snprintf(extra, size, ",\"format\":\"date-time\"");
         else snprintf(extra, size, ",\"description\":\"timestamp without time zone\"");
         return "string";
@@ -324,7 +324,7 @@ static void json_schema_document(doc *d, const char *table, const shape_regfmt_c
         const char *type = json_schema_type(&col->type, extra, sizeof extra);
         if (k) doc_str(d, ",");
         doc_json_string(d, col->name, col->name_len);
-        if (col->nullable && col->type.kind != REGFMT_K_NULL)
+        if (col->nullable && col->type.kind != SHAPE_ARROW_NULL)
             doc_printf(d, ":{\"type\":[\"%s\",\"null\"]%s}", type, extra);
         else
             doc_printf(d, ":{\"type\":\"%s\"%s}", type, extra);
@@ -344,20 +344,20 @@ static void json_schema_document(doc *d, const char *table, const shape_regfmt_c
 /* ---- the codec ----------------------------------------------------------------- */
 
 /* Protobuf wire type of a column's values. */
-static unsigned proto_wire_type(const regfmt_type *t)
+static unsigned proto_wire_type(const shape_arrow_type *t)
 {
     switch (t->kind) {
-    case REGFMT_K_FLOAT32: return 5;
-    case REGFMT_K_FLOAT16:
-    case REGFMT_K_FLOAT64: return 1;
-    case REGFMT_K_NULL:
-    case REGFMT_K_STRING:
-    case REGFMT_K_LARGE_STRING:
-    case REGFMT_K_UUID:
-    case REGFMT_K_BINARY:
-    case REGFMT_K_LARGE_BINARY:
-    case REGFMT_K_FIXED_BINARY:
-    case REGFMT_K_DECIMAL: return 2;
+    case SHAPE_ARROW_FLOAT32: return 5;
+    case SHAPE_ARROW_FLOAT16:
+    case SHAPE_ARROW_FLOAT64: return 1;
+    case SHAPE_ARROW_NULL:
+    case SHAPE_ARROW_STRING:
+    case SHAPE_ARROW_LARGE_STRING:
+    case SHAPE_ARROW_UUID:
+    case SHAPE_ARROW_BINARY:
+    case SHAPE_ARROW_LARGE_BINARY:
+    case SHAPE_ARROW_FIXED_BINARY:
+    case SHAPE_ARROW_DECIMAL: return 2;
     default: return 0;
     }
 }
@@ -370,7 +370,7 @@ static int plan_column(shape_regfmt_codec *c, const struct ArrowSchema *field, i
     SHAPE_RETURN_NOT_OK(regfmt_type_resolve(field, &col->type, err));
     const char *name = field->name ? field->name : "";
     /* Avro's decimal wants 0 <= scale <= precision; readers ignore another one */
-    if (c->format == SHAPE_REGFMT_AVRO && col->type.kind == REGFMT_K_DECIMAL &&
+    if (c->format == SHAPE_REGFMT_AVRO && col->type.kind == SHAPE_ARROW_DECIMAL &&
         (col->type.scale < 0 || col->type.scale > col->type.precision))
         return shape_err_set(err, SHAPE_EINVAL,
                              "cannot map column '%s' of type decimal(%d, %d) to Avro (the scale must be from 0 to "
@@ -392,7 +392,7 @@ static int plan_column(shape_regfmt_codec *c, const struct ArrowSchema *field, i
     col->json_key_len = (size_t)(end - col->json_key);
     col->field_number = (uint32_t)c->ncolumns + 1;
     col->decimal_limit = 1;
-    for (int32_t d = 0; col->type.kind == REGFMT_K_DECIMAL && d < col->type.precision; d++)
+    for (int32_t d = 0; col->type.kind == SHAPE_ARROW_DECIMAL && d < col->type.precision; d++)
         col->decimal_limit *= 10;
     uint64_t key = (uint64_t)col->field_number << 3 | proto_wire_type(&col->type);
     do {
@@ -414,11 +414,11 @@ static void plan_bounds(shape_regfmt_codec *c)
         if (col->child >= c->min_children) c->min_children = col->child + 1;
         c->fixed_bound += REGFMT_BINARY_COLUMN_BOUND;
         switch (col->type.kind) {
-        case REGFMT_K_FIXED_BINARY: c->fixed_bound += (size_t)col->type.byte_width; break;
-        case REGFMT_K_STRING:
-        case REGFMT_K_LARGE_STRING:
-        case REGFMT_K_BINARY:
-        case REGFMT_K_LARGE_BINARY: c->var_columns[c->nvar++] = k; break;
+        case SHAPE_ARROW_FIXED_BINARY: c->fixed_bound += (size_t)col->type.byte_width; break;
+        case SHAPE_ARROW_STRING:
+        case SHAPE_ARROW_LARGE_STRING:
+        case SHAPE_ARROW_BINARY:
+        case SHAPE_ARROW_LARGE_BINARY: c->var_columns[c->nvar++] = k; break;
         default: break;
         }
     }

@@ -31,7 +31,7 @@
 
 #include "flat_json.h"
 #include "formats.h"
-#include "shape/event.h"
+#include "shape/json_write.h"
 #include "wire_private.h"
 
 #define POISON_COLUMN "_shape_poison"
@@ -473,7 +473,7 @@ static int value_error(const wire_field *f, uint32_t id, const char *what, shape
     return shape_err_set(err, SHAPE_EINVAL, "field '%s' of schema id %u %s", f->name, (unsigned)id, what);
 }
 
-/* Scalars that fit SHAPE_FLAT_SCALAR_MAX; returns the end or NULL (err set). */
+/* Scalars that fit SHAPE_JSON_SCALAR_MAX; returns the end or NULL (err set). */
 static char *render_scalar(char *p, const wire_column *c, const wire_field *f, const wire_value *v, uint32_t id,
                            shape_err *err)
 {
@@ -494,11 +494,11 @@ static char *render_scalar(char *p, const wire_column *c, const wire_field *f, c
     case WIRE_COL_DECIMAL:
         if (!decimal_from_bytes(v, &hi, &lo))
             return value_error(f, id, "has a decimal longer than 16 bytes", err), NULL;
-        return shape_flat_json_decimal(p, hi, lo, c->scale);
-    case WIRE_COL_DATE: return shape_flat_json_date(p, v->i);
+        return shape_json_decimal(p, hi, lo, c->scale);
+    case WIRE_COL_DATE: return shape_json_date(p, v->i);
     case WIRE_COL_TIME:
         if (!rescale(v->i, wire_digits, c->digits, &scaled)) break;
-        return shape_flat_json_time(p, scaled, c->digits);
+        return shape_json_time(p, scaled, c->digits);
     case WIRE_COL_TIMESTAMP:
         if (!rescale(v->i, wire_digits, c->digits, &scaled)) break;
         return shape_json_timestamp(p, scaled, c->digits, c->zoned);
@@ -515,7 +515,7 @@ static int render_value(shape_json_buf *out, const wire_column *c, const wire_fi
     int text = c->kind == WIRE_COL_STRING || c->kind == WIRE_COL_UUID ||
                (c->kind == WIRE_COL_DECIMAL && f->logical != WIRE_L_DECIMAL);
     int binary = c->kind == WIRE_COL_BINARY;
-    char *p = room(out, text ? 6 * v->n + 2 : binary ? 4 * (v->n + 2) / 3 + 2 : SHAPE_FLAT_SCALAR_MAX, err);
+    char *p = room(out, text ? 6 * v->n + 2 : binary ? 4 * (v->n + 2) / 3 + 2 : SHAPE_JSON_SCALAR_MAX, err);
     if (!p) return SHAPE_ENOMEM;
     if (text)
         p = shape_json_string(p, (const char *)v->p, v->n);
