@@ -18,6 +18,9 @@
 #ifndef SHAPE_STREAM_CHECKPOINT_H
 #define SHAPE_STREAM_CHECKPOINT_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -90,4 +93,5 @@ void shape_stream_profile_resume_free(shape_stream_profile_resume *r);
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif
