@@ -36,6 +36,9 @@
 #ifndef SHAPE_ARROW_H
 #define SHAPE_ARROW_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -643,4 +646,5 @@ static inline int64_t shape_arrow_map_row(const struct ArrowArray *a, int64_t i,
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

@@ -43,6 +43,9 @@
 #ifndef SHAPE_ARROW_JSON_H
 #define SHAPE_ARROW_JSON_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include "shape/arrow.h"
 #include "shape/arrow_value.h"
 #include "shape/json.h"
@@ -91,4 +94,5 @@ int shape_json_append_raw(shape_json_buf *out, const char *text, size_t len);
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

@@ -16,6 +16,9 @@
 #ifndef SHAPE_ATOMIC_FILE_H
 #define SHAPE_ATOMIC_FILE_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stddef.h>
 
 #include "shape/error.h"
@@ -34,4 +37,5 @@ int shape_atomic_write(const char *path, const void *data, size_t len, shape_err
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

@@ -9,6 +9,9 @@
 #ifndef SHAPE_BASE64_H
 #define SHAPE_BASE64_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -25,4 +28,5 @@ uint8_t *shape_base64_decode(const char *text, size_t *len);
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

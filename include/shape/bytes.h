@@ -13,6 +13,9 @@
 #ifndef SHAPE_BYTES_H
 #define SHAPE_BYTES_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -47,4 +50,5 @@ static inline __attribute__((always_inline)) int shape_bytes_equal(const void *a
     return 1;
 }
 
+SHAPE_API_END
 #endif

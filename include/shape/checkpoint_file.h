@@ -20,6 +20,9 @@
 #ifndef SHAPE_CHECKPOINT_FILE_H
 #define SHAPE_CHECKPOINT_FILE_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stddef.h>
 
 #include "shape/error.h"
@@ -45,4 +48,5 @@ int shape_checkpoint_save(const char *path, const struct json_t *doc, shape_err 
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

@@ -14,6 +14,9 @@
 #ifndef SHAPE_CLI_H
 #define SHAPE_CLI_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -100,4 +103,5 @@ void shape_command_print_help(const shape_command *cmd, FILE *out);
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

@@ -10,6 +10,9 @@
 #ifndef SHAPE_CLOCK_H
 #define SHAPE_CLOCK_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -24,4 +27,5 @@ void shape_clock_sleep_until(double deadline);
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

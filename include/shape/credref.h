@@ -20,6 +20,9 @@
 #ifndef SHAPE_CREDREF_H
 #define SHAPE_CREDREF_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include "shape/error.h"
 
 #ifdef __cplusplus
@@ -56,4 +59,5 @@ void shape_secret_free(char *secret);
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

@@ -36,6 +36,9 @@
 #ifndef SHAPE_DECODE_H
 #define SHAPE_DECODE_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -120,4 +123,5 @@ const shape_decode_stats *shape_decoder_stats(const shape_decoder *dec);
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

@@ -34,6 +34,9 @@
 #ifndef SHAPE_EMIT_H
 #define SHAPE_EMIT_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -177,4 +180,5 @@ const shape_emitter_type *shape_emit_builtin_for_uri(const char *uri);
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

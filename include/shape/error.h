@@ -10,6 +10,9 @@
 #ifndef SHAPE_ERROR_H
 #define SHAPE_ERROR_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -64,4 +67,5 @@ const char *shape_code_name(int code);
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

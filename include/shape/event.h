@@ -27,6 +27,9 @@
 #ifndef SHAPE_EVENT_H
 #define SHAPE_EVENT_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -136,4 +139,5 @@ int shape_event_plan_locate(const shape_event_plan *plan, uint64_t offset, size_
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

@@ -34,6 +34,9 @@
 #ifndef SHAPE_GENERATE_H
 #define SHAPE_GENERATE_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -387,4 +390,5 @@ typedef struct shape_gen_row {
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

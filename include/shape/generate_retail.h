@@ -45,6 +45,9 @@
 #ifndef SHAPE_GENERATE_RETAIL_H
 #define SHAPE_GENERATE_RETAIL_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -147,4 +150,5 @@ int shape_gen_arrow_append(struct shape_column *c, const shape_gen_value *v, sha
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

@@ -81,6 +81,9 @@
 #ifndef SHAPE_JSON_H
 #define SHAPE_JSON_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -327,4 +330,5 @@ const char *shape_json_kind_name(int kind);
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

@@ -12,6 +12,9 @@
 #ifndef SHAPE_OFFSETS_H
 #define SHAPE_OFFSETS_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -51,4 +54,5 @@ int shape_offsets_from_json(const struct json_t *obj, shape_offsets *o, const ch
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

@@ -18,6 +18,9 @@
 #ifndef SHAPE_OPTIONS_H
 #define SHAPE_OPTIONS_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -121,4 +124,5 @@ const struct json_t *shape_options_json(const shape_options *o);
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

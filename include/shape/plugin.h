@@ -24,6 +24,9 @@
 #ifndef SHAPE_PLUGIN_H
 #define SHAPE_PLUGIN_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -192,4 +195,5 @@ typedef const shape_plugin *(*shape_plugin_entry_fn)(void);
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

@@ -33,6 +33,9 @@
 #ifndef SHAPE_PROFILE_H
 #define SHAPE_PROFILE_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -446,4 +449,5 @@ void shape_profile_config_fingerprint(const shape_profile_config *cfg, char *buf
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

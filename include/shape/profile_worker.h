@@ -26,6 +26,9 @@
 #ifndef SHAPE_PROFILE_WORKER_H
 #define SHAPE_PROFILE_WORKER_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include "shape/arrow.h"
 #include "shape/error.h"
 #include "shape/profile.h"
@@ -58,4 +61,5 @@ void shape_profile_worker_free(shape_profile_worker *w);
 }
 #endif
 
+SHAPE_API_END
 #endif

@@ -21,6 +21,9 @@
 #ifndef SHAPE_REGISTRY_H
 #define SHAPE_REGISTRY_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stddef.h>
 
 #include "shape/plugin.h"
@@ -78,4 +81,5 @@ size_t shape_uri_scheme(const char *uri, char *buf, size_t size);
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

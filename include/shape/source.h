@@ -28,6 +28,9 @@
 #ifndef SHAPE_SOURCE_H
 #define SHAPE_SOURCE_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include "shape/arrow.h"
 #include "shape/decode.h"
 #include "shape/offsets.h"
@@ -115,4 +118,5 @@ int shape_file_source_open(const char *uri, const shape_options *options, const 
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

@@ -11,6 +11,9 @@
 #ifndef SHAPE_SOURCE_STREAM_H
 #define SHAPE_SOURCE_STREAM_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include "shape/source.h"
 
 #ifdef __cplusplus
@@ -30,4 +33,5 @@ const shape_offsets *shape_source_stream_position(struct ArrowArrayStream *strea
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

@@ -18,6 +18,9 @@
 #ifndef SHAPE_STREAM_CHECKPOINT_H
 #define SHAPE_STREAM_CHECKPOINT_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -110,4 +113,5 @@ int shape_stream_profile_checkpoint_write(const char *path, const shape_stream_p
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

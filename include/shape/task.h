@@ -17,6 +17,9 @@
 #ifndef SHAPE_TASK_H
 #define SHAPE_TASK_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include "shape/error.h"
 
 #ifdef __cplusplus
@@ -41,4 +44,5 @@ void shape_task_free(shape_task *t);
 }
 #endif
 
+SHAPE_API_END
 #endif

@@ -18,6 +18,9 @@
 #ifndef SHAPE_TIMESTAMP_H
 #define SHAPE_TIMESTAMP_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -42,4 +45,5 @@ int shape_format_iso8601_us(int64_t us, char *buf, size_t size);
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

@@ -3,6 +3,9 @@
 #ifndef SHAPE_UTF8_H
 #define SHAPE_UTF8_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stddef.h>
 
 #ifdef __cplusplus
@@ -16,4 +19,5 @@ int shape_utf8_valid(const void *s, size_t n);
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

@@ -10,7 +10,9 @@
 # How: install the build tree into a temporary prefix (cmake --install, what
 # `make install` runs), check the layout, run the installed binary with a
 # clean environment, build examples/plugins/hello both with the documented
-# `cc` line and with its Makefile, and load the results.
+# `cc` line and with its Makefile, and load the results; build and run
+# examples/testing/kafka_fakes.c against the installed testing library
+# (headers under include/shape-kafka/testing, shape-kafka-testing.pc).
 set -euo pipefail
 
 : "${SHAPE_BUILD_DIR:?}" "${SHAPE_SOURCE_DIR:?}"
@@ -34,8 +36,12 @@ cmake --install "$SHAPE_BUILD_DIR" --prefix "$prefix" >"$work/out" 2>&1 || fail 
 # --- layout ---------------------------------------------------------------------
 for f in bin/shape "$libdir/libshape.so" "$libdir/shape/plugins/shape-kafka.so" \
          "$libdir/pkgconfig/shape.pc" include/shape/plugin.h include/shape/cli.h \
-         include/shape/error.h include/shape/registry.h include/shape/version.h; do
+         include/shape/error.h include/shape/registry.h include/shape/version.h \
+         "$libdir/libshape_kafka_testing.a" "$libdir/pkgconfig/shape-kafka-testing.pc"; do
     [[ -e $prefix/$f ]] || fail "not installed: $f"
+done
+for h in fake_broker.h fake_producer.h fake_registry.h emitter_contract.h consumer_client.h producer_client.h; do
+    [[ -e $prefix/include/shape-kafka/testing/$h ]] || fail "not installed: include/shape-kafka/testing/$h"
 done
 grep -qx "#define SHAPE_VERSION \"$version\"" "$prefix/include/shape/version.h" ||
     fail "installed version.h does not say $version"
@@ -79,6 +85,24 @@ SHAPE_PLUGIN_PATH=$work/hello "$prefix/bin/shape" --version >"$work/out" 2>&1
 grep -qxF "shape-hello 1.0.0 ($work/hello/shape-hello.so)" "$work/out" || fail "--version must list shape-hello"
 grep -qxF "shape-kafka $version ($prefix/bin/../$libdir/shape/plugins/shape-kafka.so)" "$work/out" ||
     fail "shape-kafka next to shape-hello"
+
+# The testing library (shape_kafka_testing), as the authoring guide builds a
+# test with it: examples/testing/kafka_fakes.c through pkg-config alone
+# (FakeBroker, the fake registry, the emitter contract suite over FakeProducer).
+# A sanitizer build's archive calls the sanitizers' runtime: so does the program.
+sanitize=()
+grep -qx 'SHAPE_SANITIZE:BOOL=ON' "$SHAPE_BUILD_DIR/CMakeCache.txt" && sanitize=(-fsanitize=address,undefined)
+mkdir -p "$work/fakes"
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Wextra -Werror "${sanitize[@]}" -o "$work/fakes/kafka_fakes" "$SHAPE_SOURCE_DIR/examples/testing/kafka_fakes.c" \
+    $(pkg-config --cflags --libs shape-kafka-testing) -Wl,-rpath,"$(pkg-config --variable=libdir shape)" \
+    >"$work/out" 2>&1 || fail "cc of examples/testing/kafka_fakes.c against the install (pkg-config shape-kafka-testing)"
+ldd "$work/fakes/kafka_fakes" >"$work/out"
+got=$(awk '/libshape\.so/ {print $3}' "$work/out")
+[[ -n $got && $(realpath "$got") == $(realpath "$prefix/$libdir/libshape.so.0") ]] ||
+    fail "the test program loads libshape from '$got', not from the prefix"
+(cd "$work/fakes" && ./kafka_fakes) >"$work/out" 2>&1 || fail "the test program built against shape_kafka_testing"
+grep -qx "ok: FakeBroker, fake registry and the emitter contract suite" "$work/out" || fail "kafka_fakes output"
 
 # The example's Makefile, out of tree, then `make install` into plugindir: the
 # installed shape then finds it with no SHAPE_PLUGIN_PATH at all.

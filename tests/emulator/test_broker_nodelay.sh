@@ -1,34 +1,84 @@
 # `shape broker` sets TCP_NODELAY on every client connection, as a Kafka
-# broker does (src/cli/tcp_nodelay.c): without it a response written in
-# pieces waits up to 40 ms for the client's delayed ACK (seen as ~45 ms
-# stalls at the end of produce sends and in paced lateness).
-# How: the broker runs under strace, a client (kcat -L) connects, and every
-# TCP connection the broker accepted must have had TCP_NODELAY set on it.
+# broker does (src/plugins/kafka/broker_nodelay.c): without it a response
+# written in pieces waits up to 40 ms for the client's delayed ACK (seen as
+# ~45 ms stalls at the end of produce sends and in paced lateness).
+# How: a broker of two brokers with a control socket; a client (kcat -L)
+# uses it; then connections held open to each broker's port are looked up
+# in the broker process (/proc/PID/fd and /proc/PID/net/tcp{,6}), each
+# accepted socket is copied out with pidfd_getfd(2) and its TCP_NODELAY read:
+# every connection the broker accepted must have it. The same after
+# `down 1` / `up 1`, which re-create broker 1's listener.
 source "$(dirname "$0")/lib.sh"
 [ -z "${SHAPE_TEST_KAFKA:-}" ] || { echo "SKIP: tests shape broker itself, not a live cluster"; exit 77; }
-command -v strace >/dev/null || fail "strace is not installed (scripts/install-deps installs it)"
 command -v kcat >/dev/null || fail "kcat is not installed (scripts/install-deps installs it)"
-strace -f -qq -e trace=accept,accept4,setsockopt -o "$TEST_TMP/trace" \
-  "$SHAPE_BIN" broker --topic nd:2 --bootstrap-file "$TEST_TMP/bootstrap" >"$TEST_TMP/broker.out" 2>"$TEST_TMP/broker.err" &
+"$SHAPE_BIN" broker --brokers 2 --topic nd:2 --control "$TEST_TMP/control" --bootstrap-file "$TEST_TMP/bootstrap" \
+  >"$TEST_TMP/broker.out" 2>"$TEST_TMP/broker.err" &
 BROKER_PID=$!
-for _ in $(seq 1 100); do [ -s "$TEST_TMP/bootstrap" ] && break; sleep 0.1; done
-[ -s "$TEST_TMP/bootstrap" ] || fail "shape broker did not start under strace: $(cat "$TEST_TMP/broker.err")"
+for _ in $(seq 1 100); do [ -s "$TEST_TMP/bootstrap" ] && [ -S "$TEST_TMP/control" ] && break; sleep 0.1; done
+[ -s "$TEST_TMP/bootstrap" ] || fail "shape broker did not start: $(cat "$TEST_TMP/broker.err")"
 kcat -b "$(cat "$TEST_TMP/bootstrap")" -L -t nd | grep -q 'topic "nd" with 2 partitions' || fail "kcat -L did not see the topic"
-# Stop the broker itself (strace's child); strace ends with it.
-broker=$(pgrep -P "$BROKER_PID" -x shape || true)
-[ -n "$broker" ] || fail "no shape broker process under strace"
-kill -TERM "$broker"
-timeout 20 tail --pid="$BROKER_PID" -f /dev/null || fail "strace did not end after the broker stopped"
-wait "$BROKER_PID" 2>/dev/null || true; BROKER_PID=
-python3 - "$TEST_TMP/trace" <<'PY' || fail "a client connection of shape broker has no TCP_NODELAY: $(grep -E 'accept|NODELAY' "$TEST_TMP/trace" | head -5)"
-import re, sys
-accepted, nodelay = set(), set()
-for line in open(sys.argv[1]):
-    m = re.search(r'\baccept4?\(\d+, \{sa_family=AF_INET6?,.*\) = (\d+)$', line)
-    if m: accepted.add(int(m.group(1)))
-    m = re.search(r'setsockopt\((\d+), SOL_TCP, TCP_NODELAY, \[1\], 4\) = 0', line)
-    if m and int(m.group(1)) in accepted: nodelay.add(int(m.group(1)))
-assert accepted, "no TCP connection was accepted"
-assert nodelay == accepted, (sorted(accepted), sorted(nodelay))
-print("ok: %d connections accepted, each with TCP_NODELAY" % len(accepted))
+python3 - "$BROKER_PID" "$(cat "$TEST_TMP/bootstrap")" "$TEST_TMP/control" <<'PY' || fail "a client connection of shape broker has no TCP_NODELAY"
+import ctypes, os, socket, sys, time
+pid, bootstraps, control = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+ports = [int(hp.rsplit(":", 1)[1]) for hp in bootstraps.split(",")]
+libc = ctypes.CDLL(None, use_errno=True)
+SYS_pidfd_getfd = 438  # the same number on every Linux architecture
+
+def tcp_inodes(local_port, remote_port):
+    found = set()
+    for table in ("tcp", "tcp6"):
+        try:
+            lines = open("/proc/%d/net/%s" % (pid, table)).read().splitlines()[1:]
+        except FileNotFoundError:
+            continue
+        for line in lines:
+            f = line.split()
+            if int(f[1].rsplit(":", 1)[1], 16) == local_port and int(f[2].rsplit(":", 1)[1], 16) == remote_port:
+                found.add(f[9])
+    return found
+
+def accepted_fd(port, client):
+    """The broker's descriptor of the connection accepted from client."""
+    for _ in range(100):
+        # A connection not yet accepted is listed with inode 0: look again.
+        inodes = tcp_inodes(port, client.getsockname()[1]) - {"0"}
+        for name in os.listdir("/proc/%d/fd" % pid):
+            try:
+                link = os.readlink("/proc/%d/fd/%s" % (pid, name))
+            except OSError:
+                continue
+            if link.startswith("socket:[") and link[8:-1] in inodes:
+                return int(name)
+        time.sleep(0.05)
+    raise SystemExit("port %d: the broker accepted no connection from %s" % (port, client.getsockname()))
+
+def check_all(when):
+    pidfd = os.pidfd_open(pid)
+    try:
+        for port in ports:
+            with socket.create_connection(("127.0.0.1", port), timeout=10) as client:
+                fd = accepted_fd(port, client)
+                copy = libc.syscall(SYS_pidfd_getfd, pidfd, fd, 0)
+                if copy < 0:
+                    raise SystemExit("pidfd_getfd: %s" % os.strerror(ctypes.get_errno()))
+                with socket.socket(fileno=copy) as s:
+                    nodelay = s.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)
+                if not nodelay:
+                    raise SystemExit("%s: the connection accepted on port %d has no TCP_NODELAY" % (when, port))
+    finally:
+        os.close(pidfd)
+    print("ok: %s: %d connections accepted, each with TCP_NODELAY" % (when, len(ports)))
+
+def command(line):
+    with socket.socket(socket.AF_UNIX) as c:
+        c.connect(control)
+        c.sendall((line + "\n").encode())
+        reply = c.makefile().readline().strip()
+    if not reply.startswith("ok"):
+        raise SystemExit("control %r: %s" % (line, reply))
+
+check_all("at start")
+command("down 1")
+command("up 1")
+check_all("after down 1 / up 1")
 PY

@@ -8,7 +8,8 @@
  * inherit the mask), create a handle and a mock cluster on it, create the
  * requested topics, print the bootstrap servers as the first stdout line
  * (and write them atomically to --bootstrap-file), then sigwait. On the
- * signal, remove the bootstrap file and tear the cluster down.
+ * signal, remove the bootstrap file and tear the cluster down. Before the
+ * ports are printed, the listeners get TCP_NODELAY (broker_nodelay.c).
  * For fault-injection tests, --fail-produce ERROR:N pushes N failures of
  * produce requests onto the mock cluster before it serves anyone, and
  * --control PATH|- serves fault commands (broker down/up, errors pushed on
@@ -31,6 +32,7 @@
 #include <librdkafka/rdkafka_mock.h>
 
 #include "broker_control.h"
+#include "broker_nodelay.h"
 #include "kafka_plugin.h"
 #include "kafka_uri.h"
 
@@ -187,6 +189,10 @@ static int run_broker(const shape_args *args, shape_err *err)
         for (int64_t k = 0; k < fail_counts[i]; k++)
             rd_kafka_mock_push_request_errors(cluster, 0 /* ProduceRequest */, 1, fail_codes[i]);
     const char *bootstraps = rd_kafka_mock_cluster_bootstraps(cluster);
+    /* Before anyone learns the ports: every connection gets TCP_NODELAY. */
+    if (shape_kafka_broker_nodelay(bootstraps) < (int)brokers)
+        fprintf(stderr, "shape broker: warning: could not set TCP_NODELAY on every listener "
+                        "(clients may see ~40 ms delays)\n");
     if (bootstrap_file) {
         char line[1024];
         snprintf(line, sizeof line, "%s\n", bootstraps);

@@ -47,6 +47,7 @@
 #include <librdkafka/rdkafka.h>
 
 #include "broker_control.h"
+#include "broker_nodelay.h"
 
 #define MAX_CLIENTS 64
 #define MAX_LINE 1024
@@ -185,9 +186,11 @@ int shape_kafka_control_exec(rd_kafka_mock_cluster_t *cluster, int brokers, cons
         if (parse_broker(tok[1], brokers, &id) != 0)
             return reply_to(reply, reply_size, 0, "%s wants a broker id from 1 to %d, got '%.40s'", cmd, brokers,
                             tok[1]);
-        return mock_result(reply, reply_size,
-                           cmd[0] == 'd' ? rd_kafka_mock_broker_set_down(cluster, id)
-                                         : rd_kafka_mock_broker_set_up(cluster, id));
+        rd_kafka_resp_err_t e = cmd[0] == 'd' ? rd_kafka_mock_broker_set_down(cluster, id)
+                                              : rd_kafka_mock_broker_set_up(cluster, id);
+        /* down replaced the broker's listener with a new one (broker_nodelay.c). */
+        (void)shape_kafka_broker_nodelay(rd_kafka_mock_cluster_bootstraps(cluster));
+        return mock_result(reply, reply_size, e);
     }
     if (strcmp(cmd, "rtt") == 0 && n == 3) {
         long ms;
