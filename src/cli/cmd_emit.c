@@ -29,6 +29,7 @@
 
 #include "cli/commands.h"
 #include "shape/credref.h"
+#include "shape/domain.h"
 #include "shape/emit.h"
 #include "shape/options.h"
 
@@ -143,7 +144,7 @@ static int resolve_dest(const char *uri, dest_spec *d, shape_err *err)
 /* ---- the command ---------------------------------------------------------------- */
 
 typedef struct emit_state {
-    shape_retail *domain;
+    shape_domain *domain;
     shape_event_plan plan;
     dest_spec specs[MAX_DESTS];
     size_t ndests;
@@ -167,7 +168,8 @@ static void state_free(emit_state *s)
     if (s->dl.emitter && s->dl.type->close) s->dl.type->close(s->dl.emitter);
     shape_options_free(s->dl_spec.options);
     shape_options_free(s->file_options);
-    shape_retail_close(s->domain);
+    shape_event_plan_reset(&s->plan);
+    shape_domain_close(s->domain);
     free(s->key_buf);
     free(s->sink_file_uri);
     free(s->checkpoint_default);
@@ -236,22 +238,20 @@ static int run_emit(const shape_args *args, shape_err *err)
     } while (0)
 
     /* --- the stream --- */
-    const char *domain = shape_args_positional(args, 0);
-    if (strcmp(domain, "retail") != 0)
-        CHECK(shape_err_set(err, SHAPE_EINVAL, "unknown domain '%.60s'; available: retail", domain));
+    const shape_domain_type *dtype;
+    CHECK(shape_domain_lookup(shape_args_positional(args, 0), &dtype, err));
     const char *scale = shape_args_value(args, "scale");
-    if (!scale) scale = SHAPE_RETAIL_DEFAULT_PRESET;
-    uint64_t rows[SHAPE_RETAIL_TABLES];
-    if (shape_retail_preset_rows(scale, rows, err) != SHAPE_OK) {
+    if (!scale) scale = dtype->default_preset;
+    if (!shape_domain_has_preset(dtype, scale)) {
         char list[200] = "";
         size_t used = 0;
-        for (size_t i = 0; shape_retail_preset_name(i); i++)
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
-                                     shape_retail_preset_name(i));
+        const char *p;
+        for (size_t i = 0; (p = dtype->preset_name(dtype, i)) != NULL && used < sizeof list - 1; i++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", p);
         CHECK(shape_err_set(err, SHAPE_EINVAL, "unknown scale '%.40s'; choose from %s", scale, list));
     }
     int64_t seed;
-    CHECK(shape_args_int(args, "seed", 0, INT64_MAX, SHAPE_RETAIL_DEFAULT_SEED, &seed, err));
+    CHECK(shape_args_int(args, "seed", 0, INT64_MAX, (int64_t)dtype->default_seed, &seed, err));
     shape_envelope envelope;
     const char *env_name = shape_args_value(args, "envelope");
     CHECK(shape_envelope_parse(env_name ? env_name : "flat", &envelope, err));
@@ -425,7 +425,7 @@ static int run_emit(const shape_args *args, shape_err *err)
     }
 
     /* --- the plan, fingerprint and checkpoint --- */
-    CHECK(shape_retail_open(scale, (uint64_t)seed, &st.domain, err));
+    CHECK(shape_domain_open(dtype, scale, (uint64_t)seed, &st.domain, err));
     size_t ntables = shape_args_count(args, "table");
     const char *tables[64];
     if (ntables > 64) CHECK(shape_err_set(err, SHAPE_EINVAL, "too many --table options"));
@@ -483,13 +483,13 @@ static int run_emit(const shape_args *args, shape_err *err)
         char total[32], lim[32];
         thousands(total, sizeof total, stream_total);
         thousands(lim, sizeof lim, limit);
-        printf("shape emit (dry run): retail %s seed %lld, %zu table%s, %s events%s%s (limit %s), envelope %s%s%s\n",
-               scale, (long long)seed, st.plan.ntables, st.plan.ntables == 1 ? "" : "s", total,
+        printf("shape emit (dry run): %s %s seed %lld, %zu table%s, %s events%s%s (limit %s), envelope %s%s%s\n",
+               shape_domain_name(st.domain), scale, (long long)seed, st.plan.ntables, st.plan.ntables == 1 ? "" : "s", total,
                shard ? " in shard " : "", shard ? shard : "", lim,
                envelope == SHAPE_ENVELOPE_FLAT ? "flat" : "cloudevents", registry_format ? ", event format " : "",
                registry_format ? format : "");
         for (size_t k = 0; k < st.plan.ntables; k++)
-            printf("  %-17s offsets %llu..%llu\n", shape_retail_table_name(st.plan.table_ids[k]),
+            printf("  %-17s offsets %llu..%llu\n", shape_domain_table_at(st.domain, st.plan.table_ids[k])->name,
                    (unsigned long long)st.plan.start[k],
                    (unsigned long long)(st.plan.start[k] + st.plan.rows[k]));
         for (size_t i = 0; i < st.ndests; i++)

@@ -21,24 +21,38 @@
 #include <jansson.h>
 
 #include "shape/atomic_file.h"
+#include "shape/domain.h"
 #include "shape/emit.h"
+
+/* The domain's identity fields (domain, mode, scale, seed for retail) as
+ * members of the fingerprint document. */
+static int add_identity(json_t *doc, const shape_domain *domain)
+{
+    shape_domain_field fields[SHAPE_DOMAIN_MAX_FIELDS];
+    size_t n = shape_domain_identity(domain, fields, SHAPE_DOMAIN_MAX_FIELDS);
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = fields[i].text ? json_string(fields[i].text) : json_integer((json_int_t)fields[i].integer);
+        if (!v || json_object_set_new(doc, fields[i].key, v) != 0) return -1;
+    }
+    return 0;
+}
 
 static int fingerprint_of(const shape_event_plan *plan, shape_envelope env, const char *event_format,
                           const char *shard, char out[65], shape_err *err)
 {
     json_t *rows = json_object(), *tables = json_array();
     for (size_t k = 0; k < plan->ntables; k++) {
-        const char *name = shape_retail_table_name(plan->table_ids[k]);
+        const char *name = shape_domain_table_at(plan->domain, plan->table_ids[k])->name;
         json_object_set_new(rows, name, json_integer((json_int_t)plan->rows[k]));
         json_array_append_new(tables, json_string(name));
     }
-    json_t *doc = json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:s, s:i, s:i, s:f, s:[]}",
-                            "domain", "retail", "mode", "3nf", "scale",
-                            shape_retail_preset(plan->domain), "seed",
-                            (json_int_t)shape_retail_seed(plan->domain), "rows", rows, "tables",
-                            tables, "envelope", env == SHAPE_ENVELOPE_FLAT ? "flat" : "cloudevents",
-                            "out_of_order", 0, "ooo_window", 1000, "anomaly_fraction", 0.0,
-                            "anomaly_mutators");
+    json_t *doc = json_pack("{s:o, s:o, s:s, s:i, s:i, s:f, s:[]}", "rows", rows, "tables", tables, "envelope",
+                            env == SHAPE_ENVELOPE_FLAT ? "flat" : "cloudevents", "out_of_order", 0, "ooo_window",
+                            1000, "anomaly_fraction", 0.0, "anomaly_mutators");
+    if (doc && add_identity(doc, plan->domain) != 0) {
+        json_decref(doc);
+        doc = NULL;
+    }
     /* a registry format changes every message's bytes: a checkpoint of one
      * format must not resume another (JSON streams keep their fingerprint) */
     if (doc && event_format && strcmp(event_format, "json") != 0)

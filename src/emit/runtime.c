@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "shape/clock.h"
+#include "shape/domain.h"
 #include "shape/emit.h"
 #include "shape/timestamp.h"
 
@@ -112,15 +113,6 @@ static int parse_headers(const shape_emit_config *cfg, header_spec *out, shape_e
     return SHAPE_OK;
 }
 
-static int column_index(size_t table, const char *name)
-{
-    const shape_gen_column *cols;
-    size_t n = shape_retail_columns(table, &cols);
-    for (size_t c = 0; c < n; c++)
-        if (strcmp(cols[c].name, name) == 0) return (int)c;
-    return -1;
-}
-
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -136,17 +128,17 @@ static int build_meta(const shape_emit_config *cfg, const header_spec *hdrs, tab
         return shape_err_set(err, SHAPE_EINVAL, "--key names at most %d columns", SHAPE_GEN_MAX_COLUMNS);
     for (size_t k = 0; k < cfg->plan->ntables; k++) {
         size_t id = cfg->plan->table_ids[k];
-        const shape_gen_column *cols;
-        size_t ncols = shape_retail_columns(id, &cols);
-        SHAPE_RETURN_NOT_OK(shape_event_table_init(&meta[k].et, shape_retail_table_name(id), cols, ncols,
-                                                   shape_retail_event_time_column(id), err));
+        const shape_domain *domain = cfg->plan->domain;
+        const shape_domain_table *tab = shape_domain_table_at(domain, id);
+        SHAPE_RETURN_NOT_OK(
+            shape_event_table_init(&meta[k].et, tab->name, tab->cols, tab->ncols, tab->event_time_col, err));
         meta[k].name_len = strlen(meta[k].et.name);
         for (size_t j = 0; j < cfg->nkey_columns; j++) {
-            meta[k].key_cols[j] = column_index(id, cfg->key_columns[j]);
+            meta[k].key_cols[j] = shape_domain_column_find(domain, id, cfg->key_columns[j]);
             if (meta[k].key_cols[j] < 0) missing[nmissing++] = cfg->key_columns[j];
         }
         for (size_t h = 0; h < cfg->nheaders; h++) {
-            meta[k].header_cols[h] = hdrs[h].column ? column_index(id, hdrs[h].column) : -1;
+            meta[k].header_cols[h] = hdrs[h].column ? shape_domain_column_find(domain, id, hdrs[h].column) : -1;
             if (hdrs[h].column && meta[k].header_cols[h] < 0) missing[nmissing++] = hdrs[h].column;
         }
         if (nmissing) {
@@ -159,7 +151,7 @@ static int build_meta(const shape_emit_config *cfg, const header_spec *hdrs, tab
                                          missing[i]);
             }
             return shape_err_set(err, SHAPE_EINVAL, "unknown metadata columns: [%s] (table '%s')", list,
-                                 shape_retail_table_name(id));
+                                 tab->name);
         }
     }
     return SHAPE_OK;
@@ -169,7 +161,7 @@ int shape_emit_check_metadata(const shape_emit_config *cfg, shape_err *err)
 {
     header_spec hdrs[MAX_HEADERS];
     SHAPE_RETURN_NOT_OK(parse_headers(cfg, hdrs, err));
-    table_meta *meta = calloc(SHAPE_RETAIL_TABLES, sizeof *meta);
+    table_meta *meta = calloc(cfg->plan->ntables ? cfg->plan->ntables : 1, sizeof *meta);
     int rc = meta ? build_meta(cfg, hdrs, meta, err) : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     free(meta);
     free_headers(hdrs, cfg->nheaders);
@@ -441,7 +433,7 @@ static void *generator_main(void *arg)
     shape_err_clear(&err);
     int rc = SHAPE_OK;
     shape_gen_row *row = malloc(sizeof *row);
-    shape_retail_table *cur = NULL;
+    shape_domain_cursor *cur = NULL;
     size_t cur_k = SIZE_MAX;
     uint64_t offset = cfg->start_offset; /* in this shard's events */
     const uint64_t stride = shard_stride(cfg), first = stride > 1 ? cfg->shard_index : 0;
@@ -452,9 +444,9 @@ static void *generator_main(void *arg)
         rc = shape_event_plan_locate(cfg->plan, first + offset * stride, &k, &r, &err);
         if (rc != SHAPE_OK) break;
         if (k != cur_k) {
-            shape_retail_table_close(cur);
+            shape_domain_cursor_close(cur);
             cur = NULL;
-            rc = shape_retail_table_open_id(cfg->plan->domain, cfg->plan->table_ids[k], &cur, &err);
+            rc = shape_domain_cursor_open(cfg->plan->domain, cfg->plan->table_ids[k], &cur, &err);
             if (rc != SHAPE_OK) break;
             cur_k = k;
         }
@@ -484,7 +476,7 @@ static void *generator_main(void *arg)
         }
         for (size_t i = 0; i < b->n && rc == SHAPE_OK; i++) {
             uint64_t seq = r + i * stride;
-            rc = shape_retail_table_row(cur, seq, row, &err);
+            rc = shape_domain_cursor_row(cur, seq, row, &err);
             if (rc == SHAPE_OK && render_event(rt, b, i, m, seq, row) != 0)
                 rc = shape_err_set(&err, SHAPE_ENOMEM, "out of memory rendering events");
             if (rc == SHAPE_OK && rt->want_rows) rc = shape_event_rows_append(&m->rows, seq, row, &err);
@@ -503,7 +495,7 @@ static void *generator_main(void *arg)
         pthread_mutex_unlock(&rt->mu);
         offset += n;
     }
-    shape_retail_table_close(cur);
+    shape_domain_cursor_close(cur);
     free(row);
     pthread_mutex_lock(&rt->mu);
     rt->gen_done = 1;
@@ -946,7 +938,7 @@ int shape_emit_run(const shape_emit_config *cfg, shape_emit_report *rep, shape_e
         return rc;
     }
     rt->nh = 3 + cfg->nheaders;
-    rt->meta = calloc(SHAPE_RETAIL_TABLES, sizeof *rt->meta);
+    rt->meta = calloc(cfg->plan->ntables ? cfg->plan->ntables : 1, sizeof *rt->meta);
     rt->npool = cfg->queue_batches + 2;
     rt->pool = calloc(rt->npool, sizeof *rt->pool);
     rt->fullq = calloc(rt->npool, sizeof *rt->fullq);
@@ -1189,7 +1181,7 @@ int shape_emit_run(const shape_emit_config *cfg, shape_emit_report *rep, shape_e
     pthread_mutex_destroy(&rt->ck_mu);
     pthread_cond_destroy(&rt->ck_cond);
     free_headers(rt->hdrs, cfg->nheaders);
-    for (size_t k = 0; rt->meta && k < SHAPE_RETAIL_TABLES; k++)
+    for (size_t k = 0; rt->meta && k < cfg->plan->ntables; k++)
         if (rt->meta[k].rows_made) shape_event_rows_release(&rt->meta[k].rows);
     free(rt->meta);
     free(rt->pool);

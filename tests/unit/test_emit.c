@@ -20,7 +20,9 @@
 
 #include <cmocka.h>
 
+#include "shape/domain.h"
 #include "shape/emit.h"
+#include "shape/generate_retail.h"
 
 /* ---- the fake emitter --------------------------------------------------------- */
 
@@ -113,7 +115,7 @@ static void fake_free(shape_emitter *e)
 /* ---- fixture ----------------------------------------------------------------------- */
 
 typedef struct fx {
-    shape_retail *d;
+    shape_domain *d;
     shape_event_plan plan;
     shape_emitter em;
     shape_emit_destination dest;
@@ -126,7 +128,7 @@ static fx *fx_new(void)
 {
     fx *f = calloc(1, sizeof *f);
     shape_err err;
-    assert_int_equal(shape_retail_open("small", 11, &f->d, &err), SHAPE_OK);
+    assert_int_equal(shape_domain_open(shape_retail_domain_type(), "small", 11, &f->d, &err), SHAPE_OK);
     const char *tables[] = {"order_line"};
     assert_int_equal(shape_event_plan_init(&f->plan, f->d, tables, 1, &err), SHAPE_OK);
     f->em.refuse_at = -1;
@@ -155,7 +157,8 @@ static fx *fx_new(void)
 static void fx_free(fx *f)
 {
     fake_free(&f->em);
-    shape_retail_close(f->d);
+    shape_event_plan_reset(&f->plan);
+    shape_domain_close(f->d);
     unlink(f->ck_path);
     free(f);
 }
