@@ -7,7 +7,8 @@
  * counts as delivered only once the record is.
  * How: per refused message, one JSON record {format, version, key, table,
  * seq, reason, destination, attempts, at, body (JSON-escaped text, or base64
- * with body_encoding when it is not UTF-8), _shape_table, _shape_seq} is
+ * with body_encoding when it is not well-formed UTF-8 by shape_utf8_valid:
+ * overlongs, surrogates and code points past U+10FFFF are not), _shape_table, _shape_seq} is
  * written into one growing buffer, with headers shape-table and
  * shape-dead-letter-reason; the records are sent like any batch (with
  * retries), and reasons are counted for the report (the first
@@ -19,26 +20,8 @@
 #include <time.h>
 
 #include "shape/timestamp.h"
+#include "shape/utf8.h"
 #include "runtime_internal.h"
-
-static int utf8_valid(const unsigned char *s, size_t n)
-{
-    size_t i = 0;
-    while (i < n) {
-        unsigned char c = s[i];
-        size_t k;
-        if (c < 0x80) k = 0;
-        else if ((c >> 5) == 6) k = 1;
-        else if ((c >> 4) == 14) k = 2;
-        else if ((c >> 3) == 30) k = 3;
-        else return 0;
-        if (n - i - 1 < k) return 0;
-        for (size_t j = 1; j <= k; j++)
-            if ((s[i + j] & 0xC0) != 0x80) return 0;
-        i += k + 1;
-    }
-    return 1;
-}
 
 static void count_reason(shape_emit_report *rep, const char *reason)
 {
@@ -123,7 +106,7 @@ int shape_emit_dead_letter(runtime *rt, group *g, shape_emit_destination *d, int
         p = put_lit(p, ",\"at\":");
         p = shape_json_string(p, at, strlen(at));
         p = put_lit(p, ",\"body\":");
-        if (utf8_valid(orig->value, orig->value_len)) {
+        if (shape_utf8_valid(orig->value, orig->value_len)) {
             p = shape_json_string(p, orig->value, orig->value_len);
         } else {
             p = shape_json_base64(p, orig->value, orig->value_len);
