@@ -524,6 +524,38 @@ static void test_checkpoint_documents(void **state)
     fclose(fp);
     assert_int_equal(shape_emit_checkpoint_read(f->ck_path, f->fp, 2500, &got, &found, &err), SHAPE_EINVAL);
     assert_non_null(strstr(err.message, "not an emit checkpoint"));
+    /* the bytes are the format's (as the snprintf writer made them before),
+     * so checkpoints written by earlier versions resume, and back again */
+    char want[400], text[400];
+    for (int shard = 0; shard < 2; shard++) {
+        snprintf(ck.shard, sizeof ck.shard, "%s", shard ? "2/7" : "");
+        ck.offset = 10;
+        ck.complete = shard;
+        assert_int_equal(shape_emit_checkpoint_write(f->ck_path, &ck, &err), SHAPE_OK);
+        snprintf(want, sizeof want,
+                 "{\"format\":\"shape-emit-v1\",\"fingerprint\":\"%s\",\"offset\":10,\"total\":2500,"
+                 "\"complete\":%s%s}\n",
+                 f->fp, shard ? "true" : "false", shard ? ",\"shard\":\"2/7\"" : "");
+        fp = fopen(f->ck_path, "r");
+        size_t len = fread(text, 1, sizeof text - 1, fp);
+        fclose(fp);
+        text[len] = 0;
+        assert_string_equal(text, want);
+        assert_int_equal(shape_emit_checkpoint_read(f->ck_path, f->fp, 2500, &got, &found, &err), SHAPE_OK);
+        assert_true(found);
+        assert_memory_equal(&got, &ck, sizeof ck);
+    }
+    memset(ck.shard, 0, sizeof ck.shard);
+    /* a key given twice is damage, not "the last one wins" */
+    fp = fopen(f->ck_path, "w");
+    fprintf(fp, "{\"format\":\"shape-emit-v1\",\"fingerprint\":\"%s\",\"offset\":10,\"offset\":20,\"total\":2500,"
+                "\"complete\":false}\n",
+            f->fp);
+    fclose(fp);
+    assert_int_equal(shape_emit_checkpoint_read(f->ck_path, f->fp, 2500, &got, &found, &err), SHAPE_EINVAL);
+    assert_false(found);
+    assert_string_equal(got.fingerprint, "");
+    assert_non_null(strstr(err.message, "not an emit checkpoint (use --fresh to start over)"));
     unlink(f->ck_path);
     assert_int_equal(shape_emit_checkpoint_read(f->ck_path, f->fp, 2500, &got, &found, &err), SHAPE_OK);
     assert_false(found);
