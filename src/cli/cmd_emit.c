@@ -7,14 +7,19 @@
  * every input before anything is opened (one-line error, exit 2, nothing
  * sent), the confirmation rule for destinations not on this machine, the
  * checkpoint/resume decision, signals, and the report.
- * How: parse and check every option; open the domain and build the event
- * plan; compute the stream fingerprint (of this --shard I/N's share, whose
- * offsets, limit and total count only its own events: src/emit/shard.c)
- * and read the checkpoint (refusing another stream's or shard's); resolve each destination (the core's console/file/
- * jsonl/null, or a plugin emitter by scheme), open it with its options; then
- * hand everything to shape_emit_run (src/emit/runtime.c) and print its
- * report: text on stderr when events go to the console, else on stdout;
- * `--json` prints it as one JSON object.
+ * How: run_emit is a sequence of steps over one emit_state: read options
+ * (the domain is looked up in the registry of shape/domain.h, --scale
+ * checked against its presets; pacing, limits and --shard; keys, headers
+ * and dead letters) → resolve destinations (the core's console/file/jsonl/
+ * null, or a plugin emitter by scheme) and set their options → plan and
+ * resume (open the domain, build the event plan, fingerprint this --shard
+ * I/N's share, whose offsets, limit and total count only its own events:
+ * src/emit/shard.c, and read the checkpoint, refusing another stream's or
+ * shard's) → dry run or confirmation → open the destinations and hand
+ * everything to shape_emit_run (src/emit/runtime.c) → report: text on
+ * stderr when events go to the console, else on stdout; `--json` prints it
+ * as one JSON object. The checks run in that order, so of several bad
+ * inputs the first one named is always the same.
  */
 #include <ctype.h>
 #include <math.h>
