@@ -198,6 +198,9 @@ typedef struct emit_state {
 
 static void state_free(emit_state *s)
 {
+    free(s->key_buf);
+    free(s->sink_file_uri);
+    free(s->checkpoint_default);
     for (size_t i = 0; i < s->ndests; i++) {
         if (s->dests[i].emitter && s->dests[i].type->close) s->dests[i].type->close(s->dests[i].emitter);
         shape_options_free(s->specs[i].options);
@@ -205,11 +208,9 @@ static void state_free(emit_state *s)
     if (s->dl.emitter && s->dl.type->close) s->dl.type->close(s->dl.emitter);
     shape_options_free(s->dl_spec.options);
     shape_options_free(s->file_options);
+    /* last: the emitters may still hold table names of the domain */
     shape_event_plan_reset(&s->plan);
     shape_domain_close(s->domain);
-    free(s->key_buf);
-    free(s->sink_file_uri);
-    free(s->checkpoint_default);
 }
 
 /* shard: "i/n" of a --shard run, or NULL for the whole stream. */

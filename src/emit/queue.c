@@ -154,18 +154,24 @@ void *shape_emit_generator_main(void *arg)
     return NULL;
 }
 
+/* Take the batch at the head of the queue (rt->mu held), or NULL when it is
+ * empty; wakes the generator, which may be waiting for room. */
+static batch *take_head(runtime *rt)
+{
+    if (rt->full_count == 0) return NULL;
+    batch *b = rt->fullq[rt->full_head];
+    rt->full_head = (rt->full_head + 1) % rt->npool;
+    rt->full_count--;
+    pthread_cond_signal(&rt->cond_free);
+    return b;
+}
+
 /* Next batch, or NULL at the end of the stream (or a generator failure). */
 batch *shape_emit_queue_next(runtime *rt)
 {
     pthread_mutex_lock(&rt->mu);
     while (rt->full_count == 0 && !rt->gen_done) pthread_cond_wait(&rt->cond_full, &rt->mu);
-    batch *b = NULL;
-    if (rt->full_count > 0) {
-        b = rt->fullq[rt->full_head];
-        rt->full_head = (rt->full_head + 1) % rt->npool;
-        rt->full_count--;
-        pthread_cond_signal(&rt->cond_free);
-    }
+    batch *b = take_head(rt);
     pthread_mutex_unlock(&rt->mu);
     return b;
 }
@@ -174,18 +180,12 @@ batch *shape_emit_queue_next(runtime *rt)
 batch *shape_emit_queue_try_next(runtime *rt)
 {
     pthread_mutex_lock(&rt->mu);
-    batch *b = NULL;
-    if (rt->full_count > 0) {
-        b = rt->fullq[rt->full_head];
-        rt->full_head = (rt->full_head + 1) % rt->npool;
-        rt->full_count--;
-        pthread_cond_signal(&rt->cond_free);
-    }
+    batch *b = take_head(rt);
     pthread_mutex_unlock(&rt->mu);
     return b;
 }
 
-/* Put a batch taken by try_next_batch back at the head of the queue. */
+/* Put a batch taken by shape_emit_queue_try_next back at the head of the queue. */
 void shape_emit_queue_unget(runtime *rt, batch *b)
 {
     pthread_mutex_lock(&rt->mu);

@@ -52,12 +52,11 @@ int shape_domain_open(const shape_domain_type *type, const char *preset, uint64_
             rc = shape_err_set(err, SHAPE_EINVAL, "%s: table '%s' has more than %d columns", type->name,
                                d->tables[t].name, SHAPE_GEN_MAX_COLUMNS);
     }
-    if (rc != SHAPE_OK) {
+    if (rc == SHAPE_OK)
+        *out = d;
+    else
         shape_domain_close(d);
-        return rc;
-    }
-    *out = d;
-    return SHAPE_OK;
+    return rc;
 }
 
 void shape_domain_close(shape_domain *d)
