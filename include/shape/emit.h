@@ -5,7 +5,7 @@
  * destination (duplicates possible, losses never), at the asked rate without
  * drift, and that rerunning the same command continues exactly where the
  * acknowledged part ended (spec-core §3.5, §3.6).
- * How (src/emit/runtime.c):
+ * How (src/emit/: runtime.c, queue.c, metadata.c, dead_letter.c):
  *   - a generator thread walks the plan from the start offset, cuts it into
  *     batches (never spanning two tables), renders every message completely
  *     (body, key, headers, partition, timestamp) and puts the batches on a
@@ -140,16 +140,19 @@ typedef struct shape_emit_checkpoint {
     char shard[48]; /* "i/n" for a shard of a stream, "" for the whole stream */
 } shape_emit_checkpoint;
 
-/* Read a checkpoint. *found = 0 (and SHAPE_OK) when the file does not exist.
- * Refusals (SHAPE_EINVAL): not an emit checkpoint, a fingerprint other than
- * `fingerprint` ("... belongs to a different stream ...; use --fresh"), an
- * offset outside [0, total]. */
+/* Read a checkpoint (through shape/checkpoint_file.h). *found = 0 (and
+ * SHAPE_OK) when the file does not exist; SHAPE_EIO when it cannot be read.
+ * Refusals (SHAPE_EINVAL): not an emit checkpoint (also: not one JSON
+ * object, a key given twice), a fingerprint other than `fingerprint`
+ * ("... belongs to a different stream ...; use --fresh"), an offset outside
+ * [0, total]. Writing replaces the file atomically with the document above. */
 int shape_emit_checkpoint_read(const char *path, const char *fingerprint, uint64_t total,
                                shape_emit_checkpoint *out, int *found, shape_err *err);
 int shape_emit_checkpoint_write(const char *path, const shape_emit_checkpoint *ck, shape_err *err);
 
 /* The stream fingerprint: SHA-256 hex of a sorted-key JSON document of the
- * domain, preset, seed, selected tables with their row counts, the envelope
+ * domain's identity fields (shape/domain.h: for retail domain, mode, scale,
+ * seed), the selected tables with their row counts, the envelope
  * and, when not NULL or "json", the event format (not the rate, limits,
  * sinks or batch sizes). out: 65 bytes. */
 int shape_emit_fingerprint(const shape_event_plan *plan, shape_envelope env, const char *event_format,

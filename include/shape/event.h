@@ -115,22 +115,31 @@ int shape_event_rows_append(shape_event_rows *r, uint64_t seq, const shape_gen_r
 int shape_event_rows_finish(shape_event_rows *r, struct ArrowArray *out, shape_err *err);
 void shape_event_rows_release(shape_event_rows *r);
 
-/* ---- the event plan ------------------------------------------------------- */
+/* ---- the event plan (src/emit/event_plan.c) --------------------------------
+ * The selected tables of a domain (shape/domain.h) in its dependency order,
+ * with their global offsets. The arrays are the plan's own, sized by the
+ * domain's table count; shape_event_plan_reset frees them. */
+
+struct shape_domain;
 
 typedef struct shape_event_plan {
-    shape_retail *domain;                    /* borrowed */
-    size_t ntables;                          /* selected tables */
-    size_t table_ids[SHAPE_RETAIL_TABLES];   /* in dependency order */
-    uint64_t rows[SHAPE_RETAIL_TABLES];
-    uint64_t start[SHAPE_RETAIL_TABLES];     /* global offset of each table's first event */
-    uint64_t total;                          /* sum of rows */
+    struct shape_domain *domain; /* borrowed: must outlive the plan */
+    size_t ntables;              /* selected tables */
+    size_t *table_ids;           /* [ntables] domain table indexes, in dependency order */
+    uint64_t *rows;              /* [ntables] */
+    uint64_t *start;             /* [ntables] global offset of each table's first event */
+    uint64_t total;              /* sum of rows */
 } shape_event_plan;
 
 /* Select tables by name (n == 0: all), kept in dependency order whatever
  * the order given; a repeated name counts once. Unknown name →
- * SHAPE_EINVAL "unknown table 'x'; the schema has customer, address, ...". */
-int shape_event_plan_init(shape_event_plan *plan, shape_retail *domain, const char *const *names,
+ * SHAPE_EINVAL "unknown table 'x'; the schema has customer, address, ...".
+ * On failure the plan holds nothing to reset. */
+int shape_event_plan_init(shape_event_plan *plan, struct shape_domain *domain, const char *const *names,
                           size_t n, shape_err *err);
+
+/* Free the plan's arrays (the domain stays open); the plan is then empty. */
+void shape_event_plan_reset(shape_event_plan *plan);
 
 /* Plan index and row of a global offset (< total). */
 int shape_event_plan_locate(const shape_event_plan *plan, uint64_t offset, size_t *index,

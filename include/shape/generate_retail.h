@@ -53,6 +53,7 @@ SHAPE_API_BEGIN
 
 #include "shape/error.h"
 #include "shape/generate.h"
+#include "shape/generate_arrow.h" /* shape_gen_arrow_type/append (moved there) */
 
 #ifdef __cplusplus
 extern "C" {
@@ -140,12 +141,9 @@ struct ArrowArray;
 int shape_retail_table_batch(shape_retail_table *t, uint64_t start, int64_t max_rows,
                              struct ArrowSchema *schema, struct ArrowArray *array, shape_err *err);
 
-/* The Arrow builder type (enum shape_type of shape/arrow.h) of a generator
- * column kind, and appending one generated value (NULL kind: a null) to a
- * column of that type. */
-struct shape_column;
-int shape_gen_arrow_type(uint8_t kind);
-int shape_gen_arrow_append(struct shape_column *c, const shape_gen_value *v, shape_err *err);
+/* The retail domain behind the domain interface (shape/domain.h), as the
+ * registry lists it under "retail". */
+const struct shape_domain_type *shape_retail_domain_type(void);
 
 #ifdef __cplusplus
 }

@@ -7,14 +7,19 @@
  * every input before anything is opened (one-line error, exit 2, nothing
  * sent), the confirmation rule for destinations not on this machine, the
  * checkpoint/resume decision, signals, and the report.
- * How: parse and check every option; open the domain and build the event
- * plan; compute the stream fingerprint (of this --shard I/N's share, whose
- * offsets, limit and total count only its own events: src/emit/shard.c)
- * and read the checkpoint (refusing another stream's or shard's); resolve each destination (the core's console/file/
- * jsonl/null, or a plugin emitter by scheme), open it with its options; then
- * hand everything to shape_emit_run (src/emit/runtime.c) and print its
- * report: text on stderr when events go to the console, else on stdout;
- * `--json` prints it as one JSON object.
+ * How: run_emit is a sequence of steps over one emit_state: read options
+ * (the domain is looked up in the registry of shape/domain.h, --scale
+ * checked against its presets; pacing, limits and --shard; keys, headers
+ * and dead letters) → resolve destinations (the core's console/file/jsonl/
+ * null, or a plugin emitter by scheme) and set their options → plan and
+ * resume (open the domain, build the event plan, fingerprint this --shard
+ * I/N's share, whose offsets, limit and total count only its own events:
+ * src/emit/shard.c, and read the checkpoint, refusing another stream's or
+ * shard's) → dry run or confirmation → open the destinations and hand
+ * everything to shape_emit_run (src/emit/runtime.c) → report: text on
+ * stderr when events go to the console, else on stdout; `--json` prints it
+ * as one JSON object. The checks run in that order, so of several bad
+ * inputs the first one named is always the same.
  */
 #include <ctype.h>
 #include <math.h>
@@ -29,6 +34,7 @@
 
 #include "cli/commands.h"
 #include "shape/credref.h"
+#include "shape/domain.h"
 #include "shape/emit.h"
 #include "shape/options.h"
 
@@ -142,24 +148,59 @@ static int resolve_dest(const char *uri, dest_spec *d, shape_err *err)
 
 /* ---- the command ---------------------------------------------------------------- */
 
+/* Everything one `shape emit` run holds: the options as read, the domain and
+ * plan, the destinations, and the run's config. */
 typedef struct emit_state {
-    shape_retail *domain;
-    shape_event_plan plan;
+    const shape_args *args;
+    /* the stream */
+    const shape_domain_type *dtype;
+    const char *scale;
+    int64_t seed;
+    shape_envelope envelope;
+    const char *format; /* --event-format: json, or a registry format */
+    int registry_format;
+    /* pacing and limits */
+    int realtime;
+    double rate, max_rate, duration, ck_seconds;
+    int64_t max_events, ck_every, retries, batch_events, queue_batches, max_dead;
+    uint64_t shard_index, shard_count;
+    char shard_text[48];
+    const char *shard; /* "i/n", or NULL for the whole stream */
+    /* metadata */
+    int32_t partition;
+    const char *ts;
+    int synthetic;
+    char *key_buf;
+    const char *key_columns[MAX_KEY_COLUMNS];
+    size_t nkey;
+    const char *headers[32];
+    size_t nheaders;
+    const char *dead_letter;
+    /* destinations */
     dest_spec specs[MAX_DESTS];
     size_t ndests;
     shape_emit_destination dests[MAX_DESTS];
     shape_options *file_options;
-    char *key_buf;
-    const char *key_columns[MAX_KEY_COLUMNS];
-    size_t nkey;
     char *sink_file_uri;
     char *checkpoint_default;
     dest_spec dl_spec; /* --dead-letter, when given (dl_spec.uri != NULL) */
     shape_emit_destination dl;
+    int console;
+    /* the plan and where it resumes */
+    shape_domain *domain;
+    shape_event_plan plan;
+    char fingerprint[65];
+    uint64_t stream_total, limit, start;
+    shape_emit_checkpoint ck;
+    int found;
+    shape_emit_config cfg;
 } emit_state;
 
 static void state_free(emit_state *s)
 {
+    free(s->key_buf);
+    free(s->sink_file_uri);
+    free(s->checkpoint_default);
     for (size_t i = 0; i < s->ndests; i++) {
         if (s->dests[i].emitter && s->dests[i].type->close) s->dests[i].type->close(s->dests[i].emitter);
         shape_options_free(s->specs[i].options);
@@ -167,10 +208,9 @@ static void state_free(emit_state *s)
     if (s->dl.emitter && s->dl.type->close) s->dl.type->close(s->dl.emitter);
     shape_options_free(s->dl_spec.options);
     shape_options_free(s->file_options);
-    shape_retail_close(s->domain);
-    free(s->key_buf);
-    free(s->sink_file_uri);
-    free(s->checkpoint_default);
+    /* last: the emitters may still hold table names of the domain */
+    shape_event_plan_reset(&s->plan);
+    shape_domain_close(s->domain);
 }
 
 /* shard: "i/n" of a --shard run, or NULL for the whole stream. */
@@ -225,75 +265,67 @@ static void print_report(const shape_emit_report *rep, const char *shard, int js
     fflush(out);
 }
 
-static int run_emit(const shape_args *args, shape_err *err)
-{
-    emit_state st;
-    memset(&st, 0, sizeof st);
-    int rc = SHAPE_OK;
-#define CHECK(expr)                                 \
-    do {                                            \
-        if ((rc = (expr)) != SHAPE_OK) goto done;   \
-    } while (0)
+/* ---- read options ------------------------------------------------------------- */
 
-    /* --- the stream --- */
-    const char *domain = shape_args_positional(args, 0);
-    if (strcmp(domain, "retail") != 0)
-        CHECK(shape_err_set(err, SHAPE_EINVAL, "unknown domain '%.60s'; available: retail", domain));
-    const char *scale = shape_args_value(args, "scale");
-    if (!scale) scale = SHAPE_RETAIL_DEFAULT_PRESET;
-    uint64_t rows[SHAPE_RETAIL_TABLES];
-    if (shape_retail_preset_rows(scale, rows, err) != SHAPE_OK) {
+/* The domain, its scale and seed, the envelope and the event format. */
+static int read_stream_options(emit_state *st, shape_err *err)
+{
+    const shape_args *args = st->args;
+    SHAPE_RETURN_NOT_OK(shape_domain_lookup(shape_args_positional(args, 0), &st->dtype, err));
+    st->scale = shape_args_value(args, "scale");
+    if (!st->scale) st->scale = st->dtype->default_preset;
+    if (!shape_domain_has_preset(st->dtype, st->scale)) {
         char list[200] = "";
         size_t used = 0;
-        for (size_t i = 0; shape_retail_preset_name(i); i++)
-            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "",
-                                     shape_retail_preset_name(i));
-        CHECK(shape_err_set(err, SHAPE_EINVAL, "unknown scale '%.40s'; choose from %s", scale, list));
+        const char *p;
+        for (size_t i = 0; (p = st->dtype->preset_name(st->dtype, i)) != NULL && used < sizeof list - 1; i++)
+            used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", p);
+        return shape_err_set(err, SHAPE_EINVAL, "unknown scale '%.40s'; choose from %s", st->scale, list);
     }
-    int64_t seed;
-    CHECK(shape_args_int(args, "seed", 0, INT64_MAX, SHAPE_RETAIL_DEFAULT_SEED, &seed, err));
-    shape_envelope envelope;
+    SHAPE_RETURN_NOT_OK(shape_args_int(args, "seed", 0, INT64_MAX, (int64_t)st->dtype->default_seed, &st->seed, err));
     const char *env_name = shape_args_value(args, "envelope");
-    CHECK(shape_envelope_parse(env_name ? env_name : "flat", &envelope, err));
+    SHAPE_RETURN_NOT_OK(shape_envelope_parse(env_name ? env_name : "flat", &st->envelope, err));
     /* --event-format: json here; the registry formats are the emitter's
      * business (the kafka:// emitter takes them, core sinks refuse them) */
-    const char *format = shape_args_value(args, "event-format");
-    if (!format) format = "json";
-    if (strcmp(format, "json") != 0 && strcmp(format, "avro") != 0 && strcmp(format, "protobuf") != 0 &&
-        strcmp(format, "json-schema") != 0)
-        CHECK(shape_err_set(err, SHAPE_EINVAL,
-                            "unknown event format '%.40s'; choose from json, avro, protobuf, json-schema",
-                            format));
-    int registry_format = strcmp(format, "json") != 0;
+    st->format = shape_args_value(args, "event-format");
+    if (!st->format) st->format = "json";
+    if (strcmp(st->format, "json") != 0 && strcmp(st->format, "avro") != 0 && strcmp(st->format, "protobuf") != 0 &&
+        strcmp(st->format, "json-schema") != 0)
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "unknown event format '%.40s'; choose from json, avro, protobuf, json-schema", st->format);
+    st->registry_format = strcmp(st->format, "json") != 0;
+    return SHAPE_OK;
+}
 
-    /* --- pacing and limits --- */
-    int realtime = shape_args_flag(args, "realtime") && !shape_args_flag(args, "no-realtime");
-    double rate, max_rate, duration, ck_seconds;
-    CHECK(shape_args_double(args, "rate", 0, 1, NULL, 100, &rate, err));
-    CHECK(shape_args_double(args, "max-rate", 0, 1, NULL, 0, &max_rate, err));
-    if (!shape_args_value(args, "max-rate")) max_rate = 0;
-    CHECK(shape_args_double(args, "duration", 0, 0, "seconds", -1, &duration, err));
-    if (!shape_args_value(args, "duration")) duration = -1;
-    CHECK(shape_args_double(args, "checkpoint-seconds", 0, 1, "seconds", 1, &ck_seconds, err));
-    int64_t max_events, ck_every, retries, batch_events, queue_batches, max_dead;
-    CHECK(shape_args_int(args, "max-events", 0, INT64_MAX, -1, &max_events, err));
-    CHECK(shape_args_int(args, "checkpoint-every", 1, INT64_MAX, 10000, &ck_every, err));
-    CHECK(shape_args_int(args, "retries", 0, 100, 3, &retries, err));
-    CHECK(shape_args_int(args, "max-dead-letter", 0, INT64_MAX, -1, &max_dead, err));
-    uint64_t shard_index = 0, shard_count = 1;
-    char shard_text[48] = "";
+/* Rate, limits, checkpoints, retries, --shard, batch and queue sizes. */
+static int read_pacing_options(emit_state *st, shape_err *err)
+{
+    const shape_args *args = st->args;
+    st->realtime = shape_args_flag(args, "realtime") && !shape_args_flag(args, "no-realtime");
+    SHAPE_RETURN_NOT_OK(shape_args_double(args, "rate", 0, 1, NULL, 100, &st->rate, err));
+    SHAPE_RETURN_NOT_OK(shape_args_double(args, "max-rate", 0, 1, NULL, 0, &st->max_rate, err));
+    if (!shape_args_value(args, "max-rate")) st->max_rate = 0;
+    SHAPE_RETURN_NOT_OK(shape_args_double(args, "duration", 0, 0, "seconds", -1, &st->duration, err));
+    if (!shape_args_value(args, "duration")) st->duration = -1;
+    SHAPE_RETURN_NOT_OK(shape_args_double(args, "checkpoint-seconds", 0, 1, "seconds", 1, &st->ck_seconds, err));
+    SHAPE_RETURN_NOT_OK(shape_args_int(args, "max-events", 0, INT64_MAX, -1, &st->max_events, err));
+    SHAPE_RETURN_NOT_OK(shape_args_int(args, "checkpoint-every", 1, INT64_MAX, 10000, &st->ck_every, err));
+    SHAPE_RETURN_NOT_OK(shape_args_int(args, "retries", 0, 100, 3, &st->retries, err));
+    SHAPE_RETURN_NOT_OK(shape_args_int(args, "max-dead-letter", 0, INT64_MAX, -1, &st->max_dead, err));
+    st->shard_index = 0;
+    st->shard_count = 1;
     if (shape_args_value(args, "shard")) {
-        CHECK(shape_emit_parse_shard(shape_args_value(args, "shard"), &shard_index, &shard_count, err));
-        if (shard_count > 1)
-            snprintf(shard_text, sizeof shard_text, "%llu/%llu", (unsigned long long)shard_index,
-                     (unsigned long long)shard_count);
+        SHAPE_RETURN_NOT_OK(shape_emit_parse_shard(shape_args_value(args, "shard"), &st->shard_index, &st->shard_count, err));
+        if (st->shard_count > 1)
+            snprintf(st->shard_text, sizeof st->shard_text, "%llu/%llu", (unsigned long long)st->shard_index,
+                     (unsigned long long)st->shard_count);
     }
-    const char *shard = shard_text[0] ? shard_text : NULL;
-    double basis = realtime ? rate : max_rate;
+    st->shard = st->shard_text[0] ? st->shard_text : NULL;
+    double basis = st->realtime ? st->rate : st->max_rate;
     int64_t dflt_batch = basis > 0 ? (int64_t)(basis / 100) : 1000; /* floor: basis > 0 */
     if (dflt_batch < 1) dflt_batch = 1;
     if (dflt_batch > 1000) dflt_batch = 1000;
-    CHECK(shape_args_int(args, "batch-events", 1, 1000000, dflt_batch, &batch_events, err));
+    SHAPE_RETURN_NOT_OK(shape_args_int(args, "batch-events", 1, 1000000, dflt_batch, &st->batch_events, err));
     /* Paced: about one second of batches (at least 8). Unpaced: 16, not the
      * reference's 8: the sender merges queued batches into one acknowledged
      * send, so up to 16k events are in flight per send and a broker's round
@@ -301,295 +333,368 @@ static int run_emit(const shape_args *args, shape_err *err)
      * ~45 ms per send without TCP_NODELAY; measured into shape broker since,
      * 500k events: 16 is as fast as 64 in wall time with ~25 % less CPU, and
      * faster than 8.) */
-    double per = rate / (double)batch_events;
-    int64_t dflt_queue = realtime ? (per > 1e6 ? 1000000 : (int64_t)per + ((double)(int64_t)per < per)) : 16;
+    double per = st->rate / (double)st->batch_events;
+    int64_t dflt_queue = st->realtime ? (per > 1e6 ? 1000000 : (int64_t)per + ((double)(int64_t)per < per)) : 16;
     if (dflt_queue < 8) dflt_queue = 8;
     if (dflt_queue > 1000) dflt_queue = 1000; /* batches are allocated up front */
-    CHECK(shape_args_int(args, "queue-batches", 1, 10000, dflt_queue, &queue_batches, err));
+    return shape_args_int(args, "queue-batches", 1, 10000, dflt_queue, &st->queue_batches, err);
+}
 
-    /* --- metadata --- */
-    int32_t partition = -1;
+/* Partition, message timestamp, keys and headers, and the dead letters. */
+static int read_metadata_options(emit_state *st, shape_err *err)
+{
+    const shape_args *args = st->args;
+    st->partition = -1;
     const char *part = shape_args_value(args, "partition");
     if (part && strcmp(part, "by_key") != 0) {
         int64_t p;
         if (shape_parse_int64(part, 0, INT32_MAX, &p) != SHAPE_OK)
-            CHECK(shape_err_set(err, SHAPE_EINVAL, "partition must be a nonnegative number or 'by_key'"));
-        partition = (int32_t)p;
+            return shape_err_set(err, SHAPE_EINVAL, "partition must be a nonnegative number or 'by_key'");
+        st->partition = (int32_t)p;
     }
-    const char *ts = shape_args_value(args, "timestamp");
-    if (ts && strcmp(ts, "broker") != 0 && strcmp(ts, "event_time") != 0)
-        CHECK(shape_err_set(err, SHAPE_EINVAL, "timestamp must be 'broker' or 'event_time'"));
-    int synthetic = !shape_args_flag(args, "no-synthetic-header");
+    st->ts = shape_args_value(args, "timestamp");
+    if (st->ts && strcmp(st->ts, "broker") != 0 && strcmp(st->ts, "event_time") != 0)
+        return shape_err_set(err, SHAPE_EINVAL, "timestamp must be 'broker' or 'event_time'");
+    st->synthetic = !shape_args_flag(args, "no-synthetic-header");
     const char *key = shape_args_value(args, "key");
     if (key && strcmp(key, "idempotency") != 0) {
-        st.key_buf = strdup(key);
-        if (!st.key_buf) CHECK(shape_err_set(err, SHAPE_ENOMEM, "out of memory"));
+        st->key_buf = strdup(key);
+        if (!st->key_buf) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
         char *save = NULL;
-        for (char *tok = strtok_r(st.key_buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save)) {
-            if (st.nkey == MAX_KEY_COLUMNS)
-                CHECK(shape_err_set(err, SHAPE_EINVAL, "--key names at most %d columns", MAX_KEY_COLUMNS));
-            st.key_columns[st.nkey++] = tok;
+        for (char *tok = strtok_r(st->key_buf, "|", &save); tok; tok = strtok_r(NULL, "|", &save)) {
+            if (st->nkey == MAX_KEY_COLUMNS)
+                return shape_err_set(err, SHAPE_EINVAL, "--key names at most %d columns", MAX_KEY_COLUMNS);
+            st->key_columns[st->nkey++] = tok;
         }
-        if (st.nkey == 0) CHECK(shape_err_set(err, SHAPE_EINVAL, "--key needs a column name"));
+        if (st->nkey == 0) return shape_err_set(err, SHAPE_EINVAL, "--key needs a column name");
     }
-    size_t nheaders = shape_args_count(args, "header");
-    const char *headers[32];
-    if (nheaders > 20) CHECK(shape_err_set(err, SHAPE_EINVAL, "at most 20 --header options"));
-    for (size_t i = 0; i < nheaders; i++) headers[i] = shape_args_nth(args, "header", i);
+    st->nheaders = shape_args_count(args, "header");
+    if (st->nheaders > 20) return shape_err_set(err, SHAPE_EINVAL, "at most 20 --header options");
+    for (size_t i = 0; i < st->nheaders; i++) st->headers[i] = shape_args_nth(args, "header", i);
+    st->dead_letter = shape_args_value(args, "dead-letter");
+    if (st->max_dead >= 0 && !st->dead_letter)
+        return shape_err_set(err, SHAPE_EINVAL, "--max-dead-letter needs --dead-letter");
+    return SHAPE_OK;
+}
 
-    /* --- delivery options --- */
-    const char *dead_letter = shape_args_value(args, "dead-letter");
-    if (max_dead >= 0 && !dead_letter)
-        CHECK(shape_err_set(err, SHAPE_EINVAL, "--max-dead-letter needs --dead-letter"));
+/* ---- resolve destinations ------------------------------------------------------- */
 
-    /* --- destinations --- */
+/* --sink (with -o), --to and --dead-letter, each resolved to an emitter type. */
+static int resolve_destinations(emit_state *st, shape_err *err)
+{
+    const shape_args *args = st->args;
     const char *sink = shape_args_value(args, "sink");
     const char *output = shape_args_value(args, "output");
     if (!sink) sink = "console";
     if (strcmp(sink, "file") == 0) {
-        if (!output || !*output) CHECK(shape_err_set(err, SHAPE_EINVAL, "--sink file needs --output FILE"));
+        if (!output || !*output) return shape_err_set(err, SHAPE_EINVAL, "--sink file needs --output FILE");
         size_t n = strlen(output) + 8;
-        st.sink_file_uri = malloc(n);
-        st.checkpoint_default = malloc(n + 16);
-        if (!st.sink_file_uri || !st.checkpoint_default) CHECK(shape_err_set(err, SHAPE_ENOMEM, "out of memory"));
-        snprintf(st.sink_file_uri, n, "file://%s", output);
-        snprintf(st.checkpoint_default, n + 16, "%s.checkpoint", output);
-        sink = st.sink_file_uri;
+        st->sink_file_uri = malloc(n);
+        st->checkpoint_default = malloc(n + 16);
+        if (!st->sink_file_uri || !st->checkpoint_default) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        snprintf(st->sink_file_uri, n, "file://%s", output);
+        snprintf(st->checkpoint_default, n + 16, "%s.checkpoint", output);
+        sink = st->sink_file_uri;
     } else if (output) {
-        CHECK(shape_err_set(err, SHAPE_EINVAL, "--output is only used with --sink file"));
+        return shape_err_set(err, SHAPE_EINVAL, "--output is only used with --sink file");
     }
     size_t nto = shape_args_count(args, "to");
-    if (1 + nto > MAX_DESTS) CHECK(shape_err_set(err, SHAPE_EINVAL, "at most %d destinations", MAX_DESTS));
+    if (1 + nto > MAX_DESTS) return shape_err_set(err, SHAPE_EINVAL, "at most %d destinations", MAX_DESTS);
     for (size_t i = 0; i <= nto; i++) {
         const char *uri = i == 0 ? sink : shape_args_nth(args, "to", i - 1);
-        CHECK(resolve_dest(uri, &st.specs[st.ndests], err));
-        st.ndests++;
+        SHAPE_RETURN_NOT_OK(resolve_dest(uri, &st->specs[st->ndests], err));
+        st->ndests++;
     }
-    if (dead_letter) {
-        for (size_t i = 0; i < st.ndests; i++)
-            if (strcmp(st.specs[i].uri, dead_letter) == 0)
-                CHECK(shape_err_set(err, SHAPE_EINVAL, "--dead-letter must differ from --sink and --to"));
-        CHECK(resolve_dest(dead_letter, &st.dl_spec, err));
+    if (st->dead_letter) {
+        for (size_t i = 0; i < st->ndests; i++)
+            if (strcmp(st->specs[i].uri, st->dead_letter) == 0)
+                return shape_err_set(err, SHAPE_EINVAL, "--dead-letter must differ from --sink and --to");
+        SHAPE_RETURN_NOT_OK(resolve_dest(st->dead_letter, &st->dl_spec, err));
     }
-    int console = 0;
-    for (size_t i = 0; i < st.ndests; i++) {
-        if (st.specs[i].builtin && strcmp(st.specs[i].type->name, "console") == 0) console = 1;
-        if (registry_format && st.specs[i].builtin)
-            CHECK(shape_err_set(err, SHAPE_EINVAL,
-                                "--event-format %s applies to kafka:// targets only; %s:// does not take it", format,
-                                st.specs[i].label));
+    for (size_t i = 0; i < st->ndests; i++) {
+        if (st->specs[i].builtin && strcmp(st->specs[i].type->name, "console") == 0) st->console = 1;
+        if (st->registry_format && st->specs[i].builtin)
+            return shape_err_set(err, SHAPE_EINVAL,
+                                 "--event-format %s applies to kafka:// targets only; %s:// does not take it",
+                                 st->format, st->specs[i].label);
     }
+    return SHAPE_OK;
+}
 
-    /* emitter options: --options-file (plugin emitters), --sink-config, envelope */
+/* Each destination's options: --options-file (plugin emitters), the
+ * envelope and event format, --sink-config SINK.KEY=VALUE. */
+static int set_emitter_options(emit_state *st, shape_err *err)
+{
+    const shape_args *args = st->args;
     const char *options_file = shape_args_value(args, "options-file");
     if (options_file) {
-        st.file_options = shape_options_new();
-        if (!st.file_options) CHECK(shape_err_set(err, SHAPE_ENOMEM, "out of memory"));
-        CHECK(shape_options_load_file(st.file_options, options_file, err));
+        st->file_options = shape_options_new();
+        if (!st->file_options) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        SHAPE_RETURN_NOT_OK(shape_options_load_file(st->file_options, options_file, err));
     }
-    for (size_t i = 0; i < st.ndests; i++) {
-        st.specs[i].options = shape_options_new();
-        if (!st.specs[i].options) CHECK(shape_err_set(err, SHAPE_ENOMEM, "out of memory"));
-        if (st.file_options && !st.specs[i].builtin) {
-            char *text = json_dumps((const json_t *)shape_options_json(st.file_options), JSON_COMPACT);
-            if (!text) CHECK(shape_err_set(err, SHAPE_ENOMEM, "out of memory"));
-            rc = shape_options_load_buffer(st.specs[i].options, text, strlen(text), options_file, err);
+    for (size_t i = 0; i < st->ndests; i++) {
+        st->specs[i].options = shape_options_new();
+        if (!st->specs[i].options) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        if (st->file_options && !st->specs[i].builtin) {
+            char *text = json_dumps((const json_t *)shape_options_json(st->file_options), JSON_COMPACT);
+            if (!text) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+            int rc = shape_options_load_buffer(st->specs[i].options, text, strlen(text), options_file, err);
             free(text);
-            CHECK(rc);
+            SHAPE_RETURN_NOT_OK(rc);
         }
-        CHECK(shape_options_set_string(st.specs[i].options, "envelope",
-                                       envelope == SHAPE_ENVELOPE_FLAT ? "flat" : "cloudevents", err));
-        if (registry_format) CHECK(shape_options_set_string(st.specs[i].options, "event_format", format, err));
+        SHAPE_RETURN_NOT_OK(shape_options_set_string(st->specs[i].options, "envelope",
+                                                     st->envelope == SHAPE_ENVELOPE_FLAT ? "flat" : "cloudevents", err));
+        if (st->registry_format)
+            SHAPE_RETURN_NOT_OK(shape_options_set_string(st->specs[i].options, "event_format", st->format, err));
     }
     for (size_t i = 0; i < shape_args_count(args, "sink-config"); i++) {
         const char *entry = shape_args_nth(args, "sink-config", i);
         const char *dot = strchr(entry, '.'), *eq = strchr(entry, '=');
         if (!dot || !eq || dot > eq || dot == entry || eq == dot + 1)
-            CHECK(shape_err_set(err, SHAPE_EINVAL, "--sink-config wants SINK.KEY=VALUE"));
+            return shape_err_set(err, SHAPE_EINVAL, "--sink-config wants SINK.KEY=VALUE");
         char name[64], keyname[128];
         snprintf(name, sizeof name, "%.*s", (int)(dot - entry), entry);
         snprintf(keyname, sizeof keyname, "%.*s", (int)(eq - dot - 1), dot + 1);
         if (shape_credref_secret_name(keyname) && !shape_credref_is_reference(eq + 1))
-            CHECK(shape_err_set(err, SHAPE_EINVAL,
-                                "--sink-config %s.%s must be a credential reference (env://, file://, kv://), "
-                                "not a literal",
-                                name, keyname));
+            return shape_err_set(err, SHAPE_EINVAL,
+                                 "--sink-config %s.%s must be a credential reference (env://, file://, kv://), "
+                                 "not a literal",
+                                 name, keyname);
         int used = 0;
-        for (size_t d = 0; d < st.ndests; d++)
-            if (strcasecmp(st.specs[d].type->name, name) == 0) {
-                CHECK(shape_options_set_kv(st.specs[d].options, dot + 1, err));
+        for (size_t d = 0; d < st->ndests; d++)
+            if (strcasecmp(st->specs[d].type->name, name) == 0) {
+                SHAPE_RETURN_NOT_OK(shape_options_set_kv(st->specs[d].options, dot + 1, err));
                 used = 1;
             }
-        if (!used) CHECK(shape_err_set(err, SHAPE_EINVAL, "--sink-config %s.%s: no destination is a %s emitter",
-                                       name, keyname, name));
+        if (!used)
+            return shape_err_set(err, SHAPE_EINVAL, "--sink-config %s.%s: no destination is a %s emitter", name,
+                                 keyname, name);
     }
+    return SHAPE_OK;
+}
 
-    /* --- the plan, fingerprint and checkpoint --- */
-    CHECK(shape_retail_open(scale, (uint64_t)seed, &st.domain, err));
+/* ---- plan and resume ------------------------------------------------------------ */
+
+/* The run's config from the options and the plan (destinations come later). */
+static void make_config(emit_state *st)
+{
+    shape_emit_config *cfg = &st->cfg;
+    memset(cfg, 0, sizeof *cfg);
+    cfg->plan = &st->plan;
+    cfg->envelope = st->envelope;
+    cfg->key_columns = st->nkey ? st->key_columns : NULL;
+    cfg->nkey_columns = st->nkey;
+    cfg->headers = st->headers;
+    cfg->nheaders = st->nheaders;
+    cfg->partition = st->partition;
+    cfg->timestamp_event_time = st->ts && strcmp(st->ts, "event_time") == 0;
+    cfg->synthetic = st->synthetic;
+    cfg->realtime = st->realtime;
+    cfg->rate = st->rate;
+    cfg->max_rate = st->max_rate;
+    cfg->shard_index = st->shard_index;
+    cfg->shard_count = st->shard_count;
+    cfg->limit = st->limit;
+    cfg->duration = st->duration;
+    cfg->batch_events = (size_t)st->batch_events;
+    cfg->queue_batches = (size_t)st->queue_batches;
+    cfg->checkpoint_path = shape_args_value(st->args, "checkpoint");
+    if (!cfg->checkpoint_path) cfg->checkpoint_path = st->checkpoint_default;
+    cfg->fingerprint = st->fingerprint;
+    cfg->checkpoint_every = (uint64_t)st->ck_every;
+    cfg->checkpoint_seconds = st->ck_seconds;
+    cfg->retries = (int)st->retries;
+    cfg->retry_backoff = 0.1;
+    cfg->stop = &stop_requested;
+}
+
+/* Open the domain, plan the selected tables, fingerprint this (shard's)
+ * stream, check the metadata against the plan and read the checkpoint. */
+static int plan_and_resume(emit_state *st, shape_err *err)
+{
+    const shape_args *args = st->args;
+    SHAPE_RETURN_NOT_OK(shape_domain_open(st->dtype, st->scale, (uint64_t)st->seed, &st->domain, err));
     size_t ntables = shape_args_count(args, "table");
     const char *tables[64];
-    if (ntables > 64) CHECK(shape_err_set(err, SHAPE_EINVAL, "too many --table options"));
+    if (ntables > 64) return shape_err_set(err, SHAPE_EINVAL, "too many --table options");
     for (size_t i = 0; i < ntables; i++) tables[i] = shape_args_nth(args, "table", i);
-    CHECK(shape_event_plan_init(&st.plan, st.domain, tables, ntables, err));
-    char fingerprint[65];
-    CHECK(shape_emit_shard_fingerprint(&st.plan, envelope, format, shard_index, shard_count, fingerprint, err));
+    SHAPE_RETURN_NOT_OK(shape_event_plan_init(&st->plan, st->domain, tables, ntables, err));
+    SHAPE_RETURN_NOT_OK(shape_emit_shard_fingerprint(&st->plan, st->envelope, st->format, st->shard_index,
+                                                     st->shard_count, st->fingerprint, err));
     /* a shard's offsets, limit and total count its own events */
-    uint64_t stream_total = shape_emit_shard_events(st.plan.total, shard_index, shard_count);
-    uint64_t limit = stream_total;
-    if (max_events >= 0 && (uint64_t)max_events < limit) limit = (uint64_t)max_events;
+    st->stream_total = shape_emit_shard_events(st->plan.total, st->shard_index, st->shard_count);
+    st->limit = st->stream_total;
+    if (st->max_events >= 0 && (uint64_t)st->max_events < st->limit) st->limit = (uint64_t)st->max_events;
+    make_config(st);
+    SHAPE_RETURN_NOT_OK(shape_emit_check_metadata(&st->cfg, err));
+    st->found = 0;
+    if (st->cfg.checkpoint_path && !shape_args_flag(args, "fresh"))
+        SHAPE_RETURN_NOT_OK(shape_emit_checkpoint_read(st->cfg.checkpoint_path, st->fingerprint, st->stream_total,
+                                                       &st->ck, &st->found, err));
+    st->start = st->found ? st->ck.offset : 0;
+    st->cfg.start_offset = st->start;
+    return SHAPE_OK;
+}
 
-    shape_emit_config cfg;
-    memset(&cfg, 0, sizeof cfg);
-    cfg.plan = &st.plan;
-    cfg.envelope = envelope;
-    cfg.key_columns = st.nkey ? st.key_columns : NULL;
-    cfg.nkey_columns = st.nkey;
-    cfg.headers = headers;
-    cfg.nheaders = nheaders;
-    cfg.partition = partition;
-    cfg.timestamp_event_time = ts && strcmp(ts, "event_time") == 0;
-    cfg.synthetic = synthetic;
-    cfg.realtime = realtime;
-    cfg.rate = rate;
-    cfg.max_rate = max_rate;
-    cfg.shard_index = shard_index;
-    cfg.shard_count = shard_count;
-    cfg.limit = limit;
-    cfg.duration = duration;
-    cfg.batch_events = (size_t)batch_events;
-    cfg.queue_batches = (size_t)queue_batches;
-    cfg.checkpoint_path = shape_args_value(args, "checkpoint");
-    if (!cfg.checkpoint_path) cfg.checkpoint_path = st.checkpoint_default;
-    cfg.fingerprint = fingerprint;
-    cfg.checkpoint_every = (uint64_t)ck_every;
-    cfg.checkpoint_seconds = ck_seconds;
-    cfg.retries = (int)retries;
-    cfg.retry_backoff = 0.1;
-    cfg.stop = &stop_requested;
-    CHECK(shape_emit_check_metadata(&cfg, err));
-
-    shape_emit_checkpoint ck;
-    int found = 0;
-    if (cfg.checkpoint_path && !shape_args_flag(args, "fresh"))
-        CHECK(shape_emit_checkpoint_read(cfg.checkpoint_path, fingerprint, stream_total, &ck, &found, err));
-    uint64_t start = found ? ck.offset : 0;
-    cfg.start_offset = start;
-
-    if (shape_args_flag(args, "dry-run")) {
-        /* what open would refuse, refused now (nothing printed before) */
-        for (size_t i = 0; i < st.ndests; i++)
-            if (st.specs[i].type->check_options)
-                CHECK(st.specs[i].type->check_options(st.specs[i].uri, st.specs[i].options, err));
-        char total[32], lim[32];
-        thousands(total, sizeof total, stream_total);
-        thousands(lim, sizeof lim, limit);
-        printf("shape emit (dry run): retail %s seed %lld, %zu table%s, %s events%s%s (limit %s), envelope %s%s%s\n",
-               scale, (long long)seed, st.plan.ntables, st.plan.ntables == 1 ? "" : "s", total,
-               shard ? " in shard " : "", shard ? shard : "", lim,
-               envelope == SHAPE_ENVELOPE_FLAT ? "flat" : "cloudevents", registry_format ? ", event format " : "",
-               registry_format ? format : "");
-        for (size_t k = 0; k < st.plan.ntables; k++)
-            printf("  %-17s offsets %llu..%llu\n", shape_retail_table_name(st.plan.table_ids[k]),
-                   (unsigned long long)st.plan.start[k],
-                   (unsigned long long)(st.plan.start[k] + st.plan.rows[k]));
-        for (size_t i = 0; i < st.ndests; i++)
-            printf("  destination %s (%s)%s\n", st.specs[i].label, st.specs[i].type->name,
-                   uri_is_local(st.specs[i].uri) ? "" : ", not on this machine");
-        for (size_t i = 0; i < shape_args_count(args, "sink-config"); i++)
-            if (sink_config_url(shape_args_nth(args, "sink-config", i)))
-                printf("  service %.*s%s\n", (int)strcspn(shape_args_nth(args, "sink-config", i), "="),
-                       shape_args_nth(args, "sink-config", i),
-                       uri_is_local(sink_config_url(shape_args_nth(args, "sink-config", i))) ? ""
-                                                                                          : ", not on this machine");
-        printf("  start offset %llu, checkpoint %s, batches of %lld, queue %lld, %s\n",
-               (unsigned long long)start, cfg.checkpoint_path ? cfg.checkpoint_path : "none",
-               (long long)batch_events, (long long)queue_batches,
-               realtime ? "paced" : "as fast as possible");
-        goto done;
+/* --dry-run: refuse now what open would refuse, then print the plan. */
+static int dry_run(const emit_state *st, shape_err *err)
+{
+    const shape_args *args = st->args;
+    for (size_t i = 0; i < st->ndests; i++)
+        if (st->specs[i].type->check_options)
+            SHAPE_RETURN_NOT_OK(st->specs[i].type->check_options(st->specs[i].uri, st->specs[i].options, err));
+    char total[32], lim[32];
+    thousands(total, sizeof total, st->stream_total);
+    thousands(lim, sizeof lim, st->limit);
+    printf("shape emit (dry run): %s %s seed %lld, %zu table%s, %s events%s%s (limit %s), envelope %s%s%s\n",
+           shape_domain_name(st->domain), st->scale, (long long)st->seed, st->plan.ntables,
+           st->plan.ntables == 1 ? "" : "s", total, st->shard ? " in shard " : "", st->shard ? st->shard : "", lim,
+           st->envelope == SHAPE_ENVELOPE_FLAT ? "flat" : "cloudevents", st->registry_format ? ", event format " : "",
+           st->registry_format ? st->format : "");
+    for (size_t k = 0; k < st->plan.ntables; k++)
+        printf("  %-17s offsets %llu..%llu\n", shape_domain_table_at(st->domain, st->plan.table_ids[k])->name,
+               (unsigned long long)st->plan.start[k], (unsigned long long)(st->plan.start[k] + st->plan.rows[k]));
+    for (size_t i = 0; i < st->ndests; i++)
+        printf("  destination %s (%s)%s\n", st->specs[i].label, st->specs[i].type->name,
+               uri_is_local(st->specs[i].uri) ? "" : ", not on this machine");
+    for (size_t i = 0; i < shape_args_count(args, "sink-config"); i++) {
+        const char *entry = shape_args_nth(args, "sink-config", i), *url = sink_config_url(entry);
+        if (url)
+            printf("  service %.*s%s\n", (int)strcspn(entry, "="), entry,
+                   uri_is_local(url) ? "" : ", not on this machine");
     }
+    printf("  start offset %llu, checkpoint %s, batches of %lld, queue %lld, %s\n", (unsigned long long)st->start,
+           st->cfg.checkpoint_path ? st->cfg.checkpoint_path : "none", (long long)st->batch_events,
+           (long long)st->queue_batches, st->realtime ? "paced" : "as fast as possible");
+    return SHAPE_OK;
+}
 
-    /* --- confirmation for destinations not on this machine --- */
+/* Destinations (and services such as a schema registry) not on this
+ * machine need --yes or SHAPE_CONFIRM_REMOTE=1. */
+static int confirm_remote(const emit_state *st, shape_err *err)
+{
+    const shape_args *args = st->args;
     const char *confirm = getenv("SHAPE_CONFIRM_REMOTE");
-    int confirmed = shape_args_flag(args, "yes") || (confirm && strcmp(confirm, "1") == 0);
-    for (size_t i = 0; i <= st.ndests && !confirmed; i++) {
-        const dest_spec *spec = i < st.ndests ? &st.specs[i] : &st.dl_spec;
+    if (shape_args_flag(args, "yes") || (confirm && strcmp(confirm, "1") == 0)) return SHAPE_OK;
+    for (size_t i = 0; i <= st->ndests; i++) {
+        const dest_spec *spec = i < st->ndests ? &st->specs[i] : &st->dl_spec;
         if (spec->uri && !uri_is_local(spec->uri))
-            CHECK(shape_err_set(err, SHAPE_EINVAL,
-                                "refusing to write to non-local target %s (not on this machine); pass --yes "
-                                "or set SHAPE_CONFIRM_REMOTE=1",
-                                spec->label));
+            return shape_err_set(err, SHAPE_EINVAL,
+                                 "refusing to write to non-local target %s (not on this machine); pass --yes "
+                                 "or set SHAPE_CONFIRM_REMOTE=1",
+                                 spec->label);
     }
-    /* a service the emitters write to, such as a schema registry, counts too */
-    for (size_t i = 0; i < shape_args_count(args, "sink-config") && !confirmed; i++) {
+    for (size_t i = 0; i < shape_args_count(args, "sink-config"); i++) {
         const char *entry = shape_args_nth(args, "sink-config", i), *url = sink_config_url(entry);
         if (url && !uri_is_local(url))
-            CHECK(shape_err_set(err, SHAPE_EINVAL,
-                                "refusing to write to non-local service %.*s (not on this machine); pass --yes "
-                                "or set SHAPE_CONFIRM_REMOTE=1",
-                                (int)strcspn(entry, "="), entry));
+            return shape_err_set(err, SHAPE_EINVAL,
+                                 "refusing to write to non-local service %.*s (not on this machine); pass --yes "
+                                 "or set SHAPE_CONFIRM_REMOTE=1",
+                                 (int)strcspn(entry, "="), entry);
     }
+    return SHAPE_OK;
+}
 
+/* ---- run and report ------------------------------------------------------------- */
+
+/* Open every destination and the dead-letter one (told whether the run
+ * resumes), and hand them to the config. */
+static int open_destinations(emit_state *st, shape_err *err)
+{
+    for (size_t i = 0; i < st->ndests; i++) {
+        SHAPE_RETURN_NOT_OK(shape_options_set_bool(st->specs[i].options, "resuming", st->start > 0, err));
+        st->dests[i].type = st->specs[i].type;
+        st->dests[i].label = st->specs[i].label;
+        int rc = st->specs[i].type->open(st->specs[i].uri, st->specs[i].options, &st->dests[i].emitter, err);
+        if (rc != SHAPE_OK) {
+            st->dests[i].emitter = NULL;
+            return rc;
+        }
+    }
+    st->cfg.dests = st->dests;
+    st->cfg.ndests = st->ndests;
+    st->cfg.max_dead_letter = st->max_dead;
+    if (st->dl_spec.uri) {
+        st->dl_spec.options = shape_options_new();
+        if (!st->dl_spec.options) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        SHAPE_RETURN_NOT_OK(shape_options_set_string(st->dl_spec.options, "envelope", "flat", err));
+        SHAPE_RETURN_NOT_OK(shape_options_set_bool(st->dl_spec.options, "resuming", st->start > 0, err));
+        st->dl.type = st->dl_spec.type;
+        st->dl.label = st->dl_spec.label;
+        int rc = st->dl_spec.type->open(st->dl_spec.uri, st->dl_spec.options, &st->dl.emitter, err);
+        if (rc != SHAPE_OK) {
+            st->dl.emitter = NULL;
+            return rc;
+        }
+        st->cfg.dead_letter = &st->dl;
+    }
+    return SHAPE_OK;
+}
+
+/* The stream is already delivered up to the limit: report, send nothing. */
+static void report_already_complete(const emit_state *st)
+{
     shape_emit_report rep;
-    if (start >= limit) {
-        memset(&rep, 0, sizeof rep);
-        rep.start_offset = rep.end_offset = start;
-        rep.total_events = stream_total;
-        rep.complete = found && ck.complete;
-        rep.already_complete = 1;
-        rep.stopped_by = limit < stream_total ? "max-events" : "complete";
-        print_report(&rep, shard, shape_args_flag(args, "json"), console);
-        goto done;
-    }
+    memset(&rep, 0, sizeof rep);
+    rep.start_offset = rep.end_offset = st->start;
+    rep.total_events = st->stream_total;
+    rep.complete = st->found && st->ck.complete;
+    rep.already_complete = 1;
+    rep.stopped_by = st->limit < st->stream_total ? "max-events" : "complete";
+    print_report(&rep, st->shard, shape_args_flag(st->args, "json"), st->console);
+}
 
-    /* --- open, run, report --- */
-    for (size_t i = 0; i < st.ndests; i++) {
-        CHECK(shape_options_set_bool(st.specs[i].options, "resuming", start > 0, err));
-        st.dests[i].type = st.specs[i].type;
-        st.dests[i].label = st.specs[i].label;
-        rc = st.specs[i].type->open(st.specs[i].uri, st.specs[i].options, &st.dests[i].emitter, err);
-        if (rc != SHAPE_OK) {
-            st.dests[i].emitter = NULL;
-            goto done;
-        }
-    }
-    cfg.dests = st.dests;
-    cfg.ndests = st.ndests;
-    cfg.max_dead_letter = max_dead;
-    if (st.dl_spec.uri) {
-        st.dl_spec.options = shape_options_new();
-        if (!st.dl_spec.options) CHECK(shape_err_set(err, SHAPE_ENOMEM, "out of memory"));
-        CHECK(shape_options_set_string(st.dl_spec.options, "envelope", "flat", err));
-        CHECK(shape_options_set_bool(st.dl_spec.options, "resuming", start > 0, err));
-        st.dl.type = st.dl_spec.type;
-        st.dl.label = st.dl_spec.label;
-        rc = st.dl_spec.type->open(st.dl_spec.uri, st.dl_spec.options, &st.dl.emitter, err);
-        if (rc != SHAPE_OK) {
-            st.dl.emitter = NULL;
-            goto done;
-        }
-        cfg.dead_letter = &st.dl;
-    }
+/* Run the stream with SIGINT/SIGTERM asking it to stop, then report. */
+static int run_and_report(emit_state *st, shape_err *err)
+{
+    const shape_args *args = st->args;
     int progress = isatty(STDERR_FILENO);
     if (shape_args_flag(args, "progress")) progress = 1;
     if (shape_args_flag(args, "no-progress")) progress = 0;
-    cfg.progress = progress;
-
+    st->cfg.progress = progress;
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    rc = shape_emit_run(&cfg, &rep, err);
-    rep.dead_letter_enabled = cfg.dead_letter != NULL;
+    shape_emit_report rep;
+    int rc = shape_emit_run(&st->cfg, &rep, err);
+    rep.dead_letter_enabled = st->cfg.dead_letter != NULL;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    if (rc == SHAPE_OK || rc == SHAPE_ELIMIT) print_report(&rep, shard, shape_args_flag(args, "json"), console);
-
-done:
-    state_free(&st);
+    if (rc == SHAPE_OK || rc == SHAPE_ELIMIT) print_report(&rep, st->shard, shape_args_flag(args, "json"), st->console);
     return rc;
-#undef CHECK
+}
+
+/* read options → resolve destinations → plan and resume → run → report */
+static int emit_steps(emit_state *st, shape_err *err)
+{
+    SHAPE_RETURN_NOT_OK(read_stream_options(st, err));
+    SHAPE_RETURN_NOT_OK(read_pacing_options(st, err));
+    SHAPE_RETURN_NOT_OK(read_metadata_options(st, err));
+    SHAPE_RETURN_NOT_OK(resolve_destinations(st, err));
+    SHAPE_RETURN_NOT_OK(set_emitter_options(st, err));
+    SHAPE_RETURN_NOT_OK(plan_and_resume(st, err));
+    if (shape_args_flag(st->args, "dry-run")) return dry_run(st, err);
+    SHAPE_RETURN_NOT_OK(confirm_remote(st, err));
+    if (st->start >= st->limit) {
+        report_already_complete(st);
+        return SHAPE_OK;
+    }
+    SHAPE_RETURN_NOT_OK(open_destinations(st, err));
+    return run_and_report(st, err);
+}
+
+static int run_emit(const shape_args *args, shape_err *err)
+{
+    emit_state *st = calloc(1, sizeof *st);
+    if (!st) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    st->args = args;
+    int rc = emit_steps(st, err);
+    state_free(st);
+    free(st);
+    return rc;
 }
 
 static const shape_arg_spec emit_args[] = {

@@ -4,41 +4,57 @@
  * the last event every destination acknowledged, and must refuse a
  * checkpoint left by another stream (other seed, scale, tables, envelope),
  * which would silently skip or repeat events (spec-core §3.6).
- * How: the checkpoint is a small JSON document (jansson, cold path) written
- * through shape_atomic_write (temp file in the same directory, fsync,
- * rename), so a crash leaves the old or the new one, never half of one. The
+ * How: the checkpoint is a small JSON document (jansson, cold path) loaded
+ * and saved through the core's shape/checkpoint_file.h: written atomically
+ * (temp file in the same directory, fsync, rename), so a crash leaves the
+ * old or the new one, never half of one, and read whole with a key given
+ * twice refused like any other damage. Its members and their order are the
+ * ones the format always had, so a checkpoint written before resumes. The
  * fingerprint is SHA-256 of a sorted-key compact JSON description of the
  * stream; rate, limits, sinks and batch sizes are not part of it, so a run
  * can be resumed at another rate. A shard (--shard i/n, n > 1) is a stream
  * of its own: its fingerprint holds "shard":"i/n" and its checkpoint says
  * which shard wrote it, so resuming with another shard is refused by name.
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <jansson.h>
 
-#include "shape/atomic_file.h"
+#include "shape/checkpoint_file.h"
+#include "shape/domain.h"
 #include "shape/emit.h"
+
+/* The domain's identity fields (domain, mode, scale, seed for retail) as
+ * members of the fingerprint document. */
+static int add_identity(json_t *doc, const shape_domain *domain)
+{
+    shape_domain_field fields[SHAPE_DOMAIN_MAX_FIELDS];
+    size_t n = shape_domain_identity(domain, fields, SHAPE_DOMAIN_MAX_FIELDS);
+    for (size_t i = 0; i < n; i++) {
+        json_t *v = fields[i].text ? json_string(fields[i].text) : json_integer((json_int_t)fields[i].integer);
+        if (!v || json_object_set_new(doc, fields[i].key, v) != 0) return -1;
+    }
+    return 0;
+}
 
 static int fingerprint_of(const shape_event_plan *plan, shape_envelope env, const char *event_format,
                           const char *shard, char out[65], shape_err *err)
 {
     json_t *rows = json_object(), *tables = json_array();
     for (size_t k = 0; k < plan->ntables; k++) {
-        const char *name = shape_retail_table_name(plan->table_ids[k]);
+        const char *name = shape_domain_table_at(plan->domain, plan->table_ids[k])->name;
         json_object_set_new(rows, name, json_integer((json_int_t)plan->rows[k]));
         json_array_append_new(tables, json_string(name));
     }
-    json_t *doc = json_pack("{s:s, s:s, s:s, s:I, s:o, s:o, s:s, s:i, s:i, s:f, s:[]}",
-                            "domain", "retail", "mode", "3nf", "scale",
-                            shape_retail_preset(plan->domain), "seed",
-                            (json_int_t)shape_retail_seed(plan->domain), "rows", rows, "tables",
-                            tables, "envelope", env == SHAPE_ENVELOPE_FLAT ? "flat" : "cloudevents",
-                            "out_of_order", 0, "ooo_window", 1000, "anomaly_fraction", 0.0,
-                            "anomaly_mutators");
+    json_t *doc = json_pack("{s:o, s:o, s:s, s:i, s:i, s:f, s:[]}", "rows", rows, "tables", tables, "envelope",
+                            env == SHAPE_ENVELOPE_FLAT ? "flat" : "cloudevents", "out_of_order", 0, "ooo_window",
+                            1000, "anomaly_fraction", 0.0, "anomaly_mutators");
+    if (doc && add_identity(doc, plan->domain) != 0) {
+        json_decref(doc);
+        doc = NULL;
+    }
     /* a registry format changes every message's bytes: a checkpoint of one
      * format must not resume another (JSON streams keep their fingerprint) */
     if (doc && event_format && strcmp(event_format, "json") != 0)
@@ -69,15 +85,62 @@ int shape_emit_shard_fingerprint(const shape_event_plan *plan, shape_envelope en
 
 int shape_emit_checkpoint_write(const char *path, const shape_emit_checkpoint *ck, shape_err *err)
 {
-    char text[320];
-    char shard[64] = "";
-    if (ck->shard[0]) snprintf(shard, sizeof shard, ",\"shard\":\"%.40s\"", ck->shard);
-    int n = snprintf(text, sizeof text,
-                     "{\"format\":\"%s\",\"fingerprint\":\"%s\",\"offset\":%llu,\"total\":%llu,"
-                     "\"complete\":%s%s}\n",
-                     SHAPE_EMIT_CHECKPOINT_FORMAT, ck->fingerprint, (unsigned long long)ck->offset,
-                     (unsigned long long)ck->total, ck->complete ? "true" : "false", shard);
-    return shape_atomic_write(path, text, (size_t)n, err);
+    /* members in this order, compact: the bytes the format always had */
+    json_t *doc = json_pack("{s:s, s:s, s:I, s:I, s:b}", "format", SHAPE_EMIT_CHECKPOINT_FORMAT, "fingerprint",
+                            ck->fingerprint, "offset", (json_int_t)ck->offset, "total", (json_int_t)ck->total,
+                            "complete", ck->complete);
+    char shard[48];
+    snprintf(shard, sizeof shard, "%.40s", ck->shard);
+    if (doc && shard[0] && json_object_set_new(doc, "shard", json_string(shard)) != 0) {
+        json_decref(doc);
+        doc = NULL;
+    }
+    if (!doc) return shape_err_set(err, SHAPE_ENOMEM, "cannot write checkpoint %s: out of memory", path);
+    int rc = shape_checkpoint_save(path, doc, err);
+    json_decref(doc);
+    return rc;
+}
+
+static int not_an_emit_checkpoint(const char *path, shape_err *err)
+{
+    return shape_err_set(err, SHAPE_EINVAL, "%s is not an emit checkpoint (use --fresh to start over)", path);
+}
+
+/* The members of a parsed document, checked against this stream. */
+static int checkpoint_from_doc(const char *path, const json_t *doc, const char *fingerprint, uint64_t total,
+                               shape_emit_checkpoint *out, int *found, shape_err *err)
+{
+    const char *format = json_string_value(json_object_get(doc, "format"));
+    if (!format || strcmp(format, SHAPE_EMIT_CHECKPOINT_FORMAT) != 0) return not_an_emit_checkpoint(path, err);
+    const char *fp = json_string_value(json_object_get(doc, "fingerprint"));
+    json_t *off = json_object_get(doc, "offset"), *tot = json_object_get(doc, "total");
+    json_t *complete = json_object_get(doc, "complete");
+    const char *shard = json_string_value(json_object_get(doc, "shard"));
+    uint64_t shard_i, shard_n;
+    shape_err shard_err;
+    if (!fp || strlen(fp) != 64 || !json_is_integer(off) || !json_is_integer(tot) || !json_is_boolean(complete) ||
+        (json_object_get(doc, "shard") && !shard) ||
+        (shard && shape_emit_parse_shard(shard, &shard_i, &shard_n, &shard_err) != SHAPE_OK))
+        return not_an_emit_checkpoint(path, err);
+    if (strcmp(fp, fingerprint) != 0) {
+        char by[80] = "";
+        if (shard) snprintf(by, sizeof by, ", written by --shard %.40s", shard);
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "checkpoint %s belongs to a different stream (other domain, scale, seed, "
+                             "tables, envelope or shard%s); use --fresh to start over",
+                             path, by);
+    }
+    if (json_integer_value(off) < 0 || (uint64_t)json_integer_value(off) > total ||
+        (uint64_t)json_integer_value(tot) != total)
+        return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s has offset %lld outside the stream's 0..%llu; use --fresh",
+                             path, (long long)json_integer_value(off), (unsigned long long)total);
+    memcpy(out->fingerprint, fp, 65);
+    out->offset = (uint64_t)json_integer_value(off);
+    out->total = total;
+    out->complete = json_is_true(complete);
+    if (shard) snprintf(out->shard, sizeof out->shard, "%.40s", shard);
+    *found = 1;
+    return SHAPE_OK;
 }
 
 int shape_emit_checkpoint_read(const char *path, const char *fingerprint, uint64_t total,
@@ -85,52 +148,12 @@ int shape_emit_checkpoint_read(const char *path, const char *fingerprint, uint64
 {
     memset(out, 0, sizeof *out);
     *found = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (errno == ENOENT) return SHAPE_OK;
-        return shape_err_set(err, SHAPE_EIO, "cannot read checkpoint %s: %s", path, strerror(errno));
-    }
-    json_error_t jerr;
-    json_t *doc = json_loadf(f, 0, &jerr);
-    fclose(f);
-    const char *format = doc ? json_string_value(json_object_get(doc, "format")) : NULL;
-    if (!format || strcmp(format, SHAPE_EMIT_CHECKPOINT_FORMAT) != 0) {
-        json_decref(doc);
-        return shape_err_set(err, SHAPE_EINVAL, "%s is not an emit checkpoint (use --fresh to start over)",
-                             path);
-    }
-    const char *fp = json_string_value(json_object_get(doc, "fingerprint"));
-    json_t *off = json_object_get(doc, "offset"), *tot = json_object_get(doc, "total");
-    json_t *complete = json_object_get(doc, "complete");
-    const char *shard = json_string_value(json_object_get(doc, "shard"));
-    int rc = SHAPE_OK;
-    uint64_t shard_i, shard_n;
-    shape_err shard_err;
-    if (!fp || strlen(fp) != 64 || !json_is_integer(off) || !json_is_integer(tot) ||
-        !json_is_boolean(complete) || (json_object_get(doc, "shard") && !shard) ||
-        (shard && shape_emit_parse_shard(shard, &shard_i, &shard_n, &shard_err) != SHAPE_OK)) {
-        rc = shape_err_set(err, SHAPE_EINVAL, "%s is not an emit checkpoint (use --fresh to start over)",
-                           path);
-    } else if (strcmp(fp, fingerprint) != 0) {
-        char by[80] = "";
-        if (shard) snprintf(by, sizeof by, ", written by --shard %.40s", shard);
-        rc = shape_err_set(err, SHAPE_EINVAL,
-                           "checkpoint %s belongs to a different stream (other domain, scale, seed, "
-                           "tables, envelope or shard%s); use --fresh to start over",
-                           path, by);
-    } else if (json_integer_value(off) < 0 || (uint64_t)json_integer_value(off) > total ||
-               (uint64_t)json_integer_value(tot) != total) {
-        rc = shape_err_set(err, SHAPE_EINVAL,
-                           "checkpoint %s has offset %lld outside the stream's 0..%llu; use --fresh",
-                           path, (long long)json_integer_value(off), (unsigned long long)total);
-    } else {
-        memcpy(out->fingerprint, fp, 65);
-        out->offset = (uint64_t)json_integer_value(off);
-        out->total = total;
-        out->complete = json_is_true(complete);
-        if (shard) snprintf(out->shard, sizeof out->shard, "%.40s", shard);
-        *found = 1;
-    }
+    json_t *doc = NULL;
+    int rc = shape_checkpoint_load(path, &doc, err);
+    if (rc == SHAPE_EINVAL) return not_an_emit_checkpoint(path, err); /* damaged, or a key given twice */
+    if (rc != SHAPE_OK || !doc) return rc;                             /* unreadable, or none yet */
+    rc = checkpoint_from_doc(path, doc, fingerprint, total, out, found, err);
     json_decref(doc);
+    if (rc != SHAPE_OK) memset(out, 0, sizeof *out);
     return rc;
 }

@@ -10,7 +10,7 @@
  * the flat JSON writes them; _shape_table and _shape_seq not nullable), so
  * it is identical for every batch; the values go through the core's batch
  * builder (whose buffers are recycled from released batches), one inline
- * append per column (src/generate/gen_arrow.h, as retail Arrow batches
+ * append per column (shape/generate_arrow.h, as a domain's Arrow batches
  * append) and a row commit without the builder's padding pass (every column
  * gets exactly one value), and its exported array is paired with this
  * schema. Builder and schema are used by one thread at a time; the schema
@@ -20,7 +20,7 @@
 
 #include "shape/arrow.h"
 #include "shape/event.h"
-#include "../generate/gen_arrow.h"
+#include "shape/generate_arrow.h"
 
 static const char *arrow_format(uint8_t kind)
 {
@@ -74,12 +74,12 @@ int shape_event_rows_append(shape_event_rows *r, uint64_t seq, const shape_gen_r
             rc = shape_err_set(err, SHAPE_EINTERNAL, "column '%s' of table '%s' got a value of another type",
                                t->cols[i].name, t->name);
         else
-            rc = shape_gen_arrow_append_inline_(r->cols[i], v, err);
+            rc = shape_gen_arrow_append_inline(r->cols[i], v, err);
     }
     if (rc == SHAPE_OK) rc = shape_column_append_bytes(r->cols[t->ncols], t->name, r->name_len, err);
     if (rc == SHAPE_OK) rc = shape_column_append_int64(r->cols[t->ncols + 1], (int64_t)seq, err);
     if (rc == SHAPE_OK && t->event_time_col >= 0)
-        rc = shape_gen_arrow_append_inline_(r->cols[t->ncols + 2], &row->values[t->event_time_col], err);
+        rc = shape_gen_arrow_append_inline(r->cols[t->ncols + 2], &row->values[t->event_time_col], err);
     if (rc != SHAPE_OK) {
         shape_batch_rollback_row(r->builder);
         return rc;

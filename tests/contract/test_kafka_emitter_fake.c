@@ -20,7 +20,9 @@
 
 #include <cmocka.h>
 
+#include "shape/domain.h"
 #include "shape/emit.h"
+#include "shape/generate_retail.h"
 #include "shape/options.h"
 #include "testing/fake_producer.h"
 
@@ -254,9 +256,9 @@ static void test_runtime_loses_nothing(void **state)
 {
     fx *f = *state;
     shape_err err;
-    shape_retail *d;
+    shape_domain *d;
     shape_event_plan plan;
-    assert_int_equal(shape_retail_open("small", 11, &d, &err), SHAPE_OK);
+    assert_int_equal(shape_domain_open(shape_retail_domain_type(), "small", 11, &d, &err), SHAPE_OK);
     const char *tables[] = {"order_line"};
     assert_int_equal(shape_event_plan_init(&plan, d, tables, 1, &err), SHAPE_OK);
     assert_int_equal(open_with(f, NULL, NULL, &err), SHAPE_OK);
@@ -296,7 +298,8 @@ static void test_runtime_loses_nothing(void **state)
     }
     assert_int_equal(f->store->log_len, 3000);
     free(seen);
-    shape_retail_close(d);
+    shape_event_plan_reset(&plan);
+    shape_domain_close(d);
 }
 
 int main(void)

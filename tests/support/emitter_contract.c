@@ -23,6 +23,9 @@
 
 #include "support/emitter_contract.h"
 
+#include "shape/domain.h"
+#include "shape/generate_retail.h"
+
 #define EVENTS 2500
 #define BATCH 500
 #define DIRECT 300
@@ -93,7 +96,7 @@ static char *key_at(const shape_contract_list *l, size_t i)
 
 /* ---- the suite's state ------------------------------------------------------------------ */
 
-static shape_retail *domain;
+static shape_domain *domain;
 static shape_event_plan plan;
 static char fingerprint[65];
 static char dir[64], ck_path[96];
@@ -660,7 +663,7 @@ static void check_refusals_reported(void **state)
 static int make_reference(void)
 {
     shape_err err;
-    if (shape_retail_open("small", 11, &domain, &err) != SHAPE_OK) return -1;
+    if (shape_domain_open(shape_retail_domain_type(), "small", 11, &domain, &err) != SHAPE_OK) return -1;
     const char *tables[] = {"product", "order_line"};
     if (shape_event_plan_init(&plan, domain, tables, 2, &err) != SHAPE_OK) return -1;
     if (shape_emit_fingerprint(&plan, SHAPE_ENVELOPE_FLAT, NULL, fingerprint, &err) != SHAPE_OK) return -1;
@@ -716,6 +719,7 @@ int shape_emitter_contract_run(const char *group, const shape_emitter_harness *c
     unlink(ck_path);
     rmdir(dir);
     shape_contract_list_free(&reference);
-    shape_retail_close(domain);
+    shape_event_plan_reset(&plan);
+    shape_domain_close(domain);
     return failed;
 }

@@ -20,7 +20,9 @@
 
 #include <cmocka.h>
 
+#include "shape/domain.h"
 #include "shape/emit.h"
+#include "shape/generate_retail.h"
 
 /* ---- the fake emitter --------------------------------------------------------- */
 
@@ -113,7 +115,7 @@ static void fake_free(shape_emitter *e)
 /* ---- fixture ----------------------------------------------------------------------- */
 
 typedef struct fx {
-    shape_retail *d;
+    shape_domain *d;
     shape_event_plan plan;
     shape_emitter em;
     shape_emit_destination dest;
@@ -126,7 +128,7 @@ static fx *fx_new(void)
 {
     fx *f = calloc(1, sizeof *f);
     shape_err err;
-    assert_int_equal(shape_retail_open("small", 11, &f->d, &err), SHAPE_OK);
+    assert_int_equal(shape_domain_open(shape_retail_domain_type(), "small", 11, &f->d, &err), SHAPE_OK);
     const char *tables[] = {"order_line"};
     assert_int_equal(shape_event_plan_init(&f->plan, f->d, tables, 1, &err), SHAPE_OK);
     f->em.refuse_at = -1;
@@ -155,7 +157,8 @@ static fx *fx_new(void)
 static void fx_free(fx *f)
 {
     fake_free(&f->em);
-    shape_retail_close(f->d);
+    shape_event_plan_reset(&f->plan);
+    shape_domain_close(f->d);
     unlink(f->ck_path);
     free(f);
 }
@@ -329,6 +332,112 @@ static void test_dead_letters(void **state)
     fx_free(f);
 }
 
+/* ---- a domain of byte strings, through the domain interface -------------------- */
+
+/* One table `note` whose text column holds, row by row: valid UTF-8, an
+ * overlong '/', a UTF-16 surrogate, a code point above U+10FFFF, and a valid
+ * 4-byte sequence. The JSON body carries the bytes raw, so a dead letter of
+ * rows 1..3 must be base64 and of rows 0 and 4 text. */
+static const char *const NOTE_TEXT[] = {"ok \xc3\xbc", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+                                        "\xf0\x9f\x98\x80"};
+#define NOTES (sizeof NOTE_TEXT / sizeof NOTE_TEXT[0])
+static const shape_gen_column NOTE_COLS[] = {{"note_id", SHAPE_GEN_INT64, 0}, {"text", SHAPE_GEN_STRING, 0}};
+static int note_impl, note_cursor;
+
+static const char *note_preset(const shape_domain_type *t, size_t i)
+{
+    (void)t;
+    return i == 0 ? "one" : NULL;
+}
+static int note_open(const shape_domain_type *t, const char *preset, uint64_t seed, void **impl, shape_err *err)
+{
+    (void)t, (void)preset, (void)seed, (void)err;
+    *impl = &note_impl;
+    return SHAPE_OK;
+}
+static void note_close(void *impl) { (void)impl; }
+static size_t note_count(const void *impl)
+{
+    (void)impl;
+    return 1;
+}
+static void note_table(const void *impl, size_t t, shape_domain_table *out)
+{
+    (void)impl, (void)t;
+    *out = (shape_domain_table){"note", NOTE_COLS, 2, -1, NOTES};
+}
+static size_t note_identity(const void *impl, shape_domain_field *out, size_t cap)
+{
+    (void)impl;
+    if (cap) out[0] = (shape_domain_field){"domain", "notes", 0};
+    return cap ? 1 : 0;
+}
+static int note_cursor_open(void *impl, size_t t, void **cursor, shape_err *err)
+{
+    (void)impl, (void)t, (void)err;
+    *cursor = &note_cursor;
+    return SHAPE_OK;
+}
+static int note_row(void *cursor, uint64_t row, shape_gen_row *out, shape_err *err)
+{
+    (void)cursor, (void)err;
+    out->ncols = 2;
+    out->values[0] = (shape_gen_value){.kind = SHAPE_GEN_INT64, .v.i = (int64_t)row + 1};
+    out->values[1] = (shape_gen_value){.kind = SHAPE_GEN_STRING, .len = (uint32_t)strlen(NOTE_TEXT[row]),
+                                       .v.s = NOTE_TEXT[row]};
+    return SHAPE_OK;
+}
+static void note_cursor_close(void *cursor) { (void)cursor; }
+
+static const shape_domain_type NOTES_TYPE = {
+    .name = "notes", .default_preset = "one", .preset_name = note_preset, .open = note_open,
+    .close = note_close, .table_count = note_count, .table = note_table, .identity = note_identity,
+    .cursor_open = note_cursor_open, .cursor_row = note_row, .cursor_close = note_cursor_close};
+
+/* A dead letter's body is text only when it is well-formed UTF-8 (no
+ * overlongs, surrogates or code points past U+10FFFF), else base64. */
+static void test_dead_letter_utf8(void **state)
+{
+    (void)state;
+    shape_err err;
+    shape_domain *d;
+    shape_event_plan plan;
+    assert_int_equal(shape_domain_open(&NOTES_TYPE, NULL, 0, &d, &err), SHAPE_OK);
+    assert_int_equal(shape_event_plan_init(&plan, d, NULL, 0, &err), SHAPE_OK);
+    for (size_t r = 0; r < NOTES; r++) {
+        shape_emitter em, dl_em;
+        memset(&em, 0, sizeof em);
+        memset(&dl_em, 0, sizeof dl_em);
+        em.refuse_at = (int)r;
+        dl_em.refuse_at = -1;
+        shape_emit_destination dest = {&fake_type, &em, "fake"}, dl = {&fake_type, &dl_em, "dead"};
+        shape_emit_config cfg = {0};
+        cfg.plan = &plan;
+        cfg.partition = -1;
+        cfg.limit = plan.total;
+        cfg.duration = -1;
+        cfg.batch_events = 10;
+        cfg.queue_batches = 2;
+        cfg.checkpoint_every = 100;
+        cfg.checkpoint_seconds = 100;
+        cfg.dests = &dest;
+        cfg.ndests = 1;
+        cfg.dead_letter = &dl;
+        cfg.max_dead_letter = -1;
+        shape_emit_report rep;
+        assert_int_equal(shape_emit_run(&cfg, &rep, &err), SHAPE_OK);
+        assert_int_equal(rep.dead_lettered, 1);
+        assert_int_equal(dl_em.nkeys, 1);
+        int base64 = strstr(dl_em.last_value, ",\"body_encoding\":\"base64\"") != NULL;
+        assert_int_equal(base64, r >= 1 && r <= 3);
+        if (!base64) assert_non_null(strstr(dl_em.last_value, NOTE_TEXT[r]));
+        fake_free(&em);
+        fake_free(&dl_em);
+    }
+    shape_event_plan_reset(&plan);
+    shape_domain_close(d);
+}
+
 /* Destinations that encode from the typed rows alone get no JSON bodies,
  * unless another destination or a dead letter may need them. */
 static void test_rows_only_destinations(void **state)
@@ -415,6 +524,38 @@ static void test_checkpoint_documents(void **state)
     fclose(fp);
     assert_int_equal(shape_emit_checkpoint_read(f->ck_path, f->fp, 2500, &got, &found, &err), SHAPE_EINVAL);
     assert_non_null(strstr(err.message, "not an emit checkpoint"));
+    /* the bytes are the format's (as the snprintf writer made them before),
+     * so checkpoints written by earlier versions resume, and back again */
+    char want[400], text[400];
+    for (int shard = 0; shard < 2; shard++) {
+        snprintf(ck.shard, sizeof ck.shard, "%s", shard ? "2/7" : "");
+        ck.offset = 10;
+        ck.complete = shard;
+        assert_int_equal(shape_emit_checkpoint_write(f->ck_path, &ck, &err), SHAPE_OK);
+        snprintf(want, sizeof want,
+                 "{\"format\":\"shape-emit-v1\",\"fingerprint\":\"%s\",\"offset\":10,\"total\":2500,"
+                 "\"complete\":%s%s}\n",
+                 f->fp, shard ? "true" : "false", shard ? ",\"shard\":\"2/7\"" : "");
+        fp = fopen(f->ck_path, "r");
+        size_t len = fread(text, 1, sizeof text - 1, fp);
+        fclose(fp);
+        text[len] = 0;
+        assert_string_equal(text, want);
+        assert_int_equal(shape_emit_checkpoint_read(f->ck_path, f->fp, 2500, &got, &found, &err), SHAPE_OK);
+        assert_true(found);
+        assert_memory_equal(&got, &ck, sizeof ck);
+    }
+    memset(ck.shard, 0, sizeof ck.shard);
+    /* a key given twice is damage, not "the last one wins" */
+    fp = fopen(f->ck_path, "w");
+    fprintf(fp, "{\"format\":\"shape-emit-v1\",\"fingerprint\":\"%s\",\"offset\":10,\"offset\":20,\"total\":2500,"
+                "\"complete\":false}\n",
+            f->fp);
+    fclose(fp);
+    assert_int_equal(shape_emit_checkpoint_read(f->ck_path, f->fp, 2500, &got, &found, &err), SHAPE_EINVAL);
+    assert_false(found);
+    assert_string_equal(got.fingerprint, "");
+    assert_non_null(strstr(err.message, "not an emit checkpoint (use --fresh to start over)"));
     unlink(f->ck_path);
     assert_int_equal(shape_emit_checkpoint_read(f->ck_path, f->fp, 2500, &got, &found, &err), SHAPE_OK);
     assert_false(found);
@@ -532,6 +673,7 @@ int main(void)
         cmocka_unit_test(test_checkpoint_never_passes_delivery),
         cmocka_unit_test(test_refusal),
         cmocka_unit_test(test_dead_letters),
+        cmocka_unit_test(test_dead_letter_utf8),
         cmocka_unit_test(test_rows_only_destinations),
         cmocka_unit_test(test_checkpoint_documents),
         cmocka_unit_test(test_shards),

@@ -15,7 +15,9 @@
 
 #include <cmocka.h>
 
+#include "shape/domain.h"
 #include "shape/event.h"
+#include "shape/generate_retail.h"
 
 static char buf[8192];
 
@@ -331,9 +333,9 @@ static void test_plan(void **state)
 {
     (void)state;
     shape_err err;
-    shape_retail *d;
+    shape_domain *d;
     shape_event_plan plan;
-    assert_int_equal(shape_retail_open("small", 42, &d, &err), SHAPE_OK);
+    assert_int_equal(shape_domain_open(shape_retail_domain_type(), "small", 42, &d, &err), SHAPE_OK);
     assert_int_equal(shape_event_plan_init(&plan, d, NULL, 0, &err), SHAPE_OK);
     assert_int_equal(plan.total, 21750);
     assert_int_equal(plan.ntables, 9);
@@ -350,6 +352,7 @@ static void test_plan(void **state)
     assert_int_equal(shape_event_plan_locate(&plan, 21750, &k, &r, &err), SHAPE_EINVAL);
     /* --table keeps dependency order whatever order it is given in */
     const char *names[] = {"return", "customer", "return"};
+    shape_event_plan_reset(&plan);
     assert_int_equal(shape_event_plan_init(&plan, d, names, 3, &err), SHAPE_OK);
     assert_int_equal(plan.ntables, 2);
     assert_int_equal(plan.table_ids[0], SHAPE_RETAIL_CUSTOMER);
@@ -357,9 +360,10 @@ static void test_plan(void **state)
     assert_int_equal(plan.total, 1850);
     assert_int_equal(plan.start[1], 1000);
     const char *bad[] = {"orders"};
+    shape_event_plan_reset(&plan);
     assert_int_equal(shape_event_plan_init(&plan, d, bad, 1, &err), SHAPE_EINVAL);
     assert_non_null(strstr(err.message, "unknown table 'orders'; the schema has customer, address"));
-    shape_retail_close(d);
+    shape_domain_close(d);
 }
 
 int main(void)

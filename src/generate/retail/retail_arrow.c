@@ -15,23 +15,7 @@
 #include <string.h>
 
 #include "shape/arrow.h"
-#include "../gen_arrow.h"
-
-int shape_gen_arrow_type(uint8_t kind)
-{
-    switch (kind) {
-    case SHAPE_GEN_INT64: return SHAPE_TYPE_INT64;
-    case SHAPE_GEN_FLOAT64: return SHAPE_TYPE_FLOAT64;
-    case SHAPE_GEN_STRING: return SHAPE_TYPE_UTF8;
-    case SHAPE_GEN_TIMESTAMP_NS: return SHAPE_TYPE_TIMESTAMP_NS;
-    default: return SHAPE_TYPE_BOOL;
-    }
-}
-
-int shape_gen_arrow_append(struct shape_column *c, const shape_gen_value *v, shape_err *err)
-{
-    return shape_gen_arrow_append_inline_(c, v, err);
-}
+#include "shape/generate_arrow.h"
 
 int shape_retail_table_batch(shape_retail_table *t, uint64_t start, int64_t max_rows,
                              struct ArrowSchema *schema, struct ArrowArray *array, shape_err *err)

@@ -1,0 +1,205 @@
+/* queue.c — the emit runtime's batch pool, generator thread and bounded
+ * queue.
+ *
+ * Why: generation and encoding must run ahead of the paced sender without
+ * growing memory: a slow sink blocks the generator (backpressure), nothing
+ * is dropped, and the sender never waits for a batch it could have had.
+ * How: batches are pooled (queue_batches + 2 of them, recycled): the
+ * generator takes a free one, renders up to batch_events events of one
+ * table into its arena (metadata.c) and builds the messages (and their
+ * typed rows, for destinations that encode events themselves); the full
+ * queue holds at most queue_batches. A shard (shard_count > 1) walks only
+ * its positions: a batch holds rows row0, row0 + stride, ... of one table.
+ * The queue is a ring under one mutex with two condition variables (a
+ * batch is full / a batch is free).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "shape/domain.h"
+#include "runtime_internal.h"
+
+static void batch_release_rows(batch *b)
+{
+    if (b->rows.release) b->rows.release(&b->rows);
+    b->rows.release = NULL;
+}
+
+void shape_emit_batch_free(batch *b)
+{
+    if (!b) return;
+    batch_release_rows(b);
+    free(b->arena);
+    free(b->body_off);
+    free(b->key_off);
+    free(b->hval_off);
+    free(b->msgs);
+    free(b->hdrs);
+    free(b);
+}
+
+batch *shape_emit_batch_new(size_t cap, size_t nh)
+{
+    batch *b = calloc(1, sizeof *b);
+    if (!b) return NULL;
+    b->body_off = malloc(cap * sizeof(size_t));
+    b->key_off = malloc(cap * sizeof(size_t));
+    b->hval_off = malloc(cap * nh * sizeof(size_t) + 1);
+    b->msgs = calloc(cap, sizeof(shape_emit_message));
+    b->hdrs = calloc(cap * nh + 1, sizeof(shape_emit_header));
+    if (!b->body_off || !b->key_off || !b->hval_off || !b->msgs || !b->hdrs) {
+        shape_emit_batch_free(b);
+        return NULL;
+    }
+    return b;
+}
+
+/* Arena offsets → pointers, once the arena stops moving. */
+static void batch_fix(runtime *rt, batch *b)
+{
+    for (size_t i = 0; i < b->n; i++) {
+        shape_emit_message *m = &b->msgs[i];
+        m->value = b->arena + b->body_off[i];
+        m->key = b->arena + b->key_off[i];
+        m->headers = &b->hdrs[i * rt->nh];
+        if (b->rows.release) {
+            m->row_schema = &rt->meta[b->k].rows.schema;
+            m->row_array = &b->rows;
+            m->row = (int64_t)i;
+        }
+        for (size_t h = 0; h < m->header_count; h++)
+            if (b->hval_off[i * rt->nh + h] != SIZE_MAX)
+                b->hdrs[i * rt->nh + h].value = b->arena + b->hval_off[i * rt->nh + h];
+    }
+}
+
+void *shape_emit_generator_main(void *arg)
+{
+    runtime *rt = arg;
+    const shape_emit_config *cfg = rt->cfg;
+    shape_err err;
+    shape_err_clear(&err);
+    int rc = SHAPE_OK;
+    shape_gen_row *row = malloc(sizeof *row);
+    shape_domain_cursor *cur = NULL;
+    size_t cur_k = SIZE_MAX;
+    uint64_t offset = cfg->start_offset; /* in this shard's events */
+    const uint64_t stride = shard_stride(cfg), first = stride > 1 ? cfg->shard_index : 0;
+    if (!row) rc = shape_err_set(&err, SHAPE_ENOMEM, "out of memory");
+    while (rc == SHAPE_OK && offset < cfg->limit) {
+        size_t k;
+        uint64_t r;
+        rc = shape_event_plan_locate(cfg->plan, first + offset * stride, &k, &r, &err);
+        if (rc != SHAPE_OK) break;
+        if (k != cur_k) {
+            shape_domain_cursor_close(cur);
+            cur = NULL;
+            rc = shape_domain_cursor_open(cfg->plan->domain, cfg->plan->table_ids[k], &cur, &err);
+            if (rc != SHAPE_OK) break;
+            cur_k = k;
+        }
+        uint64_t n = (cfg->plan->rows[k] - r + stride - 1) / stride; /* this table's rest, in the shard */
+        if (n > cfg->batch_events) n = cfg->batch_events;
+        if (n > cfg->limit - offset) n = cfg->limit - offset;
+        /* a free batch */
+        pthread_mutex_lock(&rt->mu);
+        while (!rt->stopping && (rt->free_count == 0 || rt->full_count >= cfg->queue_batches))
+            pthread_cond_wait(&rt->cond_free, &rt->mu);
+        if (rt->stopping) {
+            pthread_mutex_unlock(&rt->mu);
+            break;
+        }
+        batch *b = rt->freeq[--rt->free_count];
+        pthread_mutex_unlock(&rt->mu);
+        b->offset = offset;
+        b->row0 = r;
+        b->stride = stride;
+        b->k = k;
+        b->n = (size_t)n;
+        b->len = 0;
+        table_meta *m = &rt->meta[k];
+        if (rt->want_rows && !m->rows_made) {
+            rc = shape_event_rows_init(&m->rows, &m->et, &err);
+            m->rows_made = rc == SHAPE_OK;
+        }
+        for (size_t i = 0; i < b->n && rc == SHAPE_OK; i++) {
+            uint64_t seq = r + i * stride;
+            rc = shape_domain_cursor_row(cur, seq, row, &err);
+            if (rc == SHAPE_OK && shape_emit_render_event(rt, b, i, m, seq, row) != 0)
+                rc = shape_err_set(&err, SHAPE_ENOMEM, "out of memory rendering events");
+            if (rc == SHAPE_OK && rt->want_rows) rc = shape_event_rows_append(&m->rows, seq, row, &err);
+        }
+        if (rc == SHAPE_OK && rt->want_rows) rc = shape_event_rows_finish(&m->rows, &b->rows, &err);
+        pthread_mutex_lock(&rt->mu);
+        if (rc != SHAPE_OK) {
+            rt->freeq[rt->free_count++] = b;
+        } else {
+            batch_fix(rt, b);
+            rt->fullq[(rt->full_head + rt->full_count) % rt->npool] = b;
+            rt->full_count++;
+            if (rt->full_count > rt->max_depth) rt->max_depth = rt->full_count;
+            pthread_cond_signal(&rt->cond_full);
+        }
+        pthread_mutex_unlock(&rt->mu);
+        offset += n;
+    }
+    shape_domain_cursor_close(cur);
+    free(row);
+    pthread_mutex_lock(&rt->mu);
+    rt->gen_done = 1;
+    rt->gen_rc = rc;
+    rt->gen_err = err;
+    pthread_cond_signal(&rt->cond_full);
+    pthread_mutex_unlock(&rt->mu);
+    return NULL;
+}
+
+/* Take the batch at the head of the queue (rt->mu held), or NULL when it is
+ * empty; wakes the generator, which may be waiting for room. */
+static batch *take_head(runtime *rt)
+{
+    if (rt->full_count == 0) return NULL;
+    batch *b = rt->fullq[rt->full_head];
+    rt->full_head = (rt->full_head + 1) % rt->npool;
+    rt->full_count--;
+    pthread_cond_signal(&rt->cond_free);
+    return b;
+}
+
+/* Next batch, or NULL at the end of the stream (or a generator failure). */
+batch *shape_emit_queue_next(runtime *rt)
+{
+    pthread_mutex_lock(&rt->mu);
+    while (rt->full_count == 0 && !rt->gen_done) pthread_cond_wait(&rt->cond_full, &rt->mu);
+    batch *b = take_head(rt);
+    pthread_mutex_unlock(&rt->mu);
+    return b;
+}
+
+/* The next batch if one is queued now, else NULL (never waits). */
+batch *shape_emit_queue_try_next(runtime *rt)
+{
+    pthread_mutex_lock(&rt->mu);
+    batch *b = take_head(rt);
+    pthread_mutex_unlock(&rt->mu);
+    return b;
+}
+
+/* Put a batch taken by shape_emit_queue_try_next back at the head of the queue. */
+void shape_emit_queue_unget(runtime *rt, batch *b)
+{
+    pthread_mutex_lock(&rt->mu);
+    rt->full_head = (rt->full_head + rt->npool - 1) % rt->npool;
+    rt->fullq[rt->full_head] = b;
+    rt->full_count++;
+    pthread_mutex_unlock(&rt->mu);
+}
+
+void shape_emit_queue_recycle(runtime *rt, batch *b)
+{
+    batch_release_rows(b);
+    pthread_mutex_lock(&rt->mu);
+    rt->freeq[rt->free_count++] = b;
+    pthread_cond_signal(&rt->cond_free);
+    pthread_mutex_unlock(&rt->mu);
+}

@@ -1,0 +1,180 @@
+/* runtime_internal.h — what the rooms of the emit runtime share (internal to
+ * libshape): the table metadata, the batches and the runtime handle.
+ *
+ * The runtime (shape/emit.h) is four files around one struct `runtime`:
+ *   metadata.c     keys and headers: --header parsing, each table's metadata,
+ *                  rendering one event's message (body, key, headers);
+ *   queue.c        the batch pool, the generator thread and the bounded queue;
+ *   dead_letter.c  shape-dead-letter v1 records for refused events;
+ *   runtime.c      pacing, delivery with retries, checkpoints, and the run
+ *                  (setup, loop, teardown).
+ * Functions named shape_emit_* here are hidden: not part of libshape's ABI.
+ */
+#ifndef SHAPE_EMIT_RUNTIME_INTERNAL_H
+#define SHAPE_EMIT_RUNTIME_INTERNAL_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shape/emit.h"
+
+#define EMIT_HIDDEN __attribute__((visibility("hidden")))
+
+#define MAX_HEADERS 24
+#define LAG_BUCKETS 10000 /* 0.1 ms each: up to 1 s; later sends go to the last */
+
+/* ---- metadata (metadata.c) ---------------------------------------------------- */
+
+typedef struct header_spec {
+    char *name;
+    char *value;   /* static value, or NULL */
+    char *column;  /* @column, or NULL */
+} header_spec;
+
+typedef struct table_meta {
+    shape_event_table et;
+    shape_event_rows rows; /* typed rows, for destinations that want them (made lazily) */
+    int rows_made;
+    int key_cols[SHAPE_GEN_MAX_COLUMNS];
+    int header_cols[MAX_HEADERS]; /* column of an @column header, or -1 */
+    size_t name_len;              /* strlen(et.name), measured once (used per event) */
+} table_meta;
+
+/* ---- batches (queue.c) --------------------------------------------------------- */
+
+typedef struct batch {
+    uint64_t offset;  /* global offset of the first event */
+    uint64_t row0;    /* row (= seq) of the first event */
+    uint64_t stride;  /* rows between two events of the batch (the shard count, else 1) */
+    size_t k;         /* plan index of its table */
+    size_t n;
+    char *arena;
+    size_t len, cap;
+    size_t *body_off; /* per event */
+    size_t *key_off;
+    size_t *hval_off; /* per event × nh: arena offset, or SIZE_MAX for a static value */
+    shape_emit_message *msgs;
+    shape_emit_header *hdrs; /* per event × nh */
+    struct ArrowArray rows;  /* the events as typed rows (release NULL: none) */
+} batch;
+
+/* Batches sent together: the sender merges batches that are already due
+ * (and, unpaced, already queued) into one send, so a destination whose
+ * acknowledgement takes longer than the batch interval keeps the rate
+ * instead of falling behind by a round trip per batch. */
+#define MAX_GROUP 64
+typedef struct group {
+    batch *b[MAX_GROUP];
+    size_t nb, n;
+    shape_emit_message *msgs; /* the batches' messages, concatenated (runtime-owned); what a
+                               * destination is handed, so it may change them: the batches
+                               * keep the originals (group_message) */
+    size_t *bi;               /* batch (in the group) of each message */
+    uint64_t *ri;             /* seq of each message */
+    int handed;               /* msgs went to a destination since they were copied */
+    size_t refused, first_refused; /* REFUSED outcomes after the last send_msgs, when it
+                                    * saw them all (refused_known), and the first one */
+    int refused_known;
+} group;
+
+/* The original of the group's message i (as the generator built it). */
+static inline const shape_emit_message *group_message(const group *g, size_t i)
+{
+    const batch *b = g->b[g->bi[i]];
+    return &b->msgs[(g->ri[i] - b->row0) / b->stride];
+}
+
+/* ---- the runtime ----------------------------------------------------------------- */
+
+typedef struct runtime {
+    const shape_emit_config *cfg;
+    int want_rows; /* a destination encodes events itself: build typed rows */
+    int bodies;    /* render the JSON bodies (not when every destination encodes from the
+                    * rows alone and no dead letter can need them) */
+    header_spec hdrs[MAX_HEADERS];
+    table_meta *meta;
+    size_t nh; /* headers per message */
+    /* queue */
+    pthread_mutex_t mu;
+    pthread_cond_t cond_full, cond_free;
+    batch **pool;
+    size_t npool;
+    batch **fullq, **freeq;
+    size_t full_head, full_count, free_count;
+    int gen_done, stopping;
+    int gen_rc;
+    shape_err gen_err;
+    size_t max_depth;
+    /* checkpoint thread */
+    pthread_mutex_t ck_mu;
+    pthread_cond_t ck_cond;
+    int ck_want, ck_quit, ck_failed;
+    uint64_t ck_offset, ck_count;
+    shape_err ck_err;
+    /* dead letters */
+    char *dl_buf;
+    size_t dl_cap;
+    shape_emit_message *dl_msgs;
+    shape_emit_header *dl_hdrs;
+    /* sender scratch */
+    group grp;
+    size_t max_group;
+    shape_emit_message *tmp;
+    size_t *tmp_idx;
+    uint32_t lag_hist[LAG_BUCKETS + 1];
+    uint64_t lag_n;
+    /* threads, and the sender's clock and counters (runtime.c) */
+    pthread_t gen, ckt;
+    int gen_started, ck_started;
+    uint64_t delivered, last_ck, sent;
+    double t_start, t0, first_delivery, last_delivery, last_ck_time, last_progress;
+    size_t first_batch; /* events of the first send */
+    int started;
+} runtime;
+
+/* Events this run's stream holds: the plan's, or this shard's share of it. */
+static inline uint64_t stream_total(const shape_emit_config *cfg)
+{
+    return shape_emit_shard_events(cfg->plan->total, cfg->shard_index, cfg->shard_count);
+}
+
+static inline uint64_t shard_stride(const shape_emit_config *cfg)
+{
+    return cfg->shard_count > 1 ? cfg->shard_count : 1;
+}
+
+/* metadata.c */
+EMIT_HIDDEN int shape_emit_headers_parse(const shape_emit_config *cfg, header_spec *out, shape_err *err);
+EMIT_HIDDEN void shape_emit_headers_free(header_spec *h, size_t n);
+/* Every table's metadata (meta[plan->ntables]); unknown columns are refused. */
+EMIT_HIDDEN int shape_emit_meta_build(const shape_emit_config *cfg, const header_spec *hdrs, table_meta *meta,
+                                      shape_err *err);
+/* Render one event of table meta m into batch b at position i; -1: out of memory. */
+EMIT_HIDDEN int shape_emit_render_event(runtime *rt, batch *b, size_t i, const table_meta *m, uint64_t seq,
+                                        const shape_gen_row *row);
+
+/* queue.c */
+EMIT_HIDDEN batch *shape_emit_batch_new(size_t cap, size_t nh);
+EMIT_HIDDEN void shape_emit_batch_free(batch *b);
+/* The generator thread (arg: the runtime). */
+EMIT_HIDDEN void *shape_emit_generator_main(void *arg);
+/* Next batch, or NULL at the end of the stream (or a generator failure). */
+EMIT_HIDDEN batch *shape_emit_queue_next(runtime *rt);
+/* The next batch if one is queued now, else NULL (never waits). */
+EMIT_HIDDEN batch *shape_emit_queue_try_next(runtime *rt);
+/* Put a batch taken by shape_emit_queue_try_next back at the head of the queue. */
+EMIT_HIDDEN void shape_emit_queue_unget(runtime *rt, batch *b);
+/* Give a batch back to the pool. */
+EMIT_HIDDEN void shape_emit_queue_recycle(runtime *rt, batch *b);
+
+/* runtime.c: send msgs[0..n) to d with retries (see there). */
+EMIT_HIDDEN int shape_emit_send(runtime *rt, shape_emit_destination *d, shape_emit_message *msgs, size_t n,
+                                group *g, int *attempts, shape_emit_report *rep, shape_err *err);
+
+/* dead_letter.c: records for every refused message of g (as refused by d),
+ * delivered to the dead-letter destination. */
+EMIT_HIDDEN int shape_emit_dead_letter(runtime *rt, group *g, shape_emit_destination *d, int attempts,
+                                       shape_emit_report *rep, shape_err *err);
+
+#endif
