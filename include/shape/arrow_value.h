@@ -28,6 +28,9 @@
 #ifndef SHAPE_ARROW_VALUE_H
 #define SHAPE_ARROW_VALUE_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -223,4 +226,5 @@ static inline int64_t shape_arrow_days(const shape_arrow_type *t, int64_t v)
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

@@ -34,6 +34,9 @@
 #ifndef SHAPE_DOMAIN_H
 #define SHAPE_DOMAIN_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stddef.h>
 #include <stdint.h>
 
@@ -136,4 +139,5 @@ void shape_domain_cursor_close(shape_domain_cursor *c);
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

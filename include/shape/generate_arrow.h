@@ -12,6 +12,9 @@
 #ifndef SHAPE_GENERATE_ARROW_H
 #define SHAPE_GENERATE_ARROW_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stdint.h>
 
 #include "shape/arrow.h"
@@ -46,4 +49,5 @@ static inline int shape_gen_arrow_append_inline(shape_column *c, const shape_gen
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

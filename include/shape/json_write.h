@@ -48,6 +48,9 @@
 #ifndef SHAPE_JSON_WRITE_H
 #define SHAPE_JSON_WRITE_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -372,4 +375,5 @@ static inline char *shape_json_timestamp(char *p, int64_t value, int unit_digits
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

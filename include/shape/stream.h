@@ -34,6 +34,9 @@
 #ifndef SHAPE_STREAM_H
 #define SHAPE_STREAM_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -140,4 +143,5 @@ shape_source_progress shape_stream_progress(shape_stream *s);
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif

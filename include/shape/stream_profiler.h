@@ -19,6 +19,9 @@
 #ifndef SHAPE_STREAM_PROFILER_H
 #define SHAPE_STREAM_PROFILER_H
 
+#include "shape/export.h"
+SHAPE_API_BEGIN
+
 #include "shape/profile.h"
 #include "shape/stream.h"
 
@@ -78,4 +81,5 @@ shape_stream *shape_stream_profiler_stream(const shape_stream_profiler *p);
 #ifdef __cplusplus
 }
 #endif
+SHAPE_API_END
 #endif
