@@ -299,9 +299,7 @@ void shape_gen_poisson_counts(double *q, uint32_t kmax, double lambda);
 #define SHAPE_GEN_NS_PER_SEC 1000000000LL
 #define SHAPE_GEN_NS_PER_DAY 86400000000000LL
 
-/* Days since 1970-01-01 of a proleptic Gregorian date, and back. */
-int64_t shape_gen_days_from_civil(int64_t y, unsigned m, unsigned d);
-void shape_gen_civil_from_days(int64_t days, int64_t *y, unsigned *m, unsigned *d);
+/* Dates: shape_days_from_civil / shape_civil_from_days (shape/timestamp.h). */
 /* 0 = Monday ... 6 = Sunday. */
 unsigned shape_gen_weekday(int64_t days);
 

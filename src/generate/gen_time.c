@@ -5,7 +5,7 @@
  * machinery (which is locale- and TZ-dependent and not thread-friendly), and
  * retail's order dates follow a seasonal model (month x weekday weights, two
  * daily peaks) that must be drawn from one row's draws alone.
- * How: Howard Hinnant's days_from_civil / civil_from_days (exact, any year);
+ * How: the core's days_from_civil / civil_from_days (shape/timestamp.h: exact, any year);
  * the seasonal model precomputes the cumulative probability of each day of
  * the range once (1,461 doubles for 2022-2025) plus a guide table of where
  * each 1/2048 of probability starts, and draws a day by a short walk from
@@ -15,34 +15,9 @@
  * weights, the second is uniform.
  */
 #include "shape/generate.h"
+#include "shape/timestamp.h"
 
 #include <stdlib.h>
-
-int64_t shape_gen_days_from_civil(int64_t y, unsigned m, unsigned d)
-{
-    y -= m <= 2;
-    int64_t era = (y >= 0 ? y : y - 399) / 400;
-    unsigned yoe = (unsigned)(y - era * 400);
-    unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    return era * 146097 + (int64_t)doe - 719468;
-}
-
-void shape_gen_civil_from_days(int64_t z, int64_t *y, unsigned *m, unsigned *d)
-{
-    z += 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    unsigned doe = (unsigned)(z - era * 146097);
-    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t yy = (int64_t)yoe + era * 400;
-    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    unsigned mp = (5 * doy + 2) / 153;
-    unsigned dd = doy - (153 * mp + 2) / 5 + 1;
-    unsigned mm = mp < 10 ? mp + 3 : mp - 9;
-    *y = yy + (mm <= 2);
-    *m = mm;
-    *d = dd;
-}
 
 unsigned shape_gen_weekday(int64_t days)
 {
@@ -80,7 +55,7 @@ int shape_gen_seasonal_init(shape_gen_seasonal *m, int64_t first_day, uint32_t n
     for (uint32_t i = 0; i < ndays; i++) {
         int64_t y;
         unsigned mo, d;
-        shape_gen_civil_from_days(first_day + i, &y, &mo, &d);
+        shape_civil_from_days(first_day + i, &y, &mo, &d);
         bucket_days[mo - 1][shape_gen_weekday(first_day + i)]++;
     }
     double *cdf = malloc(sizeof *cdf * ndays + sizeof(uint32_t) * SHAPE_GEN_SEASONAL_GUIDE);
@@ -89,7 +64,7 @@ int shape_gen_seasonal_init(shape_gen_seasonal *m, int64_t first_day, uint32_t n
     for (uint32_t i = 0; i < ndays; i++) {
         int64_t y;
         unsigned mo, d;
-        shape_gen_civil_from_days(first_day + i, &y, &mo, &d);
+        shape_civil_from_days(first_day + i, &y, &mo, &d);
         unsigned wd = shape_gen_weekday(first_day + i);
         total += month_w[mo - 1] * weekday_w[wd] / bucket_days[mo - 1][wd];
         cdf[i] = total;

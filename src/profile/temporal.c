@@ -16,6 +16,7 @@
  * (year, count).
  */
 #include "shape/profile.h"
+#include "shape/timestamp.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -27,19 +28,6 @@ static int64_t floor_div(int64_t a, int64_t b)
 {
     int64_t q = a / b;
     return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
-}
-
-static void civil_from_days(int64_t z, int64_t *year, int *month, int *day)
-{
-    z += 719468; /* days from 0000-03-01 to 1970-01-01 */
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    int64_t doe = z - era * 146097;                                     /* [0, 146096] */
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365; /* [0, 399] */
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);              /* [0, 365] */
-    int64_t mp = (5 * doy + 2) / 153;                                   /* [0, 11], March = 0 */
-    *day = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *month = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *year = yoe + era * 400 + (*month <= 2);
 }
 
 static int dow_from_days(int64_t days)
@@ -61,7 +49,10 @@ void shape_civil_from_us(int64_t us, shape_civil *out)
     int64_t rem = floor_mod(us, US_PER_DAY);
     out->hour = (int)(rem / US_PER_HOUR);
     out->dow = dow_from_days(days);
-    civil_from_days(days, &out->year, &out->month, &out->day);
+    unsigned month, day;
+    shape_civil_from_days(days, &out->year, &month, &day);
+    out->month = (int)month;
+    out->day = (int)day;
 }
 
 void shape_timehist_init(shape_timehist *t) { memset(t, 0, sizeof *t); }
@@ -109,13 +100,13 @@ int shape_timehist_add(shape_timehist *t, int64_t us, shape_err *err)
     int64_t rem = floor_mod(us, US_PER_DAY);
     if (!t->have_last || days != t->last_day) {
         int64_t year;
-        int month, day;
-        civil_from_days(days, &year, &month, &day);
+        unsigned month, day;
+        shape_civil_from_days(days, &year, &month, &day);
         size_t slot;
         SHAPE_RETURN_NOT_OK(year_slot(t, year, &slot, err));
         t->last_day = days;
         t->last_dow = dow_from_days(days);
-        t->last_month = month - 1;
+        t->last_month = (int)month - 1;
         t->last_year_index = slot;
         t->have_last = 1;
     }

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "shape/generate.h"
+#include "shape/timestamp.h"
 #include "shape/generate_retail.h"
 
 static double absd(double x) { return x < 0 ? -x : x; }
@@ -772,7 +773,7 @@ static void test_statistics_medium(void **state)
         weekday[shape_gen_weekday(t / NS_DAY)]++;
         int64_t y;
         unsigned mo, dd;
-        shape_gen_civil_from_days(t / NS_DAY, &y, &mo, &dd);
+        shape_civil_from_days(t / NS_DAY, &y, &mo, &dd);
         months[mo - 1]++;
         if (y >= 2022 && y <= 2025) years[y - 2022]++;
         hours[t / SHAPE_GEN_NS_PER_SEC % 86400 / 3600]++;
@@ -797,13 +798,13 @@ static void test_statistics_medium(void **state)
     for (int64_t day = 18993; day < 18993 + 1461; day++) {
         int64_t y;
         unsigned mo, dd;
-        shape_gen_civil_from_days(day, &y, &mo, &dd);
+        shape_civil_from_days(day, &y, &mo, &dd);
         bucket[mo - 1][shape_gen_weekday(day)] += 1;
     }
     for (int64_t day = 18993; day < 18993 + 1461; day++) {
         int64_t y;
         unsigned mo, dd;
-        shape_gen_civil_from_days(day, &y, &mo, &dd);
+        shape_civil_from_days(day, &y, &mo, &dd);
         unsigned w = shape_gen_weekday(day);
         double weight = mw[mo - 1] * wd[w] / bucket[mo - 1][w] * ((double)(day - 18993) + 0.5);
         expect_m[mo - 1] += weight;

@@ -64,6 +64,7 @@
 #include <string.h>
 
 #include "data/retail_data.h"
+#include "shape/timestamp.h"
 
 /* ---- presets ------------------------------------------------------------ */
 
@@ -365,8 +366,8 @@ static int build(shape_retail *d, shape_err *err)
                             d->tenure_cdf, RETAIL_TENURE_CELLS);
     SHAPE_RETURN_NOT_OK(shape_gen_alloc_init(&d->orders, customers, orders, q, d->orders_cap, err));
 
-    int64_t first_day = shape_gen_days_from_civil(RANGE_FIRST_YEAR, 1, 1);
-    int64_t end_day = shape_gen_days_from_civil(RANGE_LAST_YEAR + 1, 1, 1);
+    int64_t first_day = shape_days_from_civil(RANGE_FIRST_YEAR, 1, 1);
+    int64_t end_day = shape_days_from_civil(RANGE_LAST_YEAR + 1, 1, 1);
     d->range_start_ns = first_day * SHAPE_GEN_NS_PER_DAY;
     d->range_end_ns = end_day * SHAPE_GEN_NS_PER_DAY;
     static const double month_w[12] = {.071, .068, .079, .079, .083, .083,
