@@ -22,6 +22,7 @@
 #include "cli/commands.h"
 #include "shape/atomic_file.h"
 #include "shape/json.h" /* shape_json_buf */
+#include "shape/paths.h"
 #include "shape/profile.h"
 
 static int read_file(const char *path, uint8_t **out, size_t *len, shape_err *err)
@@ -63,11 +64,27 @@ static int load_state(const char *path, const shape_profile_config *cfg, shape_p
     return rc;
 }
 
+/* The states read, -o and --state: no output over an input or another
+ * output, every output's folder there, before anything is read. */
+static int check_paths(const shape_args *args, const char *output, const char *state_out, shape_err *err)
+{
+    size_t n = shape_args_positional_count(args);
+    shape_path_use *uses = calloc(n + 2, sizeof *uses);
+    if (!uses) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    uses[0] = (shape_path_use){"-o", output, 1};
+    uses[1] = (shape_path_use){"--state", state_out, 1};
+    for (size_t i = 0; i < n; i++) uses[i + 2] = (shape_path_use){"the state", shape_args_positional(args, i), 0};
+    int rc = shape_paths_check(uses, n + 2, err);
+    free(uses);
+    return rc;
+}
+
 static int run_profile_merge(const shape_args *args, shape_err *err)
 {
     const char *output = shape_args_value(args, "output");
     const char *state_out = shape_args_value(args, "state");
     if (!output || !output[0]) return shape_err_set(err, SHAPE_EINVAL, "-o/--output OUT.json is required");
+    SHAPE_RETURN_NOT_OK(check_paths(args, output, state_out, err));
     shape_profile_config cfg;
     shape_profile_config_default(&cfg);
     SHAPE_RETURN_NOT_OK(shape_args_int(args, "top-n", 1, INT32_MAX, SHAPE_PROFILE_TOP_N, &cfg.top_n, err));

@@ -27,6 +27,7 @@
 #include "cli/stream_common.h"
 #include "shape/atomic_file.h"
 #include "shape/clock.h"
+#include "shape/paths.h"
 #include "shape/profile.h"
 #include "shape/stream_profiler.h"
 
@@ -182,6 +183,11 @@ static int read_options(const shape_args *args, run *r, shape_err *err)
     if (idle_text) SHAPE_RETURN_NOT_OK(shape_options_set_double(r->options, "idle_timeout", idle, err));
     r->pc.partitions = shape_args_value(args, "partitions");
     if (r->pc.partitions) SHAPE_RETURN_NOT_OK(shape_options_set_string(r->options, "partitions", r->pc.partitions, err));
+    shape_path_use uses[] = {{"-o", r->output, 1},
+                             {"--state", r->state_path, 1},
+                             {"--checkpoint", r->pc.checkpoint, 1},
+                             {"the input", shape_paths_uri_file(r->pc.uri), 0}};
+    SHAPE_RETURN_NOT_OK(shape_paths_check(uses, sizeof uses / sizeof uses[0], err));
     if (follow && !r->limited)
         fprintf(stderr, "shape: following until interrupted (Ctrl-C stops, checkpoints and writes the profile)\n");
     return SHAPE_OK;

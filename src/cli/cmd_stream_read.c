@@ -23,6 +23,7 @@
 #include "cli/commands.h"
 #include "cli/stream_common.h"
 #include "shape/arrow_json.h"
+#include "shape/paths.h"
 #include "shape/stream.h"
 #include "shape/stream_checkpoint.h"
 
@@ -90,6 +91,8 @@ static int run_stream_read(const shape_args *args, shape_err *err)
     if (format && !print && strcmp(format, "null") != 0)
         return shape_err_set(err, SHAPE_EINVAL, "--format must be 'jsonl' or 'null', got '%.32s'", format);
     int rc = shape_args_int(args, "max-reconnects", 0, 1000000, 5, &max_reconnects, err);
+    shape_path_use uses[] = {{"--checkpoint", checkpoint, 1}, {"the input", shape_paths_uri_file(uri), 0}};
+    if (rc == SHAPE_OK) rc = shape_paths_check(uses, 2, err);
     if (rc == SHAPE_OK) rc = shape_cli_source_options(args, &options, err);
     if (rc == SHAPE_OK) rc = reading_flags(args, options, err);
     if (rc == SHAPE_OK && checkpoint) rc = load_checkpoint(checkpoint, uri, &start, &found, err);

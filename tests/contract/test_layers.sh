@@ -22,7 +22,7 @@ room_of_header() {
     generate|generate_arrow|generate_retail|domain) echo generate ;;
     stream|stream_checkpoint|stream_profiler) echo stream ;;
     emit|event) echo emit ;;
-    arrow|arrow_json|arrow_value|atomic_file|base64|bytes|checkpoint_file|cli|clock|credref|decode|error|export|json|json_write|offsets|options|plugin|registry|source|source_stream|task|timestamp|utf8|version) echo core ;;
+    arrow|arrow_json|arrow_value|atomic_file|base64|bytes|checkpoint_file|cli|clock|credref|decode|error|export|json|json_write|offsets|options|paths|plugin|registry|source|source_stream|task|timestamp|utf8|version) echo core ;;
     *) echo unknown ;;
   esac
 }

@@ -239,8 +239,11 @@ printf '{"id":1,"x":"a"}\n{"id":2,"x":"b"}\n' >"$tmp/s.jsonl"
   || fail "schema option: $(shape stream-read "$tmp/s.jsonl" --option 'schema=[["id","g"]]' 2>&1)"
 expect_refusal "option 'schema' must be a list" "$tmp/s.jsonl" -o "$tmp/x.json" --option schema=5
 expect_refusal "unsupported type 'zz'" "$tmp/s.jsonl" -o "$tmp/x.json" --option 'schema=[["id","zz"]]'
+rm -f "$tmp/x.json"
 rc=0; shape stream-profile "$tmp/s.jsonl" -o "$tmp/x.json" --checkpoint "$tmp/no-such-dir/ck" >/dev/null 2>"$tmp/err" || rc=$?
-[ "$rc" -eq 2 ] && grep -q "^shape: error: cannot write '.*no-such-dir/ck'" "$tmp/err" || fail "unwritable checkpoint: rc $rc $(cat "$tmp/err")"
+[ "$rc" -eq 2 ] && grep -q "^shape: error: --checkpoint .*no-such-dir/ck: the folder .*no-such-dir does not exist" "$tmp/err" \
+  || fail "unwritable checkpoint: rc $rc $(cat "$tmp/err")"
+[ ! -e "$tmp/x.json" ] || fail "unwritable checkpoint: refused only after the work (-o was written)"
 rm -f "$tmp/x.json"
 
 # ---- --state and profile-merge: two halves merged equal one run on exact fields
@@ -270,6 +273,22 @@ rc=0; shape profile-merge "$tmp/h1.state" >/dev/null 2>"$tmp/err" || rc=$?
 [ "$rc" -eq 2 ] || fail "profile-merge without -o exited $rc"
 rc=0; shape profile-merge "$tmp/h1.json" -o "$tmp/bad.json" >/dev/null 2>"$tmp/err" || rc=$?
 [ "$rc" -eq 2 ] && [ ! -e "$tmp/bad.json" ] || fail "a document is not a state: rc $rc"
+
+# ---- files checked before any work (issue 24): no output over the input or
+# another output, no output into a folder that is not there
+cp "$tmp/data.jsonl" "$tmp/in.jsonl"
+sum_before=$(sha256sum <"$tmp/in.jsonl")
+expect_refusal "-o $tmp/in.jsonl is also the input" "$tmp/in.jsonl" -o "$tmp/in.jsonl"
+expect_refusal "--state .*/./in.jsonl is also the input" "$tmp/in.jsonl" -o "$tmp/x.json" --state "$tmp/./in.jsonl"
+expect_refusal "-o and --checkpoint name the same file" "$tmp/in.jsonl" -o "$tmp/x.json" --checkpoint "$tmp/x.json"
+expect_refusal "-o and --state name the same file" "$tmp/in.jsonl" -o "$tmp/x.json" --state "$tmp/./x.json"
+expect_refusal "--state /nonexistent/x: the folder /nonexistent does not exist" "$tmp/in.jsonl" -o "$tmp/x.json" --state /nonexistent/x
+[ "$(sha256sum <"$tmp/in.jsonl")" = "$sum_before" ] && [ ! -e "$tmp/x.json" ] || fail "a refused run changed the input or wrote -o"
+rc=0; shape profile-merge "$tmp/h1.state" "$tmp/h2.state" -o "$tmp/h1.state" >/dev/null 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q 'is also the input' "$tmp/err" || fail "profile-merge -o over a state: rc $rc $(cat "$tmp/err")"
+rc=0; shape stream-read "$tmp/in.jsonl" --checkpoint "$tmp/in.jsonl" >/dev/null 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q 'is also the input' "$tmp/err" || fail "stream-read --checkpoint over its input: rc $rc $(cat "$tmp/err")"
+[ "$(sha256sum <"$tmp/in.jsonl")" = "$sum_before" ] || fail "a refused run changed the input"
 
 # ---- outputs on special files are written through, never replaced (issue 24)
 shape stream-profile "$tmp/data.jsonl" -o - --batch-size 700 >"$tmp/both" 2>/dev/null || fail "-o -: exit $?"
