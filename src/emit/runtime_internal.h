@@ -2,9 +2,11 @@
  * libshape): the table metadata, the batches and the runtime handle.
  *
  * The runtime (shape/emit.h) is four files around one struct `runtime`:
- *   metadata.c     keys and headers: --header parsing, each table's metadata,
- *                  rendering one event's message (body, key, headers);
- *   queue.c        the batch pool, the generator thread and the bounded queue;
+ *   metadata.c     keys and headers: --header parsing, each table's metadata
+ *                  (key and @column header column indexes), checked up front;
+ *   queue.c        the batch pool, the generator thread (which renders each
+ *                  event's body, key and headers into its batch) and the
+ *                  bounded queue;
  *   dead_letter.c  shape-dead-letter v1 records for refused events;
  *   runtime.c      pacing, delivery with retries, checkpoints, and the run
  *                  (setup, loop, teardown).
@@ -150,9 +152,6 @@ EMIT_HIDDEN void shape_emit_headers_free(header_spec *h, size_t n);
 /* Every table's metadata (meta[plan->ntables]); unknown columns are refused. */
 EMIT_HIDDEN int shape_emit_meta_build(const shape_emit_config *cfg, const header_spec *hdrs, table_meta *meta,
                                       shape_err *err);
-/* Render one event of table meta m into batch b at position i; -1: out of memory. */
-EMIT_HIDDEN int shape_emit_render_event(runtime *rt, batch *b, size_t i, const table_meta *m, uint64_t seq,
-                                        const shape_gen_row *row);
 
 /* queue.c */
 EMIT_HIDDEN batch *shape_emit_batch_new(size_t cap, size_t nh);
