@@ -28,6 +28,7 @@
 #include "registry/flat_json.h"
 #include "registry/formats.h"
 #include "shape/event.h"
+#include "shape/generate_retail.h"
 
 #define BATCH 1000
 

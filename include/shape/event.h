@@ -36,7 +36,6 @@ SHAPE_API_BEGIN
 #include "shape/arrow.h"
 #include "shape/error.h"
 #include "shape/generate.h"
-#include "shape/generate_retail.h"
 #include "shape/json_write.h"
 
 #ifdef __cplusplus

@@ -19,6 +19,7 @@
 #include "registry/client.h"
 #include "registry/wire_decode.h"
 #include "shape/event.h"
+#include "shape/generate_retail.h"
 
 static char *slurp(const char *path, size_t *len)
 {

@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "shape/event.h"
+#include "shape/generate_retail.h"
 
 typedef struct fixture {
     shape_retail *domain;
