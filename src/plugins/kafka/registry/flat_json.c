@@ -202,6 +202,16 @@ static int drop_row(shape_json_buf *out, size_t start, shape_err *err)
     return shape_err_set(err, SHAPE_ENOMEM, "out of memory rendering a flat JSON event");
 }
 
+/* '}' after the members (`{}` when there were none). */
+static int close_row(shape_json_buf *out, size_t start, size_t members, shape_err *err)
+{
+    if (shape_json_buf_room(out, 2) != 0) return drop_row(out, start, err);
+    if (members == 0) out->data[out->len++] = '{';
+    out->data[out->len++] = '}';
+    out->data[out->len] = '\0';
+    return SHAPE_OK;
+}
+
 int shape_flat_json_row(const struct ArrowSchema *schema, const struct ArrowArray *array, int64_t row,
                         shape_json_buf *out, shape_err *err)
 {
@@ -227,11 +237,7 @@ int shape_flat_json_row(const struct ArrowSchema *schema, const struct ArrowArra
         if (shape_arrow_json_value(out, &t, array->children[k], logical, 0) != SHAPE_OK)
             return drop_row(out, start, err);
     }
-    if (shape_json_buf_room(out, 2) != 0) return drop_row(out, start, err);
-    if (schema->n_children == 0) out->data[out->len++] = '{';
-    out->data[out->len++] = '}';
-    out->data[out->len] = '\0';
-    return SHAPE_OK;
+    return close_row(out, start, (size_t)schema->n_children, err);
 }
 
 /* The JSON Schema payload: the flat event of the codec's columns (the poison
@@ -250,9 +256,5 @@ int regfmt_json_encode(const shape_regfmt_codec *c, const struct ArrowArray *arr
         if (shape_arrow_json_value(out, &col->type, array->children[col->child], logical, 0) != SHAPE_OK)
             return drop_row(out, start, err);
     }
-    if (shape_json_buf_reserve(out, 2) != 0) return drop_row(out, start, err);
-    if (c->ncolumns == 0) out->data[out->len++] = '{';
-    out->data[out->len++] = '}';
-    out->data[out->len] = '\0';
-    return SHAPE_OK;
+    return close_row(out, start, c->ncolumns, err);
 }
