@@ -2,7 +2,7 @@
 # broker does (src/plugins/kafka/broker_nodelay.c): without it a response
 # written in pieces waits up to 40 ms for the client's delayed ACK (seen as
 # ~45 ms stalls at the end of produce sends and in paced lateness).
-# How: a broker of two brokers with a control socket; a client (kcat -L)
+# How: a cluster of two brokers with a control socket; a client (kcat -L)
 # uses it; then connections held open to each broker's port are looked up
 # in the broker process (/proc/PID/fd and /proc/PID/net/tcp{,6}), each
 # accepted socket is copied out with pidfd_getfd(2) and its TCP_NODELAY read:
@@ -11,15 +11,26 @@
 source "$(dirname "$0")/lib.sh"
 [ -z "${SHAPE_TEST_KAFKA:-}" ] || { echo "SKIP: tests shape broker itself, not a live cluster"; exit 77; }
 command -v kcat >/dev/null || fail "kcat is not installed (scripts/install-deps installs it)"
-"$SHAPE_BIN" broker --brokers 2 --topic nd:2 --control "$TEST_TMP/control" --bootstrap-file "$TEST_TMP/bootstrap" \
-  >"$TEST_TMP/broker.out" 2>"$TEST_TMP/broker.err" &
-BROKER_PID=$!
-for _ in $(seq 1 100); do [ -s "$TEST_TMP/bootstrap" ] && [ -S "$TEST_TMP/control" ] && break; sleep 0.1; done
-[ -s "$TEST_TMP/bootstrap" ] || fail "shape broker did not start: $(cat "$TEST_TMP/broker.err")"
-kcat -b "$(cat "$TEST_TMP/bootstrap")" -L -t nd | grep -q 'topic "nd" with 2 partitions' || fail "kcat -L did not see the topic"
-python3 - "$BROKER_PID" "$(cat "$TEST_TMP/bootstrap")" "$TEST_TMP/control" <<'PY' || fail "a client connection of shape broker has no TCP_NODELAY"
-import ctypes, os, socket, sys, time
-pid, bootstraps, control = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+# Python starts the broker itself: a parent may read its child's descriptors
+# even where ptrace is limited to descendants (Yama ptrace_scope 1).
+python3 - "$SHAPE_BIN" "$TEST_TMP" <<'PY' || fail "a client connection of shape broker has no TCP_NODELAY"
+import ctypes, os, socket, subprocess, sys, time
+shape, tmp = sys.argv[1], sys.argv[2]
+control, bootstrap_file = os.path.join(tmp, "control"), os.path.join(tmp, "bootstrap")
+with open(os.path.join(tmp, "broker.err"), "w") as err:
+    broker = subprocess.Popen([shape, "broker", "--brokers", "2", "--topic", "nd:2", "--control", control,
+                               "--bootstrap-file", bootstrap_file], stdout=subprocess.DEVNULL, stderr=err)
+pid = broker.pid
+for _ in range(100):
+    if os.path.exists(bootstrap_file) and os.path.exists(control):
+        break
+    if broker.poll() is not None:
+        raise SystemExit("shape broker exited: " + open(os.path.join(tmp, "broker.err")).read())
+    time.sleep(0.1)
+else:
+    broker.kill()
+    raise SystemExit("shape broker did not start in 10 s")
+bootstraps = open(bootstrap_file).read().strip()
 ports = [int(hp.rsplit(":", 1)[1]) for hp in bootstraps.split(",")]
 libc = ctypes.CDLL(None, use_errno=True)
 SYS_pidfd_getfd = 438  # the same number on every Linux architecture
@@ -77,8 +88,19 @@ def command(line):
     if not reply.startswith("ok"):
         raise SystemExit("control %r: %s" % (line, reply))
 
-check_all("at start")
-command("down 1")
-command("up 1")
-check_all("after down 1 / up 1")
+try:
+    meta = subprocess.run(["kcat", "-b", bootstraps, "-L", "-t", "nd"], capture_output=True, text=True, timeout=30)
+    if 'topic "nd" with 2 partitions' not in meta.stdout:
+        raise SystemExit("kcat -L did not see the topic: " + meta.stdout + meta.stderr)
+    check_all("at start")
+    command("down 1")
+    command("up 1")
+    check_all("after down 1 / up 1")
+finally:
+    broker.terminate()
+    try:
+        broker.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        broker.kill()
+        raise SystemExit("shape broker did not stop on SIGTERM")
 PY
