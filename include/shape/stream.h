@@ -69,8 +69,9 @@ typedef struct shape_stream_counters {
 } shape_stream_counters;
 
 #define SHAPE_STREAM_N_COUNTERS 6
-/* "batches_read", ... in the struct's order (checkpoint member names). */
-extern const char *const shape_stream_counter_names[SHAPE_STREAM_N_COUNTERS];
+/* "batches_read", ... in the struct's order (checkpoint member names):
+ * SHAPE_STREAM_N_COUNTERS static strings (a function, not exported data). */
+const char *const *shape_stream_counter_names(void);
 int64_t *shape_stream_counter_at(shape_stream_counters *c, size_t i);
 
 /* One column of the frozen schema: its name and Arrow format string. */

@@ -221,7 +221,7 @@ static json_t *counters_json(const shape_stream_counters *c)
     shape_stream_counters copy = *c;
     json_t *cnt = json_object();
     for (size_t i = 0; cnt && i < SHAPE_STREAM_N_COUNTERS; i++)
-        json_object_set_new(cnt, shape_stream_counter_names[i], json_integer(*shape_stream_counter_at(&copy, i)));
+        json_object_set_new(cnt, shape_stream_counter_names()[i], json_integer(*shape_stream_counter_at(&copy, i)));
     return cnt;
 }
 

@@ -44,7 +44,7 @@ static int load_checkpoint(shape_stream_profiler *p, shape_err *err)
                                           .event_time = p->cfg.event_time,
                                           .fingerprint = p->fingerprint,
                                           .cfg = &p->cfg.profile,
-                                          .counter_names = shape_stream_counter_names,
+                                          .counter_names = shape_stream_counter_names(),
                                           .n_counters = SHAPE_STREAM_N_COUNTERS};
     shape_stream_profile_resume got;
     int rc = shape_stream_profile_checkpoint_read(p->cfg.checkpoint, doc, &expect, &got, err);

@@ -27,8 +27,13 @@
 
 #define BACKOFF_CAP_S 30
 
-const char *const shape_stream_counter_names[SHAPE_STREAM_N_COUNTERS] = {
+static const char *const counter_names[SHAPE_STREAM_N_COUNTERS] = {
     "batches_read", "batches_processed", "duplicate_batches", "duplicate_rows", "reconnects", "checkpoints"};
+
+const char *const *shape_stream_counter_names(void)
+{
+    return counter_names;
+}
 
 int64_t *shape_stream_counter_at(shape_stream_counters *c, size_t i)
 {
