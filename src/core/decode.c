@@ -140,6 +140,22 @@ static int reserved_name(const shape_decoder *dec, const char *name, size_t len)
     return 0;
 }
 
+/* The successor table and the names it predicts with (successor_init). */
+static void free_successors(shape_decoder *dec)
+{
+    free(dec->successor);
+    free(dec->successor2);
+    free(dec->plain_name);
+    free(dec->hint_name);
+    free(dec->hint_len);
+    free(dec->quoted);
+    dec->successor = dec->successor2 = NULL;
+    dec->plain_name = NULL;
+    dec->hint_name = NULL;
+    dec->hint_len = NULL;
+    dec->quoted = NULL;
+}
+
 void shape_decoder_free(shape_decoder *dec)
 {
     if (!dec) return;
@@ -149,12 +165,7 @@ void shape_decoder_free(shape_decoder *dec)
     shape_batch_free(dec->batch);
     free(dec->cols);
     free(dec->stringify);
-    free(dec->successor);
-    free(dec->successor2);
-    free(dec->plain_name);
-    free(dec->hint_name);
-    free(dec->hint_len);
-    free(dec->quoted);
+    free_successors(dec);
     free(dec);
 }
 
@@ -769,17 +780,7 @@ static void successor_init(shape_decoder *dec)
     dec->quoted = malloc(quoted_bytes);
     if (!dec->successor || !dec->successor2 || !dec->plain_name || !dec->hint_name || !dec->hint_len ||
         !dec->quoted) {
-        free(dec->successor);
-        free(dec->successor2);
-        free(dec->plain_name);
-        free(dec->hint_name);
-        free(dec->hint_len);
-        free(dec->quoted);
-        dec->quoted = NULL;
-        dec->successor = dec->successor2 = NULL;
-        dec->plain_name = NULL;
-        dec->hint_name = NULL;
-        dec->hint_len = NULL;
+        free_successors(dec);
         return;
     }
     for (size_t i = 0; i < n; i++) dec->successor[i] = dec->successor2[i] = -1;
