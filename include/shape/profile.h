@@ -39,7 +39,6 @@ SHAPE_API_BEGIN
 #include <stddef.h>
 #include <stdint.h>
 
-#include <jansson.h>
 
 #include "shape/arrow.h"
 #include "shape/error.h"
@@ -47,6 +46,8 @@ SHAPE_API_BEGIN
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+struct json_t; /* jansson's value type: the document functions below exchange it */
 
 /* ------------------------------------------------------------------------ */
 /* Fixed parameters (all part of a state's configuration fingerprint)       */
@@ -404,12 +405,12 @@ const shape_profile_config *shape_profile_get_config(const shape_profile *p);
  * §1.10): *out is a new jansson object (caller json_decref's it). Strict:
  * no NaN/inf anywhere (non-finite moments are null, infinite top values are
  * the strings "inf"/"-inf"). */
-int shape_profile_table_json(const shape_profile *p, json_t **out, shape_err *err);
+int shape_profile_table_json(const shape_profile *p, struct json_t **out, shape_err *err);
 
 /* The whole document {schema_version: 1, engine, shape_version, mode:
  * "bounded", tables: {<name>: entry}} for n tables (distinct names, else
  * SHAPE_EINVAL). */
-int shape_profile_document_json(const shape_profile *const *tables, size_t n, json_t **out,
+int shape_profile_document_json(const shape_profile *const *tables, size_t n, struct json_t **out,
                                 shape_err *err);
 
 /* The document as text: indent 2, trailing newline, ASCII (non-ASCII
@@ -422,7 +423,7 @@ int shape_profile_document(const shape_profile *const *tables, size_t n, char **
  * its own line (the document); indent < 0 gives one line with ", " and ": "
  * separators (JSON lines). No trailing newline. Fails (SHAPE_EINVAL) on a
  * non-finite real. *out malloc'd, NUL-terminated. */
-int shape_profile_json_dumps(const json_t *v, int indent, char **out, size_t *len,
+int shape_profile_json_dumps(const struct json_t *v, int indent, char **out, size_t *len,
                              shape_err *err);
 
 /* ------------------------------------------------------------------------ */

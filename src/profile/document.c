@@ -29,6 +29,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "shape/json.h" /* shape_json_buf */
 #include "shape/json_write.h"
 #include "shape/version.h"
