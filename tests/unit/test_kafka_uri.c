@@ -79,6 +79,20 @@ static void test_refuses_bad_topic_names(void **state)
     refuses(uri, "not a Kafka topic name");
 }
 
+/* A port past 65535 would wrap (70000 is 4464 to librdkafka): refused. */
+static void test_refuses_ports_out_of_range(void **state)
+{
+    (void)state;
+    refuses("kafka://127.0.0.1:70000/t", "server '127.0.0.1:70000' has no valid port (1 to 65535)");
+    refuses("kafka://a:9092,b:0/t", "server 'b:0' has no valid port");
+    refuses("kafka://a:/t", "server 'a:' has no valid port");
+    refuses("kafka://a:90x2/t", "has no valid port");
+    refuses("kafka://[::1]:123456/t", "server '[::1]:123456' has no valid port");
+    accepts("kafka://a:1,b:65535,c/t", "a:1,b:65535,c", "t");
+    accepts("kafka://[::1]:9092/t", "[::1]:9092", "t");
+    accepts("kafka://[::1]/t", "[::1]", "t");
+}
+
 static void test_credentials_refused_without_echo(void **state)
 {
     (void)state;
@@ -103,6 +117,7 @@ int main(void)
         cmocka_unit_test(test_refuses_other_schemes_and_empty_authority),
         cmocka_unit_test(test_refuses_bad_topic_names),
         cmocka_unit_test(test_credentials_refused_without_echo),
+        cmocka_unit_test(test_refuses_ports_out_of_range),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -66,6 +66,36 @@ void shape_kafka_uri_free(shape_kafka_uri *uri)
     uri->servers = uri->topic = NULL;
 }
 
+/* Each server of the authority (host, host:port, [v6]:port, comma-separated)
+ * must have a port from 1 to 65535 when it names one: librdkafka would take
+ * 70000 as 4464 and connect somewhere else. */
+static int check_ports(const char *authority, size_t len, shape_err *err)
+{
+    const char *end = authority + len;
+    for (const char *p = authority; p < end;) {
+        const char *comma = memchr(p, ',', (size_t)(end - p));
+        const char *stop = comma ? comma : end;
+        const char *bracket = memchr(p, ']', (size_t)(stop - p));
+        const char *colon = NULL;
+        for (const char *q = bracket ? bracket : p; q < stop; q++)
+            if (*q == ':') colon = q;
+        if (colon && (!bracket || colon == bracket + 1) && (bracket || !memchr(p, ':', (size_t)(colon - p)))) {
+            const char *d = colon + 1;
+            long port = 0;
+            int ok = d < stop && stop - d <= 5;
+            for (const char *q = d; ok && q < stop; q++) {
+                ok = isdigit((unsigned char)*q);
+                port = port * 10 + (*q - '0');
+            }
+            if (!ok || port < 1 || port > 65535)
+                return shape_err_set(err, SHAPE_EINVAL, "the kafka URI's server '%.*s' has no valid port (1 to 65535)",
+                                     (int)(stop - p < 80 ? stop - p : 80), p);
+        }
+        p = comma ? comma + 1 : end;
+    }
+    return SHAPE_OK;
+}
+
 int shape_kafka_uri_parse(const char *uri, shape_kafka_uri *out, shape_err *err)
 {
     out->servers = out->topic = NULL;
@@ -80,6 +110,7 @@ int shape_kafka_uri_parse(const char *uri, shape_kafka_uri *out, shape_err *err)
         return shape_err_set(err, SHAPE_EINVAL, "credentials must be supplied outside the URI");
     if ((size_t)(sep - uri) != 5 || strncasecmp(uri, "kafka", 5) != 0 || auth_len == 0)
         return shape_err_set(err, SHAPE_EINVAL, NOT_KAFKA);
+    SHAPE_RETURN_NOT_OK(check_ports(authority, auth_len, err));
 
     while (path_len > 0 && *path == '/') {
         path++;
