@@ -14,7 +14,13 @@
  * CloudEvents lines (specversion "1.0" with an object `data`) are unwrapped
  * to their data; only a line holding the bytes "specversion" is walked for
  * that, found by a vector pre-scan (has_specversion) rather than memmem.
- * Files carry no broker time, key or headers.
+ * Files carry no broker time, key or headers. A line longer than
+ * max_message_bytes (default 1 MiB, Kafka's message.max.bytes order; 0 = no
+ * limit) is never buffered whole: once the line in hand passes the limit its
+ * bytes are dropped as they are read, up to its end of line, and it counts
+ * as one undecodable message ("--on-error raise" stops on it) — so
+ * `stream-profile /dev/zero` stays within a few MiB instead of growing
+ * until the machine runs out.
  */
 #define _GNU_SOURCE
 #include "shape/source.h"
@@ -37,6 +43,8 @@
 
 #define READ_BLOCK (1 << 20)
 #define DEFAULT_BATCH 65536
+#define DEFAULT_MAX_MESSAGE_BYTES (1 << 20)
+#define TOO_LONG ((size_t)-1) /* line_len of a line dropped for its length */
 
 typedef struct file_source {
     shape_source base;
@@ -53,6 +61,9 @@ typedef struct file_source {
     int64_t skip;        /* lines still to skip to reach the start position */
     int64_t remaining;   /* max_messages left, or -1 */
     int64_t batch_size;
+    size_t max_line;    /* longest line kept, in bytes (SIZE_MAX: no limit) */
+    int raise;          /* on_error = raise: a line too long stops the read */
+    int dropping;       /* the line in hand passed max_line: its bytes are dropped */
 
     size_t *line_off, *line_len; /* lines of the batch being built, relative to buf */
     shape_message *msgs;
@@ -63,7 +74,7 @@ typedef struct file_source {
 static const char *const known_options[] = {
     "start_at", "stop_at_end", "idle_timeout", "max_messages", "batch_size", "on_error",
     "event_time_field", "event_time_unit", "with_offsets", "with_key", "with_headers",
-    "with_timestamp", "nested", "format", "order", "schema", NULL};
+    "with_timestamp", "nested", "format", "order", "schema", "max_message_bytes", NULL};
 
 int shape_file_source_claims(const char *uri)
 {
@@ -210,7 +221,9 @@ static int fill(file_source *fs, size_t keep_from, shape_err *err)
         if (got == 0) {
             if (fs->fd != STDIN_FILENO) close(fs->fd);
             fs->fd = -1;
-            if (fs->buf.len > 0 && fs->buf.data[fs->buf.len - 1] != '\n') fs->buf.data[fs->buf.len++] = '\n';
+            /* a last line without its '\n' ends with its file (a dropped one too) */
+            if (fs->dropping || (fs->buf.len > 0 && fs->buf.data[fs->buf.len - 1] != '\n'))
+                fs->buf.data[fs->buf.len++] = '\n';
             continue;
         }
         fs->buf.len += (size_t)got;
@@ -286,6 +299,21 @@ static void unwrap_cloudevent(file_source *fs, const char **body, size_t *len)
     }
 }
 
+/* The line that passed max_line has ended: one message without a body, or
+ * one line skipped on the way to the start position. */
+static void take_dropped(file_source *fs, size_t *n)
+{
+    fs->dropping = 0;
+    if (fs->skip > 0) {
+        fs->skip--;
+        fs->position++;
+        return;
+    }
+    fs->line_off[*n] = 0;
+    fs->line_len[*n] = TOO_LONG;
+    (*n)++;
+}
+
 static int fs_next(shape_source *src, struct ArrowSchema *schema, struct ArrowArray *array,
                    shape_offsets *after, int *end, shape_err *err)
 {
@@ -300,7 +328,14 @@ static int fs_next(shape_source *src, struct ArrowSchema *schema, struct ArrowAr
     while ((int64_t)n < want) {
         char *nl = scan < fs->buf.len ? memchr(fs->buf.data + scan, '\n', fs->buf.len - scan) : NULL;
         if (!nl) {
-            if (fs->eof) break;
+            if (fs->buf.len - scan > fs->max_line) { /* too long to keep: drop what is read of it */
+                fs->dropping = 1;
+                fs->buf.len = scan;
+            }
+            if (fs->eof) {
+                if (fs->dropping) take_dropped(fs, &n);
+                break;
+            }
             size_t keep = n ? fs->line_off[0] : scan; /* this batch's lines stay */
             SHAPE_RETURN_NOT_OK(fill(fs, keep, err));
             scan -= keep;
@@ -309,7 +344,9 @@ static int fs_next(shape_source *src, struct ArrowSchema *schema, struct ArrowAr
         }
         size_t line_end = (size_t)(nl - fs->buf.data);
         size_t line_len = line_end - scan;
-        if (!blank(fs->buf.data + scan, line_len)) {
+        if (fs->dropping || line_len > fs->max_line) {
+            take_dropped(fs, &n);
+        } else if (!blank(fs->buf.data + scan, line_len)) {
             if (fs->skip > 0) {
                 fs->skip--;
                 fs->position++;
@@ -327,6 +364,15 @@ static int fs_next(shape_source *src, struct ArrowSchema *schema, struct ArrowAr
         return SHAPE_OK;
     }
     for (size_t i = 0; i < n; i++) {
+        if (fs->line_len[i] == TOO_LONG && fs->raise)
+            return shape_err_set(err, SHAPE_EINVAL,
+                                 "partition 0 offset %lld: a line longer than max_message_bytes (%zu bytes); "
+                                 "raise the limit with --option max_message_bytes=N (0: none)",
+                                 (long long)(fs->position + (int64_t)i), fs->max_line);
+        if (fs->line_len[i] == TOO_LONG) { /* no body: the decoder counts it undecodable */
+            fs->msgs[i] = (shape_message){.partition = 0, .offset = fs->position + (int64_t)i};
+            continue;
+        }
         const char *body = fs->buf.data + fs->line_off[i];
         size_t len = fs->line_len[i];
         unwrap_cloudevent(fs, &body, &len);
@@ -377,6 +423,13 @@ static int read_options(const shape_options *o, file_source *fs, int *explicit_f
     SHAPE_RETURN_NOT_OK(shape_options_get_int64(o, "batch_size", DEFAULT_BATCH, &fs->batch_size, err));
     if (fs->batch_size < 1) return shape_err_set(err, SHAPE_EINVAL, "batch_size must be positive");
     if (fs->batch_size > (1 << 24)) return shape_err_set(err, SHAPE_EINVAL, "batch_size must be at most 16777216");
+    int64_t max_bytes;
+    SHAPE_RETURN_NOT_OK(shape_options_get_int64(o, "max_message_bytes", DEFAULT_MAX_MESSAGE_BYTES, &max_bytes, err));
+    if (max_bytes < 0) return shape_err_set(err, SHAPE_EINVAL, "max_message_bytes must be >= 0 (0: no limit)");
+    fs->max_line = max_bytes == 0 ? (size_t)-2 : (size_t)max_bytes;
+    shape_decode_options dopts;
+    SHAPE_RETURN_NOT_OK(shape_decode_options_from(o, &dopts, err));
+    fs->raise = dopts.on_error == SHAPE_ON_ERROR_RAISE;
     int64_t max = -1;
     SHAPE_RETURN_NOT_OK(shape_options_get_int64(o, "max_messages", -1, &max, err));
     if (shape_options_has(o, "max_messages") && max < 1)
