@@ -31,8 +31,10 @@ for w in 1 0; do
   read_topic "$orders" --batch-size 200 --with-offsets --option prefetch_partitions=$w 2>/dev/null | cmp -s - "$TEST_TMP/all" \
     || fail "prefetch_partitions=$w gives other rows than the default window"
 done
-# A bounded read must not wait out a poll time-out at each partition's end.
-[ "$elapsed_ms" -lt 2500 ] || fail "bounded read of 3 partitions took $elapsed_ms ms (a stall at partition ends?)"
+# A bounded read must not wait out a poll time-out at each partition's end:
+# that is a speed property, so the benchmarks hold it (make bench-check's
+# stream_read_vs_floor on 64 partitions would fall many times over), not a
+# wall-clock threshold here, which a loaded or valgrind run crossed.
 
 # Resume: a read stopped after 700 messages, then resumed from its checkpoint,
 # gives every row exactly once.
