@@ -41,14 +41,14 @@ static void check(int ok, const char *what)
 static void fake_broker_reads_back(void)
 {
     shape_err err;
-    shape_fake_broker *fb = shape_fake_broker_new();
-    check(fb && shape_fake_broker_add_topic(fb, "orders", 2, &err) == SHAPE_OK, "FakeBroker topic");
-    check(shape_fake_broker_append_text(fb, "orders", 0, "{\"id\":1}", 1700000000000, &err) == SHAPE_OK &&
-              shape_fake_broker_append_text(fb, "orders", 0, "{\"id\":2}", 1700000000001, &err) == SHAPE_OK &&
-              shape_fake_broker_append_text(fb, "orders", 1, "{\"id\":3}", 1700000000002, &err) == SHAPE_OK,
+    shape_kafka_fake_broker *fb = shape_kafka_fake_broker_new();
+    check(fb && shape_kafka_fake_broker_add_topic(fb, "orders", 2, &err) == SHAPE_OK, "FakeBroker topic");
+    check(shape_kafka_fake_broker_append_text(fb, "orders", 0, "{\"id\":1}", 1700000000000, &err) == SHAPE_OK &&
+              shape_kafka_fake_broker_append_text(fb, "orders", 0, "{\"id\":2}", 1700000000001, &err) == SHAPE_OK &&
+              shape_kafka_fake_broker_append_text(fb, "orders", 1, "{\"id\":3}", 1700000000002, &err) == SHAPE_OK,
           "FakeBroker append");
     shape_source *src = NULL;
-    int rc = shape_fake_broker_source_open(fb, "kafka://broker-a:9092/orders", NULL, NULL, &src, &err);
+    int rc = shape_kafka_fake_broker_source_open(fb, "kafka://broker-a:9092/orders", NULL, NULL, &src, &err);
     check(rc == SHAPE_OK, "kafka:// source over FakeBroker opens");
     int64_t rows = 0;
     for (int end = 0; rc == SHAPE_OK && !end;) {
@@ -66,7 +66,7 @@ static void fake_broker_reads_back(void)
     check(rc == SHAPE_OK, "the bounded read ends cleanly");
     check(rows == 3, "three rows read back");
     if (src) shape_source_close(src);
-    shape_fake_broker_free(fb);
+    shape_kafka_fake_broker_free(fb);
 }
 
 /* 2. Registration is idempotent: the same schema twice, one id (from 100). */
