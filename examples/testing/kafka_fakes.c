@@ -72,19 +72,19 @@ static void fake_broker_reads_back(void)
 /* 2. Registration is idempotent: the same schema twice, one id (from 100). */
 static void fake_registry_registers(void)
 {
-    shape_fake_registry *r = shape_fake_registry_new();
+    shape_kafka_fake_registry *r = shape_kafka_fake_registry_new();
     const char *body = "{\"schema\":\"{\\\"type\\\":\\\"string\\\"}\"}";
     int status[2] = {0, 0};
     char *resp[2] = {NULL, NULL};
     for (int i = 0; i < 2; i++)
-        shape_fake_registry_handle(r, "POST", "/subjects/orders-value/versions", NULL, body, strlen(body),
+        shape_kafka_fake_registry_handle(r, "POST", "/subjects/orders-value/versions", NULL, body, strlen(body),
                                    &status[i], &resp[i]);
     check(status[0] == 200 && status[1] == 200, "registry answers 200");
     check(resp[0] && resp[1] && strstr(resp[0], "100") && strcmp(resp[0], resp[1]) == 0, "one id for one schema");
-    check(shape_fake_registry_subject_count(r) == 1, "one subject recorded");
+    check(shape_kafka_fake_registry_subject_count(r) == 1, "one subject recorded");
     free(resp[0]);
     free(resp[1]);
-    shape_fake_registry_free(r);
+    shape_kafka_fake_registry_free(r);
 }
 
 /* 3. The contract suite on kafka:// over FakeProducer: the harness says how

@@ -144,13 +144,13 @@ static void tables_init(void)
 
 /* ---- one input ------------------------------------------------------------- */
 
-static shape_registry_client *client_new(shape_fake_registry *fake)
+static shape_registry_client *client_new(shape_kafka_fake_registry *fake)
 {
     shape_registry_settings s;
     memset(&s, 0, sizeof s);
     s.url = "http://registry.test:8081";
     s.ssl_verify = 1;
-    s.transport = shape_fake_registry_transport;
+    s.transport = shape_kafka_fake_registry_transport;
     s.transport_ctx = fake;
     shape_registry_client *client = NULL;
     shape_err err;
@@ -203,7 +203,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
 
-    shape_fake_registry *fake = shape_fake_registry_new();
+    shape_kafka_fake_registry *fake = shape_kafka_fake_registry_new();
     if (!fake) abort();
     shape_registry_client *client = client_new(fake);
     const char *type = shape_regfmt_schema_type(FORMATS[f]);
@@ -232,7 +232,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     free(copy);
     shape_wire_decoder_free(dec);
     shape_registry_client_free(client);
-    shape_fake_registry_free(fake);
+    shape_kafka_fake_registry_free(fake);
     free(fuzzed);
     return 0;
 }

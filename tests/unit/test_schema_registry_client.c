@@ -26,9 +26,9 @@
 
 /* ---- helpers ------------------------------------------------------------------ */
 
-static shape_registry_settings over_fake(shape_fake_registry *r, const char *url)
+static shape_registry_settings over_fake(shape_kafka_fake_registry *r, const char *url)
 {
-    return (shape_registry_settings){.url = url, .ssl_verify = 1, .transport = shape_fake_registry_transport,
+    return (shape_registry_settings){.url = url, .ssl_verify = 1, .transport = shape_kafka_fake_registry_transport,
                                      .transport_ctx = r};
 }
 
@@ -153,7 +153,7 @@ static void test_basic_authorization_value(void **state)
 
 /* A transport that keeps the header lines of the last request, then asks the fake. */
 typedef struct capture {
-    shape_fake_registry *registry;
+    shape_kafka_fake_registry *registry;
     char headers[8][256];
     size_t nheaders;
     char url[512];
@@ -168,7 +168,7 @@ static int capturing_transport(void *ctx, const char *method, const char *url, c
     cap->nheaders = nheaders;
     for (size_t i = 0; i < nheaders; i++) snprintf(cap->headers[i], sizeof cap->headers[i], "%s", headers[i]);
     snprintf(cap->url, sizeof cap->url, "%s", url);
-    return shape_fake_registry_transport(cap->registry, method, url, headers, nheaders, body, body_len, status, resp,
+    return shape_kafka_fake_registry_transport(cap->registry, method, url, headers, nheaders, body, body_len, status, resp,
                                          resp_len, err);
 }
 
@@ -182,8 +182,8 @@ static int has_header(const capture *cap, const char *line)
 static void test_headers_media_type_and_basic_auth(void **state)
 {
     (void)state;
-    capture cap = {.registry = shape_fake_registry_new()};
-    shape_fake_registry_set_auth(cap.registry, "svc", "s3cret");
+    capture cap = {.registry = shape_kafka_fake_registry_new()};
+    shape_kafka_fake_registry_set_auth(cap.registry, "svc", "s3cret");
     shape_registry_settings s = {.url = "http://registry.test:8081/", .username = "svc", .password = "s3cret",
                                  .ssl_verify = 1, .transport = capturing_transport, .transport_ctx = &cap};
     shape_registry_client *c = client_of(&s);
@@ -209,13 +209,13 @@ static void test_headers_media_type_and_basic_auth(void **state)
     register_fails(c, "events-value", "{\"type\":\"string\"}", SHAPE_EINVAL,
                    REFUSED_PREFIX "events-value: Unauthorized");
     shape_registry_client_free(c);
-    shape_fake_registry_free(cap.registry);
+    shape_kafka_fake_registry_free(cap.registry);
 }
 
 static void test_bodies_by_schema_type_and_encoded_subjects(void **state)
 {
     (void)state;
-    shape_fake_registry *r = shape_fake_registry_new();
+    shape_kafka_fake_registry *r = shape_kafka_fake_registry_new();
     shape_registry_settings s = over_fake(r, "http://registry.test:8081");
     shape_registry_client *c = client_of(&s);
     assert_int_equal(registered(c, "orders-value", "AVRO", "{\"type\":\"string\"}"), 100);
@@ -223,40 +223,40 @@ static void test_bodies_by_schema_type_and_encoded_subjects(void **state)
     assert_int_equal(registered(c, "shape.events.t_1~-x", "JSON", "{\"title\":\"t\"}"), 102);
     assert_int_equal(registered(c, "é:?#%", NULL, "{\"type\":\"long\"}"), 103);
     const char *method, *path, *body;
-    shape_fake_registry_request(r, 0, &method, &path, &body);
+    shape_kafka_fake_registry_request(r, 0, &method, &path, &body);
     assert_string_equal(method, "POST");
     assert_string_equal(path, "/subjects/orders-value/versions");
     assert_string_equal(body, "{\"schema\":\"{\\\"type\\\":\\\"string\\\"}\"}");
-    shape_fake_registry_request(r, 1, &method, &path, &body);
+    shape_kafka_fake_registry_request(r, 1, &method, &path, &body);
     assert_string_equal(path, "/subjects/a%2Fb%20c/versions");
     assert_string_equal(body, "{\"schema\":\"syntax = \\\"proto3\\\";\\n\",\"schemaType\":\"PROTOBUF\"}");
-    shape_fake_registry_request(r, 2, &method, &path, &body);
+    shape_kafka_fake_registry_request(r, 2, &method, &path, &body);
     assert_string_equal(path, "/subjects/shape.events.t_1~-x/versions");
     assert_string_equal(body, "{\"schema\":\"{\\\"title\\\":\\\"t\\\"}\",\"schemaType\":\"JSON\"}");
-    shape_fake_registry_request(r, 3, &method, &path, &body);
+    shape_kafka_fake_registry_request(r, 3, &method, &path, &body);
     assert_string_equal(path, "/subjects/%C3%A9%3A%3F%23%25/versions");
-    assert_string_equal(shape_fake_registry_subject(r, 1), "a/b c");
-    assert_string_equal(shape_fake_registry_subject(r, 3), "é:?#%");
+    assert_string_equal(shape_kafka_fake_registry_subject(r, 1), "a/b c");
+    assert_string_equal(shape_kafka_fake_registry_subject(r, 3), "é:?#%");
     /* an unknown schema type is refused before anything is sent */
     uint32_t id;
     shape_err err;
     assert_int_equal(shape_registry_register(c, "x", "XML", "<a/>", &id, &err), SHAPE_EINVAL);
     assert_int_equal(shape_registry_requests(c), 4);
     shape_registry_client_free(c);
-    shape_fake_registry_free(r);
+    shape_kafka_fake_registry_free(r);
 }
 
 static void test_ids_are_cached_per_subject_type_and_text(void **state)
 {
     (void)state;
-    shape_fake_registry *r = shape_fake_registry_new();
+    shape_kafka_fake_registry *r = shape_kafka_fake_registry_new();
     shape_registry_settings s = over_fake(r, "http://registry.test:8081");
     shape_registry_client *c = client_of(&s);
     assert_int_equal(registered(c, "orders-value", "AVRO", "A"), 100);
     assert_int_equal(registered(c, "orders-value", "AVRO", "A"), 100);
     assert_int_equal(registered(c, "orders-value", NULL, "A"), 100); /* NULL type = AVRO */
     assert_int_equal(shape_registry_requests(c), 1);
-    assert_int_equal(shape_fake_registry_request_count(r), 1);
+    assert_int_equal(shape_kafka_fake_registry_request_count(r), 1);
     assert_int_equal(registered(c, "other-value", "AVRO", "A"), 100);
     assert_int_equal(registered(c, "json-value", "JSON", "A"), 101);
     assert_int_equal(registered(c, "json-value", "JSON", "A"), 101);
@@ -265,10 +265,10 @@ static void test_ids_are_cached_per_subject_type_and_text(void **state)
     shape_registry_client *again = client_of(&s);
     assert_int_equal(registered(again, "orders-value", "AVRO", "A"), 100);
     assert_int_equal(shape_registry_requests(again), 1);
-    assert_int_equal(shape_fake_registry_request_count(r), 4);
+    assert_int_equal(shape_kafka_fake_registry_request_count(r), 4);
     shape_registry_client_free(again);
     shape_registry_client_free(c);
-    shape_fake_registry_free(r);
+    shape_kafka_fake_registry_free(r);
 }
 
 /* ---- error texts through the fake ------------------------------------------------ */
@@ -276,36 +276,36 @@ static void test_ids_are_cached_per_subject_type_and_text(void **state)
 static void test_refusals_and_outages_through_the_fake(void **state)
 {
     (void)state;
-    shape_fake_registry *r = shape_fake_registry_new();
-    shape_fake_registry_refuse(r, "events-value", "Invalid schema: bad field");
+    shape_kafka_fake_registry *r = shape_kafka_fake_registry_new();
+    shape_kafka_fake_registry_refuse(r, "events-value", "Invalid schema: bad field");
     shape_registry_settings s = over_fake(r, "http://registry.test:8081");
     shape_registry_client *c = client_of(&s);
     register_fails(c, "events-value", "A", SHAPE_EINVAL,
                    REFUSED_PREFIX "events-value: Invalid schema: bad field");
     /* text that is not UTF-8 (a column name from a foreign batch) is refused before any request */
-    size_t sent = shape_fake_registry_request_count(r);
+    size_t sent = shape_kafka_fake_registry_request_count(r);
     register_fails(c, "t-value", "{\"title\":\"caf\xe9\"}", SHAPE_EINVAL,
                    "the schema for subject t-value is not valid UTF-8 (a table or column name?)");
-    assert_int_equal(shape_fake_registry_request_count(r), sent);
+    assert_int_equal(shape_kafka_fake_registry_request_count(r), sent);
     assert_int_equal(registered(c, "orders-value", "AVRO", "A"), 100);
     register_fails(c, "orders-value", "B", SHAPE_EINVAL,
                    REFUSED_PREFIX "orders-value: Schema being registered is incompatible with an earlier schema "
                                   "for subject \"orders-value\"");
-    shape_fake_registry_set_down(r, 1);
+    shape_kafka_fake_registry_set_down(r, 1);
     register_fails(c, "orders-value", "C", SHAPE_ECONN, "schema registry error 503 for subject orders-value");
-    shape_fake_registry_set_down(r, 0);
-    shape_fake_registry_fail_next(r, 1, 429);
+    shape_kafka_fake_registry_set_down(r, 0);
+    shape_kafka_fake_registry_fail_next(r, 1, 429);
     register_fails(c, "x-value", "A", SHAPE_ECONN, "schema registry error 429 for subject x-value");
-    shape_fake_registry_fail_next(r, 1, 500);
+    shape_kafka_fake_registry_fail_next(r, 1, 500);
     register_fails(c, "x-value", "A", SHAPE_ECONN, "schema registry error 500 for subject x-value");
-    shape_fake_registry_fail_next(r, 1, 403);
+    shape_kafka_fake_registry_fail_next(r, 1, 403);
     register_fails(c, "x-value", "A", SHAPE_EINVAL, REFUSED_PREFIX "x-value: injected failure");
     /* failures are not cached: the retry is sent and succeeds */
     uint64_t before = shape_registry_requests(c);
     assert_int_equal(registered(c, "x-value", "AVRO", "A"), 100);
     assert_int_equal(shape_registry_requests(c), before + 1);
     shape_registry_client_free(c);
-    shape_fake_registry_free(r);
+    shape_kafka_fake_registry_free(r);
 }
 
 /* ---- error texts from canned answers -------------------------------------------- */
@@ -412,7 +412,7 @@ static void fetch_fails(shape_registry_client *c, uint32_t id, int code, const c
 static void test_fetch(void **state)
 {
     (void)state;
-    shape_fake_registry *r = shape_fake_registry_new();
+    shape_kafka_fake_registry *r = shape_kafka_fake_registry_new();
     shape_registry_settings s = over_fake(r, "http://registry.test:8081/");
     shape_registry_client *c = client_of(&s);
     assert_int_equal(registered(c, "p-value", "PROTOBUF", "syntax = \"proto3\";\n"), 100);
@@ -424,14 +424,14 @@ static void test_fetch(void **state)
     free(schema);
     free(type);
     const char *method, *path, *body;
-    shape_fake_registry_request(r, 1, &method, &path, &body);
+    shape_kafka_fake_registry_request(r, 1, &method, &path, &body);
     assert_string_equal(method, "GET");
     assert_string_equal(path, "/schemas/ids/100");
     fetch_fails(c, 101, SHAPE_ENOTFOUND, "schema registry has no schema with id 101");
-    shape_fake_registry_set_down(r, 1);
+    shape_kafka_fake_registry_set_down(r, 1);
     fetch_fails(c, 100, SHAPE_ECONN, "schema registry error 503 for schema id 100");
     shape_registry_client_free(c);
-    shape_fake_registry_free(r);
+    shape_kafka_fake_registry_free(r);
 
     /* an answer without a type is Avro; odd answers are refusals */
     canned k = {.status = 200, .body = "{\"schema\":\"{\\\"type\\\":\\\"long\\\"}\"}"};
@@ -456,18 +456,18 @@ static void test_fetch(void **state)
 /* ---- over real HTTP (libcurl) -------------------------------------------------- */
 
 typedef struct served {
-    shape_fake_registry *registry;
-    shape_fake_registry_server *server;
+    shape_kafka_fake_registry *registry;
+    shape_kafka_fake_registry_server *server;
     char url[64];
 } served;
 
 static int serve(void **state)
 {
     served *s = calloc(1, sizeof *s);
-    s->registry = shape_fake_registry_new();
+    s->registry = shape_kafka_fake_registry_new();
     shape_err err;
     int port;
-    if (shape_fake_registry_serve(s->registry, "127.0.0.1", 0, &s->server, &port, &err) != SHAPE_OK) {
+    if (shape_kafka_fake_registry_server_new(s->registry, "127.0.0.1", 0, &s->server, &port, &err) != SHAPE_OK) {
         fprintf(stderr, "serve: %s\n", err.message);
         return -1;
     }
@@ -479,8 +479,8 @@ static int serve(void **state)
 static int unserve(void **state)
 {
     served *s = *state;
-    shape_fake_registry_stop(s->server);
-    shape_fake_registry_free(s->registry);
+    shape_kafka_fake_registry_server_free(s->server);
+    shape_kafka_fake_registry_free(s->registry);
     free(s);
     return 0;
 }
@@ -494,12 +494,12 @@ static void test_http_register_cache_and_fetch(void **state)
     assert_int_equal(registered(c, "orders-value", "AVRO", "{\"type\":\"string\"}"), 100);
     assert_int_equal(shape_registry_requests(c), 1);
     assert_int_equal(registered(c, "a/b c", "PROTOBUF", "syntax = \"proto3\";\n"), 101);
-    assert_int_equal(shape_fake_registry_request_count(srv->registry), 2);
+    assert_int_equal(shape_kafka_fake_registry_request_count(srv->registry), 2);
     const char *method, *path, *body;
-    shape_fake_registry_request(srv->registry, 1, &method, &path, &body);
+    shape_kafka_fake_registry_request(srv->registry, 1, &method, &path, &body);
     assert_string_equal(path, "/subjects/a%2Fb%20c/versions");
     assert_string_equal(body, "{\"schema\":\"syntax = \\\"proto3\\\";\\n\",\"schemaType\":\"PROTOBUF\"}");
-    assert_string_equal(shape_fake_registry_subject(srv->registry, 1), "a/b c");
+    assert_string_equal(shape_kafka_fake_registry_subject(srv->registry, 1), "a/b c");
     char *schema, *type;
     shape_err err;
     assert_int_equal(shape_registry_fetch(c, 101, &schema, &type, &err), SHAPE_OK);
@@ -521,7 +521,7 @@ static void test_http_register_cache_and_fetch(void **state)
 static void test_http_refusals_auth_and_outage(void **state)
 {
     served *srv = *state;
-    shape_fake_registry_set_auth(srv->registry, "svc", "s3cret");
+    shape_kafka_fake_registry_set_auth(srv->registry, "svc", "s3cret");
     shape_registry_settings s = {.url = srv->url, .ssl_verify = 1};
     shape_registry_client *c = client_of(&s);
     register_fails(c, "orders-value", "A", SHAPE_EINVAL, REFUSED_PREFIX "orders-value: Unauthorized");
@@ -533,10 +533,10 @@ static void test_http_refusals_auth_and_outage(void **state)
     register_fails(c, "orders-value", "B", SHAPE_EINVAL,
                    REFUSED_PREFIX "orders-value: Schema being registered is incompatible with an earlier schema "
                                   "for subject \"orders-value\"");
-    shape_fake_registry_set_down(srv->registry, 1);
+    shape_kafka_fake_registry_set_down(srv->registry, 1);
     register_fails(c, "orders-value", "C", SHAPE_ECONN, "schema registry error 503 for subject orders-value");
-    shape_fake_registry_set_down(srv->registry, 0);
-    shape_fake_registry_fail_next(srv->registry, 1, 429);
+    shape_kafka_fake_registry_set_down(srv->registry, 0);
+    shape_kafka_fake_registry_fail_next(srv->registry, 1, 429);
     register_fails(c, "x-value", "A", SHAPE_ECONN, "schema registry error 429 for subject x-value");
     assert_int_equal(registered(c, "x-value", "AVRO", "A"), 100);
     shape_registry_client_free(c);

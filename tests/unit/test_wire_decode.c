@@ -87,7 +87,7 @@ static void original_free(original *o) { free(o->uuid_metadata); }
 /* ---- the registry and the decoder ------------------------------------------- */
 
 typedef struct fixture {
-    shape_fake_registry *fake;
+    shape_kafka_fake_registry *fake;
     shape_registry_client *client;
     shape_wire_decoder *decoder;
     original cols;
@@ -98,13 +98,13 @@ static int setup(void **state)
 {
     fixture *fx = calloc(1, sizeof *fx);
     assert_non_null(fx);
-    fx->fake = shape_fake_registry_new();
+    fx->fake = shape_kafka_fake_registry_new();
     assert_non_null(fx->fake);
     shape_registry_settings s;
     memset(&s, 0, sizeof s);
     s.url = "http://registry.test:8081";
     s.ssl_verify = 1;
-    s.transport = shape_fake_registry_transport;
+    s.transport = shape_kafka_fake_registry_transport;
     s.transport_ctx = fx->fake;
     shape_err err;
     if (shape_registry_client_new(&s, &fx->client, &err) != SHAPE_OK) fail_msg("client: %s", err.message);
@@ -118,7 +118,7 @@ static int teardown(void **state)
     fixture *fx = *state;
     shape_wire_decoder_free(fx->decoder);
     shape_registry_client_free(fx->client);
-    shape_fake_registry_free(fx->fake);
+    shape_kafka_fake_registry_free(fx->fake);
     original_free(&fx->cols);
     shape_json_buf_release(&fx->out);
     free(fx);
@@ -530,9 +530,9 @@ static void test_schemas_are_fetched_once_per_id(void **state)
     uint8_t msg[512];
     for (int i = 0; i < 3; i++) decodes_to(fx, msg, wire(id, 0, AVRO_ROW1, sizeof AVRO_ROW1, msg), id, AVRO_ROW1_JSON);
     assert_int_equal(shape_registry_requests(fx->client) - before, 1);
-    size_t n = shape_fake_registry_request_count(fx->fake);
+    size_t n = shape_kafka_fake_registry_request_count(fx->fake);
     const char *method, *path, *body;
-    shape_fake_registry_request(fx->fake, n - 1, &method, &path, &body);
+    shape_kafka_fake_registry_request(fx->fake, n - 1, &method, &path, &body);
     assert_string_equal(method, "GET");
     assert_string_equal(path, "/schemas/ids/100");
 }

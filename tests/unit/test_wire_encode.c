@@ -27,7 +27,7 @@ typedef struct fixture {
     struct ArrowArray array;
     shape_emit_message msgs[3];
     char json[3][64];
-    shape_fake_registry *registry;
+    shape_kafka_fake_registry *registry;
     shape_options *options;
 } fixture;
 
@@ -46,7 +46,7 @@ static int setup(void **state)
         f->msgs[i] = (shape_emit_message){.value = f->json[i], .value_len = strlen(f->json[i]), .table = "t",
                                           .row_schema = &f->schema, .row_array = &f->array, .row = i};
     }
-    f->registry = shape_fake_registry_new();
+    f->registry = shape_kafka_fake_registry_new();
     f->options = shape_options_new();
     *state = f;
     return 0;
@@ -56,7 +56,7 @@ static int teardown(void **state)
 {
     fixture *f = *state;
     rt_batch_release(&f->schema, &f->array);
-    shape_fake_registry_free(f->registry);
+    shape_kafka_fake_registry_free(f->registry);
     shape_options_free(f->options);
     free(f);
     return 0;
@@ -71,7 +71,7 @@ static void set(fixture *f, const char *key, const char *value)
 static int open_encoder(fixture *f, int flat, shape_wire_encoder **w, shape_err *err)
 {
     shape_err_clear(err);
-    return shape_wire_encoder_open(f->options, "orders", flat, shape_fake_registry_transport, f->registry, w, err);
+    return shape_wire_encoder_open(f->options, "orders", flat, shape_kafka_fake_registry_transport, f->registry, w, err);
 }
 
 static void expect_refusal(fixture *f, int flat, const char *text)
@@ -81,7 +81,7 @@ static void expect_refusal(fixture *f, int flat, const char *text)
     assert_int_equal(open_encoder(f, flat, &w, &err), SHAPE_EINVAL);
     assert_null(w);
     assert_string_equal(err.message, text);
-    assert_int_equal(shape_fake_registry_request_count(f->registry), 0); /* nothing sent */
+    assert_int_equal(shape_kafka_fake_registry_request_count(f->registry), 0); /* nothing sent */
 }
 
 static void test_json_needs_nothing(void **state)
@@ -149,9 +149,9 @@ static void test_avro_register_once_and_frame(void **state)
         }
     }
     /* one registration, under <topic>-value */
-    assert_int_equal(shape_fake_registry_request_count(f->registry), 1);
+    assert_int_equal(shape_kafka_fake_registry_request_count(f->registry), 1);
     const char *method, *path, *body;
-    shape_fake_registry_request(f->registry, 0, &method, &path, &body);
+    shape_kafka_fake_registry_request(f->registry, 0, &method, &path, &body);
     assert_string_equal(method, "POST");
     assert_string_equal(path, "/subjects/orders-value/versions");
     assert_null(strstr(body, "schemaType")); /* AVRO is the registry's default */
@@ -193,9 +193,9 @@ static void test_protobuf_and_json_schema_frames(void **state)
         assert_memory_equal((const char *)m[i].value + 5, f->json[i], strlen(f->json[i]));
     }
     shape_wire_encoder_free(w);
-    assert_int_equal(shape_fake_registry_subject_count(f->registry), 2);
-    assert_string_equal(shape_fake_registry_subject(f->registry, 0), "orders-shape.events.t");
-    assert_string_equal(shape_fake_registry_subject(f->registry, 1), "shape.events.t");
+    assert_int_equal(shape_kafka_fake_registry_subject_count(f->registry), 2);
+    assert_string_equal(shape_kafka_fake_registry_subject(f->registry, 0), "orders-shape.events.t");
+    assert_string_equal(shape_kafka_fake_registry_subject(f->registry, 1), "shape.events.t");
 }
 
 static void test_registry_failures(void **state)
@@ -208,19 +208,19 @@ static void test_registry_failures(void **state)
     assert_int_equal(open_encoder(f, 1, &w, &err), SHAPE_OK);
     shape_emit_message m[3];
     /* down: a connection error (the runtime retries), no value touched */
-    shape_fake_registry_set_down(f->registry, 1);
+    shape_kafka_fake_registry_set_down(f->registry, 1);
     memcpy(m, f->msgs, sizeof m);
     assert_int_equal(shape_wire_encoder_encode(w, m, 3, &err), SHAPE_ECONN);
     assert_string_equal(err.message, "schema registry error 503 for subject orders-value");
     for (int i = 0; i < 3; i++) assert_ptr_equal(m[i].value, f->json[i]);
     /* back: the retry registers and encodes */
-    shape_fake_registry_set_down(f->registry, 0);
+    shape_kafka_fake_registry_set_down(f->registry, 0);
     assert_int_equal(shape_wire_encoder_encode(w, m, 3, &err), SHAPE_OK);
     shape_wire_encoder_free(w);
     /* a refusal stops the run, quoting the registry */
-    assert_int_equal(shape_fake_registry_refuse(f->registry, "events-value", "Invalid schema: bad field"), SHAPE_OK);
+    assert_int_equal(shape_kafka_fake_registry_refuse(f->registry, "events-value", "Invalid schema: bad field"), SHAPE_OK);
     shape_wire_encoder *w2;
-    assert_int_equal(shape_wire_encoder_open(f->options, "events", 1, shape_fake_registry_transport, f->registry,
+    assert_int_equal(shape_wire_encoder_open(f->options, "events", 1, shape_kafka_fake_registry_transport, f->registry,
                                              &w2, &err),
                      SHAPE_OK);
     memcpy(m, f->msgs, sizeof m);
@@ -245,7 +245,7 @@ static void test_outage_holds_back_only_its_table(void **state)
     memcpy(m, f->msgs, 3 * sizeof m[0]);
     memcpy(m + 3, f->msgs, 3 * sizeof m[0]);
     for (int i = 3; i < 6; i++) m[i].table = "u";
-    shape_fake_registry_fail_next(f->registry, 1, 503); /* table t's registration */
+    shape_kafka_fake_registry_fail_next(f->registry, 1, 503); /* table t's registration */
     assert_int_equal(shape_wire_encoder_encode(w, m, 6, &err), SHAPE_OK);
     for (int i = 0; i < 3; i++) {
         assert_int_equal(m[i].outcome, SHAPE_EMIT_RETRY);
@@ -257,7 +257,7 @@ static void test_outage_holds_back_only_its_table(void **state)
         assert_memory_equal(m[i].value, "\x00\x00\x00\x00\x64\x00", 6);
     }
     /* t was asked once in that send, not once per message */
-    assert_int_equal(shape_fake_registry_request_count(f->registry), 2);
+    assert_int_equal(shape_kafka_fake_registry_request_count(f->registry), 2);
     /* the retry registers t */
     memcpy(m, f->msgs, 3 * sizeof m[0]);
     assert_int_equal(shape_wire_encoder_encode(w, m, 3, &err), SHAPE_OK);
