@@ -64,11 +64,11 @@ int main(int argc, char **argv)
     size_t ncols = shape_retail_columns((size_t)table, &cols);
     shape_event_table et;
     shape_event_rows rows;
-    shape_registry_settings s = {.url = argv[1], .ssl_verify = 1};
-    shape_registry_client *reg = NULL;
+    shape_kafka_schema_registry_settings s = {.url = argv[1], .ssl_verify = 1};
+    shape_kafka_schema_registry_client *reg = NULL;
     shape_wire_decoder *dec = NULL;
     if (shape_event_table_init(&et, argv[2], cols, ncols, shape_retail_event_time_column((size_t)table), &err) ||
-        shape_event_rows_init(&rows, &et, &err) || shape_registry_client_new(&s, &reg, &err) ||
+        shape_event_rows_init(&rows, &et, &err) || shape_kafka_schema_registry_client_new(&s, &reg, &err) ||
         shape_wire_decoder_new(reg, &rows.schema, &dec, &err)) {
         fprintf(stderr, "wire_decode_check: %s\n", err.message);
         return 1;
@@ -119,7 +119,7 @@ int main(int argc, char **argv)
     free(msgs);
     free(expected);
     shape_wire_decoder_free(dec);
-    shape_registry_client_free(reg);
+    shape_kafka_schema_registry_client_free(reg);
     shape_event_rows_release(&rows);
     return rc;
 }

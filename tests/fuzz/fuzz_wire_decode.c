@@ -144,17 +144,17 @@ static void tables_init(void)
 
 /* ---- one input ------------------------------------------------------------- */
 
-static shape_registry_client *client_new(shape_kafka_fake_registry *fake)
+static shape_kafka_schema_registry_client *client_new(shape_kafka_fake_registry *fake)
 {
-    shape_registry_settings s;
+    shape_kafka_schema_registry_settings s;
     memset(&s, 0, sizeof s);
     s.url = "http://registry.test:8081";
     s.ssl_verify = 1;
     s.transport = shape_kafka_fake_registry_transport;
     s.transport_ctx = fake;
-    shape_registry_client *client = NULL;
+    shape_kafka_schema_registry_client *client = NULL;
     shape_err err;
-    if (shape_registry_client_new(&s, &client, &err) != SHAPE_OK) abort();
+    if (shape_kafka_schema_registry_client_new(&s, &client, &err) != SHAPE_OK) abort();
     return client;
 }
 
@@ -205,16 +205,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     shape_kafka_fake_registry *fake = shape_kafka_fake_registry_new();
     if (!fake) abort();
-    shape_registry_client *client = client_new(fake);
+    shape_kafka_schema_registry_client *client = client_new(fake);
     const char *type = shape_regfmt_schema_type(FORMATS[f]);
     uint32_t id = 0;
     shape_err err;
-    if (shape_registry_register(client, "valid-value", type, shape_regfmt_codec_schema(t->codecs[f]), &id, &err) !=
+    if (shape_kafka_schema_registry_register(client, "valid-value", type, shape_regfmt_codec_schema(t->codecs[f]), &id, &err) !=
             SHAPE_OK ||
         id != 100)
         abort();
     /* may be refused (text that is not UTF-8); the message then names an id nobody has */
-    if (fuzzed) (void)shape_registry_register(client, "fuzzed-value", type, fuzzed, &id, &err);
+    if (fuzzed) (void)shape_kafka_schema_registry_register(client, "fuzzed-value", type, fuzzed, &id, &err);
 
     shape_wire_decoder *dec = NULL;
     if (shape_wire_decoder_new(client, &t->schema, &dec, &err) != SHAPE_OK) abort();
@@ -231,7 +231,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     shape_json_buf_release(&second);
     free(copy);
     shape_wire_decoder_free(dec);
-    shape_registry_client_free(client);
+    shape_kafka_schema_registry_client_free(client);
     shape_kafka_fake_registry_free(fake);
     free(fuzzed);
     return 0;

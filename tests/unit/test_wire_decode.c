@@ -88,7 +88,7 @@ static void original_free(original *o) { free(o->uuid_metadata); }
 
 typedef struct fixture {
     shape_kafka_fake_registry *fake;
-    shape_registry_client *client;
+    shape_kafka_schema_registry_client *client;
     shape_wire_decoder *decoder;
     original cols;
     shape_json_buf out;
@@ -100,14 +100,14 @@ static int setup(void **state)
     assert_non_null(fx);
     fx->fake = shape_kafka_fake_registry_new();
     assert_non_null(fx->fake);
-    shape_registry_settings s;
+    shape_kafka_schema_registry_settings s;
     memset(&s, 0, sizeof s);
     s.url = "http://registry.test:8081";
     s.ssl_verify = 1;
     s.transport = shape_kafka_fake_registry_transport;
     s.transport_ctx = fx->fake;
     shape_err err;
-    if (shape_registry_client_new(&s, &fx->client, &err) != SHAPE_OK) fail_msg("client: %s", err.message);
+    if (shape_kafka_schema_registry_client_new(&s, &fx->client, &err) != SHAPE_OK) fail_msg("client: %s", err.message);
     original_init(&fx->cols);
     *state = fx;
     return 0;
@@ -117,7 +117,7 @@ static int teardown(void **state)
 {
     fixture *fx = *state;
     shape_wire_decoder_free(fx->decoder);
-    shape_registry_client_free(fx->client);
+    shape_kafka_schema_registry_client_free(fx->client);
     shape_kafka_fake_registry_free(fx->fake);
     original_free(&fx->cols);
     shape_json_buf_release(&fx->out);
@@ -129,7 +129,7 @@ static uint32_t register_schema(fixture *fx, const char *subject, const char *ty
 {
     uint32_t id = 0;
     shape_err err;
-    if (shape_registry_register(fx->client, subject, type, text, &id, &err) != SHAPE_OK)
+    if (shape_kafka_schema_registry_register(fx->client, subject, type, text, &id, &err) != SHAPE_OK)
         fail_msg("register %s: %s", subject, err.message);
     return id;
 }
@@ -526,10 +526,10 @@ static void test_schemas_are_fetched_once_per_id(void **state)
     avro_typed_columns(&fx->cols);
     uint32_t id = register_schema(fx, "orders-value", "AVRO", AVRO_TYPED);
     make_decoder(fx);
-    uint64_t before = shape_registry_requests(fx->client);
+    uint64_t before = shape_kafka_schema_registry_requests(fx->client);
     uint8_t msg[512];
     for (int i = 0; i < 3; i++) decodes_to(fx, msg, wire(id, 0, AVRO_ROW1, sizeof AVRO_ROW1, msg), id, AVRO_ROW1_JSON);
-    assert_int_equal(shape_registry_requests(fx->client) - before, 1);
+    assert_int_equal(shape_kafka_schema_registry_requests(fx->client) - before, 1);
     size_t n = shape_kafka_fake_registry_request_count(fx->fake);
     const char *method, *path, *body;
     shape_kafka_fake_registry_request(fx->fake, n - 1, &method, &path, &body);

@@ -146,7 +146,7 @@ void shape_kafka_fake_registry_set_evolve(shape_kafka_fake_registry *r, int evol
 
 void shape_kafka_fake_registry_set_auth(shape_kafka_fake_registry *r, const char *user, const char *password)
 {
-    char *expected = user && password ? shape_registry_basic_authorization(user, password) : NULL;
+    char *expected = user && password ? shape_kafka_schema_registry_basic_authorization(user, password) : NULL;
     pthread_mutex_lock(&r->lock);
     free_secret(r->expected_authorization);
     r->expected_authorization = expected;

@@ -48,7 +48,7 @@ typedef struct wire_schema {
 } wire_schema;
 
 struct shape_wire_decoder {
-    shape_registry_client *reg; /* borrowed */
+    shape_kafka_schema_registry_client *reg; /* borrowed */
     wire_column *columns;
     size_t ncolumns;
     wire_schema *schemas;       /* parsed schemas, by id */
@@ -344,7 +344,7 @@ static int parse_schema(wire_schema *s, const char *text, const char *type, shap
 static int fetch_schema(shape_wire_decoder *d, uint32_t id, wire_schema **out, shape_err *err)
 {
     char *text = NULL, *type = NULL;
-    int rc = shape_registry_fetch(d->reg, id, &text, &type, err);
+    int rc = shape_kafka_schema_registry_fetch(d->reg, id, &text, &type, err);
     if (rc == SHAPE_ENOTFOUND) {
         char why[SHAPE_ERR_MESSAGE_MAX];
         snprintf(why, sizeof why, "%s", err->message);
@@ -653,7 +653,7 @@ static int decode_json_payload(shape_wire_decoder *d, uint32_t id, const uint8_t
 
 /* ---- the decoder ---------------------------------------------------------------- */
 
-int shape_wire_decoder_new(shape_registry_client *reg, const struct ArrowSchema *original,
+int shape_wire_decoder_new(shape_kafka_schema_registry_client *reg, const struct ArrowSchema *original,
                            shape_wire_decoder **out, shape_err *err)
 {
     *out = NULL;

@@ -30,7 +30,7 @@ typedef struct shape_wire_decoder shape_wire_decoder;
 
 /* reg: where schemas come from (borrowed). original: the Arrow schema of the
  * flat events (borrowed for the call; copied what is needed). */
-int shape_wire_decoder_new(shape_registry_client *reg, const struct ArrowSchema *original,
+int shape_wire_decoder_new(shape_kafka_schema_registry_client *reg, const struct ArrowSchema *original,
                            shape_wire_decoder **out, shape_err *err);
 void shape_wire_decoder_free(shape_wire_decoder *d);
 

@@ -31,7 +31,7 @@ struct shape_wire_encoder {
     shape_regfmt format;
     shape_subject_strategy strategy;
     char *topic;
-    shape_registry_client *registry;
+    shape_kafka_schema_registry_client *registry;
     table_codec codecs[MAX_CODECS];
     size_t ncodecs;
     size_t last; /* the codec of the previous message: batches are one table long */
@@ -55,10 +55,10 @@ static int get_opt(const shape_options *o, const char *key, const char **out, sh
     return SHAPE_OK;
 }
 
-static int make_client(const shape_options *o, shape_registry_transport transport, void *ctx,
-                       shape_registry_client **out, shape_err *err)
+static int make_client(const shape_options *o, shape_kafka_schema_registry_transport transport, void *ctx,
+                       shape_kafka_schema_registry_client **out, shape_err *err)
 {
-    shape_registry_settings s;
+    shape_kafka_schema_registry_settings s;
     memset(&s, 0, sizeof s);
     const char *password_ref = NULL;
     SHAPE_RETURN_NOT_OK(get_opt(o, "schema_registry_url", &s.url, err));
@@ -77,21 +77,21 @@ static int make_client(const shape_options *o, shape_registry_transport transpor
                              "file://PATH or kv://VAULT/NAME), not a literal");
     /* URL and credential presence first (only presence matters here), then the secret */
     s.password = password_ref;
-    SHAPE_RETURN_NOT_OK(shape_registry_client_new(&s, out, err));
+    SHAPE_RETURN_NOT_OK(shape_kafka_schema_registry_client_new(&s, out, err));
     if (!password_ref) return SHAPE_OK;
-    shape_registry_client_free(*out);
+    shape_kafka_schema_registry_client_free(*out);
     *out = NULL;
     char *password = NULL;
     if (shape_credref_resolve(password_ref, &password, err) != SHAPE_OK)
         return shape_err_prefix(err, "kafka.schema_registry_password");
     s.password = password;
-    int rc = shape_registry_client_new(&s, out, err);
+    int rc = shape_kafka_schema_registry_client_new(&s, out, err);
     shape_secret_free(password);
     return rc;
 }
 
 int shape_wire_encoder_open(const shape_options *options, const char *topic, int envelope_flat,
-                            shape_registry_transport transport, void *transport_ctx,
+                            shape_kafka_schema_registry_transport transport, void *transport_ctx,
                             shape_wire_encoder **out, shape_err *err)
 {
     *out = NULL;
@@ -136,7 +136,7 @@ void shape_wire_encoder_free(shape_wire_encoder *w)
         shape_regfmt_codec_free(w->codecs[i].codec);
         free(w->codecs[i].table);
     }
-    shape_registry_client_free(w->registry);
+    shape_kafka_schema_registry_client_free(w->registry);
     shape_json_buf_release(&w->arena);
     free(w->offsets);
     free(w->codec_of);
@@ -176,7 +176,7 @@ static int codec_for(shape_wire_encoder *w, const shape_emit_message *m, table_c
     c->table = strdup(m->table);
     int rc = subject && c->table ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     if (rc == SHAPE_OK)
-        rc = shape_registry_register(w->registry, subject, shape_regfmt_schema_type(w->format),
+        rc = shape_kafka_schema_registry_register(w->registry, subject, shape_regfmt_schema_type(w->format),
                                      shape_regfmt_codec_schema(c->codec), &c->id, err);
     free(subject);
     if (rc != SHAPE_OK) {

@@ -38,7 +38,7 @@ extern const char *const shape_wire_option_keys[];
  * the reference's order; nothing is sent. transport: NULL for HTTP (tests
  * pass the fake registry's). */
 int shape_wire_encoder_open(const shape_options *options, const char *topic, int envelope_flat,
-                            shape_registry_transport transport, void *transport_ctx,
+                            shape_kafka_schema_registry_transport transport, void *transport_ctx,
                             shape_wire_encoder **out, shape_err *err);
 void shape_wire_encoder_free(shape_wire_encoder *w);
 
