@@ -20,7 +20,7 @@
  * the output as it was and says why.
  *
  * Seeds: run with SHAPE_FUZZ_WRITE_SEEDS=DIR, the target writes valid inputs
- * (rows encoded with shape_regfmt_encode after shape_wire_header, for every
+ * (rows encoded with shape_kafka_regfmt_encode after shape_wire_header, for every
  * format and table, naming id 100 or a re-registered copy with id 101) into
  * DIR and exits; tests/fuzz/CMakeLists.txt does that after each build, so
  * the seeds always match the current encoders.
@@ -39,7 +39,7 @@
 #define ROWS 2
 #define NTABLES 2
 
-static const shape_regfmt FORMATS[3] = {SHAPE_REGFMT_AVRO, SHAPE_REGFMT_PROTOBUF, SHAPE_REGFMT_JSON_SCHEMA};
+static const shape_kafka_regfmt FORMATS[3] = {SHAPE_KAFKA_REGFMT_AVRO, SHAPE_KAFKA_REGFMT_PROTOBUF, SHAPE_KAFKA_REGFMT_JSON_SCHEMA};
 
 /* ---- the original tables (two rows of data, for the seeds) ----------------- */
 
@@ -118,7 +118,7 @@ static int small_columns(rt_column *c)
 typedef struct table {
     struct ArrowSchema schema;
     struct ArrowArray array;
-    shape_regfmt_codec *codecs[3]; /* per FORMATS entry */
+    shape_kafka_regfmt_codec *codecs[3]; /* per FORMATS entry */
 } table;
 
 static table TABLES[NTABLES];
@@ -134,7 +134,7 @@ static void tables_init(void)
         rt_batch_make(cols, n, ROWS, 0, &TABLES[t].schema, &TABLES[t].array);
         for (int f = 0; f < 3; f++) {
             shape_err err;
-            if (shape_regfmt_codec_new(FORMATS[f], "t", &TABLES[t].schema, &TABLES[t].codecs[f], &err) != SHAPE_OK) {
+            if (shape_kafka_regfmt_codec_new(FORMATS[f], "t", &TABLES[t].schema, &TABLES[t].codecs[f], &err) != SHAPE_OK) {
                 fprintf(stderr, "fuzz_wire_decode: codec %d/%d: %s\n", t, f, err.message);
                 abort();
             }
@@ -206,10 +206,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     shape_kafka_fake_registry *fake = shape_kafka_fake_registry_new();
     if (!fake) abort();
     shape_kafka_schema_registry_client *client = client_new(fake);
-    const char *type = shape_regfmt_schema_type(FORMATS[f]);
+    const char *type = shape_kafka_regfmt_schema_type(FORMATS[f]);
     uint32_t id = 0;
     shape_err err;
-    if (shape_kafka_schema_registry_register(client, "valid-value", type, shape_regfmt_codec_schema(t->codecs[f]), &id, &err) !=
+    if (shape_kafka_schema_registry_register(client, "valid-value", type, shape_kafka_regfmt_codec_schema(t->codecs[f]), &id, &err) !=
             SHAPE_OK ||
         id != 100)
         abort();
@@ -253,9 +253,9 @@ static void write_seed(const char *dir, const char *name, const uint8_t *bytes, 
 /* byte 0, [schema text + newline], 0xFF 0xFF, wire header for id, payload of row */
 static void seed(const char *dir, int f, int t, int64_t row, int with_schema, uint32_t id)
 {
-    const shape_regfmt_codec *codec = TABLES[t].codecs[f];
+    const shape_kafka_regfmt_codec *codec = TABLES[t].codecs[f];
     shape_json_buf b = SHAPE_JSON_BUF_INIT;
-    const char *text = shape_regfmt_codec_schema(codec);
+    const char *text = shape_kafka_regfmt_codec_schema(codec);
     size_t text_len = strlen(text);
     if (shape_json_buf_reserve(&b, 1 + text_len + 3 + SHAPE_WIRE_HEADER_MAX) != 0) abort();
     b.data[b.len++] = (char)(t * 3 + f);
@@ -269,12 +269,12 @@ static void seed(const char *dir, int f, int t, int64_t row, int with_schema, ui
     b.len += 2;
     b.len += shape_wire_header(FORMATS[f], id, (uint8_t *)b.data + b.len);
     shape_err err;
-    if (shape_regfmt_encode(codec, &TABLES[t].array, row, &b, &err) != SHAPE_OK) {
+    if (shape_kafka_regfmt_encode(codec, &TABLES[t].array, row, &b, &err) != SHAPE_OK) {
         fprintf(stderr, "fuzz_wire_decode: encode: %s\n", err.message);
         exit(1);
     }
     char name[64];
-    snprintf(name, sizeof name, "%s_%s_row%d_id%u", shape_regfmt_name(FORMATS[f]), t == 0 ? "typed" : "small",
+    snprintf(name, sizeof name, "%s_%s_row%d_id%u", shape_kafka_regfmt_name(FORMATS[f]), t == 0 ? "typed" : "small",
              (int)row, (unsigned)id);
     write_seed(dir, name, (const uint8_t *)b.data, b.len);
     shape_json_buf_release(&b);

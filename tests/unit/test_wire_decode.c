@@ -5,7 +5,7 @@
  * JSON events and compared byte for byte; every refusal with its message;
  * then the round trip through the real encoders (registry/formats.h) for
  * every format: a typed batch of every mapped Arrow type encodes, registers
- * and decodes back to exactly its flat JSON events (shape_flat_json_row),
+ * and decodes back to exactly its flat JSON events (shape_kafka_flat_json_row),
  * and a message cut to its first 2/3 never decodes.
  *
  * The hand-built bytes follow the specifications: Avro zig-zag varints
@@ -702,65 +702,65 @@ static size_t typed_columns(rt_column *c)
 }
 
 /* Encode a row with the real codec, in the wire format. */
-static size_t encode_message(const shape_regfmt_codec *codec, uint32_t id, const struct ArrowArray *array,
+static size_t encode_message(const shape_kafka_regfmt_codec *codec, uint32_t id, const struct ArrowArray *array,
                              int64_t row, shape_json_buf *buf)
 {
     shape_err err;
     buf->len = 0;
     assert_int_equal(shape_json_buf_reserve(buf, SHAPE_WIRE_HEADER_MAX), 0);
-    buf->len = shape_wire_header(shape_regfmt_codec_format(codec), id, (uint8_t *)buf->data);
-    if (shape_regfmt_encode(codec, array, row, buf, &err) != SHAPE_OK)
+    buf->len = shape_wire_header(shape_kafka_regfmt_codec_format(codec), id, (uint8_t *)buf->data);
+    if (shape_kafka_regfmt_encode(codec, array, row, buf, &err) != SHAPE_OK)
         fail_msg("encode row %lld: %s", (long long)row, err.message);
     return buf->len;
 }
 
-static void round_trip(fixture *fx, shape_regfmt format, const char *subject)
+static void round_trip(fixture *fx, shape_kafka_regfmt format, const char *subject)
 {
     rt_column cols[MAX_COLUMNS];
     size_t n = typed_columns(cols);
     struct ArrowSchema schema;
     struct ArrowArray array;
     rt_batch_make(cols, (int)n, ROWS, 0, &schema, &array);
-    shape_regfmt_codec *codec = NULL;
+    shape_kafka_regfmt_codec *codec = NULL;
     shape_err err;
-    if (shape_regfmt_codec_new(format, "typed", &schema, &codec, &err) != SHAPE_OK)
-        fail_msg("codec %s: %s", shape_regfmt_name(format), err.message);
-    uint32_t id = register_schema(fx, subject, shape_regfmt_schema_type(format), shape_regfmt_codec_schema(codec));
+    if (shape_kafka_regfmt_codec_new(format, "typed", &schema, &codec, &err) != SHAPE_OK)
+        fail_msg("codec %s: %s", shape_kafka_regfmt_name(format), err.message);
+    uint32_t id = register_schema(fx, subject, shape_kafka_regfmt_schema_type(format), shape_kafka_regfmt_codec_schema(codec));
     if (shape_wire_decoder_new(fx->client, &schema, &fx->decoder, &err) != SHAPE_OK)
         fail_msg("decoder: %s", err.message);
     shape_json_buf msg = SHAPE_JSON_BUF_INIT, flat = SHAPE_JSON_BUF_INIT;
     for (int64_t row = 0; row < ROWS; row++) {
         size_t len = encode_message(codec, id, &array, row, &msg);
         flat.len = 0;
-        if (shape_flat_json_row(&schema, &array, row, &flat, &err) != SHAPE_OK) fail_msg("flat: %s", err.message);
+        if (shape_kafka_flat_json_row(&schema, &array, row, &flat, &err) != SHAPE_OK) fail_msg("flat: %s", err.message);
         decodes_to(fx, (const uint8_t *)msg.data, len, id, flat.data);
         size_t cut = 2 * len / 3 ? 2 * len / 3 : 1;
         shape_err_clear(&err);
         fx->out.len = 0;
         if (shape_wire_decode(fx->decoder, msg.data, cut, &fx->out, NULL, &err) != SHAPE_EINVAL)
-            fail_msg("%s row %lld cut to %zu of %zu bytes decoded: %s", shape_regfmt_name(format), (long long)row,
+            fail_msg("%s row %lld cut to %zu of %zu bytes decoded: %s", shape_kafka_regfmt_name(format), (long long)row,
                      cut, len, fx->out.data);
         assert_int_equal(fx->out.len, 0);
     }
     shape_json_buf_release(&msg);
     shape_json_buf_release(&flat);
-    shape_regfmt_codec_free(codec);
+    shape_kafka_regfmt_codec_free(codec);
     rt_batch_release(&schema, &array);
 }
 
 static void test_avro_round_trip_equals_flat_events(void **state)
 {
-    round_trip(*state, SHAPE_REGFMT_AVRO, "orders-value");
+    round_trip(*state, SHAPE_KAFKA_REGFMT_AVRO, "orders-value");
 }
 
 static void test_protobuf_round_trip_equals_flat_events(void **state)
 {
-    round_trip(*state, SHAPE_REGFMT_PROTOBUF, "orders-value");
+    round_trip(*state, SHAPE_KAFKA_REGFMT_PROTOBUF, "orders-value");
 }
 
 static void test_json_schema_round_trip_equals_flat_events(void **state)
 {
-    round_trip(*state, SHAPE_REGFMT_JSON_SCHEMA, "orders-value");
+    round_trip(*state, SHAPE_KAFKA_REGFMT_JSON_SCHEMA, "orders-value");
 }
 
 /* Avro and Protobuf carry microseconds: nanoseconds are cut, JSON keeps them. */
@@ -777,18 +777,18 @@ static void test_nanoseconds_are_truncated_to_microseconds(void **state)
     struct ArrowArray array;
     rt_batch_make(cols, 3, 1, 0, &schema, &array);
     static const struct {
-        shape_regfmt format;
+        shape_kafka_regfmt format;
         const char *subject, *ts;
-    } cases[] = {{SHAPE_REGFMT_AVRO, "a", "2023-11-14T22:13:20.123456000"},
-                 {SHAPE_REGFMT_PROTOBUF, "p", "2023-11-14T22:13:20.123456000"},
-                 {SHAPE_REGFMT_JSON_SCHEMA, "j", "2023-11-14T22:13:20.123456789"}};
+    } cases[] = {{SHAPE_KAFKA_REGFMT_AVRO, "a", "2023-11-14T22:13:20.123456000"},
+                 {SHAPE_KAFKA_REGFMT_PROTOBUF, "p", "2023-11-14T22:13:20.123456000"},
+                 {SHAPE_KAFKA_REGFMT_JSON_SCHEMA, "j", "2023-11-14T22:13:20.123456789"}};
     shape_json_buf msg = SHAPE_JSON_BUF_INIT;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        shape_regfmt_codec *codec = NULL;
+        shape_kafka_regfmt_codec *codec = NULL;
         shape_err err;
-        assert_int_equal(shape_regfmt_codec_new(cases[i].format, "t", &schema, &codec, &err), SHAPE_OK);
-        uint32_t id = register_schema(fx, cases[i].subject, shape_regfmt_schema_type(cases[i].format),
-                                      shape_regfmt_codec_schema(codec));
+        assert_int_equal(shape_kafka_regfmt_codec_new(cases[i].format, "t", &schema, &codec, &err), SHAPE_OK);
+        uint32_t id = register_schema(fx, cases[i].subject, shape_kafka_regfmt_schema_type(cases[i].format),
+                                      shape_kafka_regfmt_codec_schema(codec));
         shape_wire_decoder_free(fx->decoder);
         fx->decoder = NULL;
         assert_int_equal(shape_wire_decoder_new(fx->client, &schema, &fx->decoder, &err), SHAPE_OK);
@@ -796,7 +796,7 @@ static void test_nanoseconds_are_truncated_to_microseconds(void **state)
         char expected[128];
         snprintf(expected, sizeof expected, "{\"ts\":\"%s\",\"_shape_table\":\"t\",\"_shape_seq\":1}", cases[i].ts);
         decodes_to(fx, (const uint8_t *)msg.data, len, id, expected);
-        shape_regfmt_codec_free(codec);
+        shape_kafka_regfmt_codec_free(codec);
     }
     shape_json_buf_release(&msg);
     rt_batch_release(&schema, &array);

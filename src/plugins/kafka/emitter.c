@@ -344,7 +344,7 @@ void shape_kafka_emitter_close(shape_emitter *e)
 int shape_kafka_emitter_wants_rows(shape_emitter *e)
 {
     if (!e->wire) return 0;
-    return shape_wire_encoder_format(e->wire) == SHAPE_REGFMT_JSON_SCHEMA ? 1 : SHAPE_EMIT_ROWS_ONLY;
+    return shape_wire_encoder_format(e->wire) == SHAPE_KAFKA_REGFMT_JSON_SCHEMA ? 1 : SHAPE_EMIT_ROWS_ONLY;
 }
 
 int shape_kafka_emitter_check_uri(const char *uri, shape_err *err)

@@ -40,7 +40,7 @@
 
 typedef struct wire_schema {
     uint32_t id;
-    shape_regfmt format;
+    shape_kafka_regfmt format;
     wire_field *fields; /* JSON Schema: the property names only */
     size_t nfields;
     size_t *field_of_column;
@@ -217,7 +217,7 @@ static int proto_carries(const wire_field *f, const wire_column *c)
 }
 
 /* "long/timestamp-millis", "[null, int/date]", "optional int64" ... */
-static void field_type_text(shape_regfmt format, const wire_field *f, char *buf, size_t size)
+static void field_type_text(shape_kafka_regfmt format, const wire_field *f, char *buf, size_t size)
 {
     static const char *avro[] = {"null", "boolean", "int", "long", "uint32?", "uint64?",
                                  "float", "double", "string", "bytes"};
@@ -233,7 +233,7 @@ static void field_type_text(shape_regfmt format, const wire_field *f, char *buf,
                                     "/local-timestamp-micros",
                                     "/decimal",
                                     "/uuid"};
-    if (format == SHAPE_REGFMT_PROTOBUF) {
+    if (format == SHAPE_KAFKA_REGFMT_PROTOBUF) {
         snprintf(buf, size, "%s%s", f->nullable ? "optional " : "", proto[f->type]);
     } else if (f->logical == WIRE_L_DECIMAL) {
         snprintf(buf, size, "%sbytes/decimal(%d, %d)%s", f->nullable ? "[null, " : "", f->precision, f->scale,
@@ -292,7 +292,7 @@ static int field_index(const wire_schema *s, const char *name, size_t *index)
 
 static int check_field_carries(const wire_schema *s, const wire_field *f, const wire_column *c, shape_err *err)
 {
-    int fits = s->format == SHAPE_REGFMT_AVRO ? avro_carries(f, c) : proto_carries(f, c);
+    int fits = s->format == SHAPE_KAFKA_REGFMT_AVRO ? avro_carries(f, c) : proto_carries(f, c);
     if (fits) return SHAPE_OK;
     char text[64];
     field_type_text(s->format, f, text, sizeof text);
@@ -311,7 +311,7 @@ static int map_fields(const shape_wire_decoder *d, wire_schema *s, shape_err *er
         if (!field_index(s, col->name, &i))
             return shape_err_set(err, SHAPE_EINVAL, "field '%s' is not in schema id %u", col->name, (unsigned)s->id);
         s->field_of_column[c] = i;
-        if (s->format != SHAPE_REGFMT_JSON_SCHEMA) SHAPE_RETURN_NOT_OK(check_field_carries(s, &s->fields[i], col, err));
+        if (s->format != SHAPE_KAFKA_REGFMT_JSON_SCHEMA) SHAPE_RETURN_NOT_OK(check_field_carries(s, &s->fields[i], col, err));
     }
     for (size_t i = 0; i < s->nfields; i++) {
         size_t c = 0;
@@ -326,15 +326,15 @@ static int map_fields(const shape_wire_decoder *d, wire_schema *s, shape_err *er
 static int parse_schema(wire_schema *s, const char *text, const char *type, shape_err *err)
 {
     if (strcmp(type, "AVRO") == 0) {
-        s->format = SHAPE_REGFMT_AVRO;
+        s->format = SHAPE_KAFKA_REGFMT_AVRO;
         return wire_avro_parse(text, s->id, &s->fields, &s->nfields, err);
     }
     if (strcmp(type, "PROTOBUF") == 0) {
-        s->format = SHAPE_REGFMT_PROTOBUF;
+        s->format = SHAPE_KAFKA_REGFMT_PROTOBUF;
         return wire_proto_parse(text, s->id, &s->fields, &s->nfields, err);
     }
     if (strcmp(type, "JSON") == 0) {
-        s->format = SHAPE_REGFMT_JSON_SCHEMA;
+        s->format = SHAPE_KAFKA_REGFMT_JSON_SCHEMA;
         return json_schema_parse(text, s->id, &s->fields, &s->nfields, err);
     }
     return shape_err_set(err, SHAPE_EINVAL, "schema id %u has schema type '%s', which the decoder does not read",
@@ -708,19 +708,19 @@ static int check_table_named(const shape_wire_decoder *d, const wire_schema *s, 
 static int decode_payload(shape_wire_decoder *d, const wire_schema *s, const uint8_t *b, size_t len,
                           shape_json_buf *out, shape_err *err)
 {
-    size_t header = s->format == SHAPE_REGFMT_PROTOBUF ? 6 : 5;
+    size_t header = s->format == SHAPE_KAFKA_REGFMT_PROTOBUF ? 6 : 5;
     if (len < header) return short_message(len, header, err);
-    if (s->format == SHAPE_REGFMT_PROTOBUF && b[5] != 0)
+    if (s->format == SHAPE_KAFKA_REGFMT_PROTOBUF && b[5] != 0)
         return shape_err_set(err, SHAPE_EINVAL,
                              "protobuf message index byte 0x%02x of schema id %u is not 0 (the schema's first message)",
                              b[5], (unsigned)s->id);
     b += header;
     len -= header;
     switch (s->format) {
-    case SHAPE_REGFMT_AVRO:
+    case SHAPE_KAFKA_REGFMT_AVRO:
         SHAPE_RETURN_NOT_OK(wire_avro_decode(s->fields, s->nfields, s->id, b, len, d->values, err));
         break;
-    case SHAPE_REGFMT_PROTOBUF:
+    case SHAPE_KAFKA_REGFMT_PROTOBUF:
         SHAPE_RETURN_NOT_OK(wire_proto_decode(s->fields, s->nfields, s->id, b, len, d->values, err));
         SHAPE_RETURN_NOT_OK(check_table_named(d, s, err));
         break;

@@ -42,7 +42,7 @@ int shape_wire_encoder_open(const shape_options *options, const char *topic, int
                             shape_wire_encoder **out, shape_err *err);
 void shape_wire_encoder_free(shape_wire_encoder *w);
 
-shape_regfmt shape_wire_encoder_format(const shape_wire_encoder *w);
+shape_kafka_regfmt shape_wire_encoder_format(const shape_wire_encoder *w);
 
 /* Register what msgs[0..n) need, then encode them (see above). Messages must
  * carry their rows (row_schema/row_array). The values point into the
