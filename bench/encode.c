@@ -82,8 +82,8 @@ static uint64_t pass(table_batches *tb, int f, shape_kafka_regfmt_codec *codec, 
 {
     shape_err err;
     uint64_t bytes = 0;
-    uint8_t header[SHAPE_WIRE_HEADER_MAX];
-    size_t hl = f < 0 ? 0 : shape_wire_header((shape_kafka_regfmt)f, 100, header);
+    uint8_t header[SHAPE_KAFKA_WIRE_HEADER_MAX];
+    size_t hl = f < 0 ? 0 : shape_kafka_wire_header((shape_kafka_regfmt)f, 100, header);
     for (size_t b = 0; b < tb->nbatches; b++) {
         out->len = 0;
         const struct ArrowArray *a = &tb->batches[b];

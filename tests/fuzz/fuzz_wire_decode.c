@@ -20,7 +20,7 @@
  * the output as it was and says why.
  *
  * Seeds: run with SHAPE_FUZZ_WRITE_SEEDS=DIR, the target writes valid inputs
- * (rows encoded with shape_kafka_regfmt_encode after shape_wire_header, for every
+ * (rows encoded with shape_kafka_regfmt_encode after shape_kafka_wire_header, for every
  * format and table, naming id 100 or a re-registered copy with id 101) into
  * DIR and exits; tests/fuzz/CMakeLists.txt does that after each build, so
  * the seeds always match the current encoders.
@@ -159,7 +159,7 @@ static shape_kafka_schema_registry_client *client_new(shape_kafka_fake_registry 
 }
 
 /* Decode into out (which holds "kept"); check the invariants; 1 = decoded. */
-static int decode_checked(shape_wire_decoder *dec, const uint8_t *msg, size_t len, shape_json_buf *out)
+static int decode_checked(shape_kafka_wire_decoder *dec, const uint8_t *msg, size_t len, shape_json_buf *out)
 {
     out->len = 0;
     if (shape_json_buf_reserve(out, 8) != 0) abort();
@@ -168,7 +168,7 @@ static int decode_checked(shape_wire_decoder *dec, const uint8_t *msg, size_t le
     shape_err err;
     shape_err_clear(&err);
     uint32_t id = 0;
-    int rc = shape_wire_decode(dec, msg, len, out, &id, &err);
+    int rc = shape_kafka_wire_decode(dec, msg, len, out, &id, &err);
     if (rc == SHAPE_OK) {
         if (out->len < 4 + 2 || out->data[4] != '{' || out->data[out->len - 1] != '}') abort();
         if (memcmp(out->data, "kept", 4) != 0 || len < 5) abort();
@@ -216,8 +216,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* may be refused (text that is not UTF-8); the message then names an id nobody has */
     if (fuzzed) (void)shape_kafka_schema_registry_register(client, "fuzzed-value", type, fuzzed, &id, &err);
 
-    shape_wire_decoder *dec = NULL;
-    if (shape_wire_decoder_new(client, &t->schema, &dec, &err) != SHAPE_OK) abort();
+    shape_kafka_wire_decoder *dec = NULL;
+    if (shape_kafka_wire_decoder_new(client, &t->schema, &dec, &err) != SHAPE_OK) abort();
     /* an exact copy, so ASan sees any read past the message */
     uint8_t *copy = malloc(msg_len ? msg_len : 1);
     if (!copy) abort();
@@ -230,7 +230,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     shape_json_buf_release(&first);
     shape_json_buf_release(&second);
     free(copy);
-    shape_wire_decoder_free(dec);
+    shape_kafka_wire_decoder_free(dec);
     shape_kafka_schema_registry_client_free(client);
     shape_kafka_fake_registry_free(fake);
     free(fuzzed);
@@ -257,7 +257,7 @@ static void seed(const char *dir, int f, int t, int64_t row, int with_schema, ui
     shape_json_buf b = SHAPE_JSON_BUF_INIT;
     const char *text = shape_kafka_regfmt_codec_schema(codec);
     size_t text_len = strlen(text);
-    if (shape_json_buf_reserve(&b, 1 + text_len + 3 + SHAPE_WIRE_HEADER_MAX) != 0) abort();
+    if (shape_json_buf_reserve(&b, 1 + text_len + 3 + SHAPE_KAFKA_WIRE_HEADER_MAX) != 0) abort();
     b.data[b.len++] = (char)(t * 3 + f);
     if (with_schema) {
         memcpy(b.data + b.len, text, text_len); /* plus a newline: another text, so another id */
@@ -267,7 +267,7 @@ static void seed(const char *dir, int f, int t, int64_t row, int with_schema, ui
     /* always the separator: the payload may hold 0xFF 0xFF itself */
     memcpy(b.data + b.len, "\xff\xff", 2);
     b.len += 2;
-    b.len += shape_wire_header(FORMATS[f], id, (uint8_t *)b.data + b.len);
+    b.len += shape_kafka_wire_header(FORMATS[f], id, (uint8_t *)b.data + b.len);
     shape_err err;
     if (shape_kafka_regfmt_encode(codec, &TABLES[t].array, row, &b, &err) != SHAPE_OK) {
         fprintf(stderr, "fuzz_wire_decode: encode: %s\n", err.message);

@@ -113,16 +113,16 @@ static void test_subjects(void **state)
 static void test_wire_header(void **state)
 {
     (void)state;
-    uint8_t h[SHAPE_WIRE_HEADER_MAX + 1];
+    uint8_t h[SHAPE_KAFKA_WIRE_HEADER_MAX + 1];
     memset(h, 0xee, sizeof h);
-    assert_int_equal(shape_wire_header(SHAPE_KAFKA_REGFMT_AVRO, 100, h), 5);
+    assert_int_equal(shape_kafka_wire_header(SHAPE_KAFKA_REGFMT_AVRO, 100, h), 5);
     const uint8_t avro[] = {0, 0, 0, 0, 100, 0xee};
     assert_memory_equal(h, avro, 6);
     memset(h, 0xee, sizeof h);
-    assert_int_equal(shape_wire_header(SHAPE_KAFKA_REGFMT_PROTOBUF, 0x01020304u, h), 6);
+    assert_int_equal(shape_kafka_wire_header(SHAPE_KAFKA_REGFMT_PROTOBUF, 0x01020304u, h), 6);
     const uint8_t proto[] = {0, 1, 2, 3, 4, 0, 0xee};
     assert_memory_equal(h, proto, 7);
-    assert_int_equal(shape_wire_header(SHAPE_KAFKA_REGFMT_JSON_SCHEMA, 0xfffffffeu, h), 5);
+    assert_int_equal(shape_kafka_wire_header(SHAPE_KAFKA_REGFMT_JSON_SCHEMA, 0xfffffffeu, h), 5);
     const uint8_t json[] = {0, 0xff, 0xff, 0xff, 0xfe};
     assert_memory_equal(h, json, 5);
 }

@@ -89,7 +89,7 @@ static void original_free(original *o) { free(o->uuid_metadata); }
 typedef struct fixture {
     shape_kafka_fake_registry *fake;
     shape_kafka_schema_registry_client *client;
-    shape_wire_decoder *decoder;
+    shape_kafka_wire_decoder *decoder;
     original cols;
     shape_json_buf out;
 } fixture;
@@ -116,7 +116,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *fx = *state;
-    shape_wire_decoder_free(fx->decoder);
+    shape_kafka_wire_decoder_free(fx->decoder);
     shape_kafka_schema_registry_client_free(fx->client);
     shape_kafka_fake_registry_free(fx->fake);
     original_free(&fx->cols);
@@ -137,7 +137,7 @@ static uint32_t register_schema(fixture *fx, const char *subject, const char *ty
 static void make_decoder(fixture *fx)
 {
     shape_err err;
-    if (shape_wire_decoder_new(fx->client, &fx->cols.root, &fx->decoder, &err) != SHAPE_OK)
+    if (shape_kafka_wire_decoder_new(fx->client, &fx->cols.root, &fx->decoder, &err) != SHAPE_OK)
         fail_msg("decoder: %s", err.message);
 }
 
@@ -160,7 +160,7 @@ static void decodes_to(fixture *fx, const uint8_t *msg, size_t len, uint32_t id,
     shape_err err;
     uint32_t got = 0;
     fx->out.len = 0;
-    if (shape_wire_decode(fx->decoder, msg, len, &fx->out, &got, &err) != SHAPE_OK)
+    if (shape_kafka_wire_decode(fx->decoder, msg, len, &fx->out, &got, &err) != SHAPE_OK)
         fail_msg("decode: %s", err.message);
     assert_int_equal(got, id);
     assert_string_equal(fx->out.data, expected);
@@ -175,7 +175,7 @@ static void refuses(fixture *fx, const uint8_t *msg, size_t len, const char *tex
     assert_int_equal(shape_json_buf_reserve(&fx->out, 8), 0);
     memcpy(fx->out.data, "kept", 5);
     fx->out.len = 4;
-    int rc = shape_wire_decode(fx->decoder, msg, len, &fx->out, NULL, &err);
+    int rc = shape_kafka_wire_decode(fx->decoder, msg, len, &fx->out, NULL, &err);
     if (rc != SHAPE_EINVAL) fail_msg("expected a refusal with '%s', got %d (%s)", text, rc, err.message);
     if (!strstr(err.message, text)) fail_msg("expected '%s' in '%s'", text, err.message);
     assert_int_equal(fx->out.len, 4);
@@ -600,7 +600,7 @@ static void test_original_schema_is_checked(void **state)
     fixture *fx = *state;
     column(&fx->cols, "+l", "tags");
     shape_err err;
-    assert_int_equal(shape_wire_decoder_new(fx->client, &fx->cols.root, &fx->decoder, &err), SHAPE_EINVAL);
+    assert_int_equal(shape_kafka_wire_decoder_new(fx->client, &fx->cols.root, &fx->decoder, &err), SHAPE_EINVAL);
     assert_string_equal(err.message, "column 'tags' has type +l, which the registry formats do not map");
     assert_null(fx->decoder);
 }
@@ -707,8 +707,8 @@ static size_t encode_message(const shape_kafka_regfmt_codec *codec, uint32_t id,
 {
     shape_err err;
     buf->len = 0;
-    assert_int_equal(shape_json_buf_reserve(buf, SHAPE_WIRE_HEADER_MAX), 0);
-    buf->len = shape_wire_header(shape_kafka_regfmt_codec_format(codec), id, (uint8_t *)buf->data);
+    assert_int_equal(shape_json_buf_reserve(buf, SHAPE_KAFKA_WIRE_HEADER_MAX), 0);
+    buf->len = shape_kafka_wire_header(shape_kafka_regfmt_codec_format(codec), id, (uint8_t *)buf->data);
     if (shape_kafka_regfmt_encode(codec, array, row, buf, &err) != SHAPE_OK)
         fail_msg("encode row %lld: %s", (long long)row, err.message);
     return buf->len;
@@ -726,7 +726,7 @@ static void round_trip(fixture *fx, shape_kafka_regfmt format, const char *subje
     if (shape_kafka_regfmt_codec_new(format, "typed", &schema, &codec, &err) != SHAPE_OK)
         fail_msg("codec %s: %s", shape_kafka_regfmt_name(format), err.message);
     uint32_t id = register_schema(fx, subject, shape_kafka_regfmt_schema_type(format), shape_kafka_regfmt_codec_schema(codec));
-    if (shape_wire_decoder_new(fx->client, &schema, &fx->decoder, &err) != SHAPE_OK)
+    if (shape_kafka_wire_decoder_new(fx->client, &schema, &fx->decoder, &err) != SHAPE_OK)
         fail_msg("decoder: %s", err.message);
     shape_json_buf msg = SHAPE_JSON_BUF_INIT, flat = SHAPE_JSON_BUF_INIT;
     for (int64_t row = 0; row < ROWS; row++) {
@@ -737,7 +737,7 @@ static void round_trip(fixture *fx, shape_kafka_regfmt format, const char *subje
         size_t cut = 2 * len / 3 ? 2 * len / 3 : 1;
         shape_err_clear(&err);
         fx->out.len = 0;
-        if (shape_wire_decode(fx->decoder, msg.data, cut, &fx->out, NULL, &err) != SHAPE_EINVAL)
+        if (shape_kafka_wire_decode(fx->decoder, msg.data, cut, &fx->out, NULL, &err) != SHAPE_EINVAL)
             fail_msg("%s row %lld cut to %zu of %zu bytes decoded: %s", shape_kafka_regfmt_name(format), (long long)row,
                      cut, len, fx->out.data);
         assert_int_equal(fx->out.len, 0);
@@ -789,9 +789,9 @@ static void test_nanoseconds_are_truncated_to_microseconds(void **state)
         assert_int_equal(shape_kafka_regfmt_codec_new(cases[i].format, "t", &schema, &codec, &err), SHAPE_OK);
         uint32_t id = register_schema(fx, cases[i].subject, shape_kafka_regfmt_schema_type(cases[i].format),
                                       shape_kafka_regfmt_codec_schema(codec));
-        shape_wire_decoder_free(fx->decoder);
+        shape_kafka_wire_decoder_free(fx->decoder);
         fx->decoder = NULL;
-        assert_int_equal(shape_wire_decoder_new(fx->client, &schema, &fx->decoder, &err), SHAPE_OK);
+        assert_int_equal(shape_kafka_wire_decoder_new(fx->client, &schema, &fx->decoder, &err), SHAPE_OK);
         size_t len = encode_message(codec, id, &array, 0, &msg);
         char expected[128];
         snprintf(expected, sizeof expected, "{\"ts\":\"%s\",\"_shape_table\":\"t\",\"_shape_seq\":1}", cases[i].ts);

@@ -101,9 +101,9 @@ int shape_kafka_regfmt_cursor_encode(const shape_kafka_regfmt_cursor *cu, int64_
 
 /* ---- the Confluent wire format (§4.3) ------------------------------------ */
 
-#define SHAPE_WIRE_HEADER_MAX 6
+#define SHAPE_KAFKA_WIRE_HEADER_MAX 6
 /* Write the header (magic 0, big-endian id, and for Protobuf the message
  * index byte 0) at p; returns its length (5 or 6). */
-size_t shape_wire_header(shape_kafka_regfmt f, uint32_t schema_id, uint8_t *p);
+size_t shape_kafka_wire_header(shape_kafka_regfmt f, uint32_t schema_id, uint8_t *p);
 
 #endif

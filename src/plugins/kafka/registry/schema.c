@@ -91,7 +91,7 @@ char *shape_kafka_subject_name(shape_kafka_subject_strategy s, const char *topic
     }
 }
 
-size_t shape_wire_header(shape_kafka_regfmt f, uint32_t schema_id, uint8_t *p)
+size_t shape_kafka_wire_header(shape_kafka_regfmt f, uint32_t schema_id, uint8_t *p)
 {
     p[0] = 0;
     p[1] = (uint8_t)(schema_id >> 24);

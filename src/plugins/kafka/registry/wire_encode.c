@@ -23,11 +23,11 @@ typedef struct table_codec {
     shape_kafka_regfmt_cursor *cursor;           /* encodes the codec's rows batch by batch */
     const struct ArrowArray *cursor_array; /* the batch it is set to in this call, or NULL */
     uint32_t id;
-    uint8_t header[SHAPE_WIRE_HEADER_MAX]; /* the wire header of its messages */
+    uint8_t header[SHAPE_KAFKA_WIRE_HEADER_MAX]; /* the wire header of its messages */
     size_t header_len;
 } table_codec;
 
-struct shape_wire_encoder {
+struct shape_kafka_wire_encoder {
     shape_kafka_regfmt format;
     shape_kafka_subject_strategy strategy;
     char *topic;
@@ -41,7 +41,7 @@ struct shape_wire_encoder {
     size_t unsent;    /* messages of the last encode left RETRY or REFUSED */
 };
 
-const char *const shape_wire_option_keys[] = {
+const char *const shape_kafka_wire_option_keys[] = {
     "event_format", "subject_strategy", "schema_registry_url", "schema_registry_username",
     "schema_registry_password", "schema_registry_ca_location", "schema_registry_certificate_location",
     "schema_registry_key_location", "schema_registry_ssl_verify", NULL};
@@ -90,9 +90,9 @@ static int make_client(const shape_options *o, shape_kafka_schema_registry_trans
     return rc;
 }
 
-int shape_wire_encoder_open(const shape_options *options, const char *topic, int envelope_flat,
+int shape_kafka_wire_encoder_new(const shape_options *options, const char *topic, int envelope_flat,
                             shape_kafka_schema_registry_transport transport, void *transport_ctx,
-                            shape_wire_encoder **out, shape_err *err)
+                            shape_kafka_wire_encoder **out, shape_err *err)
 {
     *out = NULL;
     const char *name = NULL, *strategy = NULL, *url = NULL;
@@ -113,7 +113,7 @@ int shape_wire_encoder_open(const shape_options *options, const char *topic, int
                              "--event-format %s needs a schema registry: --sink-config "
                              "kafka.schema_registry_url=URL",
                              shape_kafka_regfmt_name(format));
-    shape_wire_encoder *w = calloc(1, sizeof *w);
+    shape_kafka_wire_encoder *w = calloc(1, sizeof *w);
     if (!w) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     w->format = format;
     w->strategy = s;
@@ -121,14 +121,14 @@ int shape_wire_encoder_open(const shape_options *options, const char *topic, int
     int rc = w->topic ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     if (rc == SHAPE_OK) rc = make_client(options, transport, transport_ctx, &w->registry, err);
     if (rc != SHAPE_OK) {
-        shape_wire_encoder_free(w);
+        shape_kafka_wire_encoder_free(w);
         return rc;
     }
     *out = w;
     return SHAPE_OK;
 }
 
-void shape_wire_encoder_free(shape_wire_encoder *w)
+void shape_kafka_wire_encoder_free(shape_kafka_wire_encoder *w)
 {
     if (!w) return;
     for (size_t i = 0; i < w->ncodecs; i++) {
@@ -144,10 +144,10 @@ void shape_wire_encoder_free(shape_wire_encoder *w)
     free(w);
 }
 
-shape_kafka_regfmt shape_wire_encoder_format(const shape_wire_encoder *w) { return w->format; }
+shape_kafka_regfmt shape_kafka_wire_encoder_format(const shape_kafka_wire_encoder *w) { return w->format; }
 
 /* The codec of a message's table, made and registered on first sight. */
-static int codec_for(shape_wire_encoder *w, const shape_emit_message *m, table_codec **out, shape_err *err)
+static int codec_for(shape_kafka_wire_encoder *w, const shape_emit_message *m, table_codec **out, shape_err *err)
 {
     if (!m->row_schema || !m->row_array)
         return shape_err_set(err, SHAPE_EINTERNAL, "--event-format %s needs typed rows from the runtime",
@@ -186,13 +186,13 @@ static int codec_for(shape_wire_encoder *w, const shape_emit_message *m, table_c
         return rc;
     }
     c->schema = m->row_schema;
-    c->header_len = shape_wire_header(w->format, c->id, c->header);
+    c->header_len = shape_kafka_wire_header(w->format, c->id, c->header);
     w->last = w->ncodecs++;
     *out = c;
     return SHAPE_OK;
 }
 
-static int encode_one(shape_wire_encoder *w, table_codec *c, shape_emit_message *m, shape_err *err)
+static int encode_one(shape_kafka_wire_encoder *w, table_codec *c, shape_emit_message *m, shape_err *err)
 {
     size_t hl = c->header_len;
     size_t start = w->arena.len;
@@ -223,7 +223,7 @@ static int encode_one(shape_wire_encoder *w, table_codec *c, shape_emit_message 
     return rc;
 }
 
-static int grow(shape_wire_encoder *w, size_t n, shape_err *err)
+static int grow(shape_kafka_wire_encoder *w, size_t n, shape_err *err)
 {
     if (n <= w->cap) return SHAPE_OK;
     size_t *o = realloc(w->offsets, n * sizeof *o);
@@ -241,7 +241,7 @@ static int grow(shape_wire_encoder *w, size_t n, shape_err *err)
  * already registered (the sender may merge several tables' batches into one
  * send). Returns SHAPE_ECONN only when no message could be placed, with the
  * registry's error; any other failure (a refusal) stops the run. */
-static int place_messages(shape_wire_encoder *w, shape_emit_message *msgs, size_t n, shape_err *err)
+static int place_messages(shape_kafka_wire_encoder *w, shape_emit_message *msgs, size_t n, shape_err *err)
 {
     const struct ArrowSchema *failed = NULL; /* the table that failed in this call: asked once */
     const char *failed_table = NULL;
@@ -292,7 +292,7 @@ static int place_messages(shape_wire_encoder *w, shape_emit_message *msgs, size_
     return SHAPE_OK;
 }
 
-int shape_wire_encoder_encode(shape_wire_encoder *w, shape_emit_message *msgs, size_t n, shape_err *err)
+int shape_kafka_wire_encoder_encode(shape_kafka_wire_encoder *w, shape_emit_message *msgs, size_t n, shape_err *err)
 {
     SHAPE_RETURN_NOT_OK(grow(w, n, err));
     w->unsent = 0;
@@ -328,4 +328,4 @@ int shape_wire_encoder_encode(shape_wire_encoder *w, shape_emit_message *msgs, s
     return SHAPE_OK;
 }
 
-size_t shape_wire_encoder_unsent(const shape_wire_encoder *w) { return w->unsent; }
+size_t shape_kafka_wire_encoder_unsent(const shape_kafka_wire_encoder *w) { return w->unsent; }
