@@ -107,11 +107,11 @@ static void fake_reset(void *ctx)
     shape_kafka_fake_producer_store_clear(s);
     s->full = s->failures = s->reject = s->refuse_at_produce = s->stall = s->fatal = 0;
 }
-static void fake_delivered(void *ctx, shape_contract_list *out)
+static void fake_delivered(void *ctx, shape_kafka_contract_list *out)
 {
     shape_kafka_fake_producer_store *s = ((fake_ctx *)ctx)->store;
     for (size_t i = 0; i < s->log_len; i++)
-        shape_contract_list_add(out, s->log[i].key, s->log[i].key_len, s->log[i].value, s->log[i].value_len);
+        shape_kafka_contract_list_add(out, s->log[i].key, s->log[i].key_len, s->log[i].value, s->log[i].value_len);
 }
 static void fake_failures(void *ctx, int n) { ((fake_ctx *)ctx)->store->failures = n; }
 static void fake_congest(void *ctx, int n) { ((fake_ctx *)ctx)->store->full = n; }
@@ -123,13 +123,13 @@ static void contract_suite_passes(void)
     fake_ctx ctx = {.store = shape_kafka_fake_producer_store_new()};
     check(ctx.store != NULL, "FakeProducer store");
     if (!ctx.store) return;
-    const shape_emitter_harness h = {.name = "kafka over FakeProducer", .option_noun = "kafka", .ctx = &ctx,
+    const shape_kafka_emitter_harness h = {.name = "kafka over FakeProducer", .option_noun = "kafka", .ctx = &ctx,
                                      .ordered = 1, .open = fake_open, .reset = fake_reset,
                                      .delivered = fake_delivered, .inject_failures = fake_failures,
                                      .congest = fake_congest, .congestion_hits = fake_hits,
                                      .inject_rejections = fake_rejections};
-    const shape_emitter_harness *const all[] = {&h};
-    check(shape_emitter_contract_run("kafka over FakeProducer", all, 1) == 0, "the emitter contract suite");
+    const shape_kafka_emitter_harness *const all[] = {&h};
+    check(shape_kafka_emitter_contract_run("kafka over FakeProducer", all, 1) == 0, "the emitter contract suite");
     shape_kafka_fake_producer_store_free(ctx.store);
 }
 
