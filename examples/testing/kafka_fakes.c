@@ -41,8 +41,10 @@ static void check(int ok, const char *what)
 static void fake_broker_reads_back(void)
 {
     shape_err err;
-    shape_kafka_fake_broker *fb = shape_kafka_fake_broker_new();
-    check(fb && shape_kafka_fake_broker_add_topic(fb, "orders", 2, &err) == SHAPE_OK, "FakeBroker topic");
+    shape_kafka_fake_broker *fb = NULL;
+    check(shape_kafka_fake_broker_new(&fb, &err) == SHAPE_OK &&
+              shape_kafka_fake_broker_add_topic(fb, "orders", 2, &err) == SHAPE_OK,
+          "FakeBroker topic");
     check(shape_kafka_fake_broker_append_text(fb, "orders", 0, "{\"id\":1}", 1700000000000, &err) == SHAPE_OK &&
               shape_kafka_fake_broker_append_text(fb, "orders", 0, "{\"id\":2}", 1700000000001, &err) == SHAPE_OK &&
               shape_kafka_fake_broker_append_text(fb, "orders", 1, "{\"id\":3}", 1700000000002, &err) == SHAPE_OK,
@@ -72,7 +74,10 @@ static void fake_broker_reads_back(void)
 /* 2. Registration is idempotent: the same schema twice, one id (from 100). */
 static void fake_registry_registers(void)
 {
-    shape_kafka_fake_registry *r = shape_kafka_fake_registry_new();
+    shape_err err;
+    shape_kafka_fake_registry *r = NULL;
+    check(shape_kafka_fake_registry_new(&r, &err) == SHAPE_OK, "fake registry");
+    if (!r) return;
     const char *body = "{\"schema\":\"{\\\"type\\\":\\\"string\\\"}\"}";
     int status[2] = {0, 0};
     char *resp[2] = {NULL, NULL};
@@ -120,8 +125,9 @@ static void fake_rejections(void *ctx, int n) { ((fake_ctx *)ctx)->store->reject
 
 static void contract_suite_passes(void)
 {
-    fake_ctx ctx = {.store = shape_kafka_fake_producer_store_new()};
-    check(ctx.store != NULL, "FakeProducer store");
+    shape_err err;
+    fake_ctx ctx = {.store = NULL};
+    check(shape_kafka_fake_producer_store_new(&ctx.store, &err) == SHAPE_OK, "FakeProducer store");
     if (!ctx.store) return;
     const shape_kafka_emitter_harness h = {.name = "kafka over FakeProducer", .option_noun = "kafka", .ctx = &ctx,
                                      .ordered = 1, .open = fake_open, .reset = fake_reset,

@@ -242,8 +242,9 @@ int main(void)
     snprintf(jc.uri, sizeof jc.uri, "jsonl://%s", jc.dir);
     console_ctx cc = {.saved = -1};
     snprintf(cc.path, sizeof cc.path, "%s/stdout.jsonl", dir);
-    fake_ctx kc = {.store = shape_kafka_fake_producer_store_new()};
-    if (!kc.store) return 1;
+    fake_ctx kc = {.store = NULL};
+    shape_err err;
+    if (shape_kafka_fake_producer_store_new(&kc.store, &err) != SHAPE_OK) return 1;
 
     const shape_kafka_emitter_harness file_h = {.name = "file", .option_noun = "file", .ctx = &fc, .ordered = 1,
                                           .open = file_open, .reset = file_reset, .delivered = file_delivered};

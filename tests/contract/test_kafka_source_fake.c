@@ -79,9 +79,9 @@ static void append_rows(shape_kafka_fake_broker *fb, const char *topic, int32_t 
 /* Topic "orders" with counts[i] messages in partition i. */
 static shape_kafka_fake_broker *broker_with(const int64_t *counts, int32_t partitions)
 {
-    shape_kafka_fake_broker *fb = shape_kafka_fake_broker_new();
-    assert_non_null(fb);
+    shape_kafka_fake_broker *fb = NULL;
     shape_err err;
+    assert_int_equal(shape_kafka_fake_broker_new(&fb, &err), SHAPE_OK);
     assert_int_equal(shape_kafka_fake_broker_add_topic(fb, "orders", partitions, &err), SHAPE_OK);
     for (int32_t p = 0; p < partitions; p++) append_rows(fb, "orders", p, counts[p]);
     return fb;
@@ -810,8 +810,9 @@ static void test_consumer_configuration(void **state)
 static void test_keys_headers_and_missing_timestamps(void **state)
 {
     (void)state;
-    shape_kafka_fake_broker *fb = shape_kafka_fake_broker_new();
+    shape_kafka_fake_broker *fb = NULL;
     shape_err err;
+    assert_int_equal(shape_kafka_fake_broker_new(&fb, &err), SHAPE_OK);
     assert_int_equal(shape_kafka_fake_broker_add_topic(fb, "orders", 1, &err), SHAPE_OK);
     shape_kafka_fake_broker_header h[] = {{"trace", "t-1", 3}, {"empty", NULL, 0}};
     shape_kafka_fake_broker_message m = {"{\"id\":0}", 8, 0, 0, "k0", 2, h, 2};

@@ -37,8 +37,9 @@
 
 static shape_kafka_fake_registry *registry_new(int with_auth)
 {
-    shape_kafka_fake_registry *r = shape_kafka_fake_registry_new();
-    if (!r) abort();
+    shape_kafka_fake_registry *r = NULL;
+    shape_err err;
+    if (shape_kafka_fake_registry_new(&r, &err) != SHAPE_OK) abort();
     int status;
     char *resp;
     shape_kafka_fake_registry_handle(r, "POST", "/subjects/orders-value/versions", NULL, SEEDED_SCHEMA,

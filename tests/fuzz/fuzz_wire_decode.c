@@ -203,12 +203,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
 
-    shape_kafka_fake_registry *fake = shape_kafka_fake_registry_new();
-    if (!fake) abort();
+    shape_kafka_fake_registry *fake = NULL;
+    shape_err err;
+    if (shape_kafka_fake_registry_new(&fake, &err) != SHAPE_OK) abort();
     shape_kafka_schema_registry_client *client = client_new(fake);
     const char *type = shape_kafka_regfmt_schema_type(FORMATS[f]);
     uint32_t id = 0;
-    shape_err err;
     if (shape_kafka_schema_registry_register(client, "valid-value", type, shape_kafka_regfmt_codec_schema(t->codecs[f]), &id, &err) !=
             SHAPE_OK ||
         id != 100)

@@ -74,7 +74,8 @@ static void registers(shape_kafka_fake_registry *r, const char *subject, const c
 static void test_ids_count_from_100_and_a_text_keeps_its_id(void **state)
 {
     (void)state;
-    shape_kafka_fake_registry *r = shape_kafka_fake_registry_new();
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
     registers(r, "orders-value", "{\"type\":\"string\"}", NULL, 100);
     registers(r, "orders-value", "{\"type\":\"string\"}", NULL, 100);
     registers(r, "other-value", "{\"type\":\"string\"}", NULL, 100); /* known under another subject */
@@ -95,7 +96,8 @@ static void test_ids_count_from_100_and_a_text_keeps_its_id(void **state)
 static void test_a_changed_schema_conflicts_unless_the_registry_evolves(void **state)
 {
     (void)state;
-    shape_kafka_fake_registry *r = shape_kafka_fake_registry_new();
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
     registers(r, "orders-value", "A", NULL, 100);
     expect(post_schema(r, "orders-value", "B", NULL, NULL), 409,
            "{\"error_code\":409,\"message\":\"Schema being registered is incompatible with an earlier schema for "
@@ -118,7 +120,8 @@ static void test_a_changed_schema_conflicts_unless_the_registry_evolves(void **s
 static void test_refused_subject_answers_422_with_its_message(void **state)
 {
     (void)state;
-    shape_kafka_fake_registry *r = shape_kafka_fake_registry_new();
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
     assert_int_equal(shape_kafka_fake_registry_refuse(r, "events-value", "Invalid schema: bad field"), SHAPE_OK);
     expect(post_schema(r, "events-value", "A", NULL, NULL), 422,
            "{\"error_code\":42201,\"message\":\"Invalid schema: bad field\"}");
@@ -135,7 +138,8 @@ static void test_refused_subject_answers_422_with_its_message(void **state)
 static void test_auth_wants_the_exact_basic_header(void **state)
 {
     (void)state;
-    shape_kafka_fake_registry *r = shape_kafka_fake_registry_new();
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
     shape_kafka_fake_registry_set_auth(r, "svc", "s3cret");
     const char *unauthorized = "{\"error_code\":40101,\"message\":\"Unauthorized\"}";
     expect(post_schema(r, "s", "A", NULL, NULL), 401, unauthorized);
@@ -150,7 +154,8 @@ static void test_auth_wants_the_exact_basic_header(void **state)
 static void test_down_and_injected_failures(void **state)
 {
     (void)state;
-    shape_kafka_fake_registry *r = shape_kafka_fake_registry_new();
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
     const char *unavailable = "{\"error_code\":50301,\"message\":\"Service unavailable\"}";
     shape_kafka_fake_registry_set_down(r, 1);
     expect(post_schema(r, "s", "A", NULL, NULL), 503, unavailable);
@@ -171,7 +176,8 @@ static void test_down_and_injected_failures(void **state)
 static void test_schemas_by_id_and_other_paths(void **state)
 {
     (void)state;
-    shape_kafka_fake_registry *r = shape_kafka_fake_registry_new();
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
     registers(r, "a", "syntax = \"proto3\";\n", "PROTOBUF", 100);
     registers(r, "b", "{\"type\":\"long\"}", NULL, 101);
     expect(call(r, "GET", "/schemas/ids/100", NULL, NULL), 200,
@@ -198,7 +204,8 @@ static void test_schemas_by_id_and_other_paths(void **state)
 static void test_subjects_are_percent_decoded(void **state)
 {
     (void)state;
-    shape_kafka_fake_registry *r = shape_kafka_fake_registry_new();
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
     registers(r, "a%2Fb%20c", "A", NULL, 100);
     registers(r, "a%2fb%20c", "A", NULL, 100);
     assert_int_equal(shape_kafka_fake_registry_subject_count(r), 1);
@@ -210,7 +217,8 @@ static void test_subjects_are_percent_decoded(void **state)
 static void test_every_request_is_recorded(void **state)
 {
     (void)state;
-    shape_kafka_fake_registry *r = shape_kafka_fake_registry_new();
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
     shape_kafka_fake_registry_set_down(r, 1);
     expect(post_schema(r, "s", "A", NULL, NULL), 503, "{\"error_code\":50301,\"message\":\"Service unavailable\"}");
     shape_kafka_fake_registry_set_down(r, 0);
@@ -236,7 +244,8 @@ static void test_every_request_is_recorded(void **state)
 static void test_transport_hook_uses_the_url_path_and_authorization(void **state)
 {
     (void)state;
-    shape_kafka_fake_registry *r = shape_kafka_fake_registry_new();
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
     shape_kafka_fake_registry_set_auth(r, "svc", "s3cret");
     const char *headers[] = {"Content-Type: application/vnd.schemaregistry.v1+json",
                              "authorization:   Basic c3ZjOnMzY3JldA=="};
@@ -280,7 +289,7 @@ typedef struct served {
 static int serve(void **state)
 {
     served *s = calloc(1, sizeof *s);
-    s->registry = shape_kafka_fake_registry_new();
+    assert_int_equal(shape_kafka_fake_registry_new(&s->registry, NULL), SHAPE_OK);
     shape_err err;
     if (shape_kafka_fake_registry_server_new(s->registry, "127.0.0.1", 0, &s->server, &s->port, &err) != SHAPE_OK) {
         fprintf(stderr, "serve: %s\n", err.message);
@@ -568,7 +577,8 @@ static void test_http_head_parser(void **state)
 static void test_serve_refuses_bad_addresses_and_stops_with_open_connections(void **state)
 {
     (void)state;
-    shape_kafka_fake_registry *r = shape_kafka_fake_registry_new();
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
     shape_kafka_fake_registry_server *server = NULL;
     int port = -1;
     shape_err err;

@@ -182,7 +182,8 @@ static int has_header(const capture *cap, const char *line)
 static void test_headers_media_type_and_basic_auth(void **state)
 {
     (void)state;
-    capture cap = {.registry = shape_kafka_fake_registry_new()};
+    capture cap = {.registry = NULL};
+    assert_int_equal(shape_kafka_fake_registry_new(&cap.registry, NULL), SHAPE_OK);
     shape_kafka_fake_registry_set_auth(cap.registry, "svc", "s3cret");
     shape_kafka_schema_registry_settings s = {.url = "http://registry.test:8081/", .username = "svc", .password = "s3cret",
                                  .ssl_verify = 1, .transport = capturing_transport, .transport_ctx = &cap};
@@ -215,7 +216,8 @@ static void test_headers_media_type_and_basic_auth(void **state)
 static void test_bodies_by_schema_type_and_encoded_subjects(void **state)
 {
     (void)state;
-    shape_kafka_fake_registry *r = shape_kafka_fake_registry_new();
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
     shape_kafka_schema_registry_settings s = over_fake(r, "http://registry.test:8081");
     shape_kafka_schema_registry_client *c = client_of(&s);
     assert_int_equal(registered(c, "orders-value", "AVRO", "{\"type\":\"string\"}"), 100);
@@ -249,7 +251,8 @@ static void test_bodies_by_schema_type_and_encoded_subjects(void **state)
 static void test_ids_are_cached_per_subject_type_and_text(void **state)
 {
     (void)state;
-    shape_kafka_fake_registry *r = shape_kafka_fake_registry_new();
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
     shape_kafka_schema_registry_settings s = over_fake(r, "http://registry.test:8081");
     shape_kafka_schema_registry_client *c = client_of(&s);
     assert_int_equal(registered(c, "orders-value", "AVRO", "A"), 100);
@@ -276,7 +279,8 @@ static void test_ids_are_cached_per_subject_type_and_text(void **state)
 static void test_refusals_and_outages_through_the_fake(void **state)
 {
     (void)state;
-    shape_kafka_fake_registry *r = shape_kafka_fake_registry_new();
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
     shape_kafka_fake_registry_refuse(r, "events-value", "Invalid schema: bad field");
     shape_kafka_schema_registry_settings s = over_fake(r, "http://registry.test:8081");
     shape_kafka_schema_registry_client *c = client_of(&s);
@@ -412,7 +416,8 @@ static void fetch_fails(shape_kafka_schema_registry_client *c, uint32_t id, int 
 static void test_fetch(void **state)
 {
     (void)state;
-    shape_kafka_fake_registry *r = shape_kafka_fake_registry_new();
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
     shape_kafka_schema_registry_settings s = over_fake(r, "http://registry.test:8081/");
     shape_kafka_schema_registry_client *c = client_of(&s);
     assert_int_equal(registered(c, "p-value", "PROTOBUF", "syntax = \"proto3\";\n"), 100);
@@ -464,7 +469,7 @@ typedef struct served {
 static int serve(void **state)
 {
     served *s = calloc(1, sizeof *s);
-    s->registry = shape_kafka_fake_registry_new();
+    assert_int_equal(shape_kafka_fake_registry_new(&s->registry, NULL), SHAPE_OK);
     shape_err err;
     int port;
     if (shape_kafka_fake_registry_server_new(s->registry, "127.0.0.1", 0, &s->server, &port, &err) != SHAPE_OK) {

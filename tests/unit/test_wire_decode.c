@@ -98,8 +98,7 @@ static int setup(void **state)
 {
     fixture *fx = calloc(1, sizeof *fx);
     assert_non_null(fx);
-    fx->fake = shape_kafka_fake_registry_new();
-    assert_non_null(fx->fake);
+    assert_int_equal(shape_kafka_fake_registry_new(&fx->fake, NULL), SHAPE_OK);
     shape_kafka_schema_registry_settings s;
     memset(&s, 0, sizeof s);
     s.url = "http://registry.test:8081";

@@ -46,7 +46,7 @@ static int setup(void **state)
         f->msgs[i] = (shape_emit_message){.value = f->json[i], .value_len = strlen(f->json[i]), .table = "t",
                                           .row_schema = &f->schema, .row_array = &f->array, .row = i};
     }
-    f->registry = shape_kafka_fake_registry_new();
+    assert_int_equal(shape_kafka_fake_registry_new(&f->registry, NULL), SHAPE_OK);
     f->options = shape_options_new();
     *state = f;
     return 0;

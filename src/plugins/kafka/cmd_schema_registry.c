@@ -169,8 +169,8 @@ static int run_schema_registry(const shape_args *args, shape_err *err)
     listen_address at;
     const char *listen = shape_args_value(args, "listen");
     SHAPE_RETURN_NOT_OK(parse_listen(listen ? listen : DEFAULT_LISTEN, &at, err));
-    shape_kafka_fake_registry *r = shape_kafka_fake_registry_new();
-    if (!r) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    shape_kafka_fake_registry *r = NULL;
+    SHAPE_RETURN_NOT_OK(shape_kafka_fake_registry_new(&r, err));
     int rc = configure(args, r, err);
     if (rc == SHAPE_OK) rc = serve_until_signal(r, &at, shape_args_value(args, "url-file"), err);
     shape_kafka_fake_registry_free(r);

@@ -90,13 +90,14 @@ static void free_secret(char *s)
     free(s);
 }
 
-shape_kafka_fake_registry *shape_kafka_fake_registry_new(void)
+int shape_kafka_fake_registry_new(shape_kafka_fake_registry **out, shape_err *err)
 {
     shape_kafka_fake_registry *r = calloc(1, sizeof *r);
-    if (!r) return NULL;
+    *out = r;
+    if (!r) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     pthread_mutex_init(&r->lock, NULL);
     r->next_id = FIRST_ID;
-    return r;
+    return SHAPE_OK;
 }
 
 void shape_kafka_fake_registry_free(shape_kafka_fake_registry *r)

@@ -30,7 +30,8 @@
 
 typedef struct shape_kafka_fake_registry shape_kafka_fake_registry;
 
-shape_kafka_fake_registry *shape_kafka_fake_registry_new(void);
+/* SHAPE_OK and *out, or SHAPE_ENOMEM. */
+int shape_kafka_fake_registry_new(shape_kafka_fake_registry **out, shape_err *err);
 void shape_kafka_fake_registry_free(shape_kafka_fake_registry *r);
 
 /* Knobs (may change while serving). */

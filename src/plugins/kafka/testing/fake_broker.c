@@ -74,11 +74,13 @@ struct shape_kafka_fake_broker {
 
 /* ---- the broker's topics ----------------------------------------------------- */
 
-shape_kafka_fake_broker *shape_kafka_fake_broker_new(void)
+int shape_kafka_fake_broker_new(shape_kafka_fake_broker **out, shape_err *err)
 {
     shape_kafka_fake_broker *fb = calloc(1, sizeof *fb);
-    if (fb) fb->fail_at = -1;
-    return fb;
+    *out = fb;
+    if (!fb) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    fb->fail_at = -1;
+    return SHAPE_OK;
 }
 
 static void clear_config(shape_kafka_fake_broker *fb)

@@ -69,7 +69,8 @@ typedef struct shape_kafka_fake_broker_counters {
     uint64_t released;    /* entries released: equals handed once every consumer is closed */
 } shape_kafka_fake_broker_counters;
 
-shape_kafka_fake_broker *shape_kafka_fake_broker_new(void);
+/* SHAPE_OK and *out, or SHAPE_ENOMEM. */
+int shape_kafka_fake_broker_new(shape_kafka_fake_broker **out, shape_err *err);
 void shape_kafka_fake_broker_free(shape_kafka_fake_broker *fb);
 
 /* A topic with partitions 0..partitions-1, all empty. */
