@@ -8,8 +8,8 @@
  * rows (src/emit/event_rows.c, as the emit runtime does; not timed); then
  * each format encodes every row of every batch into one reused buffer
  * (cleared per batch, as the emitter's arena is): json = the flat JSON
- * event (shape_flat_json_row), avro, protobuf, json-schema through
- * shape_regfmt_encode with the wire header. Best of REPEAT passes.
+ * event (shape_kafka_flat_json_row), avro, protobuf, json-schema through
+ * shape_kafka_regfmt_encode with the wire header. Best of REPEAT passes.
  * Prints one JSON line per (table, format) and the peak RSS.
  *
  *   bench/run builds it; by hand, after `make`:
@@ -78,24 +78,24 @@ static void build(shape_retail *d, size_t table, table_batches *tb)
 }
 
 /* One pass over every row in format f (-1: plain flat JSON); bytes written. */
-static uint64_t pass(table_batches *tb, int f, shape_regfmt_codec *codec, shape_json_buf *out)
+static uint64_t pass(table_batches *tb, int f, shape_kafka_regfmt_codec *codec, shape_json_buf *out)
 {
     shape_err err;
     uint64_t bytes = 0;
-    uint8_t header[SHAPE_WIRE_HEADER_MAX];
-    size_t hl = f < 0 ? 0 : shape_wire_header((shape_regfmt)f, 100, header);
+    uint8_t header[SHAPE_KAFKA_WIRE_HEADER_MAX];
+    size_t hl = f < 0 ? 0 : shape_kafka_wire_header((shape_kafka_regfmt)f, 100, header);
     for (size_t b = 0; b < tb->nbatches; b++) {
         out->len = 0;
         const struct ArrowArray *a = &tb->batches[b];
         for (int64_t i = 0; i < a->length; i++) {
             if (f < 0) {
-                if (shape_flat_json_row(&tb->rows.schema, a, i, out, &err)) die("json", &err);
+                if (shape_kafka_flat_json_row(&tb->rows.schema, a, i, out, &err)) die("json", &err);
                 continue;
             }
             if (shape_json_buf_reserve(out, hl) != 0) exit(1);
             memcpy(out->data + out->len, header, hl);
             out->len += hl;
-            if (shape_regfmt_encode(codec, a, i, out, &err)) die("encode", &err);
+            if (shape_kafka_regfmt_encode(codec, a, i, out, &err)) die("encode", &err);
         }
         bytes += out->len;
     }
@@ -110,7 +110,7 @@ int main(int argc, char **argv)
     shape_retail *d;
     if (shape_retail_open(preset, 42, &d, &err)) die("open", &err);
     const size_t tables[] = {SHAPE_RETAIL_ORDER_LINE, SHAPE_RETAIL_CUSTOMER};
-    const int formats[] = {-1, SHAPE_REGFMT_AVRO, SHAPE_REGFMT_PROTOBUF, SHAPE_REGFMT_JSON_SCHEMA};
+    const int formats[] = {-1, SHAPE_KAFKA_REGFMT_AVRO, SHAPE_KAFKA_REGFMT_PROTOBUF, SHAPE_KAFKA_REGFMT_JSON_SCHEMA};
     shape_json_buf out = SHAPE_JSON_BUF_INIT;
     for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
         table_batches tb;
@@ -118,8 +118,8 @@ int main(int argc, char **argv)
         build(d, tables[t], &tb);
         for (size_t k = 0; k < sizeof formats / sizeof formats[0]; k++) {
             int f = formats[k];
-            shape_regfmt_codec *codec = NULL;
-            if (f >= 0 && shape_regfmt_codec_new((shape_regfmt)f, tb.et.name, &tb.rows.schema, &codec, &err))
+            shape_kafka_regfmt_codec *codec = NULL;
+            if (f >= 0 && shape_kafka_regfmt_codec_new((shape_kafka_regfmt)f, tb.et.name, &tb.rows.schema, &codec, &err))
                 die("codec", &err);
             double best = 1e30;
             uint64_t bytes = 0;
@@ -131,10 +131,10 @@ int main(int argc, char **argv)
             }
             printf("{\"bench\":\"encode\",\"table\":\"%s\",\"format\":\"%s\",\"events\":%llu,\"bytes\":%llu,"
                    "\"seconds\":%.6f,\"events_per_s\":%.0f,\"mb_per_s\":%.1f}\n",
-                   tb.et.name, f < 0 ? "json" : shape_regfmt_name((shape_regfmt)f),
+                   tb.et.name, f < 0 ? "json" : shape_kafka_regfmt_name((shape_kafka_regfmt)f),
                    (unsigned long long)tb.events, (unsigned long long)bytes, best, (double)tb.events / best,
                    (double)bytes / best / 1e6);
-            shape_regfmt_codec_free(codec);
+            shape_kafka_regfmt_codec_free(codec);
         }
         for (size_t b = 0; b < tb.nbatches; b++) tb.batches[b].release(&tb.batches[b]);
         free(tb.batches);

@@ -41,14 +41,16 @@ static void check(int ok, const char *what)
 static void fake_broker_reads_back(void)
 {
     shape_err err;
-    shape_fake_broker *fb = shape_fake_broker_new();
-    check(fb && shape_fake_broker_add_topic(fb, "orders", 2, &err) == SHAPE_OK, "FakeBroker topic");
-    check(shape_fake_broker_append_text(fb, "orders", 0, "{\"id\":1}", 1700000000000, &err) == SHAPE_OK &&
-              shape_fake_broker_append_text(fb, "orders", 0, "{\"id\":2}", 1700000000001, &err) == SHAPE_OK &&
-              shape_fake_broker_append_text(fb, "orders", 1, "{\"id\":3}", 1700000000002, &err) == SHAPE_OK,
+    shape_kafka_fake_broker *fb = NULL;
+    check(shape_kafka_fake_broker_new(&fb, &err) == SHAPE_OK &&
+              shape_kafka_fake_broker_add_topic(fb, "orders", 2, &err) == SHAPE_OK,
+          "FakeBroker topic");
+    check(shape_kafka_fake_broker_append_text(fb, "orders", 0, "{\"id\":1}", 1700000000000, &err) == SHAPE_OK &&
+              shape_kafka_fake_broker_append_text(fb, "orders", 0, "{\"id\":2}", 1700000000001, &err) == SHAPE_OK &&
+              shape_kafka_fake_broker_append_text(fb, "orders", 1, "{\"id\":3}", 1700000000002, &err) == SHAPE_OK,
           "FakeBroker append");
     shape_source *src = NULL;
-    int rc = shape_fake_broker_source_open(fb, "kafka://broker-a:9092/orders", NULL, NULL, &src, &err);
+    int rc = shape_kafka_fake_broker_source_open(fb, "kafka://broker-a:9092/orders", NULL, NULL, &src, &err);
     check(rc == SHAPE_OK, "kafka:// source over FakeBroker opens");
     int64_t rows = 0;
     for (int end = 0; rc == SHAPE_OK && !end;) {
@@ -66,25 +68,28 @@ static void fake_broker_reads_back(void)
     check(rc == SHAPE_OK, "the bounded read ends cleanly");
     check(rows == 3, "three rows read back");
     if (src) shape_source_close(src);
-    shape_fake_broker_free(fb);
+    shape_kafka_fake_broker_free(fb);
 }
 
 /* 2. Registration is idempotent: the same schema twice, one id (from 100). */
 static void fake_registry_registers(void)
 {
-    shape_fake_registry *r = shape_fake_registry_new();
+    shape_err err;
+    shape_kafka_fake_registry *r = NULL;
+    check(shape_kafka_fake_registry_new(&r, &err) == SHAPE_OK, "fake registry");
+    if (!r) return;
     const char *body = "{\"schema\":\"{\\\"type\\\":\\\"string\\\"}\"}";
     int status[2] = {0, 0};
     char *resp[2] = {NULL, NULL};
     for (int i = 0; i < 2; i++)
-        shape_fake_registry_handle(r, "POST", "/subjects/orders-value/versions", NULL, body, strlen(body),
+        shape_kafka_fake_registry_handle(r, "POST", "/subjects/orders-value/versions", NULL, body, strlen(body),
                                    &status[i], &resp[i]);
     check(status[0] == 200 && status[1] == 200, "registry answers 200");
     check(resp[0] && resp[1] && strstr(resp[0], "100") && strcmp(resp[0], resp[1]) == 0, "one id for one schema");
-    check(shape_fake_registry_subject_count(r) == 1, "one subject recorded");
+    check(shape_kafka_fake_registry_subject_count(r) == 1, "one subject recorded");
     free(resp[0]);
     free(resp[1]);
-    shape_fake_registry_free(r);
+    shape_kafka_fake_registry_free(r);
 }
 
 /* 3. The contract suite on kafka:// over FakeProducer: the harness says how
@@ -107,11 +112,11 @@ static void fake_reset(void *ctx)
     shape_kafka_fake_producer_store_clear(s);
     s->full = s->failures = s->reject = s->refuse_at_produce = s->stall = s->fatal = 0;
 }
-static void fake_delivered(void *ctx, shape_contract_list *out)
+static void fake_delivered(void *ctx, shape_kafka_contract_list *out)
 {
     shape_kafka_fake_producer_store *s = ((fake_ctx *)ctx)->store;
     for (size_t i = 0; i < s->log_len; i++)
-        shape_contract_list_add(out, s->log[i].key, s->log[i].key_len, s->log[i].value, s->log[i].value_len);
+        shape_kafka_contract_list_add(out, s->log[i].key, s->log[i].key_len, s->log[i].value, s->log[i].value_len);
 }
 static void fake_failures(void *ctx, int n) { ((fake_ctx *)ctx)->store->failures = n; }
 static void fake_congest(void *ctx, int n) { ((fake_ctx *)ctx)->store->full = n; }
@@ -120,16 +125,17 @@ static void fake_rejections(void *ctx, int n) { ((fake_ctx *)ctx)->store->reject
 
 static void contract_suite_passes(void)
 {
-    fake_ctx ctx = {.store = shape_kafka_fake_producer_store_new()};
-    check(ctx.store != NULL, "FakeProducer store");
+    shape_err err;
+    fake_ctx ctx = {.store = NULL};
+    check(shape_kafka_fake_producer_store_new(&ctx.store, &err) == SHAPE_OK, "FakeProducer store");
     if (!ctx.store) return;
-    const shape_emitter_harness h = {.name = "kafka over FakeProducer", .option_noun = "kafka", .ctx = &ctx,
+    const shape_kafka_emitter_harness h = {.name = "kafka over FakeProducer", .option_noun = "kafka", .ctx = &ctx,
                                      .ordered = 1, .open = fake_open, .reset = fake_reset,
                                      .delivered = fake_delivered, .inject_failures = fake_failures,
                                      .congest = fake_congest, .congestion_hits = fake_hits,
                                      .inject_rejections = fake_rejections};
-    const shape_emitter_harness *const all[] = {&h};
-    check(shape_emitter_contract_run("kafka over FakeProducer", all, 1) == 0, "the emitter contract suite");
+    const shape_kafka_emitter_harness *const all[] = {&h};
+    check(shape_kafka_emitter_contract_run("kafka over FakeProducer", all, 1) == 0, "the emitter contract suite");
     shape_kafka_fake_producer_store_free(ctx.store);
 }
 

@@ -32,7 +32,7 @@
 static char dir[64];
 
 /* Each line of path (if it exists) as a body without a wire key. */
-static void read_lines(const char *path, shape_contract_list *out)
+static void read_lines(const char *path, shape_kafka_contract_list *out)
 {
     FILE *f = fopen(path, "r");
     if (!f) return;
@@ -41,7 +41,7 @@ static void read_lines(const char *path, shape_contract_list *out)
     ssize_t len;
     while ((len = getline(&line, &cap, f)) > 0) {
         if (line[len - 1] == '\n') len--;
-        shape_contract_list_add(out, NULL, 0, line, (size_t)len);
+        shape_kafka_contract_list_add(out, NULL, 0, line, (size_t)len);
     }
     free(line);
     fclose(f);
@@ -68,7 +68,7 @@ static int file_open(void *ctx, const shape_options *o, const shape_emitter_type
     return open_builtin(((file_ctx *)ctx)->uri, o, type, out, err);
 }
 static void file_reset(void *ctx) { unlink(((file_ctx *)ctx)->path); }
-static void file_delivered(void *ctx, shape_contract_list *out) { read_lines(((file_ctx *)ctx)->path, out); }
+static void file_delivered(void *ctx, shape_kafka_contract_list *out) { read_lines(((file_ctx *)ctx)->path, out); }
 
 /* ---- jsonl:// (one file per table) ------------------------------------------------- */
 
@@ -91,7 +91,7 @@ static void jsonl_reset(void *ctx)
         unlink(path);
     }
 }
-static void jsonl_delivered(void *ctx, shape_contract_list *out)
+static void jsonl_delivered(void *ctx, shape_kafka_contract_list *out)
 {
     char path[192];
     for (size_t i = 0; i < 2; i++) { /* tables go out one after another */
@@ -131,7 +131,7 @@ static void console_after_close(void *ctx)
     c->saved = -1;
 }
 static void console_reset(void *ctx) { unlink(((console_ctx *)ctx)->path); }
-static void console_delivered(void *ctx, shape_contract_list *out) { read_lines(((console_ctx *)ctx)->path, out); }
+static void console_delivered(void *ctx, shape_kafka_contract_list *out) { read_lines(((console_ctx *)ctx)->path, out); }
 
 /* ---- null:// (nothing to read back) ------------------------------------------------------ */
 
@@ -164,13 +164,13 @@ static void fake_reset(void *ctx)
     shape_kafka_fake_producer_store_clear(s);
     s->full = s->failures = s->reject = s->refuse_at_produce = s->stall = s->fatal = 0;
 }
-static void fake_delivered(void *ctx, shape_contract_list *out)
+static void fake_delivered(void *ctx, shape_kafka_contract_list *out)
 {
     shape_kafka_fake_producer_store *s = ((fake_ctx *)ctx)->store;
     for (size_t i = 0; i < s->log_len; i++) {
         const shape_kafka_fake_record *r = &s->log[i];
         assert_string_equal(r->topic, "events");
-        shape_contract_list_add(out, r->key, r->key_len, r->value, r->value_len);
+        shape_kafka_contract_list_add(out, r->key, r->key_len, r->value, r->value_len);
     }
 }
 static void fake_failures(void *ctx, int n) { ((fake_ctx *)ctx)->store->failures = n; }
@@ -205,11 +205,11 @@ static void test_file_fresh_open_truncates(void **state)
     assert_int_equal(file_open(c, NULL, &type, &e, &err), SHAPE_OK);
     send_first(type, e, "{\"b\":2}");
     type->close(e);
-    shape_contract_list got = {0};
+    shape_kafka_contract_list got = {0};
     file_delivered(c, &got);
     assert_int_equal(got.n, 1);
     assert_string_equal(got.bodies[0], "{\"b\":2}");
-    shape_contract_list_free(&got);
+    shape_kafka_contract_list_reset(&got);
     file_reset(c);
 }
 
@@ -242,26 +242,27 @@ int main(void)
     snprintf(jc.uri, sizeof jc.uri, "jsonl://%s", jc.dir);
     console_ctx cc = {.saved = -1};
     snprintf(cc.path, sizeof cc.path, "%s/stdout.jsonl", dir);
-    fake_ctx kc = {.store = shape_kafka_fake_producer_store_new()};
-    if (!kc.store) return 1;
+    fake_ctx kc = {.store = NULL};
+    shape_err err;
+    if (shape_kafka_fake_producer_store_new(&kc.store, &err) != SHAPE_OK) return 1;
 
-    const shape_emitter_harness file_h = {.name = "file", .option_noun = "file", .ctx = &fc, .ordered = 1,
+    const shape_kafka_emitter_harness file_h = {.name = "file", .option_noun = "file", .ctx = &fc, .ordered = 1,
                                           .open = file_open, .reset = file_reset, .delivered = file_delivered};
-    const shape_emitter_harness jsonl_h = {.name = "jsonl", .option_noun = "jsonl", .ctx = &jc, .ordered = 1,
+    const shape_kafka_emitter_harness jsonl_h = {.name = "jsonl", .option_noun = "jsonl", .ctx = &jc, .ordered = 1,
                                            .open = jsonl_open, .reset = jsonl_reset, .delivered = jsonl_delivered};
-    const shape_emitter_harness console_h = {.name = "console", .option_noun = "console", .ctx = &cc,
+    const shape_kafka_emitter_harness console_h = {.name = "console", .option_noun = "console", .ctx = &cc,
                                              .ordered = 1, .open = console_open,
                                              .after_close = console_after_close, .reset = console_reset,
                                              .delivered = console_delivered};
-    const shape_emitter_harness null_h = {.name = "null", .option_noun = "null", .ordered = 1, .open = null_open,
+    const shape_kafka_emitter_harness null_h = {.name = "null", .option_noun = "null", .ordered = 1, .open = null_open,
                                           .reset = null_reset};
-    const shape_emitter_harness fake_h = {.name = "kafka over FakeProducer", .option_noun = "kafka", .ctx = &kc,
+    const shape_kafka_emitter_harness fake_h = {.name = "kafka over FakeProducer", .option_noun = "kafka", .ctx = &kc,
                                           .ordered = 1, .open = fake_open, .reset = fake_reset,
                                           .delivered = fake_delivered, .inject_failures = fake_failures,
                                           .congest = fake_congest, .congestion_hits = fake_hits,
                                           .inject_rejections = fake_rejections};
-    const shape_emitter_harness *const harnesses[] = {&file_h, &jsonl_h, &console_h, &null_h, &fake_h};
-    int failed = shape_emitter_contract_run("emitter contract", harnesses, sizeof harnesses / sizeof harnesses[0]);
+    const shape_kafka_emitter_harness *const harnesses[] = {&file_h, &jsonl_h, &console_h, &null_h, &fake_h};
+    int failed = shape_kafka_emitter_contract_run("emitter contract", harnesses, sizeof harnesses / sizeof harnesses[0]);
 
     const struct CMUnitTest own[] = {
         cmocka_unit_test_prestate(test_file_fresh_open_truncates, &fc),

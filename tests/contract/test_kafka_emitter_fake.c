@@ -42,7 +42,8 @@ typedef struct fx {
 static int setup(void **state)
 {
     fx *f = calloc(1, sizeof *f);
-    f->store = shape_kafka_fake_producer_store_new();
+    shape_err err;
+    assert_int_equal(shape_kafka_fake_producer_store_new(&f->store, &err), SHAPE_OK);
     f->type = shape_kafka_fake_emitter_type();
     for (size_t i = 0; i < N; i++) {
         snprintf(f->keys[i], sizeof f->keys[i], "order_line/%zu", i);

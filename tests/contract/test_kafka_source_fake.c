@@ -62,27 +62,27 @@ static run runs[2]; /* big: kept static */
 
 /* ---- fixtures --------------------------------------------------------------------- */
 
-static void append_rows(shape_fake_broker *fb, const char *topic, int32_t partition, int64_t n)
+static void append_rows(shape_kafka_fake_broker *fb, const char *topic, int32_t partition, int64_t n)
 {
     shape_err err;
     for (int64_t i = 0; i < n; i++) {
-        int64_t offset = shape_fake_broker_high_watermark(fb, topic, partition);
+        int64_t offset = shape_kafka_fake_broker_high_watermark(fb, topic, partition);
         char body[128];
         int64_t id = partition * 1000 + offset;
         snprintf(body, sizeof body, "{\"id\":%lld,\"amount\":%g,\"kind\":\"%c\"}", (long long)id, (double)id + 0.25,
                  "abc"[id % 3]);
-        if (shape_fake_broker_append_text(fb, topic, partition, body, T0_MS + 10 * offset, &err) != SHAPE_OK)
+        if (shape_kafka_fake_broker_append_text(fb, topic, partition, body, T0_MS + 10 * offset, &err) != SHAPE_OK)
             fail_msg("append: %s", err.message);
     }
 }
 
 /* Topic "orders" with counts[i] messages in partition i. */
-static shape_fake_broker *broker_with(const int64_t *counts, int32_t partitions)
+static shape_kafka_fake_broker *broker_with(const int64_t *counts, int32_t partitions)
 {
-    shape_fake_broker *fb = shape_fake_broker_new();
-    assert_non_null(fb);
+    shape_kafka_fake_broker *fb = NULL;
     shape_err err;
-    assert_int_equal(shape_fake_broker_add_topic(fb, "orders", partitions, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_fake_broker_new(&fb, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_fake_broker_add_topic(fb, "orders", partitions, &err), SHAPE_OK);
     for (int32_t p = 0; p < partitions; p++) append_rows(fb, "orders", p, counts[p]);
     return fb;
 }
@@ -149,7 +149,7 @@ static void run_reset(run *r)
 /* Read to the end. With `reconnect`, a SHAPE_ECONN closes the source and
  * opens a new one at the last position handed out (the start before the
  * first batch), as the stream consumer does. */
-static void read_all(shape_fake_broker *fb, const char *uri, const char *json, const shape_offsets *start,
+static void read_all(shape_kafka_fake_broker *fb, const char *uri, const char *json, const shape_offsets *start,
                      int reconnect, run *r)
 {
     run_reset(r);
@@ -161,7 +161,7 @@ static void read_all(shape_fake_broker *fb, const char *uri, const char *json, c
     shape_source *src = NULL;
     for (;;) {
         if (!src) {
-            r->rc = shape_fake_broker_source_open(fb, uri, o, have_last ? &last : NULL, &src, &err);
+            r->rc = shape_kafka_fake_broker_source_open(fb, uri, o, have_last ? &last : NULL, &src, &err);
             if (r->rc != SHAPE_OK) break;
         }
         struct ArrowSchema schema;
@@ -196,7 +196,7 @@ static void read_all(shape_fake_broker *fb, const char *uri, const char *json, c
     }
     if (r->rc != SHAPE_OK) snprintf(r->message, sizeof r->message, "%s", err.message);
     shape_source_close(src);
-    shape_fake_broker_counters c = shape_fake_broker_counts(fb);
+    shape_kafka_fake_broker_counters c = shape_kafka_fake_broker_counts(fb);
     assert_int_equal(c.released, c.handed); /* every entry released, once (twice would be a double free) */
     shape_offsets_free(&last);
     shape_options_free(o);
@@ -245,17 +245,17 @@ static void test_chunk_cap_gives_batches_and_positions(void **state)
 {
     (void)state;
     int64_t counts[] = {25};
-    shape_fake_broker *fb = broker_with(counts, 1);
+    shape_kafka_fake_broker *fb = broker_with(counts, 1);
     /* Batches are cut at batch_size and the partition's end, never where a
      * poll happened to stop (3 messages per poll here): every run of a
      * bounded read hands out the same batches, however the broker paces it. */
-    shape_fake_broker_set_chunk(fb, 3);
+    shape_kafka_fake_broker_set_chunk(fb, 3);
     run *r = &runs[0];
     read_all(fb, URI, NULL, NULL, 0, r);
     assert_int_equal(r->rc, SHAPE_OK);
     assert_int_equal(r->n_batches, 1);
     assert_int_equal(r->batches[0].rows, 25);
-    assert_int_equal(shape_fake_broker_counts(fb).fetches, 9);
+    assert_int_equal(shape_kafka_fake_broker_counts(fb).fetches, 9);
     read_all(fb, URI, "{\"batch_size\":10}", NULL, 0, r);
     assert_int_equal(r->rc, SHAPE_OK);
     assert_int_equal(r->n_batches, 3);
@@ -266,19 +266,19 @@ static void test_chunk_cap_gives_batches_and_positions(void **state)
     }
     assert_rows_exactly(r, NULL, counts, 1);
     assert_int_equal(r->first_event_time_us, T0_MS * 1000); /* broker time, ms -> us */
-    shape_fake_broker_counters c = shape_fake_broker_counts(fb);
+    shape_kafka_fake_broker_counters c = shape_kafka_fake_broker_counts(fb);
     assert_int_equal(c.delivered, 50); /* the counters add up over both reads */
     assert_int_equal(c.consumers, 2);
     assert_int_equal(c.closed, 2);
     assert_int_equal(c.connections, 2); /* every partition assigned once per read */
-    shape_fake_broker_free(fb);
+    shape_kafka_fake_broker_free(fb);
 }
 
 static void test_ascending_partitions_never_mixed_positions_of_all(void **state)
 {
     (void)state;
     int64_t counts[] = {5, 3, 0, 4};
-    shape_fake_broker *fb = broker_with(counts, 4);
+    shape_kafka_fake_broker *fb = broker_with(counts, 4);
     run *r = &runs[0];
     read_all(fb, URI, "{\"batch_size\":2}", NULL, 0, r);
     assert_int_equal(r->rc, SHAPE_OK);
@@ -296,15 +296,15 @@ static void test_ascending_partitions_never_mixed_positions_of_all(void **state)
         }
     }
     assert_int_equal(r->n_batches, 3 + 2 + 0 + 2);
-    shape_fake_broker_free(fb);
+    shape_kafka_fake_broker_free(fb);
 }
 
 static void test_same_batches_every_run(void **state)
 {
     (void)state;
     int64_t counts[] = {17, 0, 9, 31, 4};
-    shape_fake_broker *fb = broker_with(counts, 5);
-    shape_fake_broker_set_chunk(fb, 3);
+    shape_kafka_fake_broker *fb = broker_with(counts, 5);
+    shape_kafka_fake_broker_set_chunk(fb, 3);
     read_all(fb, URI, "{\"batch_size\":4}", NULL, 0, &runs[0]);
     /* the second run fetches ahead 2 partitions instead of all 5: same batches */
     read_all(fb, URI, "{\"batch_size\":4,\"prefetch_partitions\":2}", NULL, 0, &runs[1]);
@@ -319,15 +319,15 @@ static void test_same_batches_every_run(void **state)
         for (int32_t p = 0; p < 5; p++) assert_int_equal(after_of(a, p), after_of(b, p));
     }
     assert_rows_exactly(&runs[0], NULL, counts, 5);
-    shape_fake_broker_free(fb);
+    shape_kafka_fake_broker_free(fb);
 }
 
 static void test_resume_from_every_batch_gives_the_rest(void **state)
 {
     (void)state;
     int64_t counts[] = {7, 5, 6};
-    shape_fake_broker *fb = broker_with(counts, 3);
-    shape_fake_broker_set_chunk(fb, 4);
+    shape_kafka_fake_broker *fb = broker_with(counts, 3);
+    shape_kafka_fake_broker_set_chunk(fb, 4);
     run *full = &runs[0], *rest = &runs[1];
     read_all(fb, URI, "{\"batch_size\":3}", NULL, 0, full);
     assert_int_equal(full->rc, SHAPE_OK);
@@ -344,14 +344,14 @@ static void test_resume_from_every_batch_gives_the_rest(void **state)
         /* the resumed batches are the full run's last batches */
         assert_int_equal(rest->n_batches, full->n_batches - k - 1);
     }
-    shape_fake_broker_free(fb);
+    shape_kafka_fake_broker_free(fb);
 }
 
 static void test_start_offsets_clamped_into_watermarks(void **state)
 {
     (void)state;
     int64_t counts[] = {25};
-    shape_fake_broker *fb = broker_with(counts, 1);
+    shape_kafka_fake_broker *fb = broker_with(counts, 1);
     int32_t p0[] = {0};
     run *r = &runs[0];
 
@@ -364,16 +364,16 @@ static void test_start_offsets_clamped_into_watermarks(void **state)
     read_all(fb, URI, NULL, &beyond, 0, r);
     assert_int_equal(r->rc, SHAPE_OK);
     assert_int_equal(r->n_rows, 0); /* clamped to the end */
-    assert_int_equal(shape_fake_broker_assigned_offset(fb, 0), -1); /* nothing left to assign */
+    assert_int_equal(shape_kafka_fake_broker_assigned_offset(fb, 0), -1); /* nothing left to assign */
     shape_offsets_free(&beyond);
 
     /* Retention took offsets 0..9: a checkpoint at 3 starts at 10, the oldest kept. */
     shape_err err;
-    assert_int_equal(shape_fake_broker_set_low_watermark(fb, "orders", 0, 10, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_fake_broker_set_low_watermark(fb, "orders", 0, 10, &err), SHAPE_OK);
     shape_offsets old = start_at(p0, (int64_t[]){3}, 1);
     read_all(fb, URI, NULL, &old, 0, r);
     assert_int_equal(r->rc, SHAPE_OK);
-    assert_int_equal(shape_fake_broker_assigned_offset(fb, 0), 10);
+    assert_int_equal(shape_kafka_fake_broker_assigned_offset(fb, 0), 10);
     assert_rows_exactly(r, (int64_t[]){10}, counts, 1);
     shape_offsets_free(&old);
     /* earliest is the low watermark too */
@@ -383,7 +383,7 @@ static void test_start_offsets_clamped_into_watermarks(void **state)
     /* Partition 0 from 6, partition 1 from its earliest; a partition of the
      * start that the topic lacks is ignored and gone from the positions. */
     int64_t two[] = {6, 4};
-    shape_fake_broker *fb2 = broker_with(two, 2);
+    shape_kafka_fake_broker *fb2 = broker_with(two, 2);
     shape_offsets mixed = start_at((int32_t[]){0, 7}, (int64_t[]){6, 3}, 2);
     read_all(fb2, URI, NULL, &mixed, 0, r);
     assert_int_equal(r->n_rows, 4);
@@ -392,22 +392,22 @@ static void test_start_offsets_clamped_into_watermarks(void **state)
     assert_int_equal(after_of(last, 0), 6);
     assert_int_equal(after_of(last, 1), 4);
     shape_offsets_free(&mixed);
-    shape_fake_broker_free(fb2);
-    shape_fake_broker_free(fb);
+    shape_kafka_fake_broker_free(fb2);
+    shape_kafka_fake_broker_free(fb);
 }
 
 static void test_earliest_and_latest(void **state)
 {
     (void)state;
     int64_t counts[] = {25, 3};
-    shape_fake_broker *fb = broker_with(counts, 2);
+    shape_kafka_fake_broker *fb = broker_with(counts, 2);
     run *r = &runs[0];
     read_all(fb, URI, "{\"start_at\":\"earliest\"}", NULL, 0, r);
     assert_int_equal(r->n_rows, 28);
     read_all(fb, URI, "{\"start_at\":\"latest\"}", NULL, 0, r);
     assert_int_equal(r->rc, SHAPE_OK);
     assert_int_equal(r->n_batches, 0);
-    shape_fake_broker_free(fb);
+    shape_kafka_fake_broker_free(fb);
 }
 
 typedef struct append_plan {
@@ -415,7 +415,7 @@ typedef struct append_plan {
     int64_t n;
 } append_plan;
 
-static void append_on_fetch(shape_fake_broker *fb, uint64_t fetches, void *ud)
+static void append_on_fetch(shape_kafka_fake_broker *fb, uint64_t fetches, void *ud)
 {
     const append_plan *plan = ud;
     if (fetches == plan->at_fetch) append_rows(fb, "orders", 0, plan->n);
@@ -425,12 +425,12 @@ static void test_appends_during_read_are_left_to_the_next(void **state)
 {
     (void)state;
     int64_t counts[] = {10};
-    shape_fake_broker *fb = broker_with(counts, 1);
-    shape_fake_broker_set_chunk(fb, 4);
+    shape_kafka_fake_broker *fb = broker_with(counts, 1);
+    shape_kafka_fake_broker_set_chunk(fb, 4);
     shape_options *o = options("{\"batch_size\":4}");
     shape_source *src;
     shape_err err;
-    assert_int_equal(shape_fake_broker_source_open(fb, URI, o, NULL, &src, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_fake_broker_source_open(fb, URI, o, NULL, &src, &err), SHAPE_OK);
     run *r = &runs[0];
     run_reset(r);
     shape_offsets after = SHAPE_OFFSETS_INIT, last = SHAPE_OFFSETS_INIT;
@@ -453,13 +453,13 @@ static void test_appends_during_read_are_left_to_the_next(void **state)
     assert_int_equal(next, 10);
 
     /* Appends inside a fetch (the broker's hook) are excluded as well. */
-    append_plan plan = {shape_fake_broker_counts(fb).fetches + 1, 5}; /* before this read's second fetch */
-    shape_fake_broker_on_fetch(fb, append_on_fetch, &plan);
+    append_plan plan = {shape_kafka_fake_broker_counts(fb).fetches + 1, 5}; /* before this read's second fetch */
+    shape_kafka_fake_broker_on_fetch(fb, append_on_fetch, &plan);
     read_all(fb, URI, "{\"batch_size\":4}", &last, 0, r);
-    shape_fake_broker_on_fetch(fb, NULL, NULL);
+    shape_kafka_fake_broker_on_fetch(fb, NULL, NULL);
     assert_int_equal(r->rc, SHAPE_OK);
     assert_rows_exactly(r, (int64_t[]){10}, (int64_t[]){16}, 1); /* the 6 appended before it began */
-    assert_int_equal(shape_fake_broker_high_watermark(fb, "orders", 0), 21);
+    assert_int_equal(shape_kafka_fake_broker_high_watermark(fb, "orders", 0), 21);
 
     /* The next read, from where that one ended, sees the 5. */
     shape_offsets from = start_at((int32_t[]){0}, (int64_t[]){16}, 1);
@@ -469,7 +469,7 @@ static void test_appends_during_read_are_left_to_the_next(void **state)
     shape_offsets_free(&after);
     shape_offsets_free(&last);
     shape_options_free(o);
-    shape_fake_broker_free(fb);
+    shape_kafka_fake_broker_free(fb);
 }
 
 /* Markers just before the end, then appends: a fetch that skips the
@@ -478,27 +478,27 @@ static void test_appends_behind_markers_are_left_out(void **state)
 {
     (void)state;
     int64_t counts[] = {4};
-    shape_fake_broker *fb = broker_with(counts, 1);
+    shape_kafka_fake_broker *fb = broker_with(counts, 1);
     shape_err err;
-    assert_int_equal(shape_fake_broker_append_gap(fb, "orders", 0, 3, &err), SHAPE_OK); /* end mark: 7 */
-    shape_fake_broker_set_chunk(fb, 2);
-    append_plan plan = {shape_fake_broker_counts(fb).fetches + 1, 4}; /* offsets 7..10, after the first fetch */
-    shape_fake_broker_on_fetch(fb, append_on_fetch, &plan);
+    assert_int_equal(shape_kafka_fake_broker_append_gap(fb, "orders", 0, 3, &err), SHAPE_OK); /* end mark: 7 */
+    shape_kafka_fake_broker_set_chunk(fb, 2);
+    append_plan plan = {shape_kafka_fake_broker_counts(fb).fetches + 1, 4}; /* offsets 7..10, after the first fetch */
+    shape_kafka_fake_broker_on_fetch(fb, append_on_fetch, &plan);
     run *r = &runs[0];
     read_all(fb, URI, NULL, NULL, 0, r);
     assert_int_equal(r->rc, SHAPE_OK);
     assert_rows_exactly(r, NULL, counts, 1);
     /* the batch is handed out once the position passed the markers */
     assert_int_equal(after_of(&r->batches[r->n_batches - 1], 0), 7);
-    shape_fake_broker_on_fetch(fb, NULL, NULL);
-    shape_fake_broker_free(fb);
+    shape_kafka_fake_broker_on_fetch(fb, NULL, NULL);
+    shape_kafka_fake_broker_free(fb);
 }
 
 static void test_max_messages(void **state)
 {
     (void)state;
     int64_t counts[] = {25};
-    shape_fake_broker *fb = broker_with(counts, 1);
+    shape_kafka_fake_broker *fb = broker_with(counts, 1);
     run *r = &runs[0];
     read_all(fb, URI, "{\"max_messages\":12,\"batch_size\":5}", NULL, 0, r);
     assert_int_equal(r->n_batches, 3);
@@ -506,8 +506,8 @@ static void test_max_messages(void **state)
     assert_int_equal(r->batches[1].rows, 5);
     assert_int_equal(r->batches[2].rows, 2);
     assert_int_equal(after_of(&r->batches[2], 0), 12);
-    assert_int_equal(shape_fake_broker_counts(fb).delivered, 12); /* never asked for more */
-    shape_fake_broker_free(fb);
+    assert_int_equal(shape_kafka_fake_broker_counts(fb).delivered, 12); /* never asked for more */
+    shape_kafka_fake_broker_free(fb);
 }
 
 /* A read stopped after its first batch, while the next one is being decoded
@@ -516,11 +516,11 @@ static void test_close_mid_read_releases_every_entry(void **state)
 {
     (void)state;
     int64_t counts[] = {30, 30, 30};
-    shape_fake_broker *fb = broker_with(counts, 3);
+    shape_kafka_fake_broker *fb = broker_with(counts, 3);
     shape_options *o = options("{\"batch_size\":10}");
     shape_source *src = NULL;
     shape_err err;
-    assert_int_equal(shape_fake_broker_source_open(fb, URI, o, NULL, &src, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_fake_broker_source_open(fb, URI, o, NULL, &src, &err), SHAPE_OK);
     struct ArrowSchema schema;
     struct ArrowArray array;
     shape_offsets after = SHAPE_OFFSETS_INIT;
@@ -532,14 +532,14 @@ static void test_close_mid_read_releases_every_entry(void **state)
     assert_int_equal(next, 10);
     array.release(&array);
     schema.release(&schema);
-    assert_true(shape_fake_broker_counts(fb).handed > 10); /* the next batch was fetched ahead */
+    assert_true(shape_kafka_fake_broker_counts(fb).handed > 10); /* the next batch was fetched ahead */
     shape_source_close(src);
-    shape_fake_broker_counters c = shape_fake_broker_counts(fb);
+    shape_kafka_fake_broker_counters c = shape_kafka_fake_broker_counts(fb);
     assert_int_equal(c.released, c.handed);
     assert_int_equal(c.closed, 1);
     shape_offsets_free(&after);
     shape_options_free(o);
-    shape_fake_broker_free(fb);
+    shape_kafka_fake_broker_free(fb);
 }
 
 static double now_s(void)
@@ -553,8 +553,8 @@ static void test_one_message_per_poll_does_not_stall(void **state)
 {
     (void)state;
     int64_t counts[] = {20, 20, 20, 20, 20, 20, 20, 20};
-    shape_fake_broker *fb = broker_with(counts, 8);
-    shape_fake_broker_set_chunk(fb, 1);
+    shape_kafka_fake_broker *fb = broker_with(counts, 8);
+    shape_kafka_fake_broker_set_chunk(fb, 1);
     run *r = &runs[0];
     double t0 = now_s();
     read_all(fb, URI, NULL, NULL, 0, r);
@@ -564,25 +564,25 @@ static void test_one_message_per_poll_does_not_stall(void **state)
     assert_int_equal(r->n_batches, 8); /* one per partition: polls do not cut batches */
     /* Each fetch asked for what remained and got one message; the end of
      * each partition came from its offsets, not from an empty poll. */
-    assert_int_equal(shape_fake_broker_counts(fb).fetches, 160);
+    assert_int_equal(shape_kafka_fake_broker_counts(fb).fetches, 160);
     assert_true(took < 1.0);
-    shape_fake_broker_free(fb);
+    shape_kafka_fake_broker_free(fb);
 }
 
 static void test_markers_at_the_end_do_not_hang(void **state)
 {
     (void)state;
     int64_t counts[] = {6, 4};
-    shape_fake_broker *fb = broker_with(counts, 2);
+    shape_kafka_fake_broker *fb = broker_with(counts, 2);
     shape_err err;
     /* a transaction's commit marker, then compacted-away records */
-    assert_int_equal(shape_fake_broker_append_gap(fb, "orders", 0, 3, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_fake_broker_append_gap(fb, "orders", 0, 3, &err), SHAPE_OK);
     append_rows(fb, "orders", 1, 2);
-    assert_int_equal(shape_fake_broker_append_gap(fb, "orders", 1, 1, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_fake_broker_append_gap(fb, "orders", 1, 1, &err), SHAPE_OK);
     run *r = &runs[0];
     /* seen from the partition-EOF event, then (no EOF events) from the client's position */
     for (int eof = 1; eof >= 0; eof--) {
-        shape_fake_broker_set_partition_eof(fb, eof);
+        shape_kafka_fake_broker_set_partition_eof(fb, eof);
         double t0 = now_s();
         read_all(fb, URI, NULL, NULL, 0, r);
         assert_int_equal(r->rc, SHAPE_OK);
@@ -594,7 +594,7 @@ static void test_markers_at_the_end_do_not_hang(void **state)
         assert_int_equal(after_of(last, 1), 7);
         assert_true(now_s() - t0 < 2.5);
     }
-    shape_fake_broker_free(fb);
+    shape_kafka_fake_broker_free(fb);
 }
 
 /* ---- following reads ---------------------------------------------------------------- */
@@ -603,8 +603,8 @@ static void test_follow_until_idle_timeout(void **state)
 {
     (void)state;
     int64_t counts[] = {25, 7};
-    shape_fake_broker *fb = broker_with(counts, 2);
-    shape_fake_broker_set_chunk(fb, 10);
+    shape_kafka_fake_broker *fb = broker_with(counts, 2);
+    shape_kafka_fake_broker_set_chunk(fb, 10);
     run *r = &runs[0];
     double t0 = now_s();
     read_all(fb, URI, "{\"stop_at_end\":false,\"idle_timeout\":0.05}", NULL, 0, r);
@@ -626,7 +626,7 @@ static void test_follow_until_idle_timeout(void **state)
     shape_options *o = options("{\"stop_at_end\":false,\"idle_timeout\":0.05,\"start_at\":\"latest\"}");
     shape_source *src;
     shape_err err;
-    assert_int_equal(shape_fake_broker_source_open(fb, URI, o, NULL, &src, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_fake_broker_source_open(fb, URI, o, NULL, &src, &err), SHAPE_OK);
     append_rows(fb, "orders", 1, 3);
     run_reset(r);
     for (;;) {
@@ -646,21 +646,21 @@ static void test_follow_until_idle_timeout(void **state)
     shape_source_close(src);
     shape_options_free(o);
     assert_rows_exactly(r, (int64_t[]){25, 7}, (int64_t[]){25, 10}, 2);
-    shape_fake_broker_free(fb);
+    shape_kafka_fake_broker_free(fb);
 }
 
 static void test_follow_max_messages(void **state)
 {
     (void)state;
     int64_t counts[] = {25, 25};
-    shape_fake_broker *fb = broker_with(counts, 2);
+    shape_kafka_fake_broker *fb = broker_with(counts, 2);
     run *r = &runs[0];
     read_all(fb, URI, "{\"stop_at_end\":false,\"max_messages\":30,\"batch_size\":8}", NULL, 0, r);
     assert_int_equal(r->rc, SHAPE_OK);
     assert_int_equal(r->n_rows, 30);
     for (size_t i = 0; i < r->n_batches; i++) assert_true(r->batches[i].rows <= 8);
-    assert_int_equal(shape_fake_broker_counts(fb).delivered, 30);
-    shape_fake_broker_free(fb);
+    assert_int_equal(shape_kafka_fake_broker_counts(fb).delivered, 30);
+    shape_kafka_fake_broker_free(fb);
 }
 
 /* ---- errors ---------------------------------------------------------------------------- */
@@ -669,12 +669,12 @@ static void test_transport_failure_resumes_without_loss_or_duplicate(void **stat
 {
     (void)state;
     int64_t counts[] = {40, 0, 33, 47};
-    shape_fake_broker *clean = broker_with(counts, 4), *flaky = broker_with(counts, 4);
-    shape_fake_broker_set_chunk(clean, 5);
-    shape_fake_broker_set_chunk(flaky, 5);
+    shape_kafka_fake_broker *clean = broker_with(counts, 4), *flaky = broker_with(counts, 4);
+    shape_kafka_fake_broker_set_chunk(clean, 5);
+    shape_kafka_fake_broker_set_chunk(flaky, 5);
 
     /* Without reconnecting: the read ends with a connection error. */
-    shape_fake_broker_fail_at(flaky, 5, 0);
+    shape_kafka_fake_broker_fail_at(flaky, 5, 0);
     read_all(flaky, URI, "{\"batch_size\":16}", NULL, 0, &runs[0]);
     assert_int_equal(runs[0].rc, SHAPE_ECONN);
     assert_non_null(strstr(runs[0].message, "_TRANSPORT"));
@@ -682,7 +682,7 @@ static void test_transport_failure_resumes_without_loss_or_duplicate(void **stat
     assert_int_equal(shape_exit_code(runs[0].rc), 2);
 
     /* Reconnecting from the last position: the clean run's rows, once each. */
-    shape_fake_broker_fail_at(flaky, 7, 11);
+    shape_kafka_fake_broker_fail_at(flaky, 7, 11);
     read_all(clean, URI, "{\"batch_size\":16}", NULL, 1, &runs[0]);
     read_all(flaky, URI, "{\"batch_size\":16}", NULL, 1, &runs[1]);
     assert_int_equal(runs[0].rc, SHAPE_OK);
@@ -691,58 +691,58 @@ static void test_transport_failure_resumes_without_loss_or_duplicate(void **stat
     if (runs[1].reconnects < 5) fail_msg("%d reconnects", runs[1].reconnects);
     assert_rows_exactly(&runs[0], NULL, counts, 4);
     assert_rows_exactly(&runs[1], NULL, counts, 4);
-    shape_fake_broker_counters c = shape_fake_broker_counts(flaky);
+    shape_kafka_fake_broker_counters c = shape_kafka_fake_broker_counts(flaky);
     assert_int_equal(c.consumers, c.closed);
-    shape_fake_broker_free(clean);
-    shape_fake_broker_free(flaky);
+    shape_kafka_fake_broker_free(clean);
+    shape_kafka_fake_broker_free(flaky);
 }
 
 static void test_consumer_errors_fatal_or_retried(void **state)
 {
     (void)state;
     int64_t counts[] = {25};
-    shape_fake_broker *fb = broker_with(counts, 1);
+    shape_kafka_fake_broker *fb = broker_with(counts, 1);
     shape_err err;
     run *r = &runs[0];
-    assert_int_equal(shape_fake_broker_inject_error(fb, "bad credentials", SHAPE_KAFKA_ERROR_FATAL, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_fake_broker_inject_error(fb, "bad credentials", SHAPE_KAFKA_ERROR_FATAL, &err), SHAPE_OK);
     read_all(fb, URI, NULL, NULL, 1, r);
     assert_int_equal(r->rc, SHAPE_EINVAL);
     assert_int_equal(r->reconnects, 0);
     assert_string_equal(r->message, "kafka: bad credentials");
     /* one the client retries by itself is passed over */
-    assert_int_equal(shape_fake_broker_inject_error(fb, "fetch timed out", SHAPE_KAFKA_ERROR_RETRIED, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_fake_broker_inject_error(fb, "fetch timed out", SHAPE_KAFKA_ERROR_RETRIED, &err), SHAPE_OK);
     read_all(fb, URI, NULL, NULL, 0, r);
     assert_int_equal(r->rc, SHAPE_OK);
     assert_rows_exactly(r, NULL, counts, 1);
-    shape_fake_broker_free(fb);
+    shape_kafka_fake_broker_free(fb);
 }
 
 static void test_metadata_failure(void **state)
 {
     (void)state;
     int64_t counts[] = {3};
-    shape_fake_broker *fb = broker_with(counts, 1);
+    shape_kafka_fake_broker *fb = broker_with(counts, 1);
     shape_err err;
     run *r = &runs[0];
-    assert_int_equal(shape_fake_broker_fail_metadata(fb, "Failed to get metadata: Broker transport failure", 1, &err),
+    assert_int_equal(shape_kafka_fake_broker_fail_metadata(fb, "Failed to get metadata: Broker transport failure", 1, &err),
                      SHAPE_OK);
     read_all(fb, URI, NULL, NULL, 0, r);
     assert_int_equal(r->rc, SHAPE_ECONN);
     assert_string_equal(r->message, "kafka: Failed to get metadata: Broker transport failure");
-    assert_int_equal(shape_fake_broker_fail_metadata(fb, "Local: Authentication failure", 0, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_fake_broker_fail_metadata(fb, "Local: Authentication failure", 0, &err), SHAPE_OK);
     read_all(fb, URI, NULL, NULL, 0, r);
     assert_int_equal(r->rc, SHAPE_EINVAL);
     assert_non_null(strstr(r->message, "kafka:"));
-    shape_fake_broker_free(fb);
+    shape_kafka_fake_broker_free(fb);
 }
 
 static void test_unknown_topic_or_no_partitions(void **state)
 {
     (void)state;
     int64_t counts[] = {3};
-    shape_fake_broker *fb = broker_with(counts, 1);
+    shape_kafka_fake_broker *fb = broker_with(counts, 1);
     shape_err err;
-    assert_int_equal(shape_fake_broker_add_topic(fb, "empty", 0, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_fake_broker_add_topic(fb, "empty", 0, &err), SHAPE_OK);
     run *r = &runs[0];
     read_all(fb, "kafka://h:9092/nope", NULL, NULL, 0, r);
     assert_int_equal(r->rc, SHAPE_EINVAL);
@@ -751,15 +751,15 @@ static void test_unknown_topic_or_no_partitions(void **state)
     read_all(fb, "kafka://h:9092/empty", NULL, NULL, 0, r);
     assert_int_equal(r->rc, SHAPE_EINVAL);
     assert_non_null(strstr(r->message, "'empty' does not exist"));
-    assert_int_equal(shape_fake_broker_counts(fb).closed, 2);
-    shape_fake_broker_free(fb);
+    assert_int_equal(shape_kafka_fake_broker_counts(fb).closed, 2);
+    shape_kafka_fake_broker_free(fb);
 }
 
 static void test_options_refused_by_name(void **state)
 {
     (void)state;
     int64_t counts[] = {3};
-    shape_fake_broker *fb = broker_with(counts, 1);
+    shape_kafka_fake_broker *fb = broker_with(counts, 1);
     run *r = &runs[0];
     const char *bad[][2] = {
         {"{\"bogus\":1}", "bogus"},
@@ -774,51 +774,52 @@ static void test_options_refused_by_name(void **state)
         assert_int_equal(r->rc, SHAPE_EINVAL);
         if (!strstr(r->message, bad[i][1])) fail_msg("'%s' does not name %s", r->message, bad[i][1]);
     }
-    assert_int_equal(shape_fake_broker_counts(fb).consumers, 0); /* refused before any client */
-    shape_fake_broker_free(fb);
+    assert_int_equal(shape_kafka_fake_broker_counts(fb).consumers, 0); /* refused before any client */
+    shape_kafka_fake_broker_free(fb);
 }
 
 static void test_consumer_configuration(void **state)
 {
     (void)state;
     int64_t counts[] = {25};
-    shape_fake_broker *fb = broker_with(counts, 1);
+    shape_kafka_fake_broker *fb = broker_with(counts, 1);
     shape_offsets from = start_at((int32_t[]){0}, (int64_t[]){10}, 1);
     shape_options *o = options(
         "{\"config\":{\"security.protocol\":\"SASL_SSL\",\"bootstrap.servers\":\"elsewhere:1\"}}");
     shape_source *src;
     shape_err err;
-    assert_int_equal(shape_fake_broker_source_open(fb, URI, o, &from, &src, &err), SHAPE_OK);
-    assert_int_equal(shape_fake_broker_counts(fb).consumers, 1);
-    assert_string_equal(shape_fake_broker_config(fb, "bootstrap.servers"), "broker-a:9092,broker-b:9092");
-    assert_string_equal(shape_fake_broker_config(fb, "enable.auto.commit"), "false");
-    assert_string_equal(shape_fake_broker_config(fb, "group.id"), "shape-stream-profile");
-    assert_string_equal(shape_fake_broker_config(fb, "security.protocol"), "SASL_SSL");
-    assert_int_equal(shape_fake_broker_assigned_offset(fb, 0), 10);
+    assert_int_equal(shape_kafka_fake_broker_source_open(fb, URI, o, &from, &src, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_fake_broker_counts(fb).consumers, 1);
+    assert_string_equal(shape_kafka_fake_broker_config(fb, "bootstrap.servers"), "broker-a:9092,broker-b:9092");
+    assert_string_equal(shape_kafka_fake_broker_config(fb, "enable.auto.commit"), "false");
+    assert_string_equal(shape_kafka_fake_broker_config(fb, "group.id"), "shape-stream-profile");
+    assert_string_equal(shape_kafka_fake_broker_config(fb, "security.protocol"), "SASL_SSL");
+    assert_int_equal(shape_kafka_fake_broker_assigned_offset(fb, 0), 10);
     shape_source_close(src);
-    assert_int_equal(shape_fake_broker_counts(fb).closed, 1);
+    assert_int_equal(shape_kafka_fake_broker_counts(fb).closed, 1);
     shape_options_free(o);
     o = options("{\"config\":{\"group.id\":\"mine\"}}");
-    assert_int_equal(shape_fake_broker_source_open(fb, URI, o, NULL, &src, &err), SHAPE_OK);
-    assert_string_equal(shape_fake_broker_config(fb, "group.id"), "mine");
+    assert_int_equal(shape_kafka_fake_broker_source_open(fb, URI, o, NULL, &src, &err), SHAPE_OK);
+    assert_string_equal(shape_kafka_fake_broker_config(fb, "group.id"), "mine");
     shape_source_close(src);
     shape_options_free(o);
     shape_offsets_free(&from);
-    shape_fake_broker_free(fb);
+    shape_kafka_fake_broker_free(fb);
 }
 
 static void test_keys_headers_and_missing_timestamps(void **state)
 {
     (void)state;
-    shape_fake_broker *fb = shape_fake_broker_new();
+    shape_kafka_fake_broker *fb = NULL;
     shape_err err;
-    assert_int_equal(shape_fake_broker_add_topic(fb, "orders", 1, &err), SHAPE_OK);
-    shape_fake_header h[] = {{"trace", "t-1", 3}, {"empty", NULL, 0}};
-    shape_fake_message m = {"{\"id\":0}", 8, 0, 0, "k0", 2, h, 2};
-    assert_int_equal(shape_fake_broker_append(fb, "orders", 0, &m, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_fake_broker_new(&fb, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_fake_broker_add_topic(fb, "orders", 1, &err), SHAPE_OK);
+    shape_kafka_fake_broker_header h[] = {{"trace", "t-1", 3}, {"empty", NULL, 0}};
+    shape_kafka_fake_broker_message m = {"{\"id\":0}", 8, 0, 0, "k0", 2, h, 2};
+    assert_int_equal(shape_kafka_fake_broker_append(fb, "orders", 0, &m, &err), SHAPE_OK);
     shape_options *o = options("{\"with_key\":true,\"with_headers\":true,\"with_timestamp\":true}");
     shape_source *src;
-    assert_int_equal(shape_fake_broker_source_open(fb, URI, o, NULL, &src, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_fake_broker_source_open(fb, URI, o, NULL, &src, &err), SHAPE_OK);
     struct ArrowSchema schema;
     struct ArrowArray array;
     shape_offsets after = SHAPE_OFFSETS_INIT;
@@ -847,7 +848,7 @@ static void test_keys_headers_and_missing_timestamps(void **state)
     shape_offsets_free(&after);
     shape_source_close(src);
     shape_options_free(o);
-    shape_fake_broker_free(fb);
+    shape_kafka_fake_broker_free(fb);
 }
 
 int main(void)

@@ -63,7 +63,7 @@ static void broker_reset(void *ctx)
 }
 
 /* Everything in the current topic (one partition), from the beginning. */
-static void broker_delivered(void *ctx, shape_contract_list *out)
+static void broker_delivered(void *ctx, shape_kafka_contract_list *out)
 {
     broker_ctx *b = ctx;
     char topic[32], errstr[256];
@@ -87,7 +87,7 @@ static void broker_delivered(void *ctx, shape_contract_list *out)
             rd_kafka_message_t *m = rd_kafka_consumer_poll(rk, 200);
             if (!m) continue;
             if (!m->err) {
-                shape_contract_list_add(out, m->key, m->key_len, m->payload, m->len);
+                shape_kafka_contract_list_add(out, m->key, m->key_len, m->payload, m->len);
                 next = m->offset + 1;
             }
             rd_kafka_message_destroy(m);
@@ -171,11 +171,11 @@ int main(void)
     } else if (!(b.kafka = shape_registry_emitter_for_uri(reg, b.uri, &err))) {
         fprintf(stderr, "no kafka:// emitter: %s\n", err.message);
     } else {
-        const shape_emitter_harness h = {.name = "kafka over shape broker", .option_noun = "kafka", .ctx = &b,
+        const shape_kafka_emitter_harness h = {.name = "kafka over shape broker", .option_noun = "kafka", .ctx = &b,
                                          .ordered = 1, .open = broker_open, .reset = broker_reset,
                                          .delivered = broker_delivered};
-        const shape_emitter_harness *const harnesses[] = {&h};
-        failed = shape_emitter_contract_run("emitter contract (shape broker)", harnesses, 1);
+        const shape_kafka_emitter_harness *const harnesses[] = {&h};
+        failed = shape_kafka_emitter_contract_run("emitter contract (shape broker)", harnesses, 1);
     }
     shape_registry_free(reg);
     kill(pid, SIGTERM);

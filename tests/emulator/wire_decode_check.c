@@ -64,12 +64,12 @@ int main(int argc, char **argv)
     size_t ncols = shape_retail_columns((size_t)table, &cols);
     shape_event_table et;
     shape_event_rows rows;
-    shape_registry_settings s = {.url = argv[1], .ssl_verify = 1};
-    shape_registry_client *reg = NULL;
-    shape_wire_decoder *dec = NULL;
+    shape_kafka_schema_registry_settings s = {.url = argv[1], .ssl_verify = 1};
+    shape_kafka_schema_registry_client *reg = NULL;
+    shape_kafka_wire_decoder *dec = NULL;
     if (shape_event_table_init(&et, argv[2], cols, ncols, shape_retail_event_time_column((size_t)table), &err) ||
-        shape_event_rows_init(&rows, &et, &err) || shape_registry_client_new(&s, &reg, &err) ||
-        shape_wire_decoder_new(reg, &rows.schema, &dec, &err)) {
+        shape_event_rows_init(&rows, &et, &err) || shape_kafka_schema_registry_client_new(&s, &reg, &err) ||
+        shape_kafka_wire_decoder_new(reg, &rows.schema, &dec, &err)) {
         fprintf(stderr, "wire_decode_check: %s\n", err.message);
         return 1;
     }
@@ -98,7 +98,7 @@ int main(int argc, char **argv)
         }
         *nl = 0;
         out.len = 0;
-        if (shape_wire_decode(dec, msgs + at, n, &out, NULL, &err) != SHAPE_OK) {
+        if (shape_kafka_wire_decode(dec, msgs + at, n, &out, NULL, &err) != SHAPE_OK) {
             fprintf(stderr, "wire_decode_check: %s message %zu: %s\n", argv[2], count, err.message);
             rc = 1;
         } else if (strcmp(out.data, line) != 0) {
@@ -118,8 +118,8 @@ int main(int argc, char **argv)
     shape_json_buf_release(&out);
     free(msgs);
     free(expected);
-    shape_wire_decoder_free(dec);
-    shape_registry_client_free(reg);
+    shape_kafka_wire_decoder_free(dec);
+    shape_kafka_schema_registry_client_free(reg);
     shape_event_rows_release(&rows);
     return rc;
 }

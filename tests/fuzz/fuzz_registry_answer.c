@@ -1,6 +1,6 @@
 /* fuzz_registry_answer.c — libFuzzer target for the schema registry
- * client's reading of answers (registry/client.h): shape_registry_register
- * and shape_registry_fetch against a registry that answers anything.
+ * client's reading of answers (registry/client.h): shape_kafka_schema_registry_register
+ * and shape_kafka_schema_registry_fetch against a registry that answers anything.
  *
  * Why: the client reads bodies written by a server it does not control
  * (a real registry, a proxy's error page, a truncated answer); whatever
@@ -83,7 +83,7 @@ static void check_result(const canned *c, int rc, const shape_err *err, int not_
     }
 }
 
-static void check_register(shape_registry_client *client, canned *c, const char *type)
+static void check_register(shape_kafka_schema_registry_client *client, canned *c, const char *type)
 {
     c->method = "POST";
     c->url = "http://registry.test:8081/base/subjects/orders%2Fv%C3%A9/versions";
@@ -91,25 +91,25 @@ static void check_register(shape_registry_client *client, canned *c, const char 
     shape_err err;
     shape_err_clear(&err);
     size_t calls = c->calls;
-    int rc = shape_registry_register(client, "orders/v\xc3\xa9", type, "syntax = \"proto3\";", &id, &err);
+    int rc = shape_kafka_schema_registry_register(client, "orders/v\xc3\xa9", type, "syntax = \"proto3\";", &id, &err);
     if (c->calls != calls + 1) abort();
     check_result(c, rc, &err, 0);
     if (rc == SHAPE_OK && (c->status < 200 || c->status >= 300)) abort();
     /* the same registration again: from the cache after a success */
-    int rc2 = shape_registry_register(client, "orders/v\xc3\xa9", type, "syntax = \"proto3\";", &again, &err);
+    int rc2 = shape_kafka_schema_registry_register(client, "orders/v\xc3\xa9", type, "syntax = \"proto3\";", &again, &err);
     check_result(c, rc2, &err, 0);
     if (rc == SHAPE_OK && (rc2 != SHAPE_OK || again != id || c->calls != calls + 1)) abort();
     if (rc != SHAPE_OK && (rc2 != rc || c->calls != calls + 2)) abort();
 }
 
-static void check_fetch(shape_registry_client *client, canned *c)
+static void check_fetch(shape_kafka_schema_registry_client *client, canned *c)
 {
     c->method = "GET";
     c->url = "http://registry.test:8081/base/schemas/ids/100";
     char *schema = (char *)1, *type = (char *)1;
     shape_err err;
     shape_err_clear(&err);
-    int rc = shape_registry_fetch(client, 100, &schema, &type, &err);
+    int rc = shape_kafka_schema_registry_fetch(client, 100, &schema, &type, &err);
     check_result(c, rc, &err, 1);
     if (rc == SHAPE_OK) {
         if (!schema || !type || !type[0] || c->status < 200 || c->status >= 300) abort();
@@ -127,7 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 2) return 0;
     canned c = {.status = (long)data[0] << 8 | data[1], .body = data + 2, .len = size - 2};
-    shape_registry_settings s;
+    shape_kafka_schema_registry_settings s;
     memset(&s, 0, sizeof s);
     s.url = "http://registry.test:8081/base/";
     s.username = "user";
@@ -135,14 +135,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     s.ssl_verify = 1;
     s.transport = transport;
     s.transport_ctx = &c;
-    shape_registry_client *client = NULL;
+    shape_kafka_schema_registry_client *client = NULL;
     shape_err err;
-    if (shape_registry_client_new(&s, &client, &err) != SHAPE_OK) abort();
+    if (shape_kafka_schema_registry_client_new(&s, &client, &err) != SHAPE_OK) abort();
     check_register(client, &c, "PROTOBUF");
     check_register(client, &c, "AVRO");
     check_fetch(client, &c);
-    if (shape_registry_requests(client) != c.calls) abort();
-    shape_registry_client_free(client);
+    if (shape_kafka_schema_registry_requests(client) != c.calls) abort();
+    shape_kafka_schema_registry_client_free(client);
     return 0;
 }
 

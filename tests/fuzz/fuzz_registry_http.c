@@ -1,7 +1,7 @@
 /* fuzz_registry_http.c — libFuzzer target for the fake schema registry's
  * HTTP side: request-head parsing (registry/fake_http_parse.h, the step
  * fake_http.c runs on every request) and the answering of the parsed
- * requests (shape_fake_registry_handle: routing, percent-decoding of
+ * requests (shape_kafka_fake_registry_handle: routing, percent-decoding of
  * subjects, the JSON registration bodies, auth, the registry state).
  *
  * Why: `shape schema-registry` and the emulator tests put the fake registry
@@ -35,24 +35,25 @@
 
 #define SEEDED_SCHEMA "{\"schema\":\"{\\\"type\\\":\\\"record\\\",\\\"name\\\":\\\"t\\\",\\\"fields\\\":[]}\"}"
 
-static shape_fake_registry *registry_new(int with_auth)
+static shape_kafka_fake_registry *registry_new(int with_auth)
 {
-    shape_fake_registry *r = shape_fake_registry_new();
-    if (!r) abort();
+    shape_kafka_fake_registry *r = NULL;
+    shape_err err;
+    if (shape_kafka_fake_registry_new(&r, &err) != SHAPE_OK) abort();
     int status;
     char *resp;
-    shape_fake_registry_handle(r, "POST", "/subjects/orders-value/versions", NULL, SEEDED_SCHEMA,
+    shape_kafka_fake_registry_handle(r, "POST", "/subjects/orders-value/versions", NULL, SEEDED_SCHEMA,
                                strlen(SEEDED_SCHEMA), &status, &resp);
     if (status != 200 || !resp || strcmp(resp, "{\"id\":100}") != 0) abort();
     free(resp);
     if (with_auth) {
-        shape_fake_registry_set_auth(r, "user", "secret");
-        shape_fake_registry_set_evolve(r, 1);
+        shape_kafka_fake_registry_set_auth(r, "user", "secret");
+        shape_kafka_fake_registry_set_evolve(r, 1);
     }
     return r;
 }
 
-static void check_head(const shape_fake_http_head *h)
+static void check_head(const shape_kafka_fake_http_head *h)
 {
     if (!h->method[0] || !h->target || h->target[0] != '/') abort();
     for (const char *p = h->method; *p; p++)
@@ -61,11 +62,11 @@ static void check_head(const shape_fake_http_head *h)
         if (*p <= ' ' || *p >= 127) abort();
 }
 
-static void answer(shape_fake_registry *r, const shape_fake_http_head *h, const char *body)
+static void answer(shape_kafka_fake_registry *r, const shape_kafka_fake_http_head *h, const char *body)
 {
     int status = 0;
     char *resp = NULL;
-    shape_fake_registry_handle(r, h->method, h->target, h->authorization, body, h->content_length, &status, &resp);
+    shape_kafka_fake_registry_handle(r, h->method, h->target, h->authorization, body, h->content_length, &status, &resp);
     if (!resp) abort();
     static const int known[] = {200, 401, 404, 409, 422, 500};
     int ok = 0;
@@ -86,16 +87,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (!buf) return 0;
     if (size) memcpy(buf, data, size);
     buf[size] = '\0';
-    shape_fake_registry *open = registry_new(0), *guarded = registry_new(1);
+    shape_kafka_fake_registry *open = registry_new(0), *guarded = registry_new(1);
     size_t at = 0;
     for (;;) {
-        size_t head_len = shape_fake_http_head_end(buf + at, size - at);
+        size_t head_len = shape_kafka_fake_http_head_end(buf + at, size - at);
         if (head_len == 0) break;
-        shape_fake_http_head h;
+        shape_kafka_fake_http_head h;
         memset(&h, 0, sizeof h);
-        int rc = shape_fake_http_parse_head(buf + at, head_len, &h);
+        int rc = shape_kafka_fake_http_parse_head(buf + at, head_len, &h);
         if (rc != 0 || h.too_large || size - at - head_len < h.content_length) {
-            shape_fake_http_head_free(&h);
+            shape_kafka_fake_http_head_reset(&h);
             break;
         }
         check_head(&h);
@@ -107,11 +108,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(body);
         at += head_len + h.content_length;
         int close_after = h.close_after;
-        shape_fake_http_head_free(&h);
+        shape_kafka_fake_http_head_reset(&h);
         if (close_after) break;
     }
-    shape_fake_registry_free(open);
-    shape_fake_registry_free(guarded);
+    shape_kafka_fake_registry_free(open);
+    shape_kafka_fake_registry_free(guarded);
     free(buf);
     return 0;
 }

@@ -20,7 +20,7 @@
  * the output as it was and says why.
  *
  * Seeds: run with SHAPE_FUZZ_WRITE_SEEDS=DIR, the target writes valid inputs
- * (rows encoded with shape_regfmt_encode after shape_wire_header, for every
+ * (rows encoded with shape_kafka_regfmt_encode after shape_kafka_wire_header, for every
  * format and table, naming id 100 or a re-registered copy with id 101) into
  * DIR and exits; tests/fuzz/CMakeLists.txt does that after each build, so
  * the seeds always match the current encoders.
@@ -39,7 +39,7 @@
 #define ROWS 2
 #define NTABLES 2
 
-static const shape_regfmt FORMATS[3] = {SHAPE_REGFMT_AVRO, SHAPE_REGFMT_PROTOBUF, SHAPE_REGFMT_JSON_SCHEMA};
+static const shape_kafka_regfmt FORMATS[3] = {SHAPE_KAFKA_REGFMT_AVRO, SHAPE_KAFKA_REGFMT_PROTOBUF, SHAPE_KAFKA_REGFMT_JSON_SCHEMA};
 
 /* ---- the original tables (two rows of data, for the seeds) ----------------- */
 
@@ -118,7 +118,7 @@ static int small_columns(rt_column *c)
 typedef struct table {
     struct ArrowSchema schema;
     struct ArrowArray array;
-    shape_regfmt_codec *codecs[3]; /* per FORMATS entry */
+    shape_kafka_regfmt_codec *codecs[3]; /* per FORMATS entry */
 } table;
 
 static table TABLES[NTABLES];
@@ -134,7 +134,7 @@ static void tables_init(void)
         rt_batch_make(cols, n, ROWS, 0, &TABLES[t].schema, &TABLES[t].array);
         for (int f = 0; f < 3; f++) {
             shape_err err;
-            if (shape_regfmt_codec_new(FORMATS[f], "t", &TABLES[t].schema, &TABLES[t].codecs[f], &err) != SHAPE_OK) {
+            if (shape_kafka_regfmt_codec_new(FORMATS[f], "t", &TABLES[t].schema, &TABLES[t].codecs[f], &err) != SHAPE_OK) {
                 fprintf(stderr, "fuzz_wire_decode: codec %d/%d: %s\n", t, f, err.message);
                 abort();
             }
@@ -144,22 +144,22 @@ static void tables_init(void)
 
 /* ---- one input ------------------------------------------------------------- */
 
-static shape_registry_client *client_new(shape_fake_registry *fake)
+static shape_kafka_schema_registry_client *client_new(shape_kafka_fake_registry *fake)
 {
-    shape_registry_settings s;
+    shape_kafka_schema_registry_settings s;
     memset(&s, 0, sizeof s);
     s.url = "http://registry.test:8081";
     s.ssl_verify = 1;
-    s.transport = shape_fake_registry_transport;
+    s.transport = shape_kafka_fake_registry_transport;
     s.transport_ctx = fake;
-    shape_registry_client *client = NULL;
+    shape_kafka_schema_registry_client *client = NULL;
     shape_err err;
-    if (shape_registry_client_new(&s, &client, &err) != SHAPE_OK) abort();
+    if (shape_kafka_schema_registry_client_new(&s, &client, &err) != SHAPE_OK) abort();
     return client;
 }
 
 /* Decode into out (which holds "kept"); check the invariants; 1 = decoded. */
-static int decode_checked(shape_wire_decoder *dec, const uint8_t *msg, size_t len, shape_json_buf *out)
+static int decode_checked(shape_kafka_wire_decoder *dec, const uint8_t *msg, size_t len, shape_json_buf *out)
 {
     out->len = 0;
     if (shape_json_buf_reserve(out, 8) != 0) abort();
@@ -168,7 +168,7 @@ static int decode_checked(shape_wire_decoder *dec, const uint8_t *msg, size_t le
     shape_err err;
     shape_err_clear(&err);
     uint32_t id = 0;
-    int rc = shape_wire_decode(dec, msg, len, out, &id, &err);
+    int rc = shape_kafka_wire_decode(dec, msg, len, out, &id, &err);
     if (rc == SHAPE_OK) {
         if (out->len < 4 + 2 || out->data[4] != '{' || out->data[out->len - 1] != '}') abort();
         if (memcmp(out->data, "kept", 4) != 0 || len < 5) abort();
@@ -203,21 +203,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             break;
         }
 
-    shape_fake_registry *fake = shape_fake_registry_new();
-    if (!fake) abort();
-    shape_registry_client *client = client_new(fake);
-    const char *type = shape_regfmt_schema_type(FORMATS[f]);
-    uint32_t id = 0;
+    shape_kafka_fake_registry *fake = NULL;
     shape_err err;
-    if (shape_registry_register(client, "valid-value", type, shape_regfmt_codec_schema(t->codecs[f]), &id, &err) !=
+    if (shape_kafka_fake_registry_new(&fake, &err) != SHAPE_OK) abort();
+    shape_kafka_schema_registry_client *client = client_new(fake);
+    const char *type = shape_kafka_regfmt_schema_type(FORMATS[f]);
+    uint32_t id = 0;
+    if (shape_kafka_schema_registry_register(client, "valid-value", type, shape_kafka_regfmt_codec_schema(t->codecs[f]), &id, &err) !=
             SHAPE_OK ||
         id != 100)
         abort();
     /* may be refused (text that is not UTF-8); the message then names an id nobody has */
-    if (fuzzed) (void)shape_registry_register(client, "fuzzed-value", type, fuzzed, &id, &err);
+    if (fuzzed) (void)shape_kafka_schema_registry_register(client, "fuzzed-value", type, fuzzed, &id, &err);
 
-    shape_wire_decoder *dec = NULL;
-    if (shape_wire_decoder_new(client, &t->schema, &dec, &err) != SHAPE_OK) abort();
+    shape_kafka_wire_decoder *dec = NULL;
+    if (shape_kafka_wire_decoder_new(client, &t->schema, &dec, &err) != SHAPE_OK) abort();
     /* an exact copy, so ASan sees any read past the message */
     uint8_t *copy = malloc(msg_len ? msg_len : 1);
     if (!copy) abort();
@@ -230,9 +230,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     shape_json_buf_release(&first);
     shape_json_buf_release(&second);
     free(copy);
-    shape_wire_decoder_free(dec);
-    shape_registry_client_free(client);
-    shape_fake_registry_free(fake);
+    shape_kafka_wire_decoder_free(dec);
+    shape_kafka_schema_registry_client_free(client);
+    shape_kafka_fake_registry_free(fake);
     free(fuzzed);
     return 0;
 }
@@ -253,11 +253,11 @@ static void write_seed(const char *dir, const char *name, const uint8_t *bytes, 
 /* byte 0, [schema text + newline], 0xFF 0xFF, wire header for id, payload of row */
 static void seed(const char *dir, int f, int t, int64_t row, int with_schema, uint32_t id)
 {
-    const shape_regfmt_codec *codec = TABLES[t].codecs[f];
+    const shape_kafka_regfmt_codec *codec = TABLES[t].codecs[f];
     shape_json_buf b = SHAPE_JSON_BUF_INIT;
-    const char *text = shape_regfmt_codec_schema(codec);
+    const char *text = shape_kafka_regfmt_codec_schema(codec);
     size_t text_len = strlen(text);
-    if (shape_json_buf_reserve(&b, 1 + text_len + 3 + SHAPE_WIRE_HEADER_MAX) != 0) abort();
+    if (shape_json_buf_reserve(&b, 1 + text_len + 3 + SHAPE_KAFKA_WIRE_HEADER_MAX) != 0) abort();
     b.data[b.len++] = (char)(t * 3 + f);
     if (with_schema) {
         memcpy(b.data + b.len, text, text_len); /* plus a newline: another text, so another id */
@@ -267,14 +267,14 @@ static void seed(const char *dir, int f, int t, int64_t row, int with_schema, ui
     /* always the separator: the payload may hold 0xFF 0xFF itself */
     memcpy(b.data + b.len, "\xff\xff", 2);
     b.len += 2;
-    b.len += shape_wire_header(FORMATS[f], id, (uint8_t *)b.data + b.len);
+    b.len += shape_kafka_wire_header(FORMATS[f], id, (uint8_t *)b.data + b.len);
     shape_err err;
-    if (shape_regfmt_encode(codec, &TABLES[t].array, row, &b, &err) != SHAPE_OK) {
+    if (shape_kafka_regfmt_encode(codec, &TABLES[t].array, row, &b, &err) != SHAPE_OK) {
         fprintf(stderr, "fuzz_wire_decode: encode: %s\n", err.message);
         exit(1);
     }
     char name[64];
-    snprintf(name, sizeof name, "%s_%s_row%d_id%u", shape_regfmt_name(FORMATS[f]), t == 0 ? "typed" : "small",
+    snprintf(name, sizeof name, "%s_%s_row%d_id%u", shape_kafka_regfmt_name(FORMATS[f]), t == 0 ? "typed" : "small",
              (int)row, (unsigned)id);
     write_seed(dir, name, (const uint8_t *)b.data, b.len);
     shape_json_buf_release(&b);

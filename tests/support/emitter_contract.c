@@ -41,7 +41,7 @@ static char *text_copy(const void *p, size_t n)
     return s;
 }
 
-void shape_contract_list_add(shape_contract_list *l, const void *key, size_t key_len, const void *body,
+void shape_kafka_contract_list_add(shape_kafka_contract_list *l, const void *key, size_t key_len, const void *body,
                              size_t body_len)
 {
     if (l->n == l->cap) {
@@ -56,7 +56,7 @@ void shape_contract_list_add(shape_contract_list *l, const void *key, size_t key
     l->n++;
 }
 
-void shape_contract_list_free(shape_contract_list *l)
+void shape_kafka_contract_list_reset(shape_kafka_contract_list *l)
 {
     for (size_t i = 0; i < l->n; i++) {
         free(l->keys[i]);
@@ -82,7 +82,7 @@ static void key_from_body(const char *body, char *out, size_t size)
 }
 
 /* Wire keys, or keys taken from the bodies; every wire key must name its body. */
-static char *key_at(const shape_contract_list *l, size_t i)
+static char *key_at(const shape_kafka_contract_list *l, size_t i)
 {
     char buf[256];
     key_from_body(l->bodies[i], buf, sizeof buf);
@@ -100,19 +100,19 @@ static shape_domain *domain;
 static shape_event_plan plan;
 static char fingerprint[65];
 static char dir[64], ck_path[96];
-static shape_contract_list reference;
+static shape_kafka_contract_list reference;
 
 typedef struct flaky {
     const shape_emitter_type *inner_type;
     shape_emitter *inner;
-    const shape_emitter_harness *h;
+    const shape_kafka_emitter_harness *h;
     int failures;
-    shape_contract_list failed; /* keys handed in failed sends */
+    shape_kafka_contract_list failed; /* keys handed in failed sends */
 } flaky;
 
 /* One struct for the suite's two emitters: the recorder and the flaky wrapper. */
 struct shape_emitter {
-    shape_contract_list got; /* recorder */
+    shape_kafka_contract_list got; /* recorder */
     flaky f;                 /* wrapper */
 };
 
@@ -120,7 +120,7 @@ static int recorder_send(shape_emitter *e, shape_emit_message *msgs, size_t n, s
 {
     (void)err;
     for (size_t i = 0; i < n; i++) {
-        shape_contract_list_add(&e->got, msgs[i].key, msgs[i].key_len, msgs[i].value, msgs[i].value_len);
+        shape_kafka_contract_list_add(&e->got, msgs[i].key, msgs[i].key_len, msgs[i].value, msgs[i].value_len);
         msgs[i].outcome = SHAPE_EMIT_DELIVERED;
     }
     return SHAPE_OK;
@@ -139,7 +139,7 @@ static int flaky_send(shape_emitter *e, shape_emit_message *msgs, size_t n, shap
     flaky *f = &e->f;
     if (f->failures <= 0) return f->inner_type->send(f->inner, msgs, n, err);
     f->failures--;
-    for (size_t i = 0; i < n; i++) shape_contract_list_add(&f->failed, msgs[i].key, msgs[i].key_len, "", 0);
+    for (size_t i = 0; i < n; i++) shape_kafka_contract_list_add(&f->failed, msgs[i].key, msgs[i].key_len, "", 0);
     size_t half = n / 2;
     if (half) {
         int rc = f->inner_type->send(f->inner, msgs, half, err);
@@ -173,7 +173,7 @@ static shape_options *resuming_options(int resuming)
     return o;
 }
 
-static void open_dest(const shape_emitter_harness *h, int resuming, const shape_emitter_type **type,
+static void open_dest(const shape_kafka_emitter_harness *h, int resuming, const shape_emitter_type **type,
                       shape_emitter **e)
 {
     shape_err err;
@@ -183,7 +183,7 @@ static void open_dest(const shape_emitter_harness *h, int resuming, const shape_
     shape_options_free(o);
 }
 
-static void close_dest(const shape_emitter_harness *h, const shape_emitter_type *type, shape_emitter *e)
+static void close_dest(const shape_kafka_emitter_harness *h, const shape_emitter_type *type, shape_emitter *e)
 {
     if (type->close) type->close(e);
     if (h->after_close) h->after_close(h->ctx);
@@ -232,7 +232,7 @@ static int cmp_key_ix(const void *a, const void *b)
 }
 
 /* Indices sorted by (key, position). */
-static key_ix *sorted_keys(const shape_contract_list *l)
+static key_ix *sorted_keys(const shape_kafka_contract_list *l)
 {
     key_ix *k = calloc(l->n ? l->n : 1, sizeof *k);
     assert_non_null(k);
@@ -242,7 +242,7 @@ static key_ix *sorted_keys(const shape_contract_list *l)
 }
 
 /* The first message of every key, in delivery order. */
-static void first_per_key(const shape_contract_list *l, shape_contract_list *out)
+static void first_per_key(const shape_kafka_contract_list *l, shape_kafka_contract_list *out)
 {
     key_ix *k = sorted_keys(l);
     char *keep = calloc(l->n ? l->n : 1, 1);
@@ -250,14 +250,14 @@ static void first_per_key(const shape_contract_list *l, shape_contract_list *out
     for (size_t j = 0; j < l->n; j++)
         if (j == 0 || strcmp(k[j].key, k[j - 1].key) != 0) keep[k[j].i] = 1;
     for (size_t i = 0; i < l->n; i++)
-        if (keep[i]) shape_contract_list_add(out, l->keys[i], strlen(l->keys[i]), l->bodies[i], strlen(l->bodies[i]));
+        if (keep[i]) shape_kafka_contract_list_add(out, l->keys[i], strlen(l->keys[i]), l->bodies[i], strlen(l->bodies[i]));
     free(keep);
     free(k);
 }
 
 /* got holds exactly reference[from..to) (no duplicate), in order when
  * `ordered`, else as a set; bodies byte-equal. */
-static void assert_holds(const shape_emitter_harness *h, const shape_contract_list *got, size_t from, size_t to,
+static void assert_holds(const shape_kafka_emitter_harness *h, const shape_kafka_contract_list *got, size_t from, size_t to,
                          int ordered)
 {
     if (got->n != to - from)
@@ -271,9 +271,9 @@ static void assert_holds(const shape_emitter_harness *h, const shape_contract_li
         }
         return;
     }
-    shape_contract_list want = {0};
+    shape_kafka_contract_list want = {0};
     for (size_t i = from; i < to; i++)
-        shape_contract_list_add(&want, reference.keys[i], strlen(reference.keys[i]), reference.bodies[i],
+        shape_kafka_contract_list_add(&want, reference.keys[i], strlen(reference.keys[i]), reference.bodies[i],
                                 strlen(reference.bodies[i]));
     key_ix *a = sorted_keys(got), *b = sorted_keys(&want);
     for (size_t i = 0; i < got->n; i++) {
@@ -282,10 +282,10 @@ static void assert_holds(const shape_emitter_harness *h, const shape_contract_li
     }
     free(a);
     free(b);
-    shape_contract_list_free(&want);
+    shape_kafka_contract_list_reset(&want);
 }
 
-static void read_back(const shape_emitter_harness *h, shape_contract_list *got)
+static void read_back(const shape_kafka_emitter_harness *h, shape_kafka_contract_list *got)
 {
     memset(got, 0, sizeof *got);
     h->delivered(h->ctx, got);
@@ -294,25 +294,25 @@ static void read_back(const shape_emitter_harness *h, shape_contract_list *got)
 /* The first-per-key stream of the destination equals reference[0..n): in
  * order when `ordered` (and the destination is), else as a set (a message
  * that failed mid-batch and was re-sent arrives after later ones). */
-static void assert_first_per_key(const shape_emitter_harness *h, size_t n, int ordered)
+static void assert_first_per_key(const shape_kafka_emitter_harness *h, size_t n, int ordered)
 {
     if (!h->delivered) return;
-    shape_contract_list got, first = {0};
+    shape_kafka_contract_list got, first = {0};
     read_back(h, &got);
     first_per_key(&got, &first);
     assert_holds(h, &first, 0, n, ordered && h->ordered);
-    shape_contract_list_free(&first);
-    shape_contract_list_free(&got);
+    shape_kafka_contract_list_reset(&first);
+    shape_kafka_contract_list_reset(&got);
 }
 
 /* Exactly reference[0..n), each once. */
-static void assert_exactly(const shape_emitter_harness *h, size_t n)
+static void assert_exactly(const shape_kafka_emitter_harness *h, size_t n)
 {
     if (!h->delivered) return;
-    shape_contract_list got;
+    shape_kafka_contract_list got;
     read_back(h, &got);
     assert_holds(h, &got, 0, n, h->ordered);
-    shape_contract_list_free(&got);
+    shape_kafka_contract_list_reset(&got);
 }
 
 /* The reference's messages [from, from+n), ready to send. */
@@ -341,11 +341,11 @@ static shape_emit_message *direct_messages(size_t from, size_t n)
 
 /* ---- the checks ---------------------------------------------------------------------------- */
 
-#define H(state) ((const shape_emitter_harness *)*(state))
+#define H(state) ((const shape_kafka_emitter_harness *)*(state))
 
 static void check_unknown_options_refused(void **state)
 {
-    const shape_emitter_harness *h = H(state);
+    const shape_kafka_emitter_harness *h = H(state);
     h->reset(h->ctx);
     shape_err err;
     shape_emitter *e = NULL;
@@ -372,7 +372,7 @@ static void check_unknown_options_refused(void **state)
  * a resuming open adds to what is there. */
 static void check_send_acknowledges_all(void **state)
 {
-    const shape_emitter_harness *h = H(state);
+    const shape_kafka_emitter_harness *h = H(state);
     h->reset(h->ctx);
     const shape_emitter_type *type;
     shape_emitter *e;
@@ -400,7 +400,7 @@ static void check_send_acknowledges_all(void **state)
  * keys and order kept per table; a resumed run continues exactly. */
 static void check_run_and_resume(void **state)
 {
-    const shape_emitter_harness *h = H(state);
+    const shape_kafka_emitter_harness *h = H(state);
     h->reset(h->ctx);
     unlink(ck_path);
     shape_emit_destination dest = {NULL, NULL, h->name};
@@ -440,7 +440,7 @@ static void check_run_and_resume(void **state)
  * checkpoint never passes what was delivered. */
 static void check_retry_after_failures(void **state)
 {
-    const shape_emitter_harness *h = H(state);
+    const shape_kafka_emitter_harness *h = H(state);
     h->reset(h->ctx);
     unlink(ck_path);
     shape_emitter wrap;
@@ -460,7 +460,7 @@ static void check_retry_after_failures(void **state)
     assert_true(rep.retries >= 1);
     assert_first_per_key(h, EVENTS, 1); /* the failed tail is re-sent before the next batch */
     if (h->delivered) {
-        shape_contract_list got;
+        shape_kafka_contract_list got;
         read_back(h, &got);
         key_ix *k = sorted_keys(&got);
         for (size_t j = 1; j < got.n; j++) {
@@ -471,9 +471,9 @@ static void check_retry_after_failures(void **state)
             if (!from_failed) fail_msg("%s: %s arrived twice but its batch never failed", h->name, k[j].key);
         }
         free(k);
-        shape_contract_list_free(&got);
+        shape_kafka_contract_list_reset(&got);
     }
-    shape_contract_list_free(&wrap.f.failed);
+    shape_kafka_contract_list_reset(&wrap.f.failed);
     /* failing for good */
     h->reset(h->ctx);
     unlink(ck_path);
@@ -487,21 +487,21 @@ static void check_retry_after_failures(void **state)
     shape_emit_checkpoint ck = read_ck();
     assert_false(ck.complete);
     if (h->delivered) {
-        shape_contract_list got, first = {0};
+        shape_kafka_contract_list got, first = {0};
         read_back(h, &got);
         first_per_key(&got, &first);
         assert_true(ck.offset <= first.n);
-        shape_contract_list_free(&first);
-        shape_contract_list_free(&got);
+        shape_kafka_contract_list_reset(&first);
+        shape_kafka_contract_list_reset(&got);
     }
-    shape_contract_list_free(&wrap.f.failed);
+    shape_kafka_contract_list_reset(&wrap.f.failed);
 }
 
 /* The destination's own transient failures (e.g. FakeProducer's partial
  * delivery): retried by the runtime, nothing lost. */
 static void check_native_failures(void **state)
 {
-    const shape_emitter_harness *h = H(state);
+    const shape_kafka_emitter_harness *h = H(state);
     if (!h->inject_failures) skip();
     h->reset(h->ctx);
     unlink(ck_path);
@@ -534,7 +534,7 @@ static void check_native_failures(void **state)
 /* A full destination is waited out inside send: no error, no retry. */
 static void check_backpressure(void **state)
 {
-    const shape_emitter_harness *h = H(state);
+    const shape_kafka_emitter_harness *h = H(state);
     if (!h->congest) skip();
     h->reset(h->ctx);
     const shape_emitter_type *type;
@@ -567,7 +567,7 @@ static void check_backpressure(void **state)
     assert_first_per_key(h, EVENTS, 1);
 }
 
-static int in_list(const shape_contract_list *l, const char *key)
+static int in_list(const shape_kafka_contract_list *l, const char *key)
 {
     for (size_t i = 0; i < l->n; i++)
         if (strcmp(key_at(l, i), key) == 0) return 1;
@@ -578,7 +578,7 @@ static int in_list(const shape_contract_list *l, const char *key)
  * dead-letter destination, or stops naming the first key. */
 static void check_refusals_reported(void **state)
 {
-    const shape_emitter_harness *h = H(state);
+    const shape_kafka_emitter_harness *h = H(state);
     if (!h->inject_rejections) skip();
     h->reset(h->ctx);
     const shape_emitter_type *type;
@@ -590,13 +590,13 @@ static void check_refusals_reported(void **state)
     assert_int_equal(type->send(e, m, DIRECT, &err), SHAPE_OK);
     close_dest(h, type, e);
     size_t refused = 0, delivered = 0;
-    shape_contract_list refused_keys = {0};
+    shape_kafka_contract_list refused_keys = {0};
     for (size_t i = 0; i < DIRECT; i++) {
         if (m[i].outcome == SHAPE_EMIT_REFUSED) {
             refused++;
             assert_true(m[i].reason[0] != 0);
             assert_false(in_list(&refused_keys, reference.keys[i]));
-            shape_contract_list_add(&refused_keys, m[i].key, m[i].key_len, m[i].value, m[i].value_len);
+            shape_kafka_contract_list_add(&refused_keys, m[i].key, m[i].key_len, m[i].value, m[i].value_len);
         }
         delivered += m[i].outcome == SHAPE_EMIT_DELIVERED;
     }
@@ -604,13 +604,13 @@ static void check_refusals_reported(void **state)
     assert_int_equal(refused, 3);
     assert_int_equal(delivered, DIRECT - 3);
     if (h->delivered) {
-        shape_contract_list got;
+        shape_kafka_contract_list got;
         read_back(h, &got);
         assert_int_equal(got.n, DIRECT - 3);
         for (size_t i = 0; i < got.n; i++) assert_false(in_list(&refused_keys, key_at(&got, i)));
-        shape_contract_list_free(&got);
+        shape_kafka_contract_list_reset(&got);
     }
-    shape_contract_list_free(&refused_keys);
+    shape_kafka_contract_list_reset(&refused_keys);
     /* through the runtime, with a dead-letter destination */
     h->reset(h->ctx);
     unlink(ck_path);
@@ -631,16 +631,16 @@ static void check_refusals_reported(void **state)
     assert_int_equal(rep.dead_lettered, 7);
     assert_int_equal(dl_em.got.n, 7);
     if (h->delivered) {
-        shape_contract_list got;
+        shape_kafka_contract_list got;
         read_back(h, &got);
         assert_int_equal(got.n, EVENTS - 7); /* delivered and dead-lettered: disjoint, all keys */
         for (size_t i = 0; i < dl_em.got.n; i++) {
             assert_false(in_list(&got, dl_em.got.keys[i]));
             assert_true(in_list(&reference, dl_em.got.keys[i]));
         }
-        shape_contract_list_free(&got);
+        shape_kafka_contract_list_reset(&got);
     }
-    shape_contract_list_free(&dl_em.got);
+    shape_kafka_contract_list_reset(&dl_em.got);
     /* without one: the run stops, naming the first refused key */
     h->reset(h->ctx);
     unlink(ck_path);
@@ -682,7 +682,7 @@ static int make_reference(void)
     return 0;
 }
 
-int shape_emitter_contract_run(const char *group, const shape_emitter_harness *const *harnesses, size_t n)
+int shape_kafka_emitter_contract_run(const char *group, const shape_kafka_emitter_harness *const *harnesses, size_t n)
 {
     static const struct {
         const char *name;
@@ -718,7 +718,7 @@ int shape_emitter_contract_run(const char *group, const shape_emitter_harness *c
     free(tests);
     unlink(ck_path);
     rmdir(dir);
-    shape_contract_list_free(&reference);
+    shape_kafka_contract_list_reset(&reference);
     shape_event_plan_reset(&plan);
     shape_domain_close(domain);
     return failed;

@@ -1,5 +1,5 @@
 /* test_fake_registry.c — the fake schema registry (spec-kafka.md §5): its
- * registration rules and fault knobs through shape_fake_registry_handle,
+ * registration rules and fault knobs through shape_kafka_fake_registry_handle,
  * and its HTTP/1.1 server over raw sockets — keep-alive, pipelining,
  * Connection: close, 100-continue, and malformed or random bytes, after
  * which it must still answer; and its head parser on its own. */
@@ -31,11 +31,11 @@ typedef struct answer {
     char *body;
 } answer;
 
-static answer call(shape_fake_registry *r, const char *method, const char *path, const char *auth,
+static answer call(shape_kafka_fake_registry *r, const char *method, const char *path, const char *auth,
                    const char *body)
 {
     answer a = {0, NULL};
-    shape_fake_registry_handle(r, method, path, auth, body, body ? strlen(body) : 0, &a.status, &a.body);
+    shape_kafka_fake_registry_handle(r, method, path, auth, body, body ? strlen(body) : 0, &a.status, &a.body);
     assert_non_null(a.body);
     return a;
 }
@@ -48,7 +48,7 @@ static void expect(answer a, int status, const char *body)
 }
 
 /* POST /subjects/{encoded}/versions with {"schema":text[,"schemaType":type]}. */
-static answer post_schema(shape_fake_registry *r, const char *encoded_subject, const char *text, const char *type,
+static answer post_schema(shape_kafka_fake_registry *r, const char *encoded_subject, const char *text, const char *type,
                           const char *auth)
 {
     json_t *doc = json_pack("{s:s}", "schema", text);
@@ -62,7 +62,7 @@ static answer post_schema(shape_fake_registry *r, const char *encoded_subject, c
     return a;
 }
 
-static void registers(shape_fake_registry *r, const char *subject, const char *text, const char *type, int id)
+static void registers(shape_kafka_fake_registry *r, const char *subject, const char *text, const char *type, int id)
 {
     char expected[32];
     snprintf(expected, sizeof expected, "{\"id\":%d}", id);
@@ -74,7 +74,8 @@ static void registers(shape_fake_registry *r, const char *subject, const char *t
 static void test_ids_count_from_100_and_a_text_keeps_its_id(void **state)
 {
     (void)state;
-    shape_fake_registry *r = shape_fake_registry_new();
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
     registers(r, "orders-value", "{\"type\":\"string\"}", NULL, 100);
     registers(r, "orders-value", "{\"type\":\"string\"}", NULL, 100);
     registers(r, "other-value", "{\"type\":\"string\"}", NULL, 100); /* known under another subject */
@@ -82,96 +83,101 @@ static void test_ids_count_from_100_and_a_text_keeps_its_id(void **state)
     /* the same text with another type is another schema */
     registers(r, "json-value", "{\"type\":\"string\"}", "JSON", 102);
     registers(r, "avro-named", "{\"type\":\"string\"}", "AVRO", 100);
-    assert_int_equal(shape_fake_registry_subject_count(r), 5);
-    assert_string_equal(shape_fake_registry_subject(r, 0), "orders-value");
-    assert_string_equal(shape_fake_registry_subject(r, 1), "other-value");
-    assert_string_equal(shape_fake_registry_subject(r, 4), "avro-named");
-    assert_null(shape_fake_registry_subject(r, 5));
+    assert_int_equal(shape_kafka_fake_registry_subject_count(r), 5);
+    assert_string_equal(shape_kafka_fake_registry_subject(r, 0), "orders-value");
+    assert_string_equal(shape_kafka_fake_registry_subject(r, 1), "other-value");
+    assert_string_equal(shape_kafka_fake_registry_subject(r, 4), "avro-named");
+    assert_null(shape_kafka_fake_registry_subject(r, 5));
     expect(call(r, "GET", "/subjects", NULL, NULL), 200,
            "[\"orders-value\",\"other-value\",\"third-value\",\"json-value\",\"avro-named\"]");
-    shape_fake_registry_free(r);
+    shape_kafka_fake_registry_free(r);
 }
 
 static void test_a_changed_schema_conflicts_unless_the_registry_evolves(void **state)
 {
     (void)state;
-    shape_fake_registry *r = shape_fake_registry_new();
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
     registers(r, "orders-value", "A", NULL, 100);
     expect(post_schema(r, "orders-value", "B", NULL, NULL), 409,
            "{\"error_code\":409,\"message\":\"Schema being registered is incompatible with an earlier schema for "
            "subject \\\"orders-value\\\"\"}");
     expect(call(r, "GET", "/subjects/orders-value/versions", NULL, NULL), 200, "[1]");
-    shape_fake_registry_set_evolve(r, 1);
+    shape_kafka_fake_registry_set_evolve(r, 1);
     registers(r, "orders-value", "B", NULL, 101);
     registers(r, "orders-value", "A", NULL, 100); /* an earlier version keeps its id */
     registers(r, "orders-value", "C", NULL, 102);
     expect(call(r, "GET", "/subjects/orders-value/versions", NULL, NULL), 200, "[1,2,3]");
-    shape_fake_registry_set_evolve(r, 0);
+    shape_kafka_fake_registry_set_evolve(r, 0);
     expect(post_schema(r, "orders-value", "D", NULL, NULL), 409,
            "{\"error_code\":409,\"message\":\"Schema being registered is incompatible with an earlier schema for "
            "subject \\\"orders-value\\\"\"}");
     expect(call(r, "GET", "/subjects/unknown/versions", NULL, NULL), 404,
            "{\"error_code\":40401,\"message\":\"Subject not found\"}");
-    shape_fake_registry_free(r);
+    shape_kafka_fake_registry_free(r);
 }
 
 static void test_refused_subject_answers_422_with_its_message(void **state)
 {
     (void)state;
-    shape_fake_registry *r = shape_fake_registry_new();
-    assert_int_equal(shape_fake_registry_refuse(r, "events-value", "Invalid schema: bad field"), SHAPE_OK);
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
+    assert_int_equal(shape_kafka_fake_registry_refuse(r, "events-value", "Invalid schema: bad field"), SHAPE_OK);
     expect(post_schema(r, "events-value", "A", NULL, NULL), 422,
            "{\"error_code\":42201,\"message\":\"Invalid schema: bad field\"}");
     registers(r, "orders-value", "A", NULL, 100);
-    assert_int_equal(shape_fake_registry_subject_count(r), 1);
+    assert_int_equal(shape_kafka_fake_registry_subject_count(r), 1);
     /* a body without a schema is refused too */
     expect(call(r, "POST", "/subjects/x/versions", NULL, "{\"schemaType\":\"JSON\"}"), 422,
            "{\"error_code\":42201,\"message\":\"Invalid schema: the request has no \\\"schema\\\" text\"}");
     expect(call(r, "POST", "/subjects/x/versions", NULL, "not json"), 422,
            "{\"error_code\":42201,\"message\":\"Invalid schema: the request has no \\\"schema\\\" text\"}");
-    shape_fake_registry_free(r);
+    shape_kafka_fake_registry_free(r);
 }
 
 static void test_auth_wants_the_exact_basic_header(void **state)
 {
     (void)state;
-    shape_fake_registry *r = shape_fake_registry_new();
-    shape_fake_registry_set_auth(r, "svc", "s3cret");
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
+    shape_kafka_fake_registry_set_auth(r, "svc", "s3cret");
     const char *unauthorized = "{\"error_code\":40101,\"message\":\"Unauthorized\"}";
     expect(post_schema(r, "s", "A", NULL, NULL), 401, unauthorized);
     expect(post_schema(r, "s", "A", NULL, "Basic c3ZjOndyb25n"), 401, unauthorized); /* svc:wrong */
     expect(call(r, "GET", "/subjects", "Basic c3ZjOnMzY3JldA== ", NULL), 401, unauthorized);
     expect(post_schema(r, "s", "A", NULL, "Basic c3ZjOnMzY3JldA=="), 200, "{\"id\":100}");
-    shape_fake_registry_set_auth(r, NULL, NULL);
+    shape_kafka_fake_registry_set_auth(r, NULL, NULL);
     expect(call(r, "GET", "/subjects", NULL, NULL), 200, "[\"s\"]");
-    shape_fake_registry_free(r);
+    shape_kafka_fake_registry_free(r);
 }
 
 static void test_down_and_injected_failures(void **state)
 {
     (void)state;
-    shape_fake_registry *r = shape_fake_registry_new();
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
     const char *unavailable = "{\"error_code\":50301,\"message\":\"Service unavailable\"}";
-    shape_fake_registry_set_down(r, 1);
+    shape_kafka_fake_registry_set_down(r, 1);
     expect(post_schema(r, "s", "A", NULL, NULL), 503, unavailable);
     expect(call(r, "GET", "/subjects", NULL, NULL), 503, unavailable);
     expect(call(r, "GET", "/nowhere", NULL, NULL), 503, unavailable);
-    shape_fake_registry_set_down(r, 0);
-    shape_fake_registry_fail_next(r, 2, 429);
+    shape_kafka_fake_registry_set_down(r, 0);
+    shape_kafka_fake_registry_fail_next(r, 2, 429);
     expect(post_schema(r, "s", "A", NULL, NULL), 429, "{\"error_code\":429,\"message\":\"injected failure\"}");
     expect(call(r, "GET", "/subjects", NULL, NULL), 429, "{\"error_code\":429,\"message\":\"injected failure\"}");
     registers(r, "s", "A", NULL, 100);
-    shape_fake_registry_fail_next(r, 1, 500);
+    shape_kafka_fake_registry_fail_next(r, 1, 500);
     expect(post_schema(r, "s", "A", NULL, NULL), 500, "{\"error_code\":500,\"message\":\"injected failure\"}");
     registers(r, "s", "A", NULL, 100);
-    assert_int_equal(shape_fake_registry_subject_count(r), 1);
-    shape_fake_registry_free(r);
+    assert_int_equal(shape_kafka_fake_registry_subject_count(r), 1);
+    shape_kafka_fake_registry_free(r);
 }
 
 static void test_schemas_by_id_and_other_paths(void **state)
 {
     (void)state;
-    shape_fake_registry *r = shape_fake_registry_new();
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
     registers(r, "a", "syntax = \"proto3\";\n", "PROTOBUF", 100);
     registers(r, "b", "{\"type\":\"long\"}", NULL, 101);
     expect(call(r, "GET", "/schemas/ids/100", NULL, NULL), 200,
@@ -192,52 +198,55 @@ static void test_schemas_by_id_and_other_paths(void **state)
     expect(call(r, "POST", "/subjects/a%zz/versions", NULL, "{\"schema\":\"x\"}"), 404, not_found);
     expect(call(r, "POST", "/subjects/a%00/versions", NULL, "{\"schema\":\"x\"}"), 404, not_found);
     expect(call(r, "POST", "/subjects/a%2/versions", NULL, "{\"schema\":\"x\"}"), 404, not_found);
-    shape_fake_registry_free(r);
+    shape_kafka_fake_registry_free(r);
 }
 
 static void test_subjects_are_percent_decoded(void **state)
 {
     (void)state;
-    shape_fake_registry *r = shape_fake_registry_new();
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
     registers(r, "a%2Fb%20c", "A", NULL, 100);
     registers(r, "a%2fb%20c", "A", NULL, 100);
-    assert_int_equal(shape_fake_registry_subject_count(r), 1);
-    assert_string_equal(shape_fake_registry_subject(r, 0), "a/b c");
+    assert_int_equal(shape_kafka_fake_registry_subject_count(r), 1);
+    assert_string_equal(shape_kafka_fake_registry_subject(r, 0), "a/b c");
     expect(call(r, "GET", "/subjects/a%2Fb%20c/versions", NULL, NULL), 200, "[1]");
-    shape_fake_registry_free(r);
+    shape_kafka_fake_registry_free(r);
 }
 
 static void test_every_request_is_recorded(void **state)
 {
     (void)state;
-    shape_fake_registry *r = shape_fake_registry_new();
-    shape_fake_registry_set_down(r, 1);
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
+    shape_kafka_fake_registry_set_down(r, 1);
     expect(post_schema(r, "s", "A", NULL, NULL), 503, "{\"error_code\":50301,\"message\":\"Service unavailable\"}");
-    shape_fake_registry_set_down(r, 0);
+    shape_kafka_fake_registry_set_down(r, 0);
     registers(r, "s", "A", "JSON", 100);
     expect(call(r, "GET", "/nowhere", NULL, NULL), 404, "{\"error_code\":404,\"message\":\"HTTP 404 Not Found\"}");
-    assert_int_equal(shape_fake_registry_request_count(r), 3);
+    assert_int_equal(shape_kafka_fake_registry_request_count(r), 3);
     const char *method, *path, *body;
-    shape_fake_registry_request(r, 0, &method, &path, &body);
+    shape_kafka_fake_registry_request(r, 0, &method, &path, &body);
     assert_string_equal(method, "POST");
     assert_string_equal(path, "/subjects/s/versions");
     assert_string_equal(body, "{\"schema\":\"A\"}");
-    shape_fake_registry_request(r, 1, &method, &path, &body);
+    shape_kafka_fake_registry_request(r, 1, &method, &path, &body);
     assert_string_equal(body, "{\"schema\":\"A\",\"schemaType\":\"JSON\"}");
-    shape_fake_registry_request(r, 2, &method, &path, &body);
+    shape_kafka_fake_registry_request(r, 2, &method, &path, &body);
     assert_string_equal(method, "GET");
     assert_string_equal(path, "/nowhere");
     assert_string_equal(body, "");
-    shape_fake_registry_request(r, 3, &method, &path, &body);
+    shape_kafka_fake_registry_request(r, 3, &method, &path, &body);
     assert_null(method);
-    shape_fake_registry_free(r);
+    shape_kafka_fake_registry_free(r);
 }
 
 static void test_transport_hook_uses_the_url_path_and_authorization(void **state)
 {
     (void)state;
-    shape_fake_registry *r = shape_fake_registry_new();
-    shape_fake_registry_set_auth(r, "svc", "s3cret");
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
+    shape_kafka_fake_registry_set_auth(r, "svc", "s3cret");
     const char *headers[] = {"Content-Type: application/vnd.schemaregistry.v1+json",
                              "authorization:   Basic c3ZjOnMzY3JldA=="};
     const char *body = "{\"schema\":\"A\"}";
@@ -245,7 +254,7 @@ static void test_transport_hook_uses_the_url_path_and_authorization(void **state
     char *resp = NULL;
     size_t resp_len = 0;
     shape_err err;
-    assert_int_equal(shape_fake_registry_transport(r, "POST", "http://registry.test:8081/subjects/s/versions",
+    assert_int_equal(shape_kafka_fake_registry_transport(r, "POST", "http://registry.test:8081/subjects/s/versions",
                                                    headers, 2, body, strlen(body), &status, &resp, &resp_len,
                                                    &err),
                      SHAPE_OK);
@@ -253,36 +262,36 @@ static void test_transport_hook_uses_the_url_path_and_authorization(void **state
     assert_string_equal(resp, "{\"id\":100}");
     assert_int_equal(resp_len, strlen(resp));
     free(resp);
-    assert_int_equal(shape_fake_registry_transport(r, "GET", "https://h/schemas/ids/100", headers, 1, NULL, 0,
+    assert_int_equal(shape_kafka_fake_registry_transport(r, "GET", "https://h/schemas/ids/100", headers, 1, NULL, 0,
                                                    &status, &resp, &resp_len, &err),
                      SHAPE_OK);
     assert_int_equal(status, 401);
     free(resp);
-    assert_int_equal(shape_fake_registry_transport(r, "GET", "http://h", headers, 2, NULL, 0, &status, &resp,
+    assert_int_equal(shape_kafka_fake_registry_transport(r, "GET", "http://h", headers, 2, NULL, 0, &status, &resp,
                                                    &resp_len, &err),
                      SHAPE_OK);
     assert_int_equal(status, 404);
     free(resp);
     const char *method, *path, *recorded;
-    shape_fake_registry_request(r, 2, &method, &path, &recorded);
+    shape_kafka_fake_registry_request(r, 2, &method, &path, &recorded);
     assert_string_equal(path, "/");
-    shape_fake_registry_free(r);
+    shape_kafka_fake_registry_free(r);
 }
 
 /* ---- over HTTP --------------------------------------------------------------- */
 
 typedef struct served {
-    shape_fake_registry *registry;
-    shape_fake_registry_server *server;
+    shape_kafka_fake_registry *registry;
+    shape_kafka_fake_registry_server *server;
     int port;
 } served;
 
 static int serve(void **state)
 {
     served *s = calloc(1, sizeof *s);
-    s->registry = shape_fake_registry_new();
+    assert_int_equal(shape_kafka_fake_registry_new(&s->registry, NULL), SHAPE_OK);
     shape_err err;
-    if (shape_fake_registry_serve(s->registry, "127.0.0.1", 0, &s->server, &s->port, &err) != SHAPE_OK) {
+    if (shape_kafka_fake_registry_server_new(s->registry, "127.0.0.1", 0, &s->server, &s->port, &err) != SHAPE_OK) {
         fprintf(stderr, "serve: %s\n", err.message);
         return -1;
     }
@@ -293,8 +302,8 @@ static int serve(void **state)
 static int unserve(void **state)
 {
     served *s = *state;
-    shape_fake_registry_stop(s->server);
-    shape_fake_registry_free(s->registry);
+    shape_kafka_fake_registry_server_free(s->server);
+    shape_kafka_fake_registry_free(s->registry);
     free(s);
     return 0;
 }
@@ -413,7 +422,7 @@ static void test_http_keep_alive_and_pipelining(void **state)
     assert_non_null(strstr(r.head, "\r\nConnection: close\r\n"));
     hears_close(p);
     hang_up(p);
-    assert_int_equal(shape_fake_registry_request_count(s->registry), 6);
+    assert_int_equal(shape_kafka_fake_registry_request_count(s->registry), 6);
 }
 
 static void test_http_1_0_closes_and_100_continue_is_answered(void **state)
@@ -436,7 +445,7 @@ static void test_http_1_0_closes_and_100_continue_is_answered(void **state)
 static void test_http_auth_reaches_the_registry(void **state)
 {
     served *s = *state;
-    shape_fake_registry_set_auth(s->registry, "svc", "s3cret");
+    shape_kafka_fake_registry_set_auth(s->registry, "svc", "s3cret");
     peer *p = dial(s->port);
     say_text(p, post_a);
     hears(p, 401, "{\"error_code\":40101,\"message\":\"Unauthorized\"}");
@@ -528,20 +537,20 @@ static void test_http_survives_random_bytes_and_hang_ups(void **state)
 
 /* The head parser on its own (fake_http_parse.h, what the server and
  * tests/fuzz/fuzz_registry_http.c run): 0 and the fields, or -1. */
-static int parse(const char *text, shape_fake_http_head *h)
+static int parse(const char *text, shape_kafka_fake_http_head *h)
 {
     size_t len = strlen(text);
-    assert_int_equal(shape_fake_http_head_end(text, len), len);
+    assert_int_equal(shape_kafka_fake_http_head_end(text, len), len);
     memset(h, 0, sizeof *h);
-    return shape_fake_http_parse_head(text, len, h);
+    return shape_kafka_fake_http_parse_head(text, len, h);
 }
 
 static void test_http_head_parser(void **state)
 {
     (void)state;
-    shape_fake_http_head h;
-    assert_int_equal(shape_fake_http_head_end("GET / HTTP/1.1\r\n", 16), 0);
-    assert_int_equal(shape_fake_http_head_end("GET / HTTP/1.1\r\n\r\n{}", 20), 18);
+    shape_kafka_fake_http_head h;
+    assert_int_equal(shape_kafka_fake_http_head_end("GET / HTTP/1.1\r\n", 16), 0);
+    assert_int_equal(shape_kafka_fake_http_head_end("GET / HTTP/1.1\r\n\r\n{}", 20), 18);
     assert_int_equal(parse("POST /subjects/a/versions HTTP/1.1\r\nContent-Length: 12\r\n"
                            "authorization:  Basic eA== \r\nConnection: x, Close\r\nExpect: 100-continue\r\n\r\n",
                            &h),
@@ -551,37 +560,38 @@ static void test_http_head_parser(void **state)
     assert_string_equal(h.authorization, "Basic eA==");
     assert_int_equal(h.content_length, 12);
     assert_true(h.close_after && h.expect_continue && !h.too_large);
-    shape_fake_http_head_free(&h);
+    shape_kafka_fake_http_head_reset(&h);
     assert_int_equal(parse("GET /x HTTP/1.0\r\nContent-Length: 99999999\r\n\r\n", &h), 0);
     assert_true(h.close_after && h.too_large);
-    shape_fake_http_head_free(&h);
+    shape_kafka_fake_http_head_reset(&h);
     static const char *const bad[] = {
         "get / HTTP/1.1\r\n\r\n", "GET x HTTP/1.1\r\n\r\n", "GET / HTTP/2\r\n\r\n",
         "GET / HTTP/1.1\r\nA: 1\r\n b\r\n\r\n", "GET / HTTP/1.1\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
         "GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n", "GET / HTTP/1.1\r\nNo colon\r\n\r\n"};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         assert_int_equal(parse(bad[i], &h), -1);
-        shape_fake_http_head_free(&h);
+        shape_kafka_fake_http_head_reset(&h);
     }
 }
 
 static void test_serve_refuses_bad_addresses_and_stops_with_open_connections(void **state)
 {
     (void)state;
-    shape_fake_registry *r = shape_fake_registry_new();
-    shape_fake_registry_server *server = NULL;
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
+    shape_kafka_fake_registry_server *server = NULL;
     int port = -1;
     shape_err err;
-    assert_int_equal(shape_fake_registry_serve(r, "127.0.0.1", 70000, &server, &port, &err), SHAPE_EINVAL);
+    assert_int_equal(shape_kafka_fake_registry_server_new(r, "127.0.0.1", 70000, &server, &port, &err), SHAPE_EINVAL);
     assert_null(server);
     /* a documentation address (TEST-NET-1) is not ours to bind */
-    assert_int_equal(shape_fake_registry_serve(r, "192.0.2.1", 0, &server, &port, &err), SHAPE_EIO);
+    assert_int_equal(shape_kafka_fake_registry_server_new(r, "192.0.2.1", 0, &server, &port, &err), SHAPE_EIO);
     assert_non_null(strstr(err.message, "cannot listen on 192.0.2.1:0: "));
     assert_null(server);
-    assert_int_equal(shape_fake_registry_serve(r, "127.0.0.1", 0, &server, &port, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_fake_registry_server_new(r, "127.0.0.1", 0, &server, &port, &err), SHAPE_OK);
     assert_true(port > 0);
-    shape_fake_registry_server *second = NULL;
-    assert_int_equal(shape_fake_registry_serve(r, "127.0.0.1", port, &second, NULL, &err), SHAPE_EIO);
+    shape_kafka_fake_registry_server *second = NULL;
+    assert_int_equal(shape_kafka_fake_registry_server_new(r, "127.0.0.1", port, &second, NULL, &err), SHAPE_EIO);
     assert_non_null(strstr(err.message, "cannot listen on 127.0.0.1:"));
     /* an idle kept-alive connection and a half-sent request do not hold stop() */
     peer *idle = dial(port);
@@ -590,12 +600,12 @@ static void test_serve_refuses_bad_addresses_and_stops_with_open_connections(voi
     peer *half = dial(port);
     say_text(half, "POST /subjects/a/versions HTTP/1.1\r\nContent-Length: 100\r\n\r\n{");
     usleep(50000);
-    shape_fake_registry_stop(server);
+    shape_kafka_fake_registry_server_free(server);
     hears_close(idle);
     hears_close(half);
     hang_up(idle);
     hang_up(half);
-    shape_fake_registry_free(r);
+    shape_kafka_fake_registry_free(r);
 }
 
 int main(void)

@@ -23,7 +23,7 @@ static void expect_row(const rt_column *cols, int n, int64_t length, int64_t off
     shape_json_buf out = SHAPE_JSON_BUF_INIT;
     shape_err err;
     shape_err_clear(&err);
-    int rc = shape_flat_json_row(&s, &a, row, &out, &err);
+    int rc = shape_kafka_flat_json_row(&s, &a, row, &out, &err);
     if (rc != SHAPE_OK) fail_msg("refused: %s", err.message);
     assert_string_equal(out.data, expected);
     assert_int_equal(out.len, strlen(expected));
@@ -217,7 +217,7 @@ static void refused(struct ArrowSchema *s, struct ArrowArray *a, const char *mes
     out.len = 4;
     shape_err err;
     shape_err_clear(&err);
-    assert_int_equal(shape_flat_json_row(s, a, 0, &out, &err), SHAPE_EINVAL);
+    assert_int_equal(shape_kafka_flat_json_row(s, a, 0, &out, &err), SHAPE_EINVAL);
     assert_string_equal(err.message, message);
     assert_int_equal(out.len, 4);
     assert_string_equal(out.data, "keep");

@@ -1,9 +1,9 @@
 /* test_regfmt_encode.c — the Avro and Protobuf payload encoders and the
- * JSON Schema payload (registry/formats.h shape_regfmt_encode), byte for
+ * JSON Schema payload (registry/formats.h shape_kafka_regfmt_encode), byte for
  * byte against payloads worked out by hand from the Avro and Protobuf
  * encoding rules (spec-kafka.md §4.5–§4.6), and every encode error text.
- * The batch cursor (shape_regfmt_cursor_encode, the emitter's fast path)
- * must give the same bytes and errors as shape_regfmt_encode, its
+ * The batch cursor (shape_kafka_regfmt_cursor_encode, the emitter's fast path)
+ * must give the same bytes and errors as shape_kafka_regfmt_encode, its
  * reference: every expectation below checks both, and randomized batches
  * of the types the cursor has own steps for compare the two row by row. */
 #include <setjmp.h>
@@ -35,28 +35,28 @@ static size_t hex_bytes(const char *hex, uint8_t *out)
 typedef struct fixture {
     struct ArrowSchema schema;
     struct ArrowArray array;
-    shape_regfmt_codec *codec;
+    shape_kafka_regfmt_codec *codec;
 } fixture;
 
-static void fixture_make(fixture *fx, shape_regfmt f, const rt_column *cols, int n, int64_t length,
+static void fixture_make(fixture *fx, shape_kafka_regfmt f, const rt_column *cols, int n, int64_t length,
                          int64_t offset)
 {
     rt_batch_make(cols, n, length, offset, &fx->schema, &fx->array);
     shape_err err;
     shape_err_clear(&err);
     fx->codec = NULL;
-    if (shape_regfmt_codec_new(f, "t", &fx->schema, &fx->codec, &err) != SHAPE_OK)
+    if (shape_kafka_regfmt_codec_new(f, "t", &fx->schema, &fx->codec, &err) != SHAPE_OK)
         fail_msg("codec refused: %s", err.message);
 }
 
 static void fixture_free(fixture *fx)
 {
-    shape_regfmt_codec_free(fx->codec);
+    shape_kafka_regfmt_codec_free(fx->codec);
     rt_batch_release(&fx->schema, &fx->array);
 }
 
 /* Row `row` through a cursor set to the fixture's batch: must append what
- * shape_regfmt_encode appends (after the same prefix) with the same outcome. */
+ * shape_kafka_regfmt_encode appends (after the same prefix) with the same outcome. */
 static void expect_cursor_agrees(fixture *fx, int64_t row)
 {
     shape_json_buf ref = SHAPE_JSON_BUF_INIT, got = SHAPE_JSON_BUF_INIT;
@@ -68,16 +68,16 @@ static void expect_cursor_agrees(fixture *fx, int64_t row)
     shape_err ref_err, got_err;
     shape_err_clear(&ref_err);
     shape_err_clear(&got_err);
-    shape_regfmt_cursor *cu = NULL;
-    assert_int_equal(shape_regfmt_cursor_new(fx->codec, &cu, &got_err), SHAPE_OK);
-    shape_regfmt_cursor_set(cu, &fx->array);
-    int ref_rc = shape_regfmt_encode(fx->codec, &fx->array, row, &ref, &ref_err);
-    int got_rc = shape_regfmt_cursor_encode(cu, row, &got, &got_err);
+    shape_kafka_regfmt_cursor *cu = NULL;
+    assert_int_equal(shape_kafka_regfmt_cursor_new(fx->codec, &cu, &got_err), SHAPE_OK);
+    shape_kafka_regfmt_cursor_set(cu, &fx->array);
+    int ref_rc = shape_kafka_regfmt_encode(fx->codec, &fx->array, row, &ref, &ref_err);
+    int got_rc = shape_kafka_regfmt_cursor_encode(cu, row, &got, &got_err);
     assert_int_equal(got_rc, ref_rc);
     assert_string_equal(got_err.message, ref_err.message);
     assert_int_equal(got.len, ref.len);
     assert_memory_equal(got.data, ref.data, ref.len);
-    shape_regfmt_cursor_free(cu);
+    shape_kafka_regfmt_cursor_free(cu);
     shape_json_buf_release(&ref);
     shape_json_buf_release(&got);
 }
@@ -94,7 +94,7 @@ static void expect_payload(fixture *fx, int64_t row, const char *hex)
     out.len = 3;
     shape_err err;
     shape_err_clear(&err);
-    int rc = shape_regfmt_encode(fx->codec, &fx->array, row, &out, &err);
+    int rc = shape_kafka_regfmt_encode(fx->codec, &fx->array, row, &out, &err);
     if (rc != SHAPE_OK) fail_msg("row %lld refused: %s", (long long)row, err.message);
     assert_memory_equal(out.data, "pre", 3);
     if (out.len - 3 != n || memcmp(out.data + 3, expected, n) != 0) {
@@ -112,7 +112,7 @@ static void expect_text_payload(fixture *fx, int64_t row, const char *text)
     shape_json_buf out = SHAPE_JSON_BUF_INIT;
     shape_err err;
     shape_err_clear(&err);
-    int rc = shape_regfmt_encode(fx->codec, &fx->array, row, &out, &err);
+    int rc = shape_kafka_regfmt_encode(fx->codec, &fx->array, row, &out, &err);
     if (rc != SHAPE_OK) fail_msg("row %lld refused: %s", (long long)row, err.message);
     assert_string_equal(out.data, text);
     shape_json_buf_release(&out);
@@ -127,7 +127,7 @@ static void expect_encode_error(fixture *fx, int64_t row, const char *message)
     out.len = 3;
     shape_err err;
     shape_err_clear(&err);
-    assert_int_equal(shape_regfmt_encode(fx->codec, &fx->array, row, &out, &err), SHAPE_EINVAL);
+    assert_int_equal(shape_kafka_regfmt_encode(fx->codec, &fx->array, row, &out, &err), SHAPE_EINVAL);
     assert_string_equal(err.message, message);
     assert_int_equal(out.len, 3);
     assert_string_equal(out.data, "pre");
@@ -156,7 +156,7 @@ static void test_avro_scalars_and_unions(void **state)
     };
     cols[0].values = a;
     fixture fx;
-    fixture_make(&fx, SHAPE_REGFMT_AVRO, cols, 5, 2, 0);
+    fixture_make(&fx, SHAPE_KAFKA_REGFMT_AVRO, cols, 5, 2, 0);
     /* a zig-zag(-1) = 01; n branch 1 (02) then zig-zag(1) = 02; f NaN → null
      * branch 00; s length 2 (04) "hi"; b true 01 */
     expect_payload(&fx, 0, "01 02 02 00 04 68 69 01");
@@ -185,7 +185,7 @@ static void test_avro_integer_widths(void **state)
         {.name = "f16", .format = "e", .values = f16},
     };
     fixture fx;
-    fixture_make(&fx, SHAPE_REGFMT_AVRO, cols, 9, 1, 0);
+    fixture_make(&fx, SHAPE_KAFKA_REGFMT_AVRO, cols, 9, 1, 0);
     expect_payload(&fx, 0,
                    "ff 01 "                         /* -128 */
                    "03 "                            /* -2 */
@@ -205,12 +205,12 @@ static void test_avro_uint64_overflow(void **state)
     static const uint64_t n[] = {(1ull << 63) + 5, 7};
     rt_column cols[] = {{.name = "n", .format = "L", .nullable = 1, .values = n}};
     fixture fx;
-    fixture_make(&fx, SHAPE_REGFMT_AVRO, cols, 1, 2, 0);
+    fixture_make(&fx, SHAPE_KAFKA_REGFMT_AVRO, cols, 1, 2, 0);
     expect_encode_error(&fx, 0, "column 'n' does not fit a long");
     expect_payload(&fx, 1, "02 0e");
     fixture_free(&fx);
     /* Protobuf has a real uint64: the same value encodes (field 1, varint) */
-    fixture_make(&fx, SHAPE_REGFMT_PROTOBUF, cols, 1, 2, 0);
+    fixture_make(&fx, SHAPE_KAFKA_REGFMT_PROTOBUF, cols, 1, 2, 0);
     expect_payload(&fx, 0, "08 85 80 80 80 80 80 80 80 80 01");
     fixture_free(&fx);
 }
@@ -226,7 +226,7 @@ static void test_avro_decimals(void **state)
                                  0x00f436a000000000ull, 0x0785ee10d5da46d9ull};
     rt_column cols[] = {{.name = "amount", .format = "d:38,2", .values = d}};
     fixture fx;
-    fixture_make(&fx, SHAPE_REGFMT_AVRO, cols, 1, 9, 0);
+    fixture_make(&fx, SHAPE_KAFKA_REGFMT_AVRO, cols, 1, 9, 0);
     expect_payload(&fx, 0, "04 04 d2");    /* 12.34 → unscaled 1234 → 04 d2 */
     expect_payload(&fx, 1, "06 fe 79 47"); /* -1000.25 → -100025 in 3 bytes */
     expect_payload(&fx, 2, "02 00");       /* 0.00 → one byte */
@@ -241,7 +241,7 @@ static void test_avro_decimals(void **state)
 
     static const int64_t narrow[] = {12345, 9999, -9999, -10000};
     rt_column small[] = {{.name = "amount", .format = "d:4,2,64", .nullable = 1, .values = narrow}};
-    fixture_make(&fx, SHAPE_REGFMT_AVRO, small, 1, 4, 0);
+    fixture_make(&fx, SHAPE_KAFKA_REGFMT_AVRO, small, 1, 4, 0);
     expect_encode_error(&fx, 0, "column 'amount' exceeds precision 4");
     expect_payload(&fx, 1, "02 04 27 0f");
     expect_payload(&fx, 2, "02 04 d8 f1");
@@ -269,7 +269,7 @@ static void test_avro_temporal_values(void **state)
         {.name = "p", .format = "tsn:UTC", .values = ts_before},
     };
     fixture fx;
-    fixture_make(&fx, SHAPE_REGFMT_AVRO, cols, 7, 1, 0);
+    fixture_make(&fx, SHAPE_KAFKA_REGFMT_AVRO, cols, 7, 1, 0);
     expect_payload(&fx, 0,
                    "b6 b3 02 "                /* date 19675 */
                    "01 "                      /* date64 -1 ms → day -1 */
@@ -291,7 +291,7 @@ static void test_avro_null_required_and_null_type(void **state)
         {.name = "_shape_seq", .format = "l", .nullable = 1, .validity = valid, .values = v},
     };
     fixture fx;
-    fixture_make(&fx, SHAPE_REGFMT_AVRO, cols, 2, 2, 0);
+    fixture_make(&fx, SHAPE_KAFKA_REGFMT_AVRO, cols, 2, 2, 0);
     expect_payload(&fx, 0, "0a"); /* the null column writes nothing; _shape_seq is no union */
     expect_encode_error(&fx, 1, "column '_shape_seq' is null but required");
     fixture_free(&fx);
@@ -320,7 +320,7 @@ static void test_avro_strings_binary_uuid_dictionary(void **state)
          .dictionary_length = 2},
     };
     fixture fx;
-    fixture_make(&fx, SHAPE_REGFMT_AVRO, cols, 5, 1, 0);
+    fixture_make(&fx, SHAPE_KAFKA_REGFMT_AVRO, cols, 5, 1, 0);
     expect_payload(&fx, 0,
                    "06 61 62 63 "  /* "abc" */
                    "04 00 ff "     /* 2 bytes */
@@ -337,13 +337,13 @@ static void test_avro_struct_offset(void **state)
     static const int64_t v[] = {1, 2, 3};
     rt_column cols[] = {{.name = "v", .format = "l", .values = v}};
     fixture fx;
-    fixture_make(&fx, SHAPE_REGFMT_AVRO, cols, 1, 2, 1);
+    fixture_make(&fx, SHAPE_KAFKA_REGFMT_AVRO, cols, 1, 2, 1);
     expect_payload(&fx, 0, "04");
     expect_payload(&fx, 1, "06");
     shape_json_buf out = SHAPE_JSON_BUF_INIT;
     shape_err err;
     shape_err_clear(&err);
-    assert_int_equal(shape_regfmt_encode(fx.codec, &fx.array, 2, &out, &err), SHAPE_EINVAL);
+    assert_int_equal(shape_kafka_regfmt_encode(fx.codec, &fx.array, 2, &out, &err), SHAPE_EINVAL);
     assert_int_equal(out.len, 0);
     shape_json_buf_release(&out);
     expect_cursor_agrees(&fx, 2);
@@ -351,7 +351,7 @@ static void test_avro_struct_offset(void **state)
     fixture_free(&fx);
 }
 
-/* ---- the cursor against shape_regfmt_encode ------------------------------------------ */
+/* ---- the cursor against shape_kafka_regfmt_encode ------------------------------------------ */
 
 #define RAND_ROWS 400
 #define RAND_OFFSET 3 /* the struct's offset; the children have their own too */
@@ -445,19 +445,19 @@ static void test_cursor_matches_encode_on_random_batches(void **state)
         };
         int ncols = (int)(sizeof cols / sizeof cols[0]);
         fixture fx;
-        fixture_make(&fx, SHAPE_REGFMT_AVRO, cols, ncols, RAND_ROWS, RAND_OFFSET);
+        fixture_make(&fx, SHAPE_KAFKA_REGFMT_AVRO, cols, ncols, RAND_ROWS, RAND_OFFSET);
         /* every row into one growing buffer, as the emitter's arena */
         shape_json_buf ref = SHAPE_JSON_BUF_INIT, got = SHAPE_JSON_BUF_INIT;
-        shape_regfmt_cursor *cu = NULL;
+        shape_kafka_regfmt_cursor *cu = NULL;
         shape_err ref_err, got_err;
         shape_err_clear(&ref_err);
         shape_err_clear(&got_err);
-        assert_int_equal(shape_regfmt_cursor_new(fx.codec, &cu, &got_err), SHAPE_OK);
-        shape_regfmt_cursor_set(cu, &fx.array);
+        assert_int_equal(shape_kafka_regfmt_cursor_new(fx.codec, &cu, &got_err), SHAPE_OK);
+        shape_kafka_regfmt_cursor_set(cu, &fx.array);
         int refused = 0;
         for (int64_t row = 0; row < RAND_ROWS; row++) {
-            int ref_rc = shape_regfmt_encode(fx.codec, &fx.array, row, &ref, &ref_err);
-            int got_rc = shape_regfmt_cursor_encode(cu, row, &got, &got_err);
+            int ref_rc = shape_kafka_regfmt_encode(fx.codec, &fx.array, row, &ref, &ref_err);
+            int got_rc = shape_kafka_regfmt_cursor_encode(cu, row, &got, &got_err);
             assert_int_equal(got_rc, ref_rc);
             if (ref_rc != SHAPE_OK) {
                 refused++;
@@ -469,7 +469,7 @@ static void test_cursor_matches_encode_on_random_batches(void **state)
         /* odd rounds make _shape_seq null now and then: refused rows */
         if (round & 1) assert_true(refused > 0);
         else assert_int_equal(refused, 0);
-        shape_regfmt_cursor_free(cu);
+        shape_kafka_regfmt_cursor_free(cu);
         shape_json_buf_release(&ref);
         shape_json_buf_release(&got);
         fixture_free(&fx);
@@ -477,7 +477,7 @@ static void test_cursor_matches_encode_on_random_batches(void **state)
 }
 
 /* The emitter reuses one ArrowArray struct for the next batch: a cursor set
- * again follows the new buffers; for Protobuf it is shape_regfmt_encode. */
+ * again follows the new buffers; for Protobuf it is shape_kafka_regfmt_encode. */
 static void test_cursor_set_again_and_other_formats(void **state)
 {
     (void)state;
@@ -487,20 +487,20 @@ static void test_cursor_set_again_and_other_formats(void **state)
         {.name = "v", .format = "l", .values = first},
         {.name = "s", .format = "u", .values = off1, .data = "abc"},
     };
-    const shape_regfmt formats[] = {SHAPE_REGFMT_AVRO, SHAPE_REGFMT_PROTOBUF, SHAPE_REGFMT_JSON_SCHEMA};
+    const shape_kafka_regfmt formats[] = {SHAPE_KAFKA_REGFMT_AVRO, SHAPE_KAFKA_REGFMT_PROTOBUF, SHAPE_KAFKA_REGFMT_JSON_SCHEMA};
     for (size_t f = 0; f < sizeof formats / sizeof formats[0]; f++) {
         fixture fx;
         fixture_make(&fx, formats[f], cols, 2, 2, 0);
-        shape_regfmt_cursor *cu = NULL;
+        shape_kafka_regfmt_cursor *cu = NULL;
         shape_err err;
         shape_err_clear(&err);
-        assert_int_equal(shape_regfmt_cursor_new(fx.codec, &cu, &err), SHAPE_OK);
-        shape_regfmt_cursor_set(cu, &fx.array);
+        assert_int_equal(shape_kafka_regfmt_cursor_new(fx.codec, &cu, &err), SHAPE_OK);
+        shape_kafka_regfmt_cursor_set(cu, &fx.array);
         for (int pass = 0; pass < 2; pass++) {
             for (int64_t row = 0; row < 2; row++) {
                 shape_json_buf ref = SHAPE_JSON_BUF_INIT, got = SHAPE_JSON_BUF_INIT;
-                assert_int_equal(shape_regfmt_encode(fx.codec, &fx.array, row, &ref, &err), SHAPE_OK);
-                assert_int_equal(shape_regfmt_cursor_encode(cu, row, &got, &err), SHAPE_OK);
+                assert_int_equal(shape_kafka_regfmt_encode(fx.codec, &fx.array, row, &ref, &err), SHAPE_OK);
+                assert_int_equal(shape_kafka_regfmt_cursor_encode(cu, row, &got, &err), SHAPE_OK);
                 assert_int_equal(got.len, ref.len);
                 assert_memory_equal(got.data, ref.data, ref.len);
                 shape_json_buf_release(&ref);
@@ -510,9 +510,9 @@ static void test_cursor_set_again_and_other_formats(void **state)
             fx.array.children[0]->buffers[1] = second;
             fx.array.children[1]->buffers[1] = off2;
             fx.array.children[1]->buffers[2] = "wxyz";
-            shape_regfmt_cursor_set(cu, &fx.array);
+            shape_kafka_regfmt_cursor_set(cu, &fx.array);
         }
-        shape_regfmt_cursor_free(cu);
+        shape_kafka_regfmt_cursor_free(cu);
         fixture_free(&fx);
     }
 }
@@ -537,7 +537,7 @@ static void test_protobuf_presence_rules(void **state)
         {.name = "i", .format = "i", .values = i32},                                  /* 5 */
     };
     fixture fx;
-    fixture_make(&fx, SHAPE_REGFMT_PROTOBUF, cols, 5, 2, 0);
+    fixture_make(&fx, SHAPE_KAFKA_REGFMT_PROTOBUF, cols, 5, 2, 0);
     /* row 0: a = 0, b = false, s = "", i = 0 are defaults of unlabelled
      * fields (not written); optional n = 0 is written (field 2 varint) */
     expect_payload(&fx, 0, "10 00");
@@ -554,7 +554,7 @@ static void test_protobuf_null_in_required(void **state)
     rt_column cols[] = {{.name = "opt", .format = "l", .nullable = 1, .validity = none, .values = a},
                         {.name = "a", .format = "l", .validity = none, .values = a}};
     fixture fx;
-    fixture_make(&fx, SHAPE_REGFMT_PROTOBUF, cols, 2, 1, 0);
+    fixture_make(&fx, SHAPE_KAFKA_REGFMT_PROTOBUF, cols, 2, 1, 0);
     expect_encode_error(&fx, 0, "column 'a' is null but required");
     fixture_free(&fx);
 }
@@ -575,7 +575,7 @@ static void test_protobuf_floats_and_wire_types(void **state)
         {.name = "amount", .format = "d:12,2", .values = dec},
     };
     fixture fx;
-    fixture_make(&fx, SHAPE_REGFMT_PROTOBUF, cols, 4, 3, 0);
+    fixture_make(&fx, SHAPE_KAFKA_REGFMT_PROTOBUF, cols, 4, 3, 0);
     /* f field 1 wire 5 (0d); d field 2 wire 1 (11); b field 3 wire 2 (1a);
      * amount field 4 wire 2 (22) as text */
     expect_payload(&fx, 0, "0d 00 00 c0 3f 11 00 00 00 00 00 00 f8 3f 1a 02 00 ff 22 05 31 32 2e 33 34");
@@ -607,7 +607,7 @@ static void test_protobuf_temporal_uuid_dictionary(void **state)
         {.name = "k", .format = "C", .values = ix, .dictionary = &values, .dictionary_length = 2},
     };
     fixture fx;
-    fixture_make(&fx, SHAPE_REGFMT_PROTOBUF, cols, 6, 1, 0);
+    fixture_make(&fx, SHAPE_KAFKA_REGFMT_PROTOBUF, cols, 6, 1, 0);
     expect_payload(&fx, 0,
                    "08 ff ff ff ff ff ff ff ff ff 01 " /* date -1 as int32 */
                    "10 80 b8 e8 de a8 01 "             /* 45296 s → 45296000000 µs */
@@ -630,7 +630,7 @@ static void test_protobuf_two_byte_tags(void **state)
         cols[i] = (rt_column){.name = names[i], .format = "l", .values = one};
     }
     fixture fx;
-    fixture_make(&fx, SHAPE_REGFMT_PROTOBUF, cols, 17, 1, 0);
+    fixture_make(&fx, SHAPE_KAFKA_REGFMT_PROTOBUF, cols, 17, 1, 0);
     /* fields 1..15 take one key byte (n << 3), 16 and 17 two: 80 01, 88 01 */
     expect_payload(&fx, 0,
                    "08 01 10 01 18 01 20 01 28 01 30 01 38 01 40 01 48 01 50 01 58 01 60 01 68 01 "
@@ -646,7 +646,7 @@ static void test_protobuf_skips_poison_in_numbering(void **state)
     rt_column cols[] = {{.name = "_shape_poison", .format = "b", .values = yes},
                         {.name = "v", .format = "l", .values = v}};
     fixture fx;
-    fixture_make(&fx, SHAPE_REGFMT_PROTOBUF, cols, 2, 1, 0);
+    fixture_make(&fx, SHAPE_KAFKA_REGFMT_PROTOBUF, cols, 2, 1, 0);
     expect_payload(&fx, 0, "08 03");
     fixture_free(&fx);
 }
@@ -670,7 +670,7 @@ static void test_json_schema_payload_is_the_flat_event(void **state)
         {.name = "_shape_table", .format = "u", .values = toff, .data = table},
     };
     fixture fx;
-    fixture_make(&fx, SHAPE_REGFMT_JSON_SCHEMA, cols, 5, 2, 0);
+    fixture_make(&fx, SHAPE_KAFKA_REGFMT_JSON_SCHEMA, cols, 5, 2, 0);
     expect_text_payload(&fx, 0, "{\"order id\":1,\"f\":null,\"amount\":\"-1000.25\",\"_shape_table\":\"t\"}");
     expect_text_payload(&fx, 1, "{\"order id\":2,\"f\":2.0,\"amount\":\"0.05\",\"_shape_table\":\"t\"}");
     fixture_free(&fx);

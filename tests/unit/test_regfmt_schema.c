@@ -18,24 +18,24 @@
 /* ---- helpers ------------------------------------------------------------------- */
 
 /* The document of format f for the columns (schema only: arrays unused). */
-static char *document(shape_regfmt f, const char *table, const rt_column *cols, int n)
+static char *document(shape_kafka_regfmt f, const char *table, const rt_column *cols, int n)
 {
     struct ArrowSchema s;
     struct ArrowArray a;
     rt_batch_make(cols, n, 0, 0, &s, &a);
-    shape_regfmt_codec *c = NULL;
+    shape_kafka_regfmt_codec *c = NULL;
     shape_err err;
     shape_err_clear(&err);
-    int rc = shape_regfmt_codec_new(f, table, &s, &c, &err);
-    if (rc != SHAPE_OK) fail_msg("%s refused: %s", shape_regfmt_name(f), err.message);
-    assert_int_equal(shape_regfmt_codec_format(c), f);
-    char *text = strdup(shape_regfmt_codec_schema(c));
-    shape_regfmt_codec_free(c);
+    int rc = shape_kafka_regfmt_codec_new(f, table, &s, &c, &err);
+    if (rc != SHAPE_OK) fail_msg("%s refused: %s", shape_kafka_regfmt_name(f), err.message);
+    assert_int_equal(shape_kafka_regfmt_codec_format(c), f);
+    char *text = strdup(shape_kafka_regfmt_codec_schema(c));
+    shape_kafka_regfmt_codec_free(c);
     rt_batch_release(&s, &a);
     return text;
 }
 
-static void expect_document(shape_regfmt f, const char *table, const rt_column *cols, int n,
+static void expect_document(shape_kafka_regfmt f, const char *table, const rt_column *cols, int n,
                             const char *expected)
 {
     char *text = document(f, table, cols, n);
@@ -43,16 +43,16 @@ static void expect_document(shape_regfmt f, const char *table, const rt_column *
     free(text);
 }
 
-static void expect_refusal(shape_regfmt f, const char *table, const rt_column *cols, int n,
+static void expect_refusal(shape_kafka_regfmt f, const char *table, const rt_column *cols, int n,
                            const char *message)
 {
     struct ArrowSchema s;
     struct ArrowArray a;
     rt_batch_make(cols, n, 0, 0, &s, &a);
-    shape_regfmt_codec *c = (shape_regfmt_codec *)&s; /* must be reset */
+    shape_kafka_regfmt_codec *c = (shape_kafka_regfmt_codec *)&s; /* must be reset */
     shape_err err;
     shape_err_clear(&err);
-    assert_int_equal(shape_regfmt_codec_new(f, table, &s, &c, &err), SHAPE_EINVAL);
+    assert_int_equal(shape_kafka_regfmt_codec_new(f, table, &s, &c, &err), SHAPE_EINVAL);
     assert_null(c);
     assert_string_equal(err.message, message);
     rt_batch_release(&s, &a);
@@ -65,28 +65,28 @@ static void test_format_names(void **state)
     (void)state;
     const char *names[] = {"json", "avro", "protobuf", "json-schema"};
     for (int i = 0; i < 4; i++) {
-        shape_regfmt f = (shape_regfmt)99;
-        assert_int_equal(shape_regfmt_parse(names[i], &f, NULL), SHAPE_OK);
+        shape_kafka_regfmt f = (shape_kafka_regfmt)99;
+        assert_int_equal(shape_kafka_regfmt_parse(names[i], &f, NULL), SHAPE_OK);
         assert_int_equal(f, i);
-        assert_string_equal(shape_regfmt_name(f), names[i]);
+        assert_string_equal(shape_kafka_regfmt_name(f), names[i]);
     }
-    assert_null(shape_regfmt_schema_type(SHAPE_REGFMT_JSON));
-    assert_string_equal(shape_regfmt_schema_type(SHAPE_REGFMT_AVRO), "AVRO");
-    assert_string_equal(shape_regfmt_schema_type(SHAPE_REGFMT_PROTOBUF), "PROTOBUF");
-    assert_string_equal(shape_regfmt_schema_type(SHAPE_REGFMT_JSON_SCHEMA), "JSON");
-    shape_regfmt f;
+    assert_null(shape_kafka_regfmt_schema_type(SHAPE_KAFKA_REGFMT_JSON));
+    assert_string_equal(shape_kafka_regfmt_schema_type(SHAPE_KAFKA_REGFMT_AVRO), "AVRO");
+    assert_string_equal(shape_kafka_regfmt_schema_type(SHAPE_KAFKA_REGFMT_PROTOBUF), "PROTOBUF");
+    assert_string_equal(shape_kafka_regfmt_schema_type(SHAPE_KAFKA_REGFMT_JSON_SCHEMA), "JSON");
+    shape_kafka_regfmt f;
     shape_err err;
     shape_err_clear(&err);
-    assert_int_equal(shape_regfmt_parse("xml", &f, &err), SHAPE_EINVAL);
+    assert_int_equal(shape_kafka_regfmt_parse("xml", &f, &err), SHAPE_EINVAL);
     assert_string_equal(err.message,
                         "unknown event format 'xml'; choose from json, avro, protobuf, json-schema");
-    assert_int_equal(shape_regfmt_parse("AVRO", &f, &err), SHAPE_EINVAL);
-    assert_int_equal(shape_regfmt_parse("", &f, &err), SHAPE_EINVAL);
+    assert_int_equal(shape_kafka_regfmt_parse("AVRO", &f, &err), SHAPE_EINVAL);
+    assert_int_equal(shape_kafka_regfmt_parse("", &f, &err), SHAPE_EINVAL);
 }
 
-static void expect_subject(shape_subject_strategy s, const char *expected)
+static void expect_subject(shape_kafka_subject_strategy s, const char *expected)
 {
-    char *subject = shape_subject_name(s, "orders", "order_line");
+    char *subject = shape_kafka_subject_name(s, "orders", "order_line");
     assert_non_null(subject);
     assert_string_equal(subject, expected);
     free(subject);
@@ -98,31 +98,31 @@ static void test_subjects(void **state)
     const char *names[] = {"topic", "record", "topic_record"};
     const char *expected[] = {"orders-value", "shape.events.order_line", "orders-shape.events.order_line"};
     for (int i = 0; i < 3; i++) {
-        shape_subject_strategy s = (shape_subject_strategy)99;
-        assert_int_equal(shape_subject_strategy_parse(names[i], &s, NULL), SHAPE_OK);
+        shape_kafka_subject_strategy s = (shape_kafka_subject_strategy)99;
+        assert_int_equal(shape_kafka_subject_strategy_parse(names[i], &s, NULL), SHAPE_OK);
         assert_int_equal(s, i);
         expect_subject(s, expected[i]);
     }
-    shape_subject_strategy s;
+    shape_kafka_subject_strategy s;
     shape_err err;
     shape_err_clear(&err);
-    assert_int_equal(shape_subject_strategy_parse("nope", &s, &err), SHAPE_EINVAL);
+    assert_int_equal(shape_kafka_subject_strategy_parse("nope", &s, &err), SHAPE_EINVAL);
     assert_string_equal(err.message, "unknown subject strategy 'nope'; choose from topic, record, topic_record");
 }
 
 static void test_wire_header(void **state)
 {
     (void)state;
-    uint8_t h[SHAPE_WIRE_HEADER_MAX + 1];
+    uint8_t h[SHAPE_KAFKA_WIRE_HEADER_MAX + 1];
     memset(h, 0xee, sizeof h);
-    assert_int_equal(shape_wire_header(SHAPE_REGFMT_AVRO, 100, h), 5);
+    assert_int_equal(shape_kafka_wire_header(SHAPE_KAFKA_REGFMT_AVRO, 100, h), 5);
     const uint8_t avro[] = {0, 0, 0, 0, 100, 0xee};
     assert_memory_equal(h, avro, 6);
     memset(h, 0xee, sizeof h);
-    assert_int_equal(shape_wire_header(SHAPE_REGFMT_PROTOBUF, 0x01020304u, h), 6);
+    assert_int_equal(shape_kafka_wire_header(SHAPE_KAFKA_REGFMT_PROTOBUF, 0x01020304u, h), 6);
     const uint8_t proto[] = {0, 1, 2, 3, 4, 0, 0xee};
     assert_memory_equal(h, proto, 7);
-    assert_int_equal(shape_wire_header(SHAPE_REGFMT_JSON_SCHEMA, 0xfffffffeu, h), 5);
+    assert_int_equal(shape_kafka_wire_header(SHAPE_KAFKA_REGFMT_JSON_SCHEMA, 0xfffffffeu, h), 5);
     const uint8_t json[] = {0, 0xff, 0xff, 0xff, 0xfe};
     assert_memory_equal(h, json, 5);
 }
@@ -148,7 +148,7 @@ static void test_avro_document(void **state)
 {
     (void)state;
     expect_document(
-        SHAPE_REGFMT_AVRO, "t", small, 9,
+        SHAPE_KAFKA_REGFMT_AVRO, "t", small, 9,
         "{\"type\":\"record\",\"name\":\"t\",\"namespace\":\"shape.events\",\"fields\":["
         "{\"name\":\"id\",\"type\":[\"null\",\"long\"],\"default\":null},"
         "{\"name\":\"name\",\"type\":\"string\"},"
@@ -165,7 +165,7 @@ static void test_avro_document(void **state)
 static void test_protobuf_document(void **state)
 {
     (void)state;
-    expect_document(SHAPE_REGFMT_PROTOBUF, "t", small, 9,
+    expect_document(SHAPE_KAFKA_REGFMT_PROTOBUF, "t", small, 9,
                     "syntax = \"proto3\";\n"
                     "\n"
                     "package shape.events;\n"
@@ -186,7 +186,7 @@ static void test_json_schema_document(void **state)
 {
     (void)state;
     expect_document(
-        SHAPE_REGFMT_JSON_SCHEMA, "t", small, 9,
+        SHAPE_KAFKA_REGFMT_JSON_SCHEMA, "t", small, 9,
         "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"title\":\"t\",\"type\":\"object\","
         "\"properties\":{"
         "\"id\":{\"type\":[\"integer\",\"null\"]},"
@@ -211,14 +211,14 @@ static void test_explicit_schema_example(void **state)
         {.name = "_shape_table", .format = "u"},
         {.name = "_shape_seq", .format = "l"},
     };
-    char *avro = document(SHAPE_REGFMT_AVRO, "explicit", cols, 4);
+    char *avro = document(SHAPE_KAFKA_REGFMT_AVRO, "explicit", cols, 4);
     assert_non_null(strstr(avro, "{\"name\":\"a\",\"type\":\"long\"}"));
     assert_non_null(strstr(avro, "{\"name\":\"f\",\"type\":[\"null\",\"double\"],\"default\":null}"));
     free(avro);
-    char *json = document(SHAPE_REGFMT_JSON_SCHEMA, "explicit", cols, 4);
+    char *json = document(SHAPE_KAFKA_REGFMT_JSON_SCHEMA, "explicit", cols, 4);
     assert_non_null(strstr(json, "\"required\":[\"a\",\"_shape_table\",\"_shape_seq\"]"));
     free(json);
-    char *proto = document(SHAPE_REGFMT_PROTOBUF, "explicit", cols, 4);
+    char *proto = document(SHAPE_KAFKA_REGFMT_PROTOBUF, "explicit", cols, 4);
     assert_non_null(strstr(proto, "\n  int64 a = 1;\n"));
     assert_non_null(strstr(proto, "\n  optional double f = 2;\n"));
     free(proto);
@@ -326,12 +326,12 @@ static void check_mapping(const mapping *m, int declared_nullable)
                  "{\"type\":\"record\",\"name\":\"m\",\"namespace\":\"shape.events\",\"fields\":["
                  "{\"name\":\"x\",\"type\":%s}]}",
                  m->avro);
-    expect_document(SHAPE_REGFMT_AVRO, "m", &col, 1, expected);
+    expect_document(SHAPE_KAFKA_REGFMT_AVRO, "m", &col, 1, expected);
 
     snprintf(expected, sizeof expected,
              "syntax = \"proto3\";\n\npackage shape.events;\n\nmessage m {\n  %s%s x = 1;%s\n}\n",
              nullable ? "optional " : "", m->proto, comment);
-    expect_document(SHAPE_REGFMT_PROTOBUF, "m", &col, 1, expected);
+    expect_document(SHAPE_KAFKA_REGFMT_PROTOBUF, "m", &col, 1, expected);
 
     char type[64];
     if (nullable) snprintf(type, sizeof type, "[\"%s\",\"null\"]", m->json);
@@ -341,7 +341,7 @@ static void check_mapping(const mapping *m, int declared_nullable)
              "\"object\",\"properties\":{\"x\":{\"type\":%s%s}},\"required\":[%s],"
              "\"additionalProperties\":false}",
              type, m->json_extra, nullable ? "" : "\"x\"");
-    expect_document(SHAPE_REGFMT_JSON_SCHEMA, "m", &col, 1, expected);
+    expect_document(SHAPE_KAFKA_REGFMT_JSON_SCHEMA, "m", &col, 1, expected);
 }
 
 static void test_every_mapping_row(void **state)
@@ -357,13 +357,13 @@ static void test_null_column_in_all_documents(void **state)
 {
     (void)state;
     const rt_column col = {.name = "x", .format = "n"};
-    expect_document(SHAPE_REGFMT_AVRO, "m", &col, 1,
+    expect_document(SHAPE_KAFKA_REGFMT_AVRO, "m", &col, 1,
                     "{\"type\":\"record\",\"name\":\"m\",\"namespace\":\"shape.events\",\"fields\":["
                     "{\"name\":\"x\",\"type\":\"null\"}]}");
-    expect_document(SHAPE_REGFMT_PROTOBUF, "m", &col, 1,
+    expect_document(SHAPE_KAFKA_REGFMT_PROTOBUF, "m", &col, 1,
                     "syntax = \"proto3\";\n\npackage shape.events;\n\nmessage m {\n"
                     "  optional string x = 1;\n}\n");
-    expect_document(SHAPE_REGFMT_JSON_SCHEMA, "m", &col, 1,
+    expect_document(SHAPE_KAFKA_REGFMT_JSON_SCHEMA, "m", &col, 1,
                     "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"title\":\"m\","
                     "\"type\":\"object\",\"properties\":{\"x\":{\"type\":\"null\"}},\"required\":[],"
                     "\"additionalProperties\":false}");
@@ -379,7 +379,7 @@ static void test_field_numbers_follow_columns_without_poison(void **state)
         cols[i] = (rt_column){.name = names[i], .format = "l"};
     }
     cols[3].name = "_shape_poison";
-    char *proto = document(SHAPE_REGFMT_PROTOBUF, "wide", cols, 20);
+    char *proto = document(SHAPE_KAFKA_REGFMT_PROTOBUF, "wide", cols, 20);
     assert_non_null(strstr(proto, "  int64 c2 = 3;\n  int64 c4 = 4;\n"));
     assert_non_null(strstr(proto, "  int64 c19 = 19;\n}\n"));
     assert_null(strstr(proto, "_shape_poison"));
@@ -390,7 +390,7 @@ static void test_json_schema_escapes_any_names(void **state)
 {
     (void)state;
     const rt_column cols[] = {{.name = "order id", .format = "l"}, {.name = "q\"t", .format = "u", .nullable = 1}};
-    expect_document(SHAPE_REGFMT_JSON_SCHEMA, "my-table", cols, 2,
+    expect_document(SHAPE_KAFKA_REGFMT_JSON_SCHEMA, "my-table", cols, 2,
                     "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"title\":\"my-table\","
                     "\"type\":\"object\",\"properties\":{\"order id\":{\"type\":\"integer\"},"
                     "\"q\\\"t\":{\"type\":[\"string\",\"null\"]}},\"required\":[\"order id\"],"
@@ -407,19 +407,19 @@ static void test_invalid_table_names(void **state)
         "table name 'my-table' is not a valid record name (letters, digits and underscore); use "
         "--event-format json or json-schema";
     /* the table is checked first, before the bad column name and type */
-    expect_refusal(SHAPE_REGFMT_AVRO, "my-table", cols, 1, table_message);
-    expect_refusal(SHAPE_REGFMT_PROTOBUF, "my-table", cols, 1, table_message);
+    expect_refusal(SHAPE_KAFKA_REGFMT_AVRO, "my-table", cols, 1, table_message);
+    expect_refusal(SHAPE_KAFKA_REGFMT_PROTOBUF, "my-table", cols, 1, table_message);
     const rt_column ok[] = {{.name = "a", .format = "l"}};
-    expect_refusal(SHAPE_REGFMT_AVRO, "1table", ok, 1,
+    expect_refusal(SHAPE_KAFKA_REGFMT_AVRO, "1table", ok, 1,
                    "table name '1table' is not a valid record name (letters, digits and "
                    "underscore); use --event-format json or json-schema");
-    expect_refusal(SHAPE_REGFMT_PROTOBUF, "", ok, 1,
+    expect_refusal(SHAPE_KAFKA_REGFMT_PROTOBUF, "", ok, 1,
                    "table name '' is not a valid record name (letters, digits and underscore); use "
                    "--event-format json or json-schema");
-    char *json = document(SHAPE_REGFMT_JSON_SCHEMA, "my-table", ok, 1);
+    char *json = document(SHAPE_KAFKA_REGFMT_JSON_SCHEMA, "my-table", ok, 1);
     assert_non_null(strstr(json, "\"title\":\"my-table\""));
     free(json);
-    char *avro = document(SHAPE_REGFMT_AVRO, "_T9", ok, 1);
+    char *avro = document(SHAPE_KAFKA_REGFMT_AVRO, "_T9", ok, 1);
     assert_non_null(strstr(avro, "\"name\":\"_T9\""));
     free(avro);
 }
@@ -431,14 +431,14 @@ static void test_invalid_column_names(void **state)
     const char *message = "column 'order id' of table 'orders' is not a valid field name in Avro and "
                           "Protobuf (letters, digits and underscore); use --event-format json or "
                           "json-schema";
-    expect_refusal(SHAPE_REGFMT_AVRO, "orders", cols, 2, message);
-    expect_refusal(SHAPE_REGFMT_PROTOBUF, "orders", cols, 2, message);
+    expect_refusal(SHAPE_KAFKA_REGFMT_AVRO, "orders", cols, 2, message);
+    expect_refusal(SHAPE_KAFKA_REGFMT_PROTOBUF, "orders", cols, 2, message);
     const rt_column digit[] = {{.name = "9lives", .format = "l"}};
-    expect_refusal(SHAPE_REGFMT_AVRO, "orders", digit, 1,
+    expect_refusal(SHAPE_KAFKA_REGFMT_AVRO, "orders", digit, 1,
                    "column '9lives' of table 'orders' is not a valid field name in Avro and "
                    "Protobuf (letters, digits and underscore); use --event-format json or "
                    "json-schema");
-    free(document(SHAPE_REGFMT_JSON_SCHEMA, "orders", cols, 2));
+    free(document(SHAPE_KAFKA_REGFMT_JSON_SCHEMA, "orders", cols, 2));
 }
 
 static void test_unmappable_column_types(void **state)
@@ -447,16 +447,16 @@ static void test_unmappable_column_types(void **state)
     struct ArrowSchema item = {.format = "u", .name = "item", .flags = ARROW_FLAG_NULLABLE};
     struct ArrowSchema *items[] = {&item};
     const rt_column cols[] = {{.name = "id", .format = "l"}, {.name = "tags", .format = "+l"}};
-    for (int f = SHAPE_REGFMT_AVRO; f <= SHAPE_REGFMT_JSON_SCHEMA; f++) {
+    for (int f = SHAPE_KAFKA_REGFMT_AVRO; f <= SHAPE_KAFKA_REGFMT_JSON_SCHEMA; f++) {
         struct ArrowSchema s;
         struct ArrowArray a;
         rt_batch_make(cols, 2, 0, 0, &s, &a);
         s.children[1]->n_children = 1;
         s.children[1]->children = items;
-        shape_regfmt_codec *c = NULL;
+        shape_kafka_regfmt_codec *c = NULL;
         shape_err err;
         shape_err_clear(&err);
-        assert_int_equal(shape_regfmt_codec_new((shape_regfmt)f, "t", &s, &c, &err), SHAPE_EINVAL);
+        assert_int_equal(shape_kafka_regfmt_codec_new((shape_kafka_regfmt)f, "t", &s, &c, &err), SHAPE_EINVAL);
         assert_null(c);
         assert_string_equal(err.message,
                             "cannot map column 'tags' of type list<item: string> to a registry "
@@ -475,7 +475,7 @@ static void test_unmappable_column_types(void **state)
                  "cannot map column 'x' of type %s to a registry format (lists, structs and maps "
                  "are not supported); use --event-format json",
                  text[i]);
-        expect_refusal(SHAPE_REGFMT_PROTOBUF, "t", bad, 1, message);
+        expect_refusal(SHAPE_KAFKA_REGFMT_PROTOBUF, "t", bad, 1, message);
     }
 }
 
@@ -485,13 +485,13 @@ static void test_avro_decimal_scale_range(void **state)
     (void)state;
     const rt_column negative[] = {{.name = "d", .format = "d:5,-2"}};
     const rt_column beyond[] = {{.name = "d", .format = "d:3,5"}};
-    expect_refusal(SHAPE_REGFMT_AVRO, "t", negative, 1,
+    expect_refusal(SHAPE_KAFKA_REGFMT_AVRO, "t", negative, 1,
                    "cannot map column 'd' of type decimal(5, -2) to Avro (the scale must be from 0 to the "
                    "precision); use --event-format json, protobuf or json-schema");
-    expect_refusal(SHAPE_REGFMT_AVRO, "t", beyond, 1,
+    expect_refusal(SHAPE_KAFKA_REGFMT_AVRO, "t", beyond, 1,
                    "cannot map column 'd' of type decimal(3, 5) to Avro (the scale must be from 0 to the "
                    "precision); use --event-format json, protobuf or json-schema");
-    char *text = document(SHAPE_REGFMT_PROTOBUF, "t", negative, 1);
+    char *text = document(SHAPE_KAFKA_REGFMT_PROTOBUF, "t", negative, 1);
     assert_non_null(strstr(text, "decimal(5, -2), canonical text"));
     free(text);
 }
@@ -503,8 +503,8 @@ static void test_json_format_has_no_codec(void **state)
     struct ArrowSchema s;
     struct ArrowArray a;
     rt_batch_make(cols, 1, 0, 0, &s, &a);
-    shape_regfmt_codec *c = NULL;
-    assert_int_equal(shape_regfmt_codec_new(SHAPE_REGFMT_JSON, "t", &s, &c, NULL), SHAPE_EINVAL);
+    shape_kafka_regfmt_codec *c = NULL;
+    assert_int_equal(shape_kafka_regfmt_codec_new(SHAPE_KAFKA_REGFMT_JSON, "t", &s, &c, NULL), SHAPE_EINVAL);
     assert_null(c);
     rt_batch_release(&s, &a);
 }

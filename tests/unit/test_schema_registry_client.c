@@ -26,27 +26,27 @@
 
 /* ---- helpers ------------------------------------------------------------------ */
 
-static shape_registry_settings over_fake(shape_fake_registry *r, const char *url)
+static shape_kafka_schema_registry_settings over_fake(shape_kafka_fake_registry *r, const char *url)
 {
-    return (shape_registry_settings){.url = url, .ssl_verify = 1, .transport = shape_fake_registry_transport,
+    return (shape_kafka_schema_registry_settings){.url = url, .ssl_verify = 1, .transport = shape_kafka_fake_registry_transport,
                                      .transport_ctx = r};
 }
 
-static shape_registry_client *client_of(const shape_registry_settings *s)
+static shape_kafka_schema_registry_client *client_of(const shape_kafka_schema_registry_settings *s)
 {
-    shape_registry_client *c = NULL;
+    shape_kafka_schema_registry_client *c = NULL;
     shape_err err;
     shape_err_clear(&err);
-    if (shape_registry_client_new(s, &c, &err) != SHAPE_OK) fail_msg("client refused: %s", err.message);
+    if (shape_kafka_schema_registry_client_new(s, &c, &err) != SHAPE_OK) fail_msg("client refused: %s", err.message);
     return c;
 }
 
-static void settings_refused(const shape_registry_settings *s, const char *needle, const char *secret)
+static void settings_refused(const shape_kafka_schema_registry_settings *s, const char *needle, const char *secret)
 {
-    shape_registry_client *c = NULL;
+    shape_kafka_schema_registry_client *c = NULL;
     shape_err err;
     shape_err_clear(&err);
-    assert_int_equal(shape_registry_client_new(s, &c, &err), SHAPE_EINVAL);
+    assert_int_equal(shape_kafka_schema_registry_client_new(s, &c, &err), SHAPE_EINVAL);
     assert_null(c);
     if (!strstr(err.message, needle)) fail_msg("'%s' not in '%s'", needle, err.message);
     if (secret && strstr(err.message, secret)) fail_msg("the secret '%s' leaked: %s", secret, err.message);
@@ -54,36 +54,36 @@ static void settings_refused(const shape_registry_settings *s, const char *needl
 
 static void url_refused(const char *url, const char *needle, const char *secret)
 {
-    shape_registry_settings s = {.url = url, .ssl_verify = 1};
+    shape_kafka_schema_registry_settings s = {.url = url, .ssl_verify = 1};
     settings_refused(&s, needle, secret);
 }
 
 static void url_kept_as(const char *url, const char *kept)
 {
-    shape_registry_settings s = {.url = url, .ssl_verify = 1};
-    shape_registry_client *c = client_of(&s);
-    assert_string_equal(shape_registry_client_url(c), kept);
-    shape_registry_client_free(c);
+    shape_kafka_schema_registry_settings s = {.url = url, .ssl_verify = 1};
+    shape_kafka_schema_registry_client *c = client_of(&s);
+    assert_string_equal(shape_kafka_schema_registry_client_url(c), kept);
+    shape_kafka_schema_registry_client_free(c);
 }
 
-static uint32_t registered(shape_registry_client *c, const char *subject, const char *type, const char *schema)
+static uint32_t registered(shape_kafka_schema_registry_client *c, const char *subject, const char *type, const char *schema)
 {
     uint32_t id = 0;
     shape_err err;
     shape_err_clear(&err);
-    if (shape_registry_register(c, subject, type, schema, &id, &err) != SHAPE_OK)
+    if (shape_kafka_schema_registry_register(c, subject, type, schema, &id, &err) != SHAPE_OK)
         fail_msg("register %s refused: %s", subject, err.message);
     return id;
 }
 
 /* Register and expect the error code and the exact message. */
-static void register_fails(shape_registry_client *c, const char *subject, const char *schema, int code,
+static void register_fails(shape_kafka_schema_registry_client *c, const char *subject, const char *schema, int code,
                            const char *message)
 {
     uint32_t id = 7;
     shape_err err;
     shape_err_clear(&err);
-    int rc = shape_registry_register(c, subject, "AVRO", schema, &id, &err);
+    int rc = shape_kafka_schema_registry_register(c, subject, "AVRO", schema, &id, &err);
     if (rc != code || strcmp(err.message, message) != 0)
         fail_msg("expected %d '%s', got %d '%s'", code, message, rc, err.message);
     assert_int_equal(err.code, code);
@@ -119,32 +119,32 @@ static void test_credentials_come_in_pairs(void **state)
     (void)state;
     const char *both = "the schema registry needs both kafka.schema_registry_username and "
                        "kafka.schema_registry_password";
-    shape_registry_settings s = {.url = "http://r:8081", .username = "svc", .ssl_verify = 1};
+    shape_kafka_schema_registry_settings s = {.url = "http://r:8081", .username = "svc", .ssl_verify = 1};
     settings_refused(&s, both, NULL);
     s.password = "";
     settings_refused(&s, both, NULL);
-    s = (shape_registry_settings){.url = "http://r:8081", .password = "s3cret", .ssl_verify = 1};
+    s = (shape_kafka_schema_registry_settings){.url = "http://r:8081", .password = "s3cret", .ssl_verify = 1};
     settings_refused(&s, both, "s3cret");
     s.username = "";
     settings_refused(&s, both, "s3cret");
     s.password = "";
-    shape_registry_client *c = client_of(&s); /* both empty = none */
-    shape_registry_client_free(c);
+    shape_kafka_schema_registry_client *c = client_of(&s); /* both empty = none */
+    shape_kafka_schema_registry_client_free(c);
 }
 
 static void test_basic_authorization_value(void **state)
 {
     (void)state;
-    char *value = shape_registry_basic_authorization("svc", "s3cret");
+    char *value = shape_kafka_schema_registry_basic_authorization("svc", "s3cret");
     assert_string_equal(value, "Basic c3ZjOnMzY3JldA==");
     free(value);
-    value = shape_registry_basic_authorization("a", "");
+    value = shape_kafka_schema_registry_basic_authorization("a", "");
     assert_string_equal(value, "Basic YTo=");
     free(value);
-    value = shape_registry_basic_authorization("ab", "c");
+    value = shape_kafka_schema_registry_basic_authorization("ab", "c");
     assert_string_equal(value, "Basic YWI6Yw==");
     free(value);
-    value = shape_registry_basic_authorization("user", "pässwörd");
+    value = shape_kafka_schema_registry_basic_authorization("user", "pässwörd");
     assert_string_equal(value, "Basic dXNlcjpww6Rzc3fDtnJk");
     free(value);
 }
@@ -153,7 +153,7 @@ static void test_basic_authorization_value(void **state)
 
 /* A transport that keeps the header lines of the last request, then asks the fake. */
 typedef struct capture {
-    shape_fake_registry *registry;
+    shape_kafka_fake_registry *registry;
     char headers[8][256];
     size_t nheaders;
     char url[512];
@@ -168,7 +168,7 @@ static int capturing_transport(void *ctx, const char *method, const char *url, c
     cap->nheaders = nheaders;
     for (size_t i = 0; i < nheaders; i++) snprintf(cap->headers[i], sizeof cap->headers[i], "%s", headers[i]);
     snprintf(cap->url, sizeof cap->url, "%s", url);
-    return shape_fake_registry_transport(cap->registry, method, url, headers, nheaders, body, body_len, status, resp,
+    return shape_kafka_fake_registry_transport(cap->registry, method, url, headers, nheaders, body, body_len, status, resp,
                                          resp_len, err);
 }
 
@@ -182,18 +182,19 @@ static int has_header(const capture *cap, const char *line)
 static void test_headers_media_type_and_basic_auth(void **state)
 {
     (void)state;
-    capture cap = {.registry = shape_fake_registry_new()};
-    shape_fake_registry_set_auth(cap.registry, "svc", "s3cret");
-    shape_registry_settings s = {.url = "http://registry.test:8081/", .username = "svc", .password = "s3cret",
+    capture cap = {.registry = NULL};
+    assert_int_equal(shape_kafka_fake_registry_new(&cap.registry, NULL), SHAPE_OK);
+    shape_kafka_fake_registry_set_auth(cap.registry, "svc", "s3cret");
+    shape_kafka_schema_registry_settings s = {.url = "http://registry.test:8081/", .username = "svc", .password = "s3cret",
                                  .ssl_verify = 1, .transport = capturing_transport, .transport_ctx = &cap};
-    shape_registry_client *c = client_of(&s);
+    shape_kafka_schema_registry_client *c = client_of(&s);
     assert_int_equal(registered(c, "events-value", "AVRO", "{\"type\":\"string\"}"), 100);
     assert_string_equal(cap.url, "http://registry.test:8081/subjects/events-value/versions");
     assert_int_equal(cap.nheaders, 3);
     assert_true(has_header(&cap, "Content-Type: application/vnd.schemaregistry.v1+json"));
     assert_true(has_header(&cap, "Accept: application/vnd.schemaregistry.v1+json"));
     assert_true(has_header(&cap, "Authorization: Basic c3ZjOnMzY3JldA=="));
-    shape_registry_client_free(c);
+    shape_kafka_schema_registry_client_free(c);
 
     /* without credentials: no Authorization line, and the fake refuses */
     s.username = s.password = NULL;
@@ -201,74 +202,76 @@ static void test_headers_media_type_and_basic_auth(void **state)
     register_fails(c, "events-value", "{\"type\":\"string\"}", SHAPE_EINVAL,
                    REFUSED_PREFIX "events-value: Unauthorized");
     assert_int_equal(cap.nheaders, 2);
-    shape_registry_client_free(c);
+    shape_kafka_schema_registry_client_free(c);
     /* a wrong password: the same refusal, and the password is not in it */
     s.username = "svc";
     s.password = "wrong-sentinel";
     c = client_of(&s);
     register_fails(c, "events-value", "{\"type\":\"string\"}", SHAPE_EINVAL,
                    REFUSED_PREFIX "events-value: Unauthorized");
-    shape_registry_client_free(c);
-    shape_fake_registry_free(cap.registry);
+    shape_kafka_schema_registry_client_free(c);
+    shape_kafka_fake_registry_free(cap.registry);
 }
 
 static void test_bodies_by_schema_type_and_encoded_subjects(void **state)
 {
     (void)state;
-    shape_fake_registry *r = shape_fake_registry_new();
-    shape_registry_settings s = over_fake(r, "http://registry.test:8081");
-    shape_registry_client *c = client_of(&s);
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
+    shape_kafka_schema_registry_settings s = over_fake(r, "http://registry.test:8081");
+    shape_kafka_schema_registry_client *c = client_of(&s);
     assert_int_equal(registered(c, "orders-value", "AVRO", "{\"type\":\"string\"}"), 100);
     assert_int_equal(registered(c, "a/b c", "PROTOBUF", "syntax = \"proto3\";\n"), 101);
     assert_int_equal(registered(c, "shape.events.t_1~-x", "JSON", "{\"title\":\"t\"}"), 102);
     assert_int_equal(registered(c, "é:?#%", NULL, "{\"type\":\"long\"}"), 103);
     const char *method, *path, *body;
-    shape_fake_registry_request(r, 0, &method, &path, &body);
+    shape_kafka_fake_registry_request(r, 0, &method, &path, &body);
     assert_string_equal(method, "POST");
     assert_string_equal(path, "/subjects/orders-value/versions");
     assert_string_equal(body, "{\"schema\":\"{\\\"type\\\":\\\"string\\\"}\"}");
-    shape_fake_registry_request(r, 1, &method, &path, &body);
+    shape_kafka_fake_registry_request(r, 1, &method, &path, &body);
     assert_string_equal(path, "/subjects/a%2Fb%20c/versions");
     assert_string_equal(body, "{\"schema\":\"syntax = \\\"proto3\\\";\\n\",\"schemaType\":\"PROTOBUF\"}");
-    shape_fake_registry_request(r, 2, &method, &path, &body);
+    shape_kafka_fake_registry_request(r, 2, &method, &path, &body);
     assert_string_equal(path, "/subjects/shape.events.t_1~-x/versions");
     assert_string_equal(body, "{\"schema\":\"{\\\"title\\\":\\\"t\\\"}\",\"schemaType\":\"JSON\"}");
-    shape_fake_registry_request(r, 3, &method, &path, &body);
+    shape_kafka_fake_registry_request(r, 3, &method, &path, &body);
     assert_string_equal(path, "/subjects/%C3%A9%3A%3F%23%25/versions");
-    assert_string_equal(shape_fake_registry_subject(r, 1), "a/b c");
-    assert_string_equal(shape_fake_registry_subject(r, 3), "é:?#%");
+    assert_string_equal(shape_kafka_fake_registry_subject(r, 1), "a/b c");
+    assert_string_equal(shape_kafka_fake_registry_subject(r, 3), "é:?#%");
     /* an unknown schema type is refused before anything is sent */
     uint32_t id;
     shape_err err;
-    assert_int_equal(shape_registry_register(c, "x", "XML", "<a/>", &id, &err), SHAPE_EINVAL);
-    assert_int_equal(shape_registry_requests(c), 4);
-    shape_registry_client_free(c);
-    shape_fake_registry_free(r);
+    assert_int_equal(shape_kafka_schema_registry_register(c, "x", "XML", "<a/>", &id, &err), SHAPE_EINVAL);
+    assert_int_equal(shape_kafka_schema_registry_requests(c), 4);
+    shape_kafka_schema_registry_client_free(c);
+    shape_kafka_fake_registry_free(r);
 }
 
 static void test_ids_are_cached_per_subject_type_and_text(void **state)
 {
     (void)state;
-    shape_fake_registry *r = shape_fake_registry_new();
-    shape_registry_settings s = over_fake(r, "http://registry.test:8081");
-    shape_registry_client *c = client_of(&s);
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
+    shape_kafka_schema_registry_settings s = over_fake(r, "http://registry.test:8081");
+    shape_kafka_schema_registry_client *c = client_of(&s);
     assert_int_equal(registered(c, "orders-value", "AVRO", "A"), 100);
     assert_int_equal(registered(c, "orders-value", "AVRO", "A"), 100);
     assert_int_equal(registered(c, "orders-value", NULL, "A"), 100); /* NULL type = AVRO */
-    assert_int_equal(shape_registry_requests(c), 1);
-    assert_int_equal(shape_fake_registry_request_count(r), 1);
+    assert_int_equal(shape_kafka_schema_registry_requests(c), 1);
+    assert_int_equal(shape_kafka_fake_registry_request_count(r), 1);
     assert_int_equal(registered(c, "other-value", "AVRO", "A"), 100);
     assert_int_equal(registered(c, "json-value", "JSON", "A"), 101);
     assert_int_equal(registered(c, "json-value", "JSON", "A"), 101);
-    assert_int_equal(shape_registry_requests(c), 3);
+    assert_int_equal(shape_kafka_schema_registry_requests(c), 3);
     /* a second client (another process) asks again and gets the same id */
-    shape_registry_client *again = client_of(&s);
+    shape_kafka_schema_registry_client *again = client_of(&s);
     assert_int_equal(registered(again, "orders-value", "AVRO", "A"), 100);
-    assert_int_equal(shape_registry_requests(again), 1);
-    assert_int_equal(shape_fake_registry_request_count(r), 4);
-    shape_registry_client_free(again);
-    shape_registry_client_free(c);
-    shape_fake_registry_free(r);
+    assert_int_equal(shape_kafka_schema_registry_requests(again), 1);
+    assert_int_equal(shape_kafka_fake_registry_request_count(r), 4);
+    shape_kafka_schema_registry_client_free(again);
+    shape_kafka_schema_registry_client_free(c);
+    shape_kafka_fake_registry_free(r);
 }
 
 /* ---- error texts through the fake ------------------------------------------------ */
@@ -276,36 +279,37 @@ static void test_ids_are_cached_per_subject_type_and_text(void **state)
 static void test_refusals_and_outages_through_the_fake(void **state)
 {
     (void)state;
-    shape_fake_registry *r = shape_fake_registry_new();
-    shape_fake_registry_refuse(r, "events-value", "Invalid schema: bad field");
-    shape_registry_settings s = over_fake(r, "http://registry.test:8081");
-    shape_registry_client *c = client_of(&s);
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
+    shape_kafka_fake_registry_refuse(r, "events-value", "Invalid schema: bad field");
+    shape_kafka_schema_registry_settings s = over_fake(r, "http://registry.test:8081");
+    shape_kafka_schema_registry_client *c = client_of(&s);
     register_fails(c, "events-value", "A", SHAPE_EINVAL,
                    REFUSED_PREFIX "events-value: Invalid schema: bad field");
     /* text that is not UTF-8 (a column name from a foreign batch) is refused before any request */
-    size_t sent = shape_fake_registry_request_count(r);
+    size_t sent = shape_kafka_fake_registry_request_count(r);
     register_fails(c, "t-value", "{\"title\":\"caf\xe9\"}", SHAPE_EINVAL,
                    "the schema for subject t-value is not valid UTF-8 (a table or column name?)");
-    assert_int_equal(shape_fake_registry_request_count(r), sent);
+    assert_int_equal(shape_kafka_fake_registry_request_count(r), sent);
     assert_int_equal(registered(c, "orders-value", "AVRO", "A"), 100);
     register_fails(c, "orders-value", "B", SHAPE_EINVAL,
                    REFUSED_PREFIX "orders-value: Schema being registered is incompatible with an earlier schema "
                                   "for subject \"orders-value\"");
-    shape_fake_registry_set_down(r, 1);
+    shape_kafka_fake_registry_set_down(r, 1);
     register_fails(c, "orders-value", "C", SHAPE_ECONN, "schema registry error 503 for subject orders-value");
-    shape_fake_registry_set_down(r, 0);
-    shape_fake_registry_fail_next(r, 1, 429);
+    shape_kafka_fake_registry_set_down(r, 0);
+    shape_kafka_fake_registry_fail_next(r, 1, 429);
     register_fails(c, "x-value", "A", SHAPE_ECONN, "schema registry error 429 for subject x-value");
-    shape_fake_registry_fail_next(r, 1, 500);
+    shape_kafka_fake_registry_fail_next(r, 1, 500);
     register_fails(c, "x-value", "A", SHAPE_ECONN, "schema registry error 500 for subject x-value");
-    shape_fake_registry_fail_next(r, 1, 403);
+    shape_kafka_fake_registry_fail_next(r, 1, 403);
     register_fails(c, "x-value", "A", SHAPE_EINVAL, REFUSED_PREFIX "x-value: injected failure");
     /* failures are not cached: the retry is sent and succeeds */
-    uint64_t before = shape_registry_requests(c);
+    uint64_t before = shape_kafka_schema_registry_requests(c);
     assert_int_equal(registered(c, "x-value", "AVRO", "A"), 100);
-    assert_int_equal(shape_registry_requests(c), before + 1);
-    shape_registry_client_free(c);
-    shape_fake_registry_free(r);
+    assert_int_equal(shape_kafka_schema_registry_requests(c), before + 1);
+    shape_kafka_schema_registry_client_free(c);
+    shape_kafka_fake_registry_free(r);
 }
 
 /* ---- error texts from canned answers -------------------------------------------- */
@@ -334,11 +338,11 @@ static int canned_transport(void *ctx, const char *method, const char *url, cons
 static void canned_register_fails(long status, const char *body, int code, const char *message)
 {
     canned k = {.status = status, .body = body};
-    shape_registry_settings s = {.url = "http://r:8081", .ssl_verify = 1, .transport = canned_transport,
+    shape_kafka_schema_registry_settings s = {.url = "http://r:8081", .ssl_verify = 1, .transport = canned_transport,
                                  .transport_ctx = &k};
-    shape_registry_client *c = client_of(&s);
+    shape_kafka_schema_registry_client *c = client_of(&s);
     register_fails(c, "s-value", "A", code, message);
-    shape_registry_client_free(c);
+    shape_kafka_schema_registry_client_free(c);
 }
 
 static void test_answer_texts(void **state)
@@ -368,41 +372,41 @@ static void test_answer_texts(void **state)
     canned_register_fails(400, long_body, SHAPE_EINVAL, expected);
 
     canned k = {.status = 200, .body = "{\"id\":4294967295}"};
-    shape_registry_settings s = {.url = "http://r:8081", .ssl_verify = 1, .transport = canned_transport,
+    shape_kafka_schema_registry_settings s = {.url = "http://r:8081", .ssl_verify = 1, .transport = canned_transport,
                                  .transport_ctx = &k};
-    shape_registry_client *c = client_of(&s);
+    shape_kafka_schema_registry_client *c = client_of(&s);
     assert_int_equal(registered(c, "s-value", "AVRO", "A"), UINT32_MAX);
-    shape_registry_client_free(c);
+    shape_kafka_schema_registry_client_free(c);
 }
 
 static void test_transport_failures_propagate_and_are_not_cached(void **state)
 {
     (void)state;
     canned k = {.fail = 1};
-    shape_registry_settings s = {.url = "http://r:8081", .ssl_verify = 1, .transport = canned_transport,
+    shape_kafka_schema_registry_settings s = {.url = "http://r:8081", .ssl_verify = 1, .transport = canned_transport,
                                  .transport_ctx = &k};
-    shape_registry_client *c = client_of(&s);
+    shape_kafka_schema_registry_client *c = client_of(&s);
     register_fails(c, "s-value", "A", SHAPE_ECONN, "schema registry unreachable: connection refused");
     register_fails(c, "s-value", "A", SHAPE_ECONN, "schema registry unreachable: connection refused");
     assert_int_equal(k.calls, 2);
-    assert_int_equal(shape_registry_requests(c), 2);
+    assert_int_equal(shape_kafka_schema_registry_requests(c), 2);
     k.fail = 0;
     k.status = 200;
     k.body = "{\"id\":7}";
     assert_int_equal(registered(c, "s-value", "AVRO", "A"), 7);
     assert_int_equal(registered(c, "s-value", "AVRO", "A"), 7);
     assert_int_equal(k.calls, 3);
-    shape_registry_client_free(c);
+    shape_kafka_schema_registry_client_free(c);
 }
 
 /* ---- fetch ---------------------------------------------------------------------- */
 
-static void fetch_fails(shape_registry_client *c, uint32_t id, int code, const char *message)
+static void fetch_fails(shape_kafka_schema_registry_client *c, uint32_t id, int code, const char *message)
 {
     char *schema = (char *)"untouched", *type = (char *)"untouched";
     shape_err err;
     shape_err_clear(&err);
-    int rc = shape_registry_fetch(c, id, &schema, &type, &err);
+    int rc = shape_kafka_schema_registry_fetch(c, id, &schema, &type, &err);
     if (rc != code || strcmp(err.message, message) != 0)
         fail_msg("expected %d '%s', got %d '%s'", code, message, rc, err.message);
     assert_null(schema);
@@ -412,33 +416,34 @@ static void fetch_fails(shape_registry_client *c, uint32_t id, int code, const c
 static void test_fetch(void **state)
 {
     (void)state;
-    shape_fake_registry *r = shape_fake_registry_new();
-    shape_registry_settings s = over_fake(r, "http://registry.test:8081/");
-    shape_registry_client *c = client_of(&s);
+    shape_kafka_fake_registry *r = NULL;
+    assert_int_equal(shape_kafka_fake_registry_new(&r, NULL), SHAPE_OK);
+    shape_kafka_schema_registry_settings s = over_fake(r, "http://registry.test:8081/");
+    shape_kafka_schema_registry_client *c = client_of(&s);
     assert_int_equal(registered(c, "p-value", "PROTOBUF", "syntax = \"proto3\";\n"), 100);
     char *schema, *type;
     shape_err err;
-    assert_int_equal(shape_registry_fetch(c, 100, &schema, &type, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_schema_registry_fetch(c, 100, &schema, &type, &err), SHAPE_OK);
     assert_string_equal(schema, "syntax = \"proto3\";\n");
     assert_string_equal(type, "PROTOBUF");
     free(schema);
     free(type);
     const char *method, *path, *body;
-    shape_fake_registry_request(r, 1, &method, &path, &body);
+    shape_kafka_fake_registry_request(r, 1, &method, &path, &body);
     assert_string_equal(method, "GET");
     assert_string_equal(path, "/schemas/ids/100");
     fetch_fails(c, 101, SHAPE_ENOTFOUND, "schema registry has no schema with id 101");
-    shape_fake_registry_set_down(r, 1);
+    shape_kafka_fake_registry_set_down(r, 1);
     fetch_fails(c, 100, SHAPE_ECONN, "schema registry error 503 for schema id 100");
-    shape_registry_client_free(c);
-    shape_fake_registry_free(r);
+    shape_kafka_schema_registry_client_free(c);
+    shape_kafka_fake_registry_free(r);
 
     /* an answer without a type is Avro; odd answers are refusals */
     canned k = {.status = 200, .body = "{\"schema\":\"{\\\"type\\\":\\\"long\\\"}\"}"};
-    s = (shape_registry_settings){.url = "http://r:8081", .ssl_verify = 1, .transport = canned_transport,
+    s = (shape_kafka_schema_registry_settings){.url = "http://r:8081", .ssl_verify = 1, .transport = canned_transport,
                                   .transport_ctx = &k};
     c = client_of(&s);
-    assert_int_equal(shape_registry_fetch(c, 5, &schema, &type, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_schema_registry_fetch(c, 5, &schema, &type, &err), SHAPE_OK);
     assert_string_equal(schema, "{\"type\":\"long\"}");
     assert_string_equal(type, "AVRO");
     free(schema);
@@ -450,24 +455,24 @@ static void test_fetch(void **state)
     fetch_fails(c, 5, SHAPE_EINVAL, "schema registry refused to give schema id 5: no");
     k.fail = 1;
     fetch_fails(c, 5, SHAPE_ECONN, "schema registry unreachable: connection refused");
-    shape_registry_client_free(c);
+    shape_kafka_schema_registry_client_free(c);
 }
 
 /* ---- over real HTTP (libcurl) -------------------------------------------------- */
 
 typedef struct served {
-    shape_fake_registry *registry;
-    shape_fake_registry_server *server;
+    shape_kafka_fake_registry *registry;
+    shape_kafka_fake_registry_server *server;
     char url[64];
 } served;
 
 static int serve(void **state)
 {
     served *s = calloc(1, sizeof *s);
-    s->registry = shape_fake_registry_new();
+    assert_int_equal(shape_kafka_fake_registry_new(&s->registry, NULL), SHAPE_OK);
     shape_err err;
     int port;
-    if (shape_fake_registry_serve(s->registry, "127.0.0.1", 0, &s->server, &port, &err) != SHAPE_OK) {
+    if (shape_kafka_fake_registry_server_new(s->registry, "127.0.0.1", 0, &s->server, &port, &err) != SHAPE_OK) {
         fprintf(stderr, "serve: %s\n", err.message);
         return -1;
     }
@@ -479,8 +484,8 @@ static int serve(void **state)
 static int unserve(void **state)
 {
     served *s = *state;
-    shape_fake_registry_stop(s->server);
-    shape_fake_registry_free(s->registry);
+    shape_kafka_fake_registry_server_free(s->server);
+    shape_kafka_fake_registry_free(s->registry);
     free(s);
     return 0;
 }
@@ -488,21 +493,21 @@ static int unserve(void **state)
 static void test_http_register_cache_and_fetch(void **state)
 {
     served *srv = *state;
-    shape_registry_settings s = {.url = srv->url, .ssl_verify = 1};
-    shape_registry_client *c = client_of(&s);
+    shape_kafka_schema_registry_settings s = {.url = srv->url, .ssl_verify = 1};
+    shape_kafka_schema_registry_client *c = client_of(&s);
     assert_int_equal(registered(c, "orders-value", "AVRO", "{\"type\":\"string\"}"), 100);
     assert_int_equal(registered(c, "orders-value", "AVRO", "{\"type\":\"string\"}"), 100);
-    assert_int_equal(shape_registry_requests(c), 1);
+    assert_int_equal(shape_kafka_schema_registry_requests(c), 1);
     assert_int_equal(registered(c, "a/b c", "PROTOBUF", "syntax = \"proto3\";\n"), 101);
-    assert_int_equal(shape_fake_registry_request_count(srv->registry), 2);
+    assert_int_equal(shape_kafka_fake_registry_request_count(srv->registry), 2);
     const char *method, *path, *body;
-    shape_fake_registry_request(srv->registry, 1, &method, &path, &body);
+    shape_kafka_fake_registry_request(srv->registry, 1, &method, &path, &body);
     assert_string_equal(path, "/subjects/a%2Fb%20c/versions");
     assert_string_equal(body, "{\"schema\":\"syntax = \\\"proto3\\\";\\n\",\"schemaType\":\"PROTOBUF\"}");
-    assert_string_equal(shape_fake_registry_subject(srv->registry, 1), "a/b c");
+    assert_string_equal(shape_kafka_fake_registry_subject(srv->registry, 1), "a/b c");
     char *schema, *type;
     shape_err err;
-    assert_int_equal(shape_registry_fetch(c, 101, &schema, &type, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_schema_registry_fetch(c, 101, &schema, &type, &err), SHAPE_OK);
     assert_string_equal(schema, "syntax = \"proto3\";\n");
     assert_string_equal(type, "PROTOBUF");
     free(schema);
@@ -515,17 +520,17 @@ static void test_http_register_cache_and_fetch(void **state)
     big[big_len] = '\0';
     assert_int_equal(registered(c, "big-value", "JSON", big), 102);
     free(big);
-    shape_registry_client_free(c);
+    shape_kafka_schema_registry_client_free(c);
 }
 
 static void test_http_refusals_auth_and_outage(void **state)
 {
     served *srv = *state;
-    shape_fake_registry_set_auth(srv->registry, "svc", "s3cret");
-    shape_registry_settings s = {.url = srv->url, .ssl_verify = 1};
-    shape_registry_client *c = client_of(&s);
+    shape_kafka_fake_registry_set_auth(srv->registry, "svc", "s3cret");
+    shape_kafka_schema_registry_settings s = {.url = srv->url, .ssl_verify = 1};
+    shape_kafka_schema_registry_client *c = client_of(&s);
     register_fails(c, "orders-value", "A", SHAPE_EINVAL, REFUSED_PREFIX "orders-value: Unauthorized");
-    shape_registry_client_free(c);
+    shape_kafka_schema_registry_client_free(c);
     s.username = "svc";
     s.password = "s3cret";
     c = client_of(&s);
@@ -533,13 +538,13 @@ static void test_http_refusals_auth_and_outage(void **state)
     register_fails(c, "orders-value", "B", SHAPE_EINVAL,
                    REFUSED_PREFIX "orders-value: Schema being registered is incompatible with an earlier schema "
                                   "for subject \"orders-value\"");
-    shape_fake_registry_set_down(srv->registry, 1);
+    shape_kafka_fake_registry_set_down(srv->registry, 1);
     register_fails(c, "orders-value", "C", SHAPE_ECONN, "schema registry error 503 for subject orders-value");
-    shape_fake_registry_set_down(srv->registry, 0);
-    shape_fake_registry_fail_next(srv->registry, 1, 429);
+    shape_kafka_fake_registry_set_down(srv->registry, 0);
+    shape_kafka_fake_registry_fail_next(srv->registry, 1, 429);
     register_fails(c, "x-value", "A", SHAPE_ECONN, "schema registry error 429 for subject x-value");
     assert_int_equal(registered(c, "x-value", "AVRO", "A"), 100);
-    shape_registry_client_free(c);
+    shape_kafka_schema_registry_client_free(c);
 }
 
 /* A port nobody listens on: bind one, note it, close it. */
@@ -560,17 +565,17 @@ static void test_http_unreachable_and_silent_registries(void **state)
     (void)state;
     char url[64];
     snprintf(url, sizeof url, "http://127.0.0.1:%d", closed_port());
-    shape_registry_settings s = {.url = url, .username = "svc", .password = "pw-sentinel", .ssl_verify = 1};
-    shape_registry_client *c = client_of(&s);
+    shape_kafka_schema_registry_settings s = {.url = url, .username = "svc", .password = "pw-sentinel", .ssl_verify = 1};
+    shape_kafka_schema_registry_client *c = client_of(&s);
     uint32_t id;
     shape_err err;
-    assert_int_equal(shape_registry_register(c, "s-value", "AVRO", "A", &id, &err), SHAPE_ECONN);
+    assert_int_equal(shape_kafka_schema_registry_register(c, "s-value", "AVRO", "A", &id, &err), SHAPE_ECONN);
     assert_true(strncmp(err.message, "schema registry unreachable: ", 29) == 0);
     assert_true(strlen(err.message) > 29);
     assert_null(strstr(err.message, "pw-sentinel"));
-    assert_int_equal(shape_registry_fetch(c, 1, &(char *){NULL}, &(char *){NULL}, &err), SHAPE_ECONN);
+    assert_int_equal(shape_kafka_schema_registry_fetch(c, 1, &(char *){NULL}, &(char *){NULL}, &err), SHAPE_ECONN);
     assert_true(strncmp(err.message, "schema registry unreachable: ", 29) == 0);
-    shape_registry_client_free(c);
+    shape_kafka_schema_registry_client_free(c);
 
     /* a server that accepts connections but never answers: the timeout */
     int silent = socket(AF_INET, SOCK_STREAM, 0);
@@ -581,12 +586,12 @@ static void test_http_unreachable_and_silent_registries(void **state)
     socklen_t len = sizeof addr;
     getsockname(silent, (struct sockaddr *)&addr, &len);
     snprintf(url, sizeof url, "http://127.0.0.1:%d", ntohs(addr.sin_port));
-    s = (shape_registry_settings){.url = url, .ssl_verify = 1, .timeout = 0.3};
+    s = (shape_kafka_schema_registry_settings){.url = url, .ssl_verify = 1, .timeout = 0.3};
     c = client_of(&s);
-    assert_int_equal(shape_registry_register(c, "s-value", "AVRO", "A", &id, &err), SHAPE_ECONN);
+    assert_int_equal(shape_kafka_schema_registry_register(c, "s-value", "AVRO", "A", &id, &err), SHAPE_ECONN);
     assert_true(strncmp(err.message, "schema registry unreachable: ", 29) == 0);
     assert_non_null(strcasestr(err.message, "time"));
-    shape_registry_client_free(c);
+    shape_kafka_schema_registry_client_free(c);
     close(silent);
 }
 

@@ -5,7 +5,7 @@
  * JSON events and compared byte for byte; every refusal with its message;
  * then the round trip through the real encoders (registry/formats.h) for
  * every format: a typed batch of every mapped Arrow type encodes, registers
- * and decodes back to exactly its flat JSON events (shape_flat_json_row),
+ * and decodes back to exactly its flat JSON events (shape_kafka_flat_json_row),
  * and a message cut to its first 2/3 never decodes.
  *
  * The hand-built bytes follow the specifications: Avro zig-zag varints
@@ -87,9 +87,9 @@ static void original_free(original *o) { free(o->uuid_metadata); }
 /* ---- the registry and the decoder ------------------------------------------- */
 
 typedef struct fixture {
-    shape_fake_registry *fake;
-    shape_registry_client *client;
-    shape_wire_decoder *decoder;
+    shape_kafka_fake_registry *fake;
+    shape_kafka_schema_registry_client *client;
+    shape_kafka_wire_decoder *decoder;
     original cols;
     shape_json_buf out;
 } fixture;
@@ -98,16 +98,15 @@ static int setup(void **state)
 {
     fixture *fx = calloc(1, sizeof *fx);
     assert_non_null(fx);
-    fx->fake = shape_fake_registry_new();
-    assert_non_null(fx->fake);
-    shape_registry_settings s;
+    assert_int_equal(shape_kafka_fake_registry_new(&fx->fake, NULL), SHAPE_OK);
+    shape_kafka_schema_registry_settings s;
     memset(&s, 0, sizeof s);
     s.url = "http://registry.test:8081";
     s.ssl_verify = 1;
-    s.transport = shape_fake_registry_transport;
+    s.transport = shape_kafka_fake_registry_transport;
     s.transport_ctx = fx->fake;
     shape_err err;
-    if (shape_registry_client_new(&s, &fx->client, &err) != SHAPE_OK) fail_msg("client: %s", err.message);
+    if (shape_kafka_schema_registry_client_new(&s, &fx->client, &err) != SHAPE_OK) fail_msg("client: %s", err.message);
     original_init(&fx->cols);
     *state = fx;
     return 0;
@@ -116,9 +115,9 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     fixture *fx = *state;
-    shape_wire_decoder_free(fx->decoder);
-    shape_registry_client_free(fx->client);
-    shape_fake_registry_free(fx->fake);
+    shape_kafka_wire_decoder_free(fx->decoder);
+    shape_kafka_schema_registry_client_free(fx->client);
+    shape_kafka_fake_registry_free(fx->fake);
     original_free(&fx->cols);
     shape_json_buf_release(&fx->out);
     free(fx);
@@ -129,7 +128,7 @@ static uint32_t register_schema(fixture *fx, const char *subject, const char *ty
 {
     uint32_t id = 0;
     shape_err err;
-    if (shape_registry_register(fx->client, subject, type, text, &id, &err) != SHAPE_OK)
+    if (shape_kafka_schema_registry_register(fx->client, subject, type, text, &id, &err) != SHAPE_OK)
         fail_msg("register %s: %s", subject, err.message);
     return id;
 }
@@ -137,7 +136,7 @@ static uint32_t register_schema(fixture *fx, const char *subject, const char *ty
 static void make_decoder(fixture *fx)
 {
     shape_err err;
-    if (shape_wire_decoder_new(fx->client, &fx->cols.root, &fx->decoder, &err) != SHAPE_OK)
+    if (shape_kafka_wire_decoder_new(fx->client, &fx->cols.root, &fx->decoder, &err) != SHAPE_OK)
         fail_msg("decoder: %s", err.message);
 }
 
@@ -160,7 +159,7 @@ static void decodes_to(fixture *fx, const uint8_t *msg, size_t len, uint32_t id,
     shape_err err;
     uint32_t got = 0;
     fx->out.len = 0;
-    if (shape_wire_decode(fx->decoder, msg, len, &fx->out, &got, &err) != SHAPE_OK)
+    if (shape_kafka_wire_decode(fx->decoder, msg, len, &fx->out, &got, &err) != SHAPE_OK)
         fail_msg("decode: %s", err.message);
     assert_int_equal(got, id);
     assert_string_equal(fx->out.data, expected);
@@ -175,7 +174,7 @@ static void refuses(fixture *fx, const uint8_t *msg, size_t len, const char *tex
     assert_int_equal(shape_json_buf_reserve(&fx->out, 8), 0);
     memcpy(fx->out.data, "kept", 5);
     fx->out.len = 4;
-    int rc = shape_wire_decode(fx->decoder, msg, len, &fx->out, NULL, &err);
+    int rc = shape_kafka_wire_decode(fx->decoder, msg, len, &fx->out, NULL, &err);
     if (rc != SHAPE_EINVAL) fail_msg("expected a refusal with '%s', got %d (%s)", text, rc, err.message);
     if (!strstr(err.message, text)) fail_msg("expected '%s' in '%s'", text, err.message);
     assert_int_equal(fx->out.len, 4);
@@ -526,13 +525,13 @@ static void test_schemas_are_fetched_once_per_id(void **state)
     avro_typed_columns(&fx->cols);
     uint32_t id = register_schema(fx, "orders-value", "AVRO", AVRO_TYPED);
     make_decoder(fx);
-    uint64_t before = shape_registry_requests(fx->client);
+    uint64_t before = shape_kafka_schema_registry_requests(fx->client);
     uint8_t msg[512];
     for (int i = 0; i < 3; i++) decodes_to(fx, msg, wire(id, 0, AVRO_ROW1, sizeof AVRO_ROW1, msg), id, AVRO_ROW1_JSON);
-    assert_int_equal(shape_registry_requests(fx->client) - before, 1);
-    size_t n = shape_fake_registry_request_count(fx->fake);
+    assert_int_equal(shape_kafka_schema_registry_requests(fx->client) - before, 1);
+    size_t n = shape_kafka_fake_registry_request_count(fx->fake);
     const char *method, *path, *body;
-    shape_fake_registry_request(fx->fake, n - 1, &method, &path, &body);
+    shape_kafka_fake_registry_request(fx->fake, n - 1, &method, &path, &body);
     assert_string_equal(method, "GET");
     assert_string_equal(path, "/schemas/ids/100");
 }
@@ -600,7 +599,7 @@ static void test_original_schema_is_checked(void **state)
     fixture *fx = *state;
     column(&fx->cols, "+l", "tags");
     shape_err err;
-    assert_int_equal(shape_wire_decoder_new(fx->client, &fx->cols.root, &fx->decoder, &err), SHAPE_EINVAL);
+    assert_int_equal(shape_kafka_wire_decoder_new(fx->client, &fx->cols.root, &fx->decoder, &err), SHAPE_EINVAL);
     assert_string_equal(err.message, "column 'tags' has type +l, which the registry formats do not map");
     assert_null(fx->decoder);
 }
@@ -702,65 +701,65 @@ static size_t typed_columns(rt_column *c)
 }
 
 /* Encode a row with the real codec, in the wire format. */
-static size_t encode_message(const shape_regfmt_codec *codec, uint32_t id, const struct ArrowArray *array,
+static size_t encode_message(const shape_kafka_regfmt_codec *codec, uint32_t id, const struct ArrowArray *array,
                              int64_t row, shape_json_buf *buf)
 {
     shape_err err;
     buf->len = 0;
-    assert_int_equal(shape_json_buf_reserve(buf, SHAPE_WIRE_HEADER_MAX), 0);
-    buf->len = shape_wire_header(shape_regfmt_codec_format(codec), id, (uint8_t *)buf->data);
-    if (shape_regfmt_encode(codec, array, row, buf, &err) != SHAPE_OK)
+    assert_int_equal(shape_json_buf_reserve(buf, SHAPE_KAFKA_WIRE_HEADER_MAX), 0);
+    buf->len = shape_kafka_wire_header(shape_kafka_regfmt_codec_format(codec), id, (uint8_t *)buf->data);
+    if (shape_kafka_regfmt_encode(codec, array, row, buf, &err) != SHAPE_OK)
         fail_msg("encode row %lld: %s", (long long)row, err.message);
     return buf->len;
 }
 
-static void round_trip(fixture *fx, shape_regfmt format, const char *subject)
+static void round_trip(fixture *fx, shape_kafka_regfmt format, const char *subject)
 {
     rt_column cols[MAX_COLUMNS];
     size_t n = typed_columns(cols);
     struct ArrowSchema schema;
     struct ArrowArray array;
     rt_batch_make(cols, (int)n, ROWS, 0, &schema, &array);
-    shape_regfmt_codec *codec = NULL;
+    shape_kafka_regfmt_codec *codec = NULL;
     shape_err err;
-    if (shape_regfmt_codec_new(format, "typed", &schema, &codec, &err) != SHAPE_OK)
-        fail_msg("codec %s: %s", shape_regfmt_name(format), err.message);
-    uint32_t id = register_schema(fx, subject, shape_regfmt_schema_type(format), shape_regfmt_codec_schema(codec));
-    if (shape_wire_decoder_new(fx->client, &schema, &fx->decoder, &err) != SHAPE_OK)
+    if (shape_kafka_regfmt_codec_new(format, "typed", &schema, &codec, &err) != SHAPE_OK)
+        fail_msg("codec %s: %s", shape_kafka_regfmt_name(format), err.message);
+    uint32_t id = register_schema(fx, subject, shape_kafka_regfmt_schema_type(format), shape_kafka_regfmt_codec_schema(codec));
+    if (shape_kafka_wire_decoder_new(fx->client, &schema, &fx->decoder, &err) != SHAPE_OK)
         fail_msg("decoder: %s", err.message);
     shape_json_buf msg = SHAPE_JSON_BUF_INIT, flat = SHAPE_JSON_BUF_INIT;
     for (int64_t row = 0; row < ROWS; row++) {
         size_t len = encode_message(codec, id, &array, row, &msg);
         flat.len = 0;
-        if (shape_flat_json_row(&schema, &array, row, &flat, &err) != SHAPE_OK) fail_msg("flat: %s", err.message);
+        if (shape_kafka_flat_json_row(&schema, &array, row, &flat, &err) != SHAPE_OK) fail_msg("flat: %s", err.message);
         decodes_to(fx, (const uint8_t *)msg.data, len, id, flat.data);
         size_t cut = 2 * len / 3 ? 2 * len / 3 : 1;
         shape_err_clear(&err);
         fx->out.len = 0;
-        if (shape_wire_decode(fx->decoder, msg.data, cut, &fx->out, NULL, &err) != SHAPE_EINVAL)
-            fail_msg("%s row %lld cut to %zu of %zu bytes decoded: %s", shape_regfmt_name(format), (long long)row,
+        if (shape_kafka_wire_decode(fx->decoder, msg.data, cut, &fx->out, NULL, &err) != SHAPE_EINVAL)
+            fail_msg("%s row %lld cut to %zu of %zu bytes decoded: %s", shape_kafka_regfmt_name(format), (long long)row,
                      cut, len, fx->out.data);
         assert_int_equal(fx->out.len, 0);
     }
     shape_json_buf_release(&msg);
     shape_json_buf_release(&flat);
-    shape_regfmt_codec_free(codec);
+    shape_kafka_regfmt_codec_free(codec);
     rt_batch_release(&schema, &array);
 }
 
 static void test_avro_round_trip_equals_flat_events(void **state)
 {
-    round_trip(*state, SHAPE_REGFMT_AVRO, "orders-value");
+    round_trip(*state, SHAPE_KAFKA_REGFMT_AVRO, "orders-value");
 }
 
 static void test_protobuf_round_trip_equals_flat_events(void **state)
 {
-    round_trip(*state, SHAPE_REGFMT_PROTOBUF, "orders-value");
+    round_trip(*state, SHAPE_KAFKA_REGFMT_PROTOBUF, "orders-value");
 }
 
 static void test_json_schema_round_trip_equals_flat_events(void **state)
 {
-    round_trip(*state, SHAPE_REGFMT_JSON_SCHEMA, "orders-value");
+    round_trip(*state, SHAPE_KAFKA_REGFMT_JSON_SCHEMA, "orders-value");
 }
 
 /* Avro and Protobuf carry microseconds: nanoseconds are cut, JSON keeps them. */
@@ -777,26 +776,26 @@ static void test_nanoseconds_are_truncated_to_microseconds(void **state)
     struct ArrowArray array;
     rt_batch_make(cols, 3, 1, 0, &schema, &array);
     static const struct {
-        shape_regfmt format;
+        shape_kafka_regfmt format;
         const char *subject, *ts;
-    } cases[] = {{SHAPE_REGFMT_AVRO, "a", "2023-11-14T22:13:20.123456000"},
-                 {SHAPE_REGFMT_PROTOBUF, "p", "2023-11-14T22:13:20.123456000"},
-                 {SHAPE_REGFMT_JSON_SCHEMA, "j", "2023-11-14T22:13:20.123456789"}};
+    } cases[] = {{SHAPE_KAFKA_REGFMT_AVRO, "a", "2023-11-14T22:13:20.123456000"},
+                 {SHAPE_KAFKA_REGFMT_PROTOBUF, "p", "2023-11-14T22:13:20.123456000"},
+                 {SHAPE_KAFKA_REGFMT_JSON_SCHEMA, "j", "2023-11-14T22:13:20.123456789"}};
     shape_json_buf msg = SHAPE_JSON_BUF_INIT;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        shape_regfmt_codec *codec = NULL;
+        shape_kafka_regfmt_codec *codec = NULL;
         shape_err err;
-        assert_int_equal(shape_regfmt_codec_new(cases[i].format, "t", &schema, &codec, &err), SHAPE_OK);
-        uint32_t id = register_schema(fx, cases[i].subject, shape_regfmt_schema_type(cases[i].format),
-                                      shape_regfmt_codec_schema(codec));
-        shape_wire_decoder_free(fx->decoder);
+        assert_int_equal(shape_kafka_regfmt_codec_new(cases[i].format, "t", &schema, &codec, &err), SHAPE_OK);
+        uint32_t id = register_schema(fx, cases[i].subject, shape_kafka_regfmt_schema_type(cases[i].format),
+                                      shape_kafka_regfmt_codec_schema(codec));
+        shape_kafka_wire_decoder_free(fx->decoder);
         fx->decoder = NULL;
-        assert_int_equal(shape_wire_decoder_new(fx->client, &schema, &fx->decoder, &err), SHAPE_OK);
+        assert_int_equal(shape_kafka_wire_decoder_new(fx->client, &schema, &fx->decoder, &err), SHAPE_OK);
         size_t len = encode_message(codec, id, &array, 0, &msg);
         char expected[128];
         snprintf(expected, sizeof expected, "{\"ts\":\"%s\",\"_shape_table\":\"t\",\"_shape_seq\":1}", cases[i].ts);
         decodes_to(fx, (const uint8_t *)msg.data, len, id, expected);
-        shape_regfmt_codec_free(codec);
+        shape_kafka_regfmt_codec_free(codec);
     }
     shape_json_buf_release(&msg);
     rt_batch_release(&schema, &array);

@@ -27,7 +27,7 @@ typedef struct fixture {
     struct ArrowArray array;
     shape_emit_message msgs[3];
     char json[3][64];
-    shape_fake_registry *registry;
+    shape_kafka_fake_registry *registry;
     shape_options *options;
 } fixture;
 
@@ -46,7 +46,7 @@ static int setup(void **state)
         f->msgs[i] = (shape_emit_message){.value = f->json[i], .value_len = strlen(f->json[i]), .table = "t",
                                           .row_schema = &f->schema, .row_array = &f->array, .row = i};
     }
-    f->registry = shape_fake_registry_new();
+    assert_int_equal(shape_kafka_fake_registry_new(&f->registry, NULL), SHAPE_OK);
     f->options = shape_options_new();
     *state = f;
     return 0;
@@ -56,7 +56,7 @@ static int teardown(void **state)
 {
     fixture *f = *state;
     rt_batch_release(&f->schema, &f->array);
-    shape_fake_registry_free(f->registry);
+    shape_kafka_fake_registry_free(f->registry);
     shape_options_free(f->options);
     free(f);
     return 0;
@@ -68,26 +68,26 @@ static void set(fixture *f, const char *key, const char *value)
     assert_int_equal(shape_options_set_string(f->options, key, value, &err), SHAPE_OK);
 }
 
-static int open_encoder(fixture *f, int flat, shape_wire_encoder **w, shape_err *err)
+static int open_encoder(fixture *f, int flat, shape_kafka_wire_encoder **w, shape_err *err)
 {
     shape_err_clear(err);
-    return shape_wire_encoder_open(f->options, "orders", flat, shape_fake_registry_transport, f->registry, w, err);
+    return shape_kafka_wire_encoder_new(f->options, "orders", flat, shape_kafka_fake_registry_transport, f->registry, w, err);
 }
 
 static void expect_refusal(fixture *f, int flat, const char *text)
 {
-    shape_wire_encoder *w = NULL;
+    shape_kafka_wire_encoder *w = NULL;
     shape_err err;
     assert_int_equal(open_encoder(f, flat, &w, &err), SHAPE_EINVAL);
     assert_null(w);
     assert_string_equal(err.message, text);
-    assert_int_equal(shape_fake_registry_request_count(f->registry), 0); /* nothing sent */
+    assert_int_equal(shape_kafka_fake_registry_request_count(f->registry), 0); /* nothing sent */
 }
 
 static void test_json_needs_nothing(void **state)
 {
     fixture *f = *state;
-    shape_wire_encoder *w = (shape_wire_encoder *)1;
+    shape_kafka_wire_encoder *w = (shape_kafka_wire_encoder *)1;
     shape_err err;
     assert_int_equal(open_encoder(f, 0, &w, &err), SHAPE_OK); /* even with cloudevents */
     assert_null(w);
@@ -111,7 +111,7 @@ static void test_option_checks(void **state)
     expect_refusal(f, 1, "kafka.schema_registry_url 'registry.test:8081' is not an http(s) URL");
     set(f, "schema_registry_url", "http://registry.test:8081/");
     set(f, "schema_registry_password", "hunter2");
-    shape_wire_encoder *w = NULL;
+    shape_kafka_wire_encoder *w = NULL;
     shape_err err;
     assert_int_equal(open_encoder(f, 1, &w, &err), SHAPE_EINVAL);
     assert_null(strstr(err.message, "hunter2"));
@@ -127,13 +127,13 @@ static void test_avro_register_once_and_frame(void **state)
     fixture *f = *state;
     set(f, "event_format", "avro");
     set(f, "schema_registry_url", "http://registry.test:8081");
-    shape_wire_encoder *w;
+    shape_kafka_wire_encoder *w;
     shape_err err;
     assert_int_equal(open_encoder(f, 1, &w, &err), SHAPE_OK);
     for (int round = 0; round < 2; round++) {
         shape_emit_message m[3];
         memcpy(m, f->msgs, sizeof m);
-        assert_int_equal(shape_wire_encoder_encode(w, m, 3, &err), SHAPE_OK);
+        assert_int_equal(shape_kafka_wire_encoder_encode(w, m, 3, &err), SHAPE_OK);
         /* uint64 beyond a long: refused with the reference's reason, JSON kept */
         assert_int_equal(m[1].outcome, SHAPE_EMIT_REFUSED);
         assert_string_equal(m[1].reason, "cannot encode as avro: column 'n' does not fit a long");
@@ -149,13 +149,13 @@ static void test_avro_register_once_and_frame(void **state)
         }
     }
     /* one registration, under <topic>-value */
-    assert_int_equal(shape_fake_registry_request_count(f->registry), 1);
+    assert_int_equal(shape_kafka_fake_registry_request_count(f->registry), 1);
     const char *method, *path, *body;
-    shape_fake_registry_request(f->registry, 0, &method, &path, &body);
+    shape_kafka_fake_registry_request(f->registry, 0, &method, &path, &body);
     assert_string_equal(method, "POST");
     assert_string_equal(path, "/subjects/orders-value/versions");
     assert_null(strstr(body, "schemaType")); /* AVRO is the registry's default */
-    shape_wire_encoder_free(w);
+    shape_kafka_wire_encoder_free(w);
 }
 
 static void test_protobuf_and_json_schema_frames(void **state)
@@ -164,38 +164,38 @@ static void test_protobuf_and_json_schema_frames(void **state)
     set(f, "schema_registry_url", "http://registry.test:8081");
     set(f, "subject_strategy", "topic_record");
     set(f, "event_format", "protobuf");
-    shape_wire_encoder *w;
+    shape_kafka_wire_encoder *w;
     shape_err err;
     assert_int_equal(open_encoder(f, 1, &w, &err), SHAPE_OK);
     shape_emit_message m[3];
     memcpy(m, f->msgs, sizeof m);
-    assert_int_equal(shape_wire_encoder_encode(w, m, 3, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_wire_encoder_encode(w, m, 3, &err), SHAPE_OK);
     for (int i = 0; i < 3; i++) { /* protobuf has a real uint64: nothing refused */
         assert_int_equal(m[i].outcome, SHAPE_EMIT_PENDING);
         assert_memory_equal(m[i].value, "\x00\x00\x00\x00\x64\x00", 6);
     }
-    shape_wire_encoder_free(w);
+    shape_kafka_wire_encoder_free(w);
     /* another format under the same subject: the registry refuses the change */
     set(f, "event_format", "json-schema");
     assert_int_equal(open_encoder(f, 1, &w, &err), SHAPE_OK);
     memcpy(m, f->msgs, sizeof m);
-    assert_int_equal(shape_wire_encoder_encode(w, m, 3, &err), SHAPE_EINVAL);
+    assert_int_equal(shape_kafka_wire_encoder_encode(w, m, 3, &err), SHAPE_EINVAL);
     assert_non_null(strstr(err.message, "refused the schema for subject orders-shape.events.t: Schema being "
                                         "registered is incompatible"));
-    shape_wire_encoder_free(w);
+    shape_kafka_wire_encoder_free(w);
     set(f, "subject_strategy", "record");
     assert_int_equal(open_encoder(f, 1, &w, &err), SHAPE_OK);
     memcpy(m, f->msgs, sizeof m);
-    assert_int_equal(shape_wire_encoder_encode(w, m, 3, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_wire_encoder_encode(w, m, 3, &err), SHAPE_OK);
     for (int i = 0; i < 3; i++) { /* header, then the flat JSON event itself */
         assert_int_equal(m[i].value_len, 5 + strlen(f->json[i]));
         assert_memory_equal(m[i].value, "\x00\x00\x00\x00\x65", 5);
         assert_memory_equal((const char *)m[i].value + 5, f->json[i], strlen(f->json[i]));
     }
-    shape_wire_encoder_free(w);
-    assert_int_equal(shape_fake_registry_subject_count(f->registry), 2);
-    assert_string_equal(shape_fake_registry_subject(f->registry, 0), "orders-shape.events.t");
-    assert_string_equal(shape_fake_registry_subject(f->registry, 1), "shape.events.t");
+    shape_kafka_wire_encoder_free(w);
+    assert_int_equal(shape_kafka_fake_registry_subject_count(f->registry), 2);
+    assert_string_equal(shape_kafka_fake_registry_subject(f->registry, 0), "orders-shape.events.t");
+    assert_string_equal(shape_kafka_fake_registry_subject(f->registry, 1), "shape.events.t");
 }
 
 static void test_registry_failures(void **state)
@@ -203,31 +203,31 @@ static void test_registry_failures(void **state)
     fixture *f = *state;
     set(f, "event_format", "avro");
     set(f, "schema_registry_url", "http://registry.test:8081");
-    shape_wire_encoder *w;
+    shape_kafka_wire_encoder *w;
     shape_err err;
     assert_int_equal(open_encoder(f, 1, &w, &err), SHAPE_OK);
     shape_emit_message m[3];
     /* down: a connection error (the runtime retries), no value touched */
-    shape_fake_registry_set_down(f->registry, 1);
+    shape_kafka_fake_registry_set_down(f->registry, 1);
     memcpy(m, f->msgs, sizeof m);
-    assert_int_equal(shape_wire_encoder_encode(w, m, 3, &err), SHAPE_ECONN);
+    assert_int_equal(shape_kafka_wire_encoder_encode(w, m, 3, &err), SHAPE_ECONN);
     assert_string_equal(err.message, "schema registry error 503 for subject orders-value");
     for (int i = 0; i < 3; i++) assert_ptr_equal(m[i].value, f->json[i]);
     /* back: the retry registers and encodes */
-    shape_fake_registry_set_down(f->registry, 0);
-    assert_int_equal(shape_wire_encoder_encode(w, m, 3, &err), SHAPE_OK);
-    shape_wire_encoder_free(w);
+    shape_kafka_fake_registry_set_down(f->registry, 0);
+    assert_int_equal(shape_kafka_wire_encoder_encode(w, m, 3, &err), SHAPE_OK);
+    shape_kafka_wire_encoder_free(w);
     /* a refusal stops the run, quoting the registry */
-    assert_int_equal(shape_fake_registry_refuse(f->registry, "events-value", "Invalid schema: bad field"), SHAPE_OK);
-    shape_wire_encoder *w2;
-    assert_int_equal(shape_wire_encoder_open(f->options, "events", 1, shape_fake_registry_transport, f->registry,
+    assert_int_equal(shape_kafka_fake_registry_refuse(f->registry, "events-value", "Invalid schema: bad field"), SHAPE_OK);
+    shape_kafka_wire_encoder *w2;
+    assert_int_equal(shape_kafka_wire_encoder_new(f->options, "events", 1, shape_kafka_fake_registry_transport, f->registry,
                                              &w2, &err),
                      SHAPE_OK);
     memcpy(m, f->msgs, sizeof m);
-    assert_int_equal(shape_wire_encoder_encode(w2, m, 3, &err), SHAPE_EINVAL);
+    assert_int_equal(shape_kafka_wire_encoder_encode(w2, m, 3, &err), SHAPE_EINVAL);
     assert_string_equal(err.message, "schema registry refused the schema for subject events-value: "
                                      "Invalid schema: bad field");
-    shape_wire_encoder_free(w2);
+    shape_kafka_wire_encoder_free(w2);
 }
 
 /* A send holding two tables (the sender merges due batches): the table the
@@ -238,15 +238,15 @@ static void test_outage_holds_back_only_its_table(void **state)
     set(f, "event_format", "protobuf");
     set(f, "subject_strategy", "record");
     set(f, "schema_registry_url", "http://registry.test:8081");
-    shape_wire_encoder *w;
+    shape_kafka_wire_encoder *w;
     shape_err err;
     assert_int_equal(open_encoder(f, 1, &w, &err), SHAPE_OK);
     shape_emit_message m[6];
     memcpy(m, f->msgs, 3 * sizeof m[0]);
     memcpy(m + 3, f->msgs, 3 * sizeof m[0]);
     for (int i = 3; i < 6; i++) m[i].table = "u";
-    shape_fake_registry_fail_next(f->registry, 1, 503); /* table t's registration */
-    assert_int_equal(shape_wire_encoder_encode(w, m, 6, &err), SHAPE_OK);
+    shape_kafka_fake_registry_fail_next(f->registry, 1, 503); /* table t's registration */
+    assert_int_equal(shape_kafka_wire_encoder_encode(w, m, 6, &err), SHAPE_OK);
     for (int i = 0; i < 3; i++) {
         assert_int_equal(m[i].outcome, SHAPE_EMIT_RETRY);
         assert_string_equal(m[i].reason, "schema registry error 503 for subject shape.events.t");
@@ -257,12 +257,12 @@ static void test_outage_holds_back_only_its_table(void **state)
         assert_memory_equal(m[i].value, "\x00\x00\x00\x00\x64\x00", 6);
     }
     /* t was asked once in that send, not once per message */
-    assert_int_equal(shape_fake_registry_request_count(f->registry), 2);
+    assert_int_equal(shape_kafka_fake_registry_request_count(f->registry), 2);
     /* the retry registers t */
     memcpy(m, f->msgs, 3 * sizeof m[0]);
-    assert_int_equal(shape_wire_encoder_encode(w, m, 3, &err), SHAPE_OK);
+    assert_int_equal(shape_kafka_wire_encoder_encode(w, m, 3, &err), SHAPE_OK);
     for (int i = 0; i < 3; i++) assert_memory_equal(m[i].value, "\x00\x00\x00\x00\x65\x00", 6);
-    shape_wire_encoder_free(w);
+    shape_kafka_wire_encoder_free(w);
 }
 
 int main(void)

@@ -70,7 +70,7 @@ static int parse_fail_next(const char *text, int *count, int *status, shape_err 
 }
 
 /* Refusals, evolve, failures and auth onto the registry. */
-static int configure(const shape_args *args, shape_fake_registry *r, shape_err *err)
+static int configure(const shape_args *args, shape_kafka_fake_registry *r, shape_err *err)
 {
     for (size_t i = 0; i < shape_args_count(args, "refuse"); i++) {
         const char *spec = shape_args_nth(args, "refuse", i);
@@ -78,16 +78,16 @@ static int configure(const shape_args *args, shape_fake_registry *r, shape_err *
         if (!eq || eq == spec || !eq[1])
             return shape_err_set(err, SHAPE_EINVAL, "--refuse wants SUBJECT=MESSAGE, got '%.80s'", spec);
         char *subject = strndup(spec, (size_t)(eq - spec));
-        int rc = subject ? shape_fake_registry_refuse(r, subject, eq + 1) : SHAPE_ENOMEM;
+        int rc = subject ? shape_kafka_fake_registry_refuse(r, subject, eq + 1) : SHAPE_ENOMEM;
         free(subject);
         if (rc != SHAPE_OK) return shape_err_set(err, rc, "out of memory");
     }
-    shape_fake_registry_set_evolve(r, shape_args_flag(args, "evolve") > 0);
+    shape_kafka_fake_registry_set_evolve(r, shape_args_flag(args, "evolve") > 0);
     const char *fail = shape_args_value(args, "fail-next");
     if (fail) {
         int count = 0, status = 0;
         SHAPE_RETURN_NOT_OK(parse_fail_next(fail, &count, &status, err));
-        shape_fake_registry_fail_next(r, count, status);
+        shape_kafka_fake_registry_fail_next(r, count, status);
     }
     const char *user = shape_args_value(args, "user");
     const char *password_env = shape_args_value(args, "password-env");
@@ -100,7 +100,7 @@ static int configure(const shape_args *args, shape_fake_registry *r, shape_err *
                                  "--password-env %.80s: the environment variable is unset or empty (and --user "
                                  "must not be empty)",
                                  password_env);
-        shape_fake_registry_set_auth(r, user, password);
+        shape_kafka_fake_registry_set_auth(r, user, password);
     }
     return SHAPE_OK;
 }
@@ -131,16 +131,16 @@ static int write_atomically(const char *path, const char *text, shape_err *err)
 }
 
 /* Serve until SIGINT or SIGTERM. */
-static int serve_until_signal(shape_fake_registry *r, const listen_address *at, const char *url_file, shape_err *err)
+static int serve_until_signal(shape_kafka_fake_registry *r, const listen_address *at, const char *url_file, shape_err *err)
 {
     sigset_t stop_signals, old_mask;
     sigemptyset(&stop_signals);
     sigaddset(&stop_signals, SIGINT);
     sigaddset(&stop_signals, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop_signals, &old_mask);
-    shape_fake_registry_server *server = NULL;
+    shape_kafka_fake_registry_server *server = NULL;
     int port = 0;
-    int rc = shape_fake_registry_serve(r, at->host, at->port, &server, &port, err);
+    int rc = shape_kafka_fake_registry_server_new(r, at->host, at->port, &server, &port, err);
     if (rc == SHAPE_OK) {
         char url[300];
         int ipv6 = strchr(at->host, ':') != NULL;
@@ -158,7 +158,7 @@ static int serve_until_signal(shape_fake_registry *r, const listen_address *at, 
             }
             if (url_file) unlink(url_file);
         }
-        shape_fake_registry_stop(server);
+        shape_kafka_fake_registry_server_free(server);
     }
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
     return rc;
@@ -169,11 +169,11 @@ static int run_schema_registry(const shape_args *args, shape_err *err)
     listen_address at;
     const char *listen = shape_args_value(args, "listen");
     SHAPE_RETURN_NOT_OK(parse_listen(listen ? listen : DEFAULT_LISTEN, &at, err));
-    shape_fake_registry *r = shape_fake_registry_new();
-    if (!r) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    shape_kafka_fake_registry *r = NULL;
+    SHAPE_RETURN_NOT_OK(shape_kafka_fake_registry_new(&r, err));
     int rc = configure(args, r, err);
     if (rc == SHAPE_OK) rc = serve_until_signal(r, &at, shape_args_value(args, "url-file"), err);
-    shape_fake_registry_free(r);
+    shape_kafka_fake_registry_free(r);
     return rc;
 }
 

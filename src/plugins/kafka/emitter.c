@@ -49,7 +49,7 @@ struct shape_emitter {
     size_t pending;       /* produced in this send, no report yet */
     size_t failed;        /* messages of this send given an outcome other than DELIVERED */
     size_t queue_full_hits;
-    shape_wire_encoder *wire; /* registry formats (--event-format), or NULL for JSON */
+    shape_kafka_wire_encoder *wire; /* registry formats (--event-format), or NULL for JSON */
 };
 
 static const char *const base_options[] = {"envelope", "resuming", "config", "flush_timeout", NULL};
@@ -60,8 +60,8 @@ static int check_known_options(const shape_options *options, shape_err *err)
     const char *known[32];
     size_t n = 0;
     for (size_t i = 0; base_options[i]; i++) known[n++] = base_options[i];
-    for (size_t i = 0; shape_wire_option_keys[i] && n + 1 < sizeof known / sizeof known[0]; i++)
-        known[n++] = shape_wire_option_keys[i];
+    for (size_t i = 0; shape_kafka_wire_option_keys[i] && n + 1 < sizeof known / sizeof known[0]; i++)
+        known[n++] = shape_kafka_wire_option_keys[i];
     known[n] = NULL;
     return shape_options_check_known(options, known, "kafka emitter", err);
 }
@@ -156,10 +156,10 @@ int shape_kafka_emitter_check_with(const char *uri, const shape_options *options
     SHAPE_RETURN_NOT_OK(read_options(options, &envelope, &flush_timeout, err));
     shape_kafka_uri parsed;
     SHAPE_RETURN_NOT_OK(shape_kafka_uri_parse(uri, &parsed, err));
-    shape_wire_encoder *wire = NULL;
-    int rc = shape_wire_encoder_open(options, parsed.topic, envelope == SHAPE_ENVELOPE_FLAT, no_transport, NULL,
+    shape_kafka_wire_encoder *wire = NULL;
+    int rc = shape_kafka_wire_encoder_new(options, parsed.topic, envelope == SHAPE_ENVELOPE_FLAT, no_transport, NULL,
                                      &wire, err);
-    shape_wire_encoder_free(wire);
+    shape_kafka_wire_encoder_free(wire);
     shape_kafka_producer_config cfg = {0};
     if (rc == SHAPE_OK) rc = make_config(&cfg, options, parsed.servers, err);
     if (rc == SHAPE_OK) rc = factory->check(factory->ctx, &cfg, err);
@@ -173,7 +173,7 @@ static void emitter_free(shape_emitter *e)
     if (!e) return;
     if (e->client) e->client->ops->close(e->client, 0);
     shape_kafka_producer_config_free(&e->config);
-    shape_wire_encoder_free(e->wire);
+    shape_kafka_wire_encoder_free(e->wire);
     free(e->topic);
     free(e);
 }
@@ -195,7 +195,7 @@ int shape_kafka_emitter_open_with(const char *uri, const shape_options *options,
         e->flush_timeout = flush_timeout;
         e->topic = parsed.topic;
         parsed.topic = NULL;
-        rc = shape_wire_encoder_open(options, e->topic, envelope == SHAPE_ENVELOPE_FLAT, NULL, NULL, &e->wire,
+        rc = shape_kafka_wire_encoder_new(options, e->topic, envelope == SHAPE_ENVELOPE_FLAT, NULL, NULL, &e->wire,
                                      err);
     }
     if (rc == SHAPE_OK) rc = make_config(&e->config, options, parsed.servers, err);
@@ -253,7 +253,7 @@ int shape_kafka_emitter_send(shape_emitter *e, shape_emit_message *msgs, size_t 
          * every outcome set (PENDING; events the format cannot hold come
          * back REFUSED, those of a table the registry cannot take now RETRY:
          * neither is produced) */
-        SHAPE_RETURN_NOT_OK(shape_wire_encoder_encode(e->wire, msgs, n, err));
+        SHAPE_RETURN_NOT_OK(shape_kafka_wire_encoder_encode(e->wire, msgs, n, err));
     }
     size_t produced = 0;
     for (size_t i = 0; i < n; i++) {
@@ -295,7 +295,7 @@ int shape_kafka_emitter_send(shape_emitter *e, shape_emit_message *msgs, size_t 
         ops->poll(c, left > 0.1 ? 100 : (int)(left * 1000) + 1);
     }
     /* every message produced and reported delivered: nothing to look at */
-    if (e->pending == 0 && e->failed == 0 && (!e->wire || shape_wire_encoder_unsent(e->wire) == 0))
+    if (e->pending == 0 && e->failed == 0 && (!e->wire || shape_kafka_wire_encoder_unsent(e->wire) == 0))
         return SHAPE_OK;
     size_t unacked = e->pending;
     if (e->pending > 0) {
@@ -344,7 +344,7 @@ void shape_kafka_emitter_close(shape_emitter *e)
 int shape_kafka_emitter_wants_rows(shape_emitter *e)
 {
     if (!e->wire) return 0;
-    return shape_wire_encoder_format(e->wire) == SHAPE_REGFMT_JSON_SCHEMA ? 1 : SHAPE_EMIT_ROWS_ONLY;
+    return shape_kafka_wire_encoder_format(e->wire) == SHAPE_KAFKA_REGFMT_JSON_SCHEMA ? 1 : SHAPE_EMIT_ROWS_ONLY;
 }
 
 int shape_kafka_emitter_check_uri(const char *uri, shape_err *err)

@@ -26,7 +26,7 @@
  * times, utf8/binary, float64, bool), so a row is a loop of loads and
  * stores with no type dispatch through the Arrow structs; any other column
  * (dictionaries, decimals, dates, ...) takes put_column, the per-row path
- * shape_regfmt_encode uses for every column. Both write the same bytes
+ * shape_kafka_regfmt_encode uses for every column. Both write the same bytes
  * (tests/unit/test_regfmt_encode.c compares them). The cursor's reserve
  * counts the string bytes of the whole batch rather than the row's (one
  * subtraction per batch), so the caller's buffer keeps that much slack.
@@ -37,7 +37,7 @@
 
 #include "registry/codec_internal.h"
 
-static uint8_t *put_decimal(uint8_t *p, const regfmt_column *col, const struct ArrowArray *a,
+static uint8_t *put_decimal(uint8_t *p, const shape_kafka_regfmt_column *col, const struct ArrowArray *a,
                             int64_t i, int *too_wide)
 {
     int64_t hi;
@@ -54,7 +54,7 @@ static uint8_t *put_decimal(uint8_t *p, const regfmt_column *col, const struct A
     uint64_t shi = (uint64_t)(significant >> 64), slo = (uint64_t)significant;
     int bits = shi ? 128 - __builtin_clzll(shi) : slo ? 64 - __builtin_clzll(slo) : 0;
     int n = (bits + 8) / 8;
-    p = regfmt_put_zigzag(p, n);
+    p = shape_kafka_regfmt_put_zigzag(p, n);
     for (int k = n - 1; k >= 0; k--) *p++ = (uint8_t)(v >> (8 * k));
     return p;
 }
@@ -63,7 +63,7 @@ static uint8_t *put_decimal(uint8_t *p, const regfmt_column *col, const struct A
  * word copies, shape_copy_bytes_). */
 static inline uint8_t *put_bytes(uint8_t *p, const uint8_t *bytes, size_t n)
 {
-    p = regfmt_put_zigzag(p, (int64_t)n);
+    p = shape_kafka_regfmt_put_zigzag(p, (int64_t)n);
     shape_copy_bytes_(p, bytes, n);
     return p + n;
 }
@@ -71,8 +71,8 @@ static inline uint8_t *put_bytes(uint8_t *p, const uint8_t *bytes, size_t n)
 /* One column's value of row `logical` (the struct offset applied) at p: the
  * union branch when nullable, then the value. NULL after an encode error
  * (err set, out->len unchanged). Always inlined: as a call per column it
- * costs shape_regfmt_encode a fifth more instructions. */
-static inline __attribute__((always_inline)) uint8_t *put_column(uint8_t *p, const regfmt_column *col, const struct ArrowArray *array,
+ * costs shape_kafka_regfmt_encode a fifth more instructions. */
+static inline __attribute__((always_inline)) uint8_t *put_column(uint8_t *p, const shape_kafka_regfmt_column *col, const struct ArrowArray *array,
                                   int64_t logical, shape_json_buf *out, shape_err *err)
 {
     const shape_arrow_type *t = &col->type;
@@ -80,7 +80,7 @@ static inline __attribute__((always_inline)) uint8_t *put_column(uint8_t *p, con
     const struct ArrowArray *a = shape_arrow_value_at(t, array->children[col->child], logical, &i);
     if (!a) {
         if (!col->nullable) {
-            REGFMT_ENCODE_ERROR(out, err, "column '%s' is null but required", col->name);
+            SHAPE_KAFKA_REGFMT_ENCODE_ERROR(out, err, "column '%s' is null but required", col->name);
             return NULL;
         }
         *p++ = 0x00;
@@ -95,10 +95,10 @@ static inline __attribute__((always_inline)) uint8_t *put_column(uint8_t *p, con
     case SHAPE_ARROW_UINT64:
         v = shape_arrow_read_int(t, a, i);
         if (v < 0) {
-            REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit a long", col->name);
+            SHAPE_KAFKA_REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit a long", col->name);
             return NULL;
         }
-        p = regfmt_put_zigzag(p, v);
+        p = shape_kafka_regfmt_put_zigzag(p, v);
         break;
     case SHAPE_ARROW_FLOAT32: {
         float f = ((const float *)a->buffers[1])[i];
@@ -135,7 +135,7 @@ static inline __attribute__((always_inline)) uint8_t *put_column(uint8_t *p, con
         int too_wide = 0;
         p = put_decimal(p, col, a, i, &too_wide);
         if (too_wide) {
-            REGFMT_ENCODE_ERROR(out, err, "column '%s' exceeds precision %d", col->name, (int)t->precision);
+            SHAPE_KAFKA_REGFMT_ENCODE_ERROR(out, err, "column '%s' exceeds precision %d", col->name, (int)t->precision);
             return NULL;
         }
         break;
@@ -144,47 +144,47 @@ static inline __attribute__((always_inline)) uint8_t *put_column(uint8_t *p, con
     case SHAPE_ARROW_DATE64:
         days = shape_arrow_days(t, shape_arrow_read_int(t, a, i));
         if (days < INT32_MIN || days > INT32_MAX) {
-            REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit an int", col->name);
+            SHAPE_KAFKA_REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit an int", col->name);
             return NULL;
         }
-        p = regfmt_put_zigzag(p, days);
+        p = shape_kafka_regfmt_put_zigzag(p, days);
         break;
     case SHAPE_ARROW_TIME32:
     case SHAPE_ARROW_TIMESTAMP:
         v = shape_arrow_read_int(t, a, i);
         if (t->unit_digits <= 3) {
-            if (regfmt_to_millis(v, t->unit_digits, &v) != 0) {
-                REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit a long", col->name);
+            if (shape_kafka_regfmt_to_millis(v, t->unit_digits, &v) != 0) {
+                SHAPE_KAFKA_REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit a long", col->name);
                 return NULL;
             }
         } else {
-            regfmt_to_micros(v, t->unit_digits, &v); /* us or ns: cannot overflow */
+            shape_kafka_regfmt_to_micros(v, t->unit_digits, &v); /* us or ns: cannot overflow */
         }
-        p = regfmt_put_zigzag(p, v);
+        p = shape_kafka_regfmt_put_zigzag(p, v);
         break;
     case SHAPE_ARROW_TIME64:
-        regfmt_to_micros(shape_arrow_read_int(t, a, i), t->unit_digits, &v);
-        p = regfmt_put_zigzag(p, v);
+        shape_kafka_regfmt_to_micros(shape_arrow_read_int(t, a, i), t->unit_digits, &v);
+        p = shape_kafka_regfmt_put_zigzag(p, v);
         break;
-    default: p = regfmt_put_zigzag(p, shape_arrow_read_int(t, a, i)); break; /* the other integers */
+    default: p = shape_kafka_regfmt_put_zigzag(p, shape_arrow_read_int(t, a, i)); break; /* the other integers */
     }
     return p;
 }
 
 /* put_column as a call, for the cursor's columns without a step of their
  * own: inlined there, it would slow the loop of the common steps. */
-static __attribute__((noinline)) uint8_t *put_column_call(uint8_t *p, const regfmt_column *col,
+static __attribute__((noinline)) uint8_t *put_column_call(uint8_t *p, const shape_kafka_regfmt_column *col,
                                                           const struct ArrowArray *array, int64_t logical,
                                                           shape_json_buf *out, shape_err *err)
 {
     return put_column(p, col, array, logical, out, err);
 }
 
-int regfmt_avro_encode(const shape_regfmt_codec *c, const struct ArrowArray *array, int64_t row,
+int shape_kafka_regfmt_avro_encode(const shape_kafka_regfmt_codec *c, const struct ArrowArray *array, int64_t row,
                        shape_json_buf *out, shape_err *err)
 {
     int64_t logical = array->offset + row;
-    if (shape_json_buf_reserve(out, regfmt_binary_bound(c, array, logical)) != 0)
+    if (shape_json_buf_reserve(out, shape_kafka_regfmt_binary_bound(c, array, logical)) != 0)
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory encoding an Avro payload");
     uint8_t *p = (uint8_t *)out->data + out->len;
     for (size_t k = 0; k < c->ncolumns; k++) {
@@ -211,7 +211,7 @@ typedef enum avro_step {
 } avro_step;
 
 typedef struct avro_lane {
-    const regfmt_column *col;
+    const shape_kafka_regfmt_column *col;
     avro_step step;
     int nullable;
     int64_t offset;            /* the child's offset */
@@ -220,8 +220,8 @@ typedef struct avro_lane {
     const uint8_t *data;       /* buffers[2] of a string */
 } avro_lane;
 
-struct shape_regfmt_cursor {
-    const shape_regfmt_codec *codec;
+struct shape_kafka_regfmt_cursor {
+    const shape_kafka_regfmt_codec *codec;
     const struct ArrowArray *array;
     int usable;                /* the array has the codec's children */
     avro_lane *lanes;          /* one per column that writes something */
@@ -231,16 +231,16 @@ struct shape_regfmt_cursor {
     size_t batch_bytes;        /* the bytes of the STEP_STRING lanes over all rows of the batch */
 };
 
-int shape_regfmt_cursor_new(const shape_regfmt_codec *c, shape_regfmt_cursor **out, shape_err *err)
+int shape_kafka_regfmt_cursor_new(const shape_kafka_regfmt_codec *c, shape_kafka_regfmt_cursor **out, shape_err *err)
 {
     *out = NULL;
-    shape_regfmt_cursor *cu = calloc(1, sizeof *cu);
+    shape_kafka_regfmt_cursor *cu = calloc(1, sizeof *cu);
     if (cu) {
         cu->lanes = calloc(c->ncolumns + 1, sizeof *cu->lanes);
         cu->var_lanes = calloc(c->ncolumns + 1, sizeof *cu->var_lanes);
     }
     if (!cu || !cu->lanes || !cu->var_lanes) {
-        shape_regfmt_cursor_free(cu);
+        shape_kafka_regfmt_cursor_free(cu);
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     }
     cu->codec = c;
@@ -248,7 +248,7 @@ int shape_regfmt_cursor_new(const shape_regfmt_codec *c, shape_regfmt_cursor **o
     return SHAPE_OK;
 }
 
-void shape_regfmt_cursor_free(shape_regfmt_cursor *cu)
+void shape_kafka_regfmt_cursor_free(shape_kafka_regfmt_cursor *cu)
 {
     if (!cu) return;
     free(cu->lanes);
@@ -257,7 +257,7 @@ void shape_regfmt_cursor_free(shape_regfmt_cursor *cu)
 }
 
 /* The step for column col whose batch array is a. */
-static avro_step lane_step(const regfmt_column *col, const struct ArrowArray *a)
+static avro_step lane_step(const shape_kafka_regfmt_column *col, const struct ArrowArray *a)
 {
     const shape_arrow_type *t = &col->type;
     if (t->index_width || a->n_buffers < 2 || !a->buffers[1]) return STEP_COLUMN;
@@ -274,15 +274,15 @@ static avro_step lane_step(const regfmt_column *col, const struct ArrowArray *a)
     }
 }
 
-void shape_regfmt_cursor_set(shape_regfmt_cursor *cu, const struct ArrowArray *array)
+void shape_kafka_regfmt_cursor_set(shape_kafka_regfmt_cursor *cu, const struct ArrowArray *array)
 {
-    const shape_regfmt_codec *c = cu->codec;
+    const shape_kafka_regfmt_codec *c = cu->codec;
     cu->array = array;
     cu->nlanes = cu->nvar = cu->batch_bytes = 0;
-    cu->usable = c->format == SHAPE_REGFMT_AVRO && array->n_children >= c->min_children;
+    cu->usable = c->format == SHAPE_KAFKA_REGFMT_AVRO && array->n_children >= c->min_children;
     if (!cu->usable) return;
     for (size_t k = 0; k < c->ncolumns; k++) {
-        const regfmt_column *col = &c->columns[k];
+        const shape_kafka_regfmt_column *col = &c->columns[k];
         if (col->type.kind == SHAPE_ARROW_NULL) continue;
         const struct ArrowArray *a = array->children[col->child];
         avro_lane *l = &cu->lanes[cu->nlanes];
@@ -304,14 +304,14 @@ void shape_regfmt_cursor_set(shape_regfmt_cursor *cu, const struct ArrowArray *a
     }
 }
 
-/* A bound of the row's payload: regfmt_binary_bound, except that the plain
+/* A bound of the row's payload: shape_kafka_regfmt_binary_bound, except that the plain
  * string lanes count the bytes of the whole batch (one subtraction per batch
  * instead of two loads per lane and row; the arena holds that much slack). */
-static size_t cursor_bound(const shape_regfmt_cursor *cu, int64_t logical)
+static size_t cursor_bound(const shape_kafka_regfmt_cursor *cu, int64_t logical)
 {
     size_t need = cu->codec->fixed_bound + cu->batch_bytes;
     for (size_t v = 0; v < cu->nvar; v++) {
-        const regfmt_column *col = cu->lanes[cu->var_lanes[v]].col;
+        const shape_kafka_regfmt_column *col = cu->lanes[cu->var_lanes[v]].col;
         int64_t i = 0;
         const struct ArrowArray *a = shape_arrow_value_at(&col->type, cu->array->children[col->child], logical, &i);
         if (a) {
@@ -323,11 +323,11 @@ static size_t cursor_bound(const shape_regfmt_cursor *cu, int64_t logical)
     return need;
 }
 
-int shape_regfmt_cursor_encode(const shape_regfmt_cursor *cu, int64_t row, shape_json_buf *out, shape_err *err)
+int shape_kafka_regfmt_cursor_encode(const shape_kafka_regfmt_cursor *cu, int64_t row, shape_json_buf *out, shape_err *err)
 {
     const struct ArrowArray *array = cu->array;
     if (!cu->usable || SHAPE_UNLIKELY(row < 0 || row >= array->length))
-        return shape_regfmt_encode(cu->codec, array, row, out, err);
+        return shape_kafka_regfmt_encode(cu->codec, array, row, out, err);
     int64_t logical = array->offset + row;
     size_t need = cursor_bound(cu, logical);
     if (need >= out->cap - out->len && shape_json_buf_reserve(out, need) != 0) /* (cap >= len always) */
@@ -343,15 +343,15 @@ int shape_regfmt_cursor_encode(const shape_regfmt_cursor *cu, int64_t row, shape
         int64_t i = l->offset + logical;
         if (l->validity && !shape_bit_get(l->validity, i)) {
             if (!l->nullable)
-                return REGFMT_ENCODE_ERROR(out, err, "column '%s' is null but required", l->col->name);
+                return SHAPE_KAFKA_REGFMT_ENCODE_ERROR(out, err, "column '%s' is null but required", l->col->name);
             *p++ = 0x00;
             continue;
         }
         if (l->nullable) *p++ = 0x02;
         switch (l->step) {
-        case STEP_LONG: p = regfmt_put_zigzag(p, ((const int64_t *)l->values)[i]); break;
+        case STEP_LONG: p = shape_kafka_regfmt_put_zigzag(p, ((const int64_t *)l->values)[i]); break;
         case STEP_MICROS_NS:
-            p = regfmt_put_zigzag(p, shape_floor_div(((const int64_t *)l->values)[i], 1000));
+            p = shape_kafka_regfmt_put_zigzag(p, shape_floor_div(((const int64_t *)l->values)[i], 1000));
             break;
         case STEP_STRING: {
             const int32_t *off = (const int32_t *)l->values + i;

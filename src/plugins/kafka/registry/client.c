@@ -44,7 +44,7 @@ typedef struct cached_id {
     uint32_t id;
 } cached_id;
 
-struct shape_registry_client {
+struct shape_kafka_schema_registry_client {
     char *url;
     char *username;
     char *password;
@@ -54,7 +54,7 @@ struct shape_registry_client {
     char *key_location;
     int ssl_verify;
     long timeout_ms;
-    shape_registry_transport transport;
+    shape_kafka_schema_registry_transport transport;
     void *transport_ctx;
     CURL *curl;
     cached_id *cache;
@@ -117,7 +117,7 @@ static char *prefixed_secret(const char *prefix, char *secret)
     return out;
 }
 
-char *shape_registry_basic_authorization(const char *user, const char *password)
+char *shape_kafka_schema_registry_basic_authorization(const char *user, const char *password)
 {
     size_t ul = strlen(user), pl = strlen(password);
     char *pair = malloc(ul + pl + 2);
@@ -133,7 +133,7 @@ char *shape_registry_basic_authorization(const char *user, const char *password)
 /* The whole header line "Authorization: Basic …". */
 static char *authorization_line(const char *user, const char *password)
 {
-    return prefixed_secret("Authorization: ", shape_registry_basic_authorization(user, password));
+    return prefixed_secret("Authorization: ", shape_kafka_schema_registry_basic_authorization(user, password));
 }
 
 /* Every byte but A-Z a-z 0-9 - . _ ~ becomes %XX (no other safe characters:
@@ -226,7 +226,7 @@ static CURLcode curl_init_result = CURLE_OK;
 
 static void init_curl(void) { curl_init_result = curl_global_init(CURL_GLOBAL_DEFAULT); }
 
-static int copy_settings(shape_registry_client *c, const shape_registry_settings *s, shape_err *err)
+static int copy_settings(shape_kafka_schema_registry_client *c, const shape_kafka_schema_registry_settings *s, shape_err *err)
 {
     SHAPE_RETURN_NOT_OK(copy_url(s->url, &c->url, err));
     SHAPE_RETURN_NOT_OK(copy_optional(s->username, &c->username, err));
@@ -244,7 +244,7 @@ static int copy_settings(shape_registry_client *c, const shape_registry_settings
     return SHAPE_OK;
 }
 
-static int open_curl(shape_registry_client *c, shape_err *err)
+static int open_curl(shape_kafka_schema_registry_client *c, shape_err *err)
 {
     pthread_once(&curl_once, init_curl);
     if (curl_init_result != CURLE_OK)
@@ -255,7 +255,7 @@ static int open_curl(shape_registry_client *c, shape_err *err)
     return SHAPE_OK;
 }
 
-int shape_registry_client_new(const shape_registry_settings *s, shape_registry_client **out, shape_err *err)
+int shape_kafka_schema_registry_client_new(const shape_kafka_schema_registry_settings *s, shape_kafka_schema_registry_client **out, shape_err *err)
 {
     *out = NULL;
     SHAPE_RETURN_NOT_OK(check_url(s->url, err));
@@ -263,19 +263,19 @@ int shape_registry_client_new(const shape_registry_settings *s, shape_registry_c
         return shape_err_set(err, SHAPE_EINVAL,
                              "the schema registry needs both kafka.schema_registry_username and "
                              "kafka.schema_registry_password");
-    shape_registry_client *c = calloc(1, sizeof *c);
+    shape_kafka_schema_registry_client *c = calloc(1, sizeof *c);
     if (!c) return out_of_memory(err);
     int rc = copy_settings(c, s, err);
     if (rc == SHAPE_OK && !c->transport) rc = open_curl(c, err);
     if (rc != SHAPE_OK) {
-        shape_registry_client_free(c);
+        shape_kafka_schema_registry_client_free(c);
         return rc;
     }
     *out = c;
     return SHAPE_OK;
 }
 
-void shape_registry_client_free(shape_registry_client *c)
+void shape_kafka_schema_registry_client_free(shape_kafka_schema_registry_client *c)
 {
     if (!c) return;
     if (c->curl) curl_easy_cleanup(c->curl);
@@ -295,9 +295,9 @@ void shape_registry_client_free(shape_registry_client *c)
     free(c);
 }
 
-const char *shape_registry_client_url(const shape_registry_client *c) { return c->url; }
+const char *shape_kafka_schema_registry_client_url(const shape_kafka_schema_registry_client *c) { return c->url; }
 
-uint64_t shape_registry_requests(const shape_registry_client *c) { return c->requests; }
+uint64_t shape_kafka_schema_registry_requests(const shape_kafka_schema_registry_client *c) { return c->requests; }
 
 /* ---- the libcurl transport ----------------------------------------------- */
 
@@ -325,7 +325,7 @@ static void free_header_list(struct curl_slist *list)
     curl_slist_free_all(list);
 }
 
-static void set_curl_options(shape_registry_client *c, const char *method, const char *url,
+static void set_curl_options(shape_kafka_schema_registry_client *c, const char *method, const char *url,
                              struct curl_slist *headers, const char *body, size_t body_len,
                              growing_buffer *answer, char *error_buffer)
 {
@@ -361,7 +361,7 @@ static int curl_transport(void *ctx, const char *method, const char *url, const 
                           size_t nheaders, const char *body, size_t body_len, long *status, char **resp,
                           size_t *resp_len, shape_err *err)
 {
-    shape_registry_client *c = ctx;
+    shape_kafka_schema_registry_client *c = ctx;
     struct curl_slist *list = NULL;
     /* "Expect:" stops libcurl from waiting for 100-continue on large bodies. */
     for (size_t i = 0; i <= nheaders; i++) {
@@ -400,7 +400,7 @@ typedef struct answer {
     size_t len;
 } answer;
 
-static int send_request(shape_registry_client *c, const char *method, const char *url, const char *body,
+static int send_request(shape_kafka_schema_registry_client *c, const char *method, const char *url, const char *body,
                         answer *out, shape_err *err)
 {
     const char *headers[MAX_HEADERS];
@@ -408,7 +408,7 @@ static int send_request(shape_registry_client *c, const char *method, const char
     headers[n++] = "Content-Type: " MEDIA_TYPE;
     headers[n++] = "Accept: " MEDIA_TYPE;
     if (c->authorization) headers[n++] = c->authorization;
-    shape_registry_transport transport = c->transport ? c->transport : curl_transport;
+    shape_kafka_schema_registry_transport transport = c->transport ? c->transport : curl_transport;
     void *ctx = c->transport ? c->transport_ctx : c;
     out->status = 0;
     out->body = NULL;
@@ -447,7 +447,7 @@ static void refusal_message(const answer *a, char *out, size_t size)
 
 static int is_avro(const char *schema_type) { return is_empty(schema_type) || strcmp(schema_type, "AVRO") == 0; }
 
-static const cached_id *cache_find(const shape_registry_client *c, const char *subject, const char *schema_type,
+static const cached_id *cache_find(const shape_kafka_schema_registry_client *c, const char *subject, const char *schema_type,
                                    const char *schema)
 {
     const char *type = is_avro(schema_type) ? "AVRO" : schema_type;
@@ -459,7 +459,7 @@ static const cached_id *cache_find(const shape_registry_client *c, const char *s
     return NULL;
 }
 
-static int cache_add(shape_registry_client *c, const char *subject, const char *schema_type, const char *schema,
+static int cache_add(shape_kafka_schema_registry_client *c, const char *subject, const char *schema_type, const char *schema,
                      uint32_t id, shape_err *err)
 {
     if (c->cache_len == c->cache_cap) {
@@ -496,7 +496,7 @@ static char *registration_body(const char *schema_type, const char *schema)
     return text;
 }
 
-static char *subject_url(const shape_registry_client *c, const char *subject)
+static char *subject_url(const shape_kafka_schema_registry_client *c, const char *subject)
 {
     char *encoded = percent_encode(subject);
     if (!encoded) return NULL;
@@ -538,7 +538,7 @@ static int unknown_type(const char *schema_type)
     return !is_avro(schema_type) && strcmp(schema_type, "PROTOBUF") != 0 && strcmp(schema_type, "JSON") != 0;
 }
 
-int shape_registry_register(shape_registry_client *c, const char *subject, const char *schema_type,
+int shape_kafka_schema_registry_register(shape_kafka_schema_registry_client *c, const char *subject, const char *schema_type,
                             const char *schema, uint32_t *id, shape_err *err)
 {
     if (unknown_type(schema_type))
@@ -601,7 +601,7 @@ static int interpret_fetch(const answer *a, uint32_t id, char **schema, char **s
                          message);
 }
 
-int shape_registry_fetch(shape_registry_client *c, uint32_t id, char **schema, char **schema_type, shape_err *err)
+int shape_kafka_schema_registry_fetch(shape_kafka_schema_registry_client *c, uint32_t id, char **schema, char **schema_type, shape_err *err)
 {
     *schema = NULL;
     *schema_type = NULL;

@@ -51,7 +51,7 @@ typedef struct recorded_request {
     char *body;
 } recorded_request;
 
-struct shape_fake_registry {
+struct shape_kafka_fake_registry {
     pthread_mutex_t lock;
     int down;
     int evolve;
@@ -90,16 +90,17 @@ static void free_secret(char *s)
     free(s);
 }
 
-shape_fake_registry *shape_fake_registry_new(void)
+int shape_kafka_fake_registry_new(shape_kafka_fake_registry **out, shape_err *err)
 {
-    shape_fake_registry *r = calloc(1, sizeof *r);
-    if (!r) return NULL;
+    shape_kafka_fake_registry *r = calloc(1, sizeof *r);
+    *out = r;
+    if (!r) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     pthread_mutex_init(&r->lock, NULL);
     r->next_id = FIRST_ID;
-    return r;
+    return SHAPE_OK;
 }
 
-void shape_fake_registry_free(shape_fake_registry *r)
+void shape_kafka_fake_registry_free(shape_kafka_fake_registry *r)
 {
     if (!r) return;
     for (size_t i = 0; i < r->nschemas; i++) {
@@ -130,30 +131,30 @@ void shape_fake_registry_free(shape_fake_registry *r)
 
 /* ---- knobs ------------------------------------------------------------------ */
 
-void shape_fake_registry_set_down(shape_fake_registry *r, int down)
+void shape_kafka_fake_registry_set_down(shape_kafka_fake_registry *r, int down)
 {
     pthread_mutex_lock(&r->lock);
     r->down = down;
     pthread_mutex_unlock(&r->lock);
 }
 
-void shape_fake_registry_set_evolve(shape_fake_registry *r, int evolve)
+void shape_kafka_fake_registry_set_evolve(shape_kafka_fake_registry *r, int evolve)
 {
     pthread_mutex_lock(&r->lock);
     r->evolve = evolve;
     pthread_mutex_unlock(&r->lock);
 }
 
-void shape_fake_registry_set_auth(shape_fake_registry *r, const char *user, const char *password)
+void shape_kafka_fake_registry_set_auth(shape_kafka_fake_registry *r, const char *user, const char *password)
 {
-    char *expected = user && password ? shape_registry_basic_authorization(user, password) : NULL;
+    char *expected = user && password ? shape_kafka_schema_registry_basic_authorization(user, password) : NULL;
     pthread_mutex_lock(&r->lock);
     free_secret(r->expected_authorization);
     r->expected_authorization = expected;
     pthread_mutex_unlock(&r->lock);
 }
 
-int shape_fake_registry_refuse(shape_fake_registry *r, const char *subject, const char *message)
+int shape_kafka_fake_registry_refuse(shape_kafka_fake_registry *r, const char *subject, const char *message)
 {
     char *s = strdup(subject), *m = strdup(message);
     pthread_mutex_lock(&r->lock);
@@ -166,7 +167,7 @@ int shape_fake_registry_refuse(shape_fake_registry *r, const char *subject, cons
     return SHAPE_ENOMEM;
 }
 
-void shape_fake_registry_fail_next(shape_fake_registry *r, int n, int status)
+void shape_kafka_fake_registry_fail_next(shape_kafka_fake_registry *r, int n, int status)
 {
     pthread_mutex_lock(&r->lock);
     r->fail_remaining = n > 0 ? n : 0;
@@ -190,14 +191,14 @@ static reply not_found(void) { return error_reply(404, 404, "HTTP 404 Not Found"
 
 /* ---- state lookups (lock held) ---------------------------------------------- */
 
-static const known_schema *schema_by_id(const shape_fake_registry *r, uint32_t id)
+static const known_schema *schema_by_id(const shape_kafka_fake_registry *r, uint32_t id)
 {
     for (size_t i = 0; i < r->nschemas; i++)
         if (r->schemas[i].id == id) return &r->schemas[i];
     return NULL;
 }
 
-static const known_schema *schema_by_text(const shape_fake_registry *r, const char *type, const char *text)
+static const known_schema *schema_by_text(const shape_kafka_fake_registry *r, const char *type, const char *text)
 {
     for (size_t i = 0; i < r->nschemas; i++)
         if (strcmp(r->schemas[i].schema_type, type) == 0 && strcmp(r->schemas[i].schema, text) == 0)
@@ -205,14 +206,14 @@ static const known_schema *schema_by_text(const shape_fake_registry *r, const ch
     return NULL;
 }
 
-static subject_versions *subject_named(shape_fake_registry *r, const char *name)
+static subject_versions *subject_named(shape_kafka_fake_registry *r, const char *name)
 {
     for (size_t i = 0; i < r->nsubjects; i++)
         if (strcmp(r->subjects[i].name, name) == 0) return &r->subjects[i];
     return NULL;
 }
 
-static const char *refusal_for(const shape_fake_registry *r, const char *subject)
+static const char *refusal_for(const shape_kafka_fake_registry *r, const char *subject)
 {
     for (size_t i = 0; i < r->nrefusals; i++)
         if (strcmp(r->refusals[i].subject, subject) == 0) return r->refusals[i].message;
@@ -220,7 +221,7 @@ static const char *refusal_for(const shape_fake_registry *r, const char *subject
 }
 
 /* The id of text+type, assigning the next one when new; 0 when out of memory. */
-static uint32_t id_for(shape_fake_registry *r, const char *type, const char *text)
+static uint32_t id_for(shape_kafka_fake_registry *r, const char *type, const char *text)
 {
     const known_schema *known = schema_by_text(r, type, text);
     if (known) return known->id;
@@ -234,7 +235,7 @@ static uint32_t id_for(shape_fake_registry *r, const char *type, const char *tex
     return r->next_id++;
 }
 
-static int add_version(shape_fake_registry *r, const char *subject, uint32_t id)
+static int add_version(shape_kafka_fake_registry *r, const char *subject, uint32_t id)
 {
     subject_versions *sv = subject_named(r, subject);
     if (!sv) {
@@ -251,7 +252,7 @@ static int add_version(shape_fake_registry *r, const char *subject, uint32_t id)
     return 0;
 }
 
-static int subject_has(const shape_fake_registry *r, const subject_versions *sv, const char *type, const char *text)
+static int subject_has(const shape_kafka_fake_registry *r, const subject_versions *sv, const char *type, const char *text)
 {
     for (size_t i = 0; i < sv->count; i++) {
         const known_schema *k = schema_by_id(r, sv->ids[i]);
@@ -262,7 +263,7 @@ static int subject_has(const shape_fake_registry *r, const subject_versions *sv,
 
 /* ---- routes (lock held) ------------------------------------------------------ */
 
-static reply register_schema(shape_fake_registry *r, const char *subject, const char *body, size_t body_len)
+static reply register_schema(shape_kafka_fake_registry *r, const char *subject, const char *body, size_t body_len)
 {
     const char *refused = refusal_for(r, subject);
     if (refused) return error_reply(422, 42201, refused);
@@ -293,7 +294,7 @@ static reply register_schema(shape_fake_registry *r, const char *subject, const 
     return out;
 }
 
-static reply schema_of_id(const shape_fake_registry *r, const char *digits)
+static reply schema_of_id(const shape_kafka_fake_registry *r, const char *digits)
 {
     char *end;
     unsigned long long id = strtoull(digits, &end, 10);
@@ -304,14 +305,14 @@ static reply schema_of_id(const shape_fake_registry *r, const char *digits)
     return (reply){200, json_pack("{s:s,s:s}", "schema", k->schema, "schemaType", k->schema_type)};
 }
 
-static reply list_subjects(const shape_fake_registry *r)
+static reply list_subjects(const shape_kafka_fake_registry *r)
 {
     json_t *names = json_array();
     for (size_t i = 0; i < r->nsubjects; i++) json_array_append_new(names, json_string(r->subjects[i].name));
     return (reply){200, names};
 }
 
-static reply list_versions(shape_fake_registry *r, const char *subject)
+static reply list_versions(shape_kafka_fake_registry *r, const char *subject)
 {
     const subject_versions *sv = subject_named(r, subject);
     if (!sv) return error_reply(404, 40401, "Subject not found");
@@ -350,7 +351,7 @@ static char *percent_decode(const char *s, size_t len)
 }
 
 /* Route "/subjects/{s}/versions" (GET or POST) and the rest. */
-static reply route(shape_fake_registry *r, const char *method, const char *path, const char *body,
+static reply route(shape_kafka_fake_registry *r, const char *method, const char *path, const char *body,
                    size_t body_len)
 {
     size_t path_len = strcspn(path, "?#");
@@ -376,13 +377,13 @@ static reply route(shape_fake_registry *r, const char *method, const char *path,
     return out;
 }
 
-static int authorized(const shape_fake_registry *r, const char *authorization)
+static int authorized(const shape_kafka_fake_registry *r, const char *authorization)
 {
     return !r->expected_authorization ||
            (authorization && strcmp(authorization, r->expected_authorization) == 0);
 }
 
-static void record(shape_fake_registry *r, const char *method, const char *path, const char *body, size_t body_len)
+static void record(shape_kafka_fake_registry *r, const char *method, const char *path, const char *body, size_t body_len)
 {
     char *m = strdup(method), *p = strdup(path), *b = strndup(body ? body : "", body ? body_len : 0);
     if (m && p && b && grow(&r->requests, r->nrequests, sizeof *r->requests) == 0) {
@@ -394,7 +395,7 @@ static void record(shape_fake_registry *r, const char *method, const char *path,
     free(b);
 }
 
-static reply answer(shape_fake_registry *r, const char *method, const char *path, const char *authorization,
+static reply answer(shape_kafka_fake_registry *r, const char *method, const char *path, const char *authorization,
                     const char *body, size_t body_len)
 {
     if (r->fail_remaining > 0) {
@@ -406,7 +407,7 @@ static reply answer(shape_fake_registry *r, const char *method, const char *path
     return route(r, method, path, body, body_len);
 }
 
-void shape_fake_registry_handle(shape_fake_registry *r, const char *method, const char *path,
+void shape_kafka_fake_registry_handle(shape_kafka_fake_registry *r, const char *method, const char *path,
                                 const char *authorization, const char *body, size_t body_len, int *status,
                                 char **resp)
 {
@@ -447,14 +448,14 @@ static const char *path_of(const char *url)
     return path;
 }
 
-int shape_fake_registry_transport(void *ctx, const char *method, const char *url, const char *const *headers,
+int shape_kafka_fake_registry_transport(void *ctx, const char *method, const char *url, const char *const *headers,
                                   size_t nheaders, const char *body, size_t body_len, long *status, char **resp,
                                   size_t *resp_len, shape_err *err)
 {
-    shape_fake_registry *r = ctx;
+    shape_kafka_fake_registry *r = ctx;
     const char *path = path_of(url);
     int code;
-    shape_fake_registry_handle(r, method, path[0] == '/' ? path : "/", authorization_of(headers, nheaders), body,
+    shape_kafka_fake_registry_handle(r, method, path[0] == '/' ? path : "/", authorization_of(headers, nheaders), body,
                                body_len, &code, resp);
     if (!*resp) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     *status = code;
@@ -465,9 +466,9 @@ int shape_fake_registry_transport(void *ctx, const char *method, const char *url
 /* ---- inspection ----------------------------------------------------------------- */
 
 /* The accessors take a const registry; the lock is the one mutable part. */
-static pthread_mutex_t *lock_of(const shape_fake_registry *r) { return (pthread_mutex_t *)&r->lock; }
+static pthread_mutex_t *lock_of(const shape_kafka_fake_registry *r) { return (pthread_mutex_t *)&r->lock; }
 
-size_t shape_fake_registry_request_count(const shape_fake_registry *r)
+size_t shape_kafka_fake_registry_request_count(const shape_kafka_fake_registry *r)
 {
     pthread_mutex_lock(lock_of(r));
     size_t n = r->nrequests;
@@ -475,7 +476,7 @@ size_t shape_fake_registry_request_count(const shape_fake_registry *r)
     return n;
 }
 
-void shape_fake_registry_request(const shape_fake_registry *r, size_t i, const char **method, const char **path,
+void shape_kafka_fake_registry_request(const shape_kafka_fake_registry *r, size_t i, const char **method, const char **path,
                                  const char **body)
 {
     pthread_mutex_lock(lock_of(r));
@@ -486,7 +487,7 @@ void shape_fake_registry_request(const shape_fake_registry *r, size_t i, const c
     pthread_mutex_unlock(lock_of(r));
 }
 
-size_t shape_fake_registry_subject_count(const shape_fake_registry *r)
+size_t shape_kafka_fake_registry_subject_count(const shape_kafka_fake_registry *r)
 {
     pthread_mutex_lock(lock_of(r));
     size_t n = r->nsubjects;
@@ -494,7 +495,7 @@ size_t shape_fake_registry_subject_count(const shape_fake_registry *r)
     return n;
 }
 
-const char *shape_fake_registry_subject(const shape_fake_registry *r, size_t i)
+const char *shape_kafka_fake_registry_subject(const shape_kafka_fake_registry *r, size_t i)
 {
     pthread_mutex_lock(lock_of(r));
     const char *name = i < r->nsubjects ? r->subjects[i].name : NULL;

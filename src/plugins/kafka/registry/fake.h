@@ -6,9 +6,9 @@
  * refusals, authentication, outages — both in-process (contract tests, no
  * network) and over real HTTP (the libcurl path, emulator tests,
  * `shape schema-registry`).
- * How: shape_fake_registry_handle answers one request from the in-memory
- * state (mutex-protected); shape_fake_registry_transport adapts it to the
- * client's transport hook; shape_fake_registry_serve runs a small HTTP/1.1
+ * How: shape_kafka_fake_registry_handle answers one request from the in-memory
+ * state (mutex-protected); shape_kafka_fake_registry_transport adapts it to the
+ * client's transport hook; shape_kafka_fake_registry_server_new runs a small HTTP/1.1
  * server (one thread, keep-alive, Content-Length bodies) over it.
  * Behaviour: ids from 100 up; same subject + same text → same id; same
  * subject + a different text → 409 "Schema being registered is incompatible
@@ -28,47 +28,48 @@
 
 #include "shape/error.h"
 
-typedef struct shape_fake_registry shape_fake_registry;
+typedef struct shape_kafka_fake_registry shape_kafka_fake_registry;
 
-shape_fake_registry *shape_fake_registry_new(void);
-void shape_fake_registry_free(shape_fake_registry *r);
+/* SHAPE_OK and *out, or SHAPE_ENOMEM. */
+int shape_kafka_fake_registry_new(shape_kafka_fake_registry **out, shape_err *err);
+void shape_kafka_fake_registry_free(shape_kafka_fake_registry *r);
 
 /* Knobs (may change while serving). */
-void shape_fake_registry_set_down(shape_fake_registry *r, int down);          /* 503 for everything */
-void shape_fake_registry_set_evolve(shape_fake_registry *r, int evolve);      /* accept changed schemas */
-void shape_fake_registry_set_auth(shape_fake_registry *r, const char *user, const char *password);
-int shape_fake_registry_refuse(shape_fake_registry *r, const char *subject, const char *message); /* 422 */
+void shape_kafka_fake_registry_set_down(shape_kafka_fake_registry *r, int down);          /* 503 for everything */
+void shape_kafka_fake_registry_set_evolve(shape_kafka_fake_registry *r, int evolve);      /* accept changed schemas */
+void shape_kafka_fake_registry_set_auth(shape_kafka_fake_registry *r, const char *user, const char *password);
+int shape_kafka_fake_registry_refuse(shape_kafka_fake_registry *r, const char *subject, const char *message); /* 422 */
 /* The next n requests answer `status` (e.g. 503, 429) before normal service. */
-void shape_fake_registry_fail_next(shape_fake_registry *r, int n, int status);
+void shape_kafka_fake_registry_fail_next(shape_kafka_fake_registry *r, int n, int status);
 
 /* Answer one request. path includes the query, if any. *resp is malloc'ed. */
-void shape_fake_registry_handle(shape_fake_registry *r, const char *method, const char *path,
+void shape_kafka_fake_registry_handle(shape_kafka_fake_registry *r, const char *method, const char *path,
                                 const char *authorization, const char *body, size_t body_len,
                                 int *status, char **resp);
 
 /* The client transport hook over handle (ctx = the registry; the URL's path is used). */
-int shape_fake_registry_transport(void *ctx, const char *method, const char *url,
+int shape_kafka_fake_registry_transport(void *ctx, const char *method, const char *url,
                                   const char *const *headers, size_t nheaders, const char *body,
                                   size_t body_len, long *status, char **resp, size_t *resp_len,
                                   shape_err *err);
 
 /* Recorded requests. */
-size_t shape_fake_registry_request_count(const shape_fake_registry *r);
+size_t shape_kafka_fake_registry_request_count(const shape_kafka_fake_registry *r);
 /* Request i: method, path, body (borrowed until the registry is freed). */
-void shape_fake_registry_request(const shape_fake_registry *r, size_t i, const char **method,
+void shape_kafka_fake_registry_request(const shape_kafka_fake_registry *r, size_t i, const char **method,
                                  const char **path, const char **body);
 /* Registered subjects, in first-registration order. */
-size_t shape_fake_registry_subject_count(const shape_fake_registry *r);
-const char *shape_fake_registry_subject(const shape_fake_registry *r, size_t i);
+size_t shape_kafka_fake_registry_subject_count(const shape_kafka_fake_registry *r);
+const char *shape_kafka_fake_registry_subject(const shape_kafka_fake_registry *r, size_t i);
 
 /* ---- over HTTP ------------------------------------------------------------ */
 
-typedef struct shape_fake_registry_server shape_fake_registry_server;
+typedef struct shape_kafka_fake_registry_server shape_kafka_fake_registry_server;
 
-/* Listen on host:port (port 0 = any) and serve r from a thread until stopped;
- * *port_out = the bound port. */
-int shape_fake_registry_serve(shape_fake_registry *r, const char *host, int port,
-                              shape_fake_registry_server **out, int *port_out, shape_err *err);
-void shape_fake_registry_stop(shape_fake_registry_server *s);
+/* Listen on host:port (port 0 = any) and serve r from a thread until the
+ * server is freed (which stops it first); *port_out = the bound port. */
+int shape_kafka_fake_registry_server_new(shape_kafka_fake_registry *r, const char *host, int port,
+                              shape_kafka_fake_registry_server **out, int *port_out, shape_err *err);
+void shape_kafka_fake_registry_server_free(shape_kafka_fake_registry_server *s);
 
 #endif

@@ -9,7 +9,7 @@
  * must not block a second client), capped at MAX_CONNECTIONS. A connection
  * thread reads into a buffer until it holds a whole head (CRLF CRLF), checks
  * the request line and headers strictly (anything odd → 400 and close),
- * reads the Content-Length body, asks shape_fake_registry_handle for the
+ * reads the Content-Length body, asks shape_kafka_fake_registry_handle for the
  * answer and writes it with Content-Type and Content-Length. Bytes after
  * one request start the next (pipelining works). stop() writes one byte to
  * the wake pipe, which every poll() also watches, so all threads return
@@ -43,15 +43,15 @@
 #define SEND_TIMEOUT_S 5
 
 typedef struct connection {
-    struct shape_fake_registry_server *server;
+    struct shape_kafka_fake_registry_server *server;
     int fd;
     int finished; /* set by the thread (under the server lock) as it ends */
     pthread_t thread;
     struct connection *next;
 } connection;
 
-struct shape_fake_registry_server {
-    shape_fake_registry *registry;
+struct shape_kafka_fake_registry_server {
+    shape_kafka_fake_registry *registry;
     int listen_fd;
     int wake[2]; /* a byte in wake[1] ends every thread's poll() */
     pthread_t accept_thread;
@@ -133,9 +133,9 @@ static void send_error(int fd, int status, const char *message)
 
 /* ---- request heads ----------------------------------------------------------- */
 
-typedef shape_fake_http_head request_head;
+typedef shape_kafka_fake_http_head request_head;
 
-void shape_fake_http_head_free(request_head *h)
+void shape_kafka_fake_http_head_reset(request_head *h)
 {
     free(h->target);
     if (h->authorization) explicit_bzero(h->authorization, strlen(h->authorization));
@@ -143,7 +143,7 @@ void shape_fake_http_head_free(request_head *h)
     memset(h, 0, sizeof *h);
 }
 
-size_t shape_fake_http_head_end(const char *data, size_t len)
+size_t shape_kafka_fake_http_head_end(const char *data, size_t len)
 {
     const char *end = len ? memmem(data, len, "\r\n\r\n", 4) : NULL;
     return end ? (size_t)(end - data) + 4 : 0;
@@ -237,7 +237,7 @@ static int parse_header(const char *line, size_t len, request_head *h, int *seen
     return 0;
 }
 
-int shape_fake_http_parse_head(const char *data, size_t len, request_head *h)
+int shape_kafka_fake_http_parse_head(const char *data, size_t len, request_head *h)
 {
     if (memchr(data, '\0', len)) return -1;
     const char *line = data, *end = data + len - 2; /* the final CRLF */
@@ -259,7 +259,7 @@ int shape_fake_http_parse_head(const char *data, size_t len, request_head *h)
 static size_t read_head(const connection *c, in_buffer *b, int *malformed)
 {
     size_t end;
-    while ((end = shape_fake_http_head_end(b->data, b->len)) == 0) {
+    while ((end = shape_kafka_fake_http_head_end(b->data, b->len)) == 0) {
         if (b->len > MAX_HEAD_BYTES) {
             *malformed = 1;
             return 0;
@@ -279,29 +279,29 @@ static int serve_one(const connection *c, in_buffer *b)
         return 0;
     }
     request_head h = {0};
-    if (shape_fake_http_parse_head(b->data, head_len, &h) != 0) {
-        shape_fake_http_head_free(&h);
+    if (shape_kafka_fake_http_parse_head(b->data, head_len, &h) != 0) {
+        shape_kafka_fake_http_head_reset(&h);
         send_error(c->fd, 400, "malformed request");
         return 0;
     }
     if (h.too_large) {
-        shape_fake_http_head_free(&h);
+        shape_kafka_fake_http_head_reset(&h);
         send_error(c->fd, 413, "request body too large");
         return 0;
     }
     if (h.expect_continue && b->len < head_len + h.content_length &&
         send_all(c->fd, "HTTP/1.1 100 Continue\r\n\r\n", 25) != 0) {
-        shape_fake_http_head_free(&h);
+        shape_kafka_fake_http_head_reset(&h);
         return 0;
     }
     while (b->len < head_len + h.content_length)
         if (!read_more(c, b)) {
-            shape_fake_http_head_free(&h);
+            shape_kafka_fake_http_head_reset(&h);
             return 0;
         }
     int status;
     char *resp;
-    shape_fake_registry_handle(c->server->registry, h.method, h.target, h.authorization, b->data + head_len,
+    shape_kafka_fake_registry_handle(c->server->registry, h.method, h.target, h.authorization, b->data + head_len,
                                h.content_length, &status, &resp);
     int keep = resp && send_response(c->fd, status, resp, h.close_after) == 0 && !h.close_after;
     free(resp);
@@ -309,7 +309,7 @@ static int serve_one(const connection *c, in_buffer *b)
     memmove(b->data, b->data + used, b->len - used);
     b->len -= used;
     b->data[b->len] = '\0';
-    shape_fake_http_head_free(&h);
+    shape_kafka_fake_http_head_reset(&h);
     return keep;
 }
 
@@ -332,7 +332,7 @@ static void *serve_connection(void *arg)
 
 /* Join and free the connections whose threads have ended (all when `all`,
  * waiting for them). */
-static void reap_connections(shape_fake_registry_server *s, int all)
+static void reap_connections(shape_kafka_fake_registry_server *s, int all)
 {
     pthread_mutex_lock(&s->lock);
     connection **link = &s->connections;
@@ -352,7 +352,7 @@ static void reap_connections(shape_fake_registry_server *s, int all)
     pthread_mutex_unlock(&s->lock);
 }
 
-static void start_connection(shape_fake_registry_server *s, int fd)
+static void start_connection(shape_kafka_fake_registry_server *s, int fd)
 {
     struct timeval send_timeout = {SEND_TIMEOUT_S, 0};
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &send_timeout, sizeof send_timeout);
@@ -383,7 +383,7 @@ static void start_connection(shape_fake_registry_server *s, int fd)
 
 static void *accept_loop(void *arg)
 {
-    shape_fake_registry_server *s = arg;
+    shape_kafka_fake_registry_server *s = arg;
     struct pollfd fds[2] = {{s->listen_fd, POLLIN, 0}, {s->wake[0], POLLIN, 0}};
     for (;;) {
         int n = poll(fds, 2, 1000);
@@ -448,13 +448,13 @@ static int open_listener(const char *host, int port, int *fd_out, shape_err *err
     return SHAPE_OK;
 }
 
-int shape_fake_registry_serve(shape_fake_registry *r, const char *host, int port, shape_fake_registry_server **out,
+int shape_kafka_fake_registry_server_new(shape_kafka_fake_registry *r, const char *host, int port, shape_kafka_fake_registry_server **out,
                               int *port_out, shape_err *err)
 {
     *out = NULL;
     if (!host || !host[0] || port < 0 || port > 65535)
         return shape_err_set(err, SHAPE_EINVAL, "the fake registry wants a host and a port from 0 to 65535");
-    shape_fake_registry_server *s = calloc(1, sizeof *s);
+    shape_kafka_fake_registry_server *s = calloc(1, sizeof *s);
     if (!s) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     s->registry = r;
     s->wake[0] = s->wake[1] = -1;
@@ -477,7 +477,7 @@ int shape_fake_registry_serve(shape_fake_registry *r, const char *host, int port
     return SHAPE_OK;
 }
 
-void shape_fake_registry_stop(shape_fake_registry_server *s)
+void shape_kafka_fake_registry_server_free(shape_kafka_fake_registry_server *s)
 {
     if (!s) return;
     while (write(s->wake[1], "x", 1) < 0 && errno == EINTR) {

@@ -11,7 +11,7 @@
  * the registry formats need: the refusal of types they cannot carry, in
  * their words, pyarrow-style type names for messages, the §4.6
  * nullability rule, and the payload of a codec's columns.
- * How: regfmt_type_resolve gates shape_arrow_type_resolve; the row
+ * How: shape_kafka_regfmt_type_resolve gates shape_arrow_type_resolve; the row
  * renderers write `{"name":value,...}` through the printer and on any
  * refusal put the buffer's length back.
  */
@@ -31,14 +31,14 @@
 static int refuse_type(const struct ArrowSchema *field, shape_err *err)
 {
     char text[160];
-    regfmt_type_text(field, text, sizeof text);
+    shape_kafka_regfmt_type_text(field, text, sizeof text);
     return shape_err_set(err, SHAPE_EINVAL,
                          "cannot map column '%s' of type %s to a registry format (lists, structs "
                          "and maps are not supported); use --event-format json",
                          field->name ? field->name : "", text);
 }
 
-int regfmt_type_resolve(const struct ArrowSchema *field, shape_arrow_type *out, shape_err *err)
+int shape_kafka_regfmt_type_resolve(const struct ArrowSchema *field, shape_arrow_type *out, shape_err *err)
 {
     shape_arrow_type t;
     if (shape_arrow_type_resolve(field, &t) != 0 || t.kind == SHAPE_ARROW_MAP) return refuse_type(field, err);
@@ -46,7 +46,7 @@ int regfmt_type_resolve(const struct ArrowSchema *field, shape_arrow_type *out, 
     return SHAPE_OK;
 }
 
-int regfmt_field_nullable(const char *name, const shape_arrow_type *t, int64_t arrow_flags)
+int shape_kafka_regfmt_field_nullable(const char *name, const shape_arrow_type *t, int64_t arrow_flags)
 {
     if (name && (!strcmp(name, "_shape_table") || !strcmp(name, "_shape_seq"))) return 0;
     if (t->kind == SHAPE_ARROW_NULL || t->kind == SHAPE_ARROW_FLOAT16 || t->kind == SHAPE_ARROW_FLOAT32 ||
@@ -183,7 +183,7 @@ static void type_text(text_out *o, const struct ArrowSchema *field, int depth)
     else put(o, "%s", f);
 }
 
-char *regfmt_type_text(const struct ArrowSchema *field, char *buf, size_t size)
+char *shape_kafka_regfmt_type_text(const struct ArrowSchema *field, char *buf, size_t size)
 {
     if (size == 0) return buf;
     buf[0] = '\0';
@@ -212,7 +212,7 @@ static int close_row(shape_json_buf *out, size_t start, size_t members, shape_er
     return SHAPE_OK;
 }
 
-int shape_flat_json_row(const struct ArrowSchema *schema, const struct ArrowArray *array, int64_t row,
+int shape_kafka_flat_json_row(const struct ArrowSchema *schema, const struct ArrowArray *array, int64_t row,
                         shape_json_buf *out, shape_err *err)
 {
     size_t start = out->len;
@@ -220,7 +220,7 @@ int shape_flat_json_row(const struct ArrowSchema *schema, const struct ArrowArra
     for (int64_t k = 0; k < schema->n_children; k++) {
         const struct ArrowSchema *field = schema->children[k];
         shape_arrow_type t;
-        int rc = regfmt_type_resolve(field, &t, err);
+        int rc = shape_kafka_regfmt_type_resolve(field, &t, err);
         if (rc != SHAPE_OK) {
             out->len = start;
             if (out->data) out->data[start] = '\0';
@@ -242,13 +242,13 @@ int shape_flat_json_row(const struct ArrowSchema *schema, const struct ArrowArra
 
 /* The JSON Schema payload: the flat event of the codec's columns (the poison
  * marker is not among them), keys rendered once when the codec was made. */
-int regfmt_json_encode(const shape_regfmt_codec *c, const struct ArrowArray *array, int64_t row,
+int shape_kafka_regfmt_json_encode(const shape_kafka_regfmt_codec *c, const struct ArrowArray *array, int64_t row,
                        shape_json_buf *out, shape_err *err)
 {
     size_t start = out->len;
     int64_t logical = array->offset + row;
     for (size_t k = 0; k < c->ncolumns; k++) {
-        const regfmt_column *col = &c->columns[k];
+        const shape_kafka_regfmt_column *col = &c->columns[k];
         if (shape_json_buf_room(out, 1 + col->json_key_len) != 0) return drop_row(out, start, err);
         out->data[out->len++] = k ? ',' : '{';
         memcpy(out->data + out->len, col->json_key, col->json_key_len);

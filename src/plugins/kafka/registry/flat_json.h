@@ -23,7 +23,7 @@
 
 /* Append row `row` of the struct batch as one flat JSON object (no newline).
  * SHAPE_EINVAL for a column type outside the mapping table. */
-int shape_flat_json_row(const struct ArrowSchema *schema, const struct ArrowArray *array, int64_t row,
+int shape_kafka_flat_json_row(const struct ArrowSchema *schema, const struct ArrowArray *array, int64_t row,
                         shape_json_buf *out, shape_err *err);
 
 #endif

@@ -7,7 +7,7 @@
  * (the table's columns, then _shape_table, _shape_seq, _shape_event_time), so
  * any Arrow producer — the retail generator, a test batch, a plugin — gets
  * the same mapping.
- * How: shape_regfmt_codec_new walks the Arrow schema once (dictionary
+ * How: shape_kafka_regfmt_codec_new walks the Arrow schema once (dictionary
  * columns are their value type), checks names and types, writes the schema
  * document (compact JSON for Avro and JSON Schema, proto3 text for Protobuf)
  * and keeps a per-column plan (kind, unit, scale, nullability, field number)
@@ -28,82 +28,82 @@
 #include "shape/error.h"
 #include "shape/json.h"
 
-typedef enum shape_regfmt {
-    SHAPE_REGFMT_JSON = 0,        /* no registry: the flat or CloudEvents JSON text */
-    SHAPE_REGFMT_AVRO = 1,
-    SHAPE_REGFMT_PROTOBUF = 2,
-    SHAPE_REGFMT_JSON_SCHEMA = 3
-} shape_regfmt;
+typedef enum shape_kafka_regfmt {
+    SHAPE_KAFKA_REGFMT_JSON = 0,        /* no registry: the flat or CloudEvents JSON text */
+    SHAPE_KAFKA_REGFMT_AVRO = 1,
+    SHAPE_KAFKA_REGFMT_PROTOBUF = 2,
+    SHAPE_KAFKA_REGFMT_JSON_SCHEMA = 3
+} shape_kafka_regfmt;
 
 /* "json" / "avro" / "protobuf" / "json-schema" → *out; otherwise SHAPE_EINVAL
  * "unknown event format 'xml'; choose from json, avro, protobuf, json-schema". */
-int shape_regfmt_parse(const char *name, shape_regfmt *out, shape_err *err);
+int shape_kafka_regfmt_parse(const char *name, shape_kafka_regfmt *out, shape_err *err);
 /* "json", "avro", "protobuf", "json-schema". */
-const char *shape_regfmt_name(shape_regfmt f);
+const char *shape_kafka_regfmt_name(shape_kafka_regfmt f);
 /* The registry's schemaType: "AVRO", "PROTOBUF", "JSON" (NULL for json). */
-const char *shape_regfmt_schema_type(shape_regfmt f);
+const char *shape_kafka_regfmt_schema_type(shape_kafka_regfmt f);
 
 /* ---- subjects ------------------------------------------------------------ */
 
-typedef enum shape_subject_strategy {
-    SHAPE_SUBJECT_TOPIC = 0,        /* <topic>-value */
-    SHAPE_SUBJECT_RECORD = 1,       /* shape.events.<table> */
-    SHAPE_SUBJECT_TOPIC_RECORD = 2  /* <topic>-shape.events.<table> */
-} shape_subject_strategy;
+typedef enum shape_kafka_subject_strategy {
+    SHAPE_KAFKA_SUBJECT_TOPIC = 0,        /* <topic>-value */
+    SHAPE_KAFKA_SUBJECT_RECORD = 1,       /* shape.events.<table> */
+    SHAPE_KAFKA_SUBJECT_TOPIC_RECORD = 2  /* <topic>-shape.events.<table> */
+} shape_kafka_subject_strategy;
 
 /* "topic" / "record" / "topic_record"; otherwise SHAPE_EINVAL "unknown subject
  * strategy 'x'; choose from topic, record, topic_record". */
-int shape_subject_strategy_parse(const char *name, shape_subject_strategy *out, shape_err *err);
+int shape_kafka_subject_strategy_parse(const char *name, shape_kafka_subject_strategy *out, shape_err *err);
 /* The subject for a table on a topic; a malloc'ed string (NULL: out of memory). */
-char *shape_subject_name(shape_subject_strategy s, const char *topic, const char *table);
+char *shape_kafka_subject_name(shape_kafka_subject_strategy s, const char *topic, const char *table);
 
 /* ---- codecs -------------------------------------------------------------- */
 
-typedef struct shape_regfmt_codec shape_regfmt_codec;
+typedef struct shape_kafka_regfmt_codec shape_kafka_regfmt_codec;
 
-/* Build the codec of one table for format f (not SHAPE_REGFMT_JSON) from the
+/* Build the codec of one table for format f (not SHAPE_KAFKA_REGFMT_JSON) from the
  * Arrow schema of its flat events (a struct schema; the column
  * `_shape_poison`, if present, is skipped). Refusals (SHAPE_EINVAL), with the
  * reference's texts: a table or column name that is not an identifier (Avro
  * and Protobuf only), a list/struct/map/other unmappable column type. */
-int shape_regfmt_codec_new(shape_regfmt f, const char *table, const struct ArrowSchema *schema,
-                           shape_regfmt_codec **out, shape_err *err);
-void shape_regfmt_codec_free(shape_regfmt_codec *c);
+int shape_kafka_regfmt_codec_new(shape_kafka_regfmt f, const char *table, const struct ArrowSchema *schema,
+                           shape_kafka_regfmt_codec **out, shape_err *err);
+void shape_kafka_regfmt_codec_free(shape_kafka_regfmt_codec *c);
 
-shape_regfmt shape_regfmt_codec_format(const shape_regfmt_codec *c);
+shape_kafka_regfmt shape_kafka_regfmt_codec_format(const shape_kafka_regfmt_codec *c);
 /* The schema document to register (NUL-terminated, owned by the codec). */
-const char *shape_regfmt_codec_schema(const shape_regfmt_codec *c);
+const char *shape_kafka_regfmt_codec_schema(const shape_kafka_regfmt_codec *c);
 
 /* Append the payload of row `row` of `array` (a struct array of the schema
  * the codec was made from) to out: Avro binary or Protobuf binary, or for
- * JSON Schema the flat JSON event (shape_flat_json_row). No wire header.
+ * JSON Schema the flat JSON event (shape_kafka_flat_json_row). No wire header.
  * An event the format cannot hold → SHAPE_EINVAL with the reason as the
  * message (e.g. "column 'n' does not fit a long"); out is then unchanged. */
-int shape_regfmt_encode(const shape_regfmt_codec *c, const struct ArrowArray *array, int64_t row,
+int shape_kafka_regfmt_encode(const shape_kafka_regfmt_codec *c, const struct ArrowArray *array, int64_t row,
                         shape_json_buf *out, shape_err *err);
 
 /* ---- many rows of one batch ---------------------------------------------- */
 
-/* A cursor encodes rows of one batch as shape_regfmt_encode does, byte for
+/* A cursor encodes rows of one batch as shape_kafka_regfmt_encode does, byte for
  * byte and with the same errors, resolving the batch's columns once per
  * batch instead of per row (Avro; for the other formats it simply calls
- * shape_regfmt_encode). Owned by the caller; borrows the codec (which must
+ * shape_kafka_regfmt_encode). Owned by the caller; borrows the codec (which must
  * outlive it) and, until the next set, the array. */
-typedef struct shape_regfmt_cursor shape_regfmt_cursor;
+typedef struct shape_kafka_regfmt_cursor shape_kafka_regfmt_cursor;
 
-int shape_regfmt_cursor_new(const shape_regfmt_codec *c, shape_regfmt_cursor **out, shape_err *err);
-void shape_regfmt_cursor_free(shape_regfmt_cursor *cu);
+int shape_kafka_regfmt_cursor_new(const shape_kafka_regfmt_codec *c, shape_kafka_regfmt_cursor **out, shape_err *err);
+void shape_kafka_regfmt_cursor_free(shape_kafka_regfmt_cursor *cu);
 /* Point the cursor at a batch (a struct array of the codec's schema). Set it
  * again whenever the array or its buffers may have changed. */
-void shape_regfmt_cursor_set(shape_regfmt_cursor *cu, const struct ArrowArray *array);
-/* = shape_regfmt_encode(codec, array, row, out, err) for the array last set. */
-int shape_regfmt_cursor_encode(const shape_regfmt_cursor *cu, int64_t row, shape_json_buf *out, shape_err *err);
+void shape_kafka_regfmt_cursor_set(shape_kafka_regfmt_cursor *cu, const struct ArrowArray *array);
+/* = shape_kafka_regfmt_encode(codec, array, row, out, err) for the array last set. */
+int shape_kafka_regfmt_cursor_encode(const shape_kafka_regfmt_cursor *cu, int64_t row, shape_json_buf *out, shape_err *err);
 
 /* ---- the Confluent wire format (§4.3) ------------------------------------ */
 
-#define SHAPE_WIRE_HEADER_MAX 6
+#define SHAPE_KAFKA_WIRE_HEADER_MAX 6
 /* Write the header (magic 0, big-endian id, and for Protobuf the message
  * index byte 0) at p; returns its length (5 or 6). */
-size_t shape_wire_header(shape_regfmt f, uint32_t schema_id, uint8_t *p);
+size_t shape_kafka_wire_header(shape_kafka_regfmt f, uint32_t schema_id, uint8_t *p);
 
 #endif

@@ -23,44 +23,44 @@
 
 #include "registry/codec_internal.h"
 
-static inline uint8_t *put_tag(uint8_t *p, const regfmt_column *col)
+static inline uint8_t *put_tag(uint8_t *p, const shape_kafka_regfmt_column *col)
 {
     for (uint8_t k = 0; k < col->tag_len; k++) *p++ = col->tag[k];
     return p;
 }
 
 /* An integer field: skipped when it is the default of a field without a label. */
-static inline uint8_t *put_int_field(uint8_t *p, const regfmt_column *col, uint64_t v)
+static inline uint8_t *put_int_field(uint8_t *p, const shape_kafka_regfmt_column *col, uint64_t v)
 {
     if (v == 0 && !col->nullable) return p;
     p = put_tag(p, col);
-    return regfmt_put_varint(p, v);
+    return shape_kafka_regfmt_put_varint(p, v);
 }
 
-static inline uint8_t *put_bytes_field(uint8_t *p, const regfmt_column *col, const uint8_t *bytes,
+static inline uint8_t *put_bytes_field(uint8_t *p, const shape_kafka_regfmt_column *col, const uint8_t *bytes,
                                        size_t n)
 {
     if (n == 0 && !col->nullable) return p;
     p = put_tag(p, col);
-    p = regfmt_put_varint(p, n);
+    p = shape_kafka_regfmt_put_varint(p, n);
     memcpy(p, bytes, n);
     return p + n;
 }
 
-int regfmt_protobuf_encode(const shape_regfmt_codec *c, const struct ArrowArray *array, int64_t row,
+int shape_kafka_regfmt_protobuf_encode(const shape_kafka_regfmt_codec *c, const struct ArrowArray *array, int64_t row,
                            shape_json_buf *out, shape_err *err)
 {
     int64_t logical = array->offset + row;
-    if (shape_json_buf_reserve(out, regfmt_binary_bound(c, array, logical)) != 0)
+    if (shape_json_buf_reserve(out, shape_kafka_regfmt_binary_bound(c, array, logical)) != 0)
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory encoding a Protobuf payload");
     uint8_t *p = (uint8_t *)out->data + out->len;
     for (size_t k = 0; k < c->ncolumns; k++) {
-        const regfmt_column *col = &c->columns[k];
+        const shape_kafka_regfmt_column *col = &c->columns[k];
         const shape_arrow_type *t = &col->type;
         int64_t i = 0;
         const struct ArrowArray *a = shape_arrow_value_at(t, array->children[col->child], logical, &i);
         if (!a) {
-            if (!col->nullable) return REGFMT_ENCODE_ERROR(out, err, "column '%s' is null but required", col->name);
+            if (!col->nullable) return SHAPE_KAFKA_REGFMT_ENCODE_ERROR(out, err, "column '%s' is null but required", col->name);
             continue;
         }
         int64_t v;
@@ -115,14 +115,14 @@ int regfmt_protobuf_encode(const shape_regfmt_codec *c, const struct ArrowArray 
         case SHAPE_ARROW_DATE64:
             v = shape_arrow_days(t, shape_arrow_read_int(t, a, i));
             if (v < INT32_MIN || v > INT32_MAX)
-                return REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit an int32", col->name);
+                return SHAPE_KAFKA_REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit an int32", col->name);
             p = put_int_field(p, col, (uint64_t)v);
             break;
         case SHAPE_ARROW_TIME32:
         case SHAPE_ARROW_TIME64:
         case SHAPE_ARROW_TIMESTAMP:
-            if (regfmt_to_micros(shape_arrow_read_int(t, a, i), t->unit_digits, &v) != 0)
-                return REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit an int64 of microseconds",
+            if (shape_kafka_regfmt_to_micros(shape_arrow_read_int(t, a, i), t->unit_digits, &v) != 0)
+                return SHAPE_KAFKA_REGFMT_ENCODE_ERROR(out, err, "column '%s' does not fit an int64 of microseconds",
                                     col->name);
             p = put_int_field(p, col, (uint64_t)v);
             break;

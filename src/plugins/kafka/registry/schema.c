@@ -6,8 +6,8 @@
  * refusing what the formats cannot hold before anything is registered
  * (names that are not identifiers, nested types), keeps them in agreement
  * and gives the user the reference's error texts (spec-kafka.md §4.4–§4.6).
- * How: shape_regfmt_codec_new checks the table name, then each column (name,
- * then type through regfmt_type_resolve), building a regfmt_column per kept
+ * How: shape_kafka_regfmt_codec_new checks the table name, then each column (name,
+ * then type through shape_kafka_regfmt_type_resolve), building a shape_kafka_regfmt_column per kept
  * column with everything the encoders need precomputed: the resolved type,
  * the child index, the §4.6 nullability, the JSON key `"name":` and the
  * Protobuf field key bytes. The document is then written from the plan:
@@ -29,11 +29,11 @@
 
 static const char *const format_names[] = {"json", "avro", "protobuf", "json-schema"};
 
-int shape_regfmt_parse(const char *name, shape_regfmt *out, shape_err *err)
+int shape_kafka_regfmt_parse(const char *name, shape_kafka_regfmt *out, shape_err *err)
 {
     for (int i = 0; i < 4; i++) {
         if (name && !strcmp(name, format_names[i])) {
-            *out = (shape_regfmt)i;
+            *out = (shape_kafka_regfmt)i;
             return SHAPE_OK;
         }
     }
@@ -42,27 +42,27 @@ int shape_regfmt_parse(const char *name, shape_regfmt *out, shape_err *err)
                          name ? name : "");
 }
 
-const char *shape_regfmt_name(shape_regfmt f)
+const char *shape_kafka_regfmt_name(shape_kafka_regfmt f)
 {
-    return (f >= SHAPE_REGFMT_JSON && f <= SHAPE_REGFMT_JSON_SCHEMA) ? format_names[f] : "?";
+    return (f >= SHAPE_KAFKA_REGFMT_JSON && f <= SHAPE_KAFKA_REGFMT_JSON_SCHEMA) ? format_names[f] : "?";
 }
 
-const char *shape_regfmt_schema_type(shape_regfmt f)
+const char *shape_kafka_regfmt_schema_type(shape_kafka_regfmt f)
 {
     switch (f) {
-    case SHAPE_REGFMT_AVRO: return "AVRO";
-    case SHAPE_REGFMT_PROTOBUF: return "PROTOBUF";
-    case SHAPE_REGFMT_JSON_SCHEMA: return "JSON";
+    case SHAPE_KAFKA_REGFMT_AVRO: return "AVRO";
+    case SHAPE_KAFKA_REGFMT_PROTOBUF: return "PROTOBUF";
+    case SHAPE_KAFKA_REGFMT_JSON_SCHEMA: return "JSON";
     default: return NULL;
     }
 }
 
-int shape_subject_strategy_parse(const char *name, shape_subject_strategy *out, shape_err *err)
+int shape_kafka_subject_strategy_parse(const char *name, shape_kafka_subject_strategy *out, shape_err *err)
 {
     static const char *const names[] = {"topic", "record", "topic_record"};
     for (int i = 0; i < 3; i++) {
         if (name && !strcmp(name, names[i])) {
-            *out = (shape_subject_strategy)i;
+            *out = (shape_kafka_subject_strategy)i;
             return SHAPE_OK;
         }
     }
@@ -82,23 +82,23 @@ static char *concat3(const char *a, const char *b, const char *c)
     return s;
 }
 
-char *shape_subject_name(shape_subject_strategy s, const char *topic, const char *table)
+char *shape_kafka_subject_name(shape_kafka_subject_strategy s, const char *topic, const char *table)
 {
     switch (s) {
-    case SHAPE_SUBJECT_RECORD: return concat3("shape.events.", table, "");
-    case SHAPE_SUBJECT_TOPIC_RECORD: return concat3(topic, "-shape.events.", table);
+    case SHAPE_KAFKA_SUBJECT_RECORD: return concat3("shape.events.", table, "");
+    case SHAPE_KAFKA_SUBJECT_TOPIC_RECORD: return concat3(topic, "-shape.events.", table);
     default: return concat3(topic, "-value", "");
     }
 }
 
-size_t shape_wire_header(shape_regfmt f, uint32_t schema_id, uint8_t *p)
+size_t shape_kafka_wire_header(shape_kafka_regfmt f, uint32_t schema_id, uint8_t *p)
 {
     p[0] = 0;
     p[1] = (uint8_t)(schema_id >> 24);
     p[2] = (uint8_t)(schema_id >> 16);
     p[3] = (uint8_t)(schema_id >> 8);
     p[4] = (uint8_t)schema_id;
-    if (f != SHAPE_REGFMT_PROTOBUF) return 5;
+    if (f != SHAPE_KAFKA_REGFMT_PROTOBUF) return 5;
     p[5] = 0; /* message indexes [0]: the first message of the schema */
     return 6;
 }
@@ -199,13 +199,13 @@ static void avro_type(doc *d, const shape_arrow_type *t)
     }
 }
 
-static void avro_document(doc *d, const char *table, const shape_regfmt_codec *c)
+static void avro_document(doc *d, const char *table, const shape_kafka_regfmt_codec *c)
 {
     doc_str(d, "{\"type\":\"record\",\"name\":");
     doc_json_string(d, table, strlen(table));
     doc_str(d, ",\"namespace\":\"shape.events\",\"fields\":[");
     for (size_t k = 0; k < c->ncolumns; k++) {
-        const regfmt_column *col = &c->columns[k];
+        const shape_kafka_regfmt_column *col = &c->columns[k];
         doc_str(d, k ? ",{\"name\":" : "{\"name\":");
         doc_json_string(d, col->name, col->name_len);
         if (col->type.kind == SHAPE_ARROW_NULL) {
@@ -260,13 +260,13 @@ static const char *proto_type(const shape_arrow_type *t, const char **comment, c
     }
 }
 
-static void protobuf_document(doc *d, const char *table, const shape_regfmt_codec *c)
+static void protobuf_document(doc *d, const char *table, const shape_kafka_regfmt_codec *c)
 {
     doc_str(d, "syntax = \"proto3\";\n\npackage shape.events;\n\nmessage ");
     doc_str(d, table);
     doc_str(d, " {\n");
     for (size_t k = 0; k < c->ncolumns; k++) {
-        const regfmt_column *col = &c->columns[k];
+        const shape_kafka_regfmt_column *col = &c->columns[k];
         char scratch[64];
         const char *comment;
         const char *type = proto_type(&col->type, &comment, scratch, sizeof scratch);
@@ -313,13 +313,13 @@ static const char *json_schema_type(const shape_arrow_type *t, char *extra, size
     }
 }
 
-static void json_schema_document(doc *d, const char *table, const shape_regfmt_codec *c)
+static void json_schema_document(doc *d, const char *table, const shape_kafka_regfmt_codec *c)
 {
     doc_str(d, "{\"$schema\":\"http://json-schema.org/draft-07/schema#\",\"title\":");
     doc_json_string(d, table, strlen(table));
     doc_str(d, ",\"type\":\"object\",\"properties\":{");
     for (size_t k = 0; k < c->ncolumns; k++) {
-        const regfmt_column *col = &c->columns[k];
+        const shape_kafka_regfmt_column *col = &c->columns[k];
         char extra[160];
         const char *type = json_schema_type(&col->type, extra, sizeof extra);
         if (k) doc_str(d, ",");
@@ -332,7 +332,7 @@ static void json_schema_document(doc *d, const char *table, const shape_regfmt_c
     doc_str(d, "},\"required\":[");
     int first = 1;
     for (size_t k = 0; k < c->ncolumns; k++) {
-        const regfmt_column *col = &c->columns[k];
+        const shape_kafka_regfmt_column *col = &c->columns[k];
         if (col->nullable) continue;
         if (!first) doc_str(d, ",");
         doc_json_string(d, col->name, col->name_len);
@@ -362,22 +362,22 @@ static unsigned proto_wire_type(const shape_arrow_type *t)
     }
 }
 
-static int plan_column(shape_regfmt_codec *c, const struct ArrowSchema *field, int64_t child,
+static int plan_column(shape_kafka_regfmt_codec *c, const struct ArrowSchema *field, int64_t child,
                        shape_err *err)
 {
-    regfmt_column *col = &c->columns[c->ncolumns];
+    shape_kafka_regfmt_column *col = &c->columns[c->ncolumns];
     memset(col, 0, sizeof *col);
-    SHAPE_RETURN_NOT_OK(regfmt_type_resolve(field, &col->type, err));
+    SHAPE_RETURN_NOT_OK(shape_kafka_regfmt_type_resolve(field, &col->type, err));
     const char *name = field->name ? field->name : "";
     /* Avro's decimal wants 0 <= scale <= precision; readers ignore another one */
-    if (c->format == SHAPE_REGFMT_AVRO && col->type.kind == SHAPE_ARROW_DECIMAL &&
+    if (c->format == SHAPE_KAFKA_REGFMT_AVRO && col->type.kind == SHAPE_ARROW_DECIMAL &&
         (col->type.scale < 0 || col->type.scale > col->type.precision))
         return shape_err_set(err, SHAPE_EINVAL,
                              "cannot map column '%s' of type decimal(%d, %d) to Avro (the scale must be from 0 to "
                              "the precision); use --event-format json, protobuf or json-schema",
                              name, (int)col->type.precision, (int)col->type.scale);
     col->child = child;
-    col->nullable = regfmt_field_nullable(name, &col->type, field->flags);
+    col->nullable = shape_kafka_regfmt_field_nullable(name, &col->type, field->flags);
     col->name_len = strlen(name);
     col->name = malloc(col->name_len + 1);
     col->json_key = malloc(6 * col->name_len + 3);
@@ -406,13 +406,13 @@ static int plan_column(shape_regfmt_codec *c, const struct ArrowSchema *field, i
 /* What the binary encoders reserve per row: a fixed part, plus the bytes of
  * the variable-length columns listed in var_columns (calloc'ed with the
  * columns, so this cannot fail). */
-static void plan_bounds(shape_regfmt_codec *c)
+static void plan_bounds(shape_kafka_regfmt_codec *c)
 {
     c->fixed_bound = 0;
     for (size_t k = 0; k < c->ncolumns; k++) {
-        const regfmt_column *col = &c->columns[k];
+        const shape_kafka_regfmt_column *col = &c->columns[k];
         if (col->child >= c->min_children) c->min_children = col->child + 1;
-        c->fixed_bound += REGFMT_BINARY_COLUMN_BOUND;
+        c->fixed_bound += SHAPE_KAFKA_REGFMT_BINARY_COLUMN_BOUND;
         switch (col->type.kind) {
         case SHAPE_ARROW_FIXED_BINARY: c->fixed_bound += (size_t)col->type.byte_width; break;
         case SHAPE_ARROW_STRING:
@@ -424,9 +424,9 @@ static void plan_bounds(shape_regfmt_codec *c)
     }
 }
 
-static int check_table_name(shape_regfmt f, const char *table, shape_err *err)
+static int check_table_name(shape_kafka_regfmt f, const char *table, shape_err *err)
 {
-    if (f != SHAPE_REGFMT_JSON_SCHEMA && !is_identifier(table))
+    if (f != SHAPE_KAFKA_REGFMT_JSON_SCHEMA && !is_identifier(table))
         return shape_err_set(err, SHAPE_EINVAL,
                              "table name '%s' is not a valid record name (letters, digits and "
                              "underscore); use --event-format json or json-schema",
@@ -434,14 +434,14 @@ static int check_table_name(shape_regfmt f, const char *table, shape_err *err)
     return SHAPE_OK;
 }
 
-static int plan_columns(shape_regfmt_codec *c, const char *table, const struct ArrowSchema *schema,
+static int plan_columns(shape_kafka_regfmt_codec *c, const char *table, const struct ArrowSchema *schema,
                         shape_err *err)
 {
     for (int64_t k = 0; k < schema->n_children; k++) {
         const struct ArrowSchema *field = schema->children[k];
         const char *name = field->name ? field->name : "";
         if (!strcmp(name, "_shape_poison")) continue;
-        if (c->format != SHAPE_REGFMT_JSON_SCHEMA && !is_identifier(name))
+        if (c->format != SHAPE_KAFKA_REGFMT_JSON_SCHEMA && !is_identifier(name))
             return shape_err_set(err, SHAPE_EINVAL,
                                  "column '%s' of table '%s' is not a valid field name in Avro and "
                                  "Protobuf (letters, digits and underscore); use --event-format "
@@ -452,39 +452,39 @@ static int plan_columns(shape_regfmt_codec *c, const char *table, const struct A
     return SHAPE_OK;
 }
 
-int shape_regfmt_codec_new(shape_regfmt f, const char *table, const struct ArrowSchema *schema,
-                           shape_regfmt_codec **out, shape_err *err)
+int shape_kafka_regfmt_codec_new(shape_kafka_regfmt f, const char *table, const struct ArrowSchema *schema,
+                           shape_kafka_regfmt_codec **out, shape_err *err)
 {
     *out = NULL;
-    if (f != SHAPE_REGFMT_AVRO && f != SHAPE_REGFMT_PROTOBUF && f != SHAPE_REGFMT_JSON_SCHEMA)
+    if (f != SHAPE_KAFKA_REGFMT_AVRO && f != SHAPE_KAFKA_REGFMT_PROTOBUF && f != SHAPE_KAFKA_REGFMT_JSON_SCHEMA)
         return shape_err_set(err, SHAPE_EINVAL, "event format %s has no registry schema",
-                             shape_regfmt_name(f));
+                             shape_kafka_regfmt_name(f));
     if (!table) table = "";
     if (!schema || !schema->format || strcmp(schema->format, "+s") != 0)
         return shape_err_set(err, SHAPE_EINVAL, "a registry schema needs a struct schema of columns");
     SHAPE_RETURN_NOT_OK(check_table_name(f, table, err));
-    shape_regfmt_codec *c = calloc(1, sizeof *c);
+    shape_kafka_regfmt_codec *c = calloc(1, sizeof *c);
     if (c) {
         c->columns = calloc((size_t)schema->n_children + 1, sizeof *c->columns);
         c->var_columns = calloc((size_t)schema->n_children + 1, sizeof *c->var_columns);
     }
     if (!c || !c->columns || !c->var_columns) {
-        shape_regfmt_codec_free(c);
+        shape_kafka_regfmt_codec_free(c);
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory building a schema");
     }
     c->format = f;
     int rc = plan_columns(c, table, schema, err);
     if (rc != SHAPE_OK) {
-        shape_regfmt_codec_free(c);
+        shape_kafka_regfmt_codec_free(c);
         return rc;
     }
     doc d = {SHAPE_JSON_BUF_INIT, 0};
-    if (f == SHAPE_REGFMT_AVRO) avro_document(&d, table, c);
-    else if (f == SHAPE_REGFMT_PROTOBUF) protobuf_document(&d, table, c);
+    if (f == SHAPE_KAFKA_REGFMT_AVRO) avro_document(&d, table, c);
+    else if (f == SHAPE_KAFKA_REGFMT_PROTOBUF) protobuf_document(&d, table, c);
     else json_schema_document(&d, table, c);
     if (d.failed) {
         shape_json_buf_release(&d.buf);
-        shape_regfmt_codec_free(c);
+        shape_kafka_regfmt_codec_free(c);
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory building a schema");
     }
     c->document = d.buf.data;
@@ -493,7 +493,7 @@ int shape_regfmt_codec_new(shape_regfmt f, const char *table, const struct Arrow
     return SHAPE_OK;
 }
 
-void shape_regfmt_codec_free(shape_regfmt_codec *c)
+void shape_kafka_regfmt_codec_free(shape_kafka_regfmt_codec *c)
 {
     if (!c) return;
     for (size_t k = 0; k < c->ncolumns; k++) {
@@ -506,19 +506,19 @@ void shape_regfmt_codec_free(shape_regfmt_codec *c)
     free(c);
 }
 
-shape_regfmt shape_regfmt_codec_format(const shape_regfmt_codec *c) { return c->format; }
+shape_kafka_regfmt shape_kafka_regfmt_codec_format(const shape_kafka_regfmt_codec *c) { return c->format; }
 
-const char *shape_regfmt_codec_schema(const shape_regfmt_codec *c) { return c->document; }
+const char *shape_kafka_regfmt_codec_schema(const shape_kafka_regfmt_codec *c) { return c->document; }
 
-int shape_regfmt_encode(const shape_regfmt_codec *c, const struct ArrowArray *array, int64_t row,
+int shape_kafka_regfmt_encode(const shape_kafka_regfmt_codec *c, const struct ArrowArray *array, int64_t row,
                         shape_json_buf *out, shape_err *err)
 {
     if (SHAPE_UNLIKELY(array->n_children < c->min_children || row < 0 || row >= array->length))
         return shape_err_set(err, SHAPE_EINVAL, "row %lld is not in a batch of the codec's schema",
                              (long long)row);
     switch (c->format) {
-    case SHAPE_REGFMT_AVRO: return regfmt_avro_encode(c, array, row, out, err);
-    case SHAPE_REGFMT_PROTOBUF: return regfmt_protobuf_encode(c, array, row, out, err);
-    default: return regfmt_json_encode(c, array, row, out, err);
+    case SHAPE_KAFKA_REGFMT_AVRO: return shape_kafka_regfmt_avro_encode(c, array, row, out, err);
+    case SHAPE_KAFKA_REGFMT_PROTOBUF: return shape_kafka_regfmt_protobuf_encode(c, array, row, out, err);
+    default: return shape_kafka_regfmt_json_encode(c, array, row, out, err);
     }
 }

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-void wire_fields_free(wire_field *fields, size_t n)
+void shape_kafka_wire_fields_free(shape_kafka_wire_field *fields, size_t n)
 {
     if (!fields) return;
     for (size_t i = 0; i < n; i++) free(fields[i].name);
@@ -28,14 +28,14 @@ void wire_fields_free(wire_field *fields, size_t n)
 
 /* ---- schema --------------------------------------------------------------- */
 
-static int primitive_type(const char *name, wire_type *out)
+static int primitive_type(const char *name, shape_kafka_wire_type *out)
 {
     static const struct {
         const char *name;
-        wire_type type;
-    } table[] = {{"null", WIRE_T_NULL},   {"boolean", WIRE_T_BOOL}, {"int", WIRE_T_INT32},
-                 {"long", WIRE_T_INT64},  {"float", WIRE_T_FLOAT},  {"double", WIRE_T_DOUBLE},
-                 {"string", WIRE_T_STRING}, {"bytes", WIRE_T_BYTES}};
+        shape_kafka_wire_type type;
+    } table[] = {{"null", SHAPE_KAFKA_WIRE_T_NULL},   {"boolean", SHAPE_KAFKA_WIRE_T_BOOL}, {"int", SHAPE_KAFKA_WIRE_T_INT32},
+                 {"long", SHAPE_KAFKA_WIRE_T_INT64},  {"float", SHAPE_KAFKA_WIRE_T_FLOAT},  {"double", SHAPE_KAFKA_WIRE_T_DOUBLE},
+                 {"string", SHAPE_KAFKA_WIRE_T_STRING}, {"bytes", SHAPE_KAFKA_WIRE_T_BYTES}};
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (strcmp(name, table[i].name) == 0) {
             *out = table[i].type;
@@ -46,21 +46,21 @@ static int primitive_type(const char *name, wire_type *out)
 }
 
 /* A logical type and the primitive it must annotate. */
-static int logical_type(const char *name, wire_logical *out, wire_type *base)
+static int logical_type(const char *name, shape_kafka_wire_logical *out, shape_kafka_wire_type *base)
 {
     static const struct {
         const char *name;
-        wire_logical logical;
-        wire_type base;
-    } table[] = {{"date", WIRE_L_DATE, WIRE_T_INT32},
-                 {"time-millis", WIRE_L_TIME_MILLIS, WIRE_T_INT32},
-                 {"time-micros", WIRE_L_TIME_MICROS, WIRE_T_INT64},
-                 {"timestamp-millis", WIRE_L_TIMESTAMP_MILLIS, WIRE_T_INT64},
-                 {"timestamp-micros", WIRE_L_TIMESTAMP_MICROS, WIRE_T_INT64},
-                 {"local-timestamp-millis", WIRE_L_LOCAL_TIMESTAMP_MILLIS, WIRE_T_INT64},
-                 {"local-timestamp-micros", WIRE_L_LOCAL_TIMESTAMP_MICROS, WIRE_T_INT64},
-                 {"decimal", WIRE_L_DECIMAL, WIRE_T_BYTES},
-                 {"uuid", WIRE_L_UUID, WIRE_T_STRING}};
+        shape_kafka_wire_logical logical;
+        shape_kafka_wire_type base;
+    } table[] = {{"date", SHAPE_KAFKA_WIRE_L_DATE, SHAPE_KAFKA_WIRE_T_INT32},
+                 {"time-millis", SHAPE_KAFKA_WIRE_L_TIME_MILLIS, SHAPE_KAFKA_WIRE_T_INT32},
+                 {"time-micros", SHAPE_KAFKA_WIRE_L_TIME_MICROS, SHAPE_KAFKA_WIRE_T_INT64},
+                 {"timestamp-millis", SHAPE_KAFKA_WIRE_L_TIMESTAMP_MILLIS, SHAPE_KAFKA_WIRE_T_INT64},
+                 {"timestamp-micros", SHAPE_KAFKA_WIRE_L_TIMESTAMP_MICROS, SHAPE_KAFKA_WIRE_T_INT64},
+                 {"local-timestamp-millis", SHAPE_KAFKA_WIRE_L_LOCAL_TIMESTAMP_MILLIS, SHAPE_KAFKA_WIRE_T_INT64},
+                 {"local-timestamp-micros", SHAPE_KAFKA_WIRE_L_LOCAL_TIMESTAMP_MICROS, SHAPE_KAFKA_WIRE_T_INT64},
+                 {"decimal", SHAPE_KAFKA_WIRE_L_DECIMAL, SHAPE_KAFKA_WIRE_T_BYTES},
+                 {"uuid", SHAPE_KAFKA_WIRE_L_UUID, SHAPE_KAFKA_WIRE_T_STRING}};
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (strcmp(name, table[i].name) == 0) {
             *out = table[i].logical;
@@ -71,7 +71,7 @@ static int logical_type(const char *name, wire_logical *out, wire_type *base)
     return 0;
 }
 
-static int unknown_type(wire_field *f, uint32_t id, const json_t *type, shape_err *err)
+static int unknown_type(shape_kafka_wire_field *f, uint32_t id, const json_t *type, shape_err *err)
 {
     char *text = json_dumps(type, JSON_COMPACT | JSON_ENCODE_ANY);
     int rc = shape_err_set(err, SHAPE_EINVAL, "field '%s' of schema id %u has an unknown type %s", f->name,
@@ -81,7 +81,7 @@ static int unknown_type(wire_field *f, uint32_t id, const json_t *type, shape_er
 }
 
 /* The decimal attributes: precision required (> 0), scale optional (0..precision). */
-static int decimal_attributes(wire_field *f, uint32_t id, const json_t *type, shape_err *err)
+static int decimal_attributes(shape_kafka_wire_field *f, uint32_t id, const json_t *type, shape_err *err)
 {
     json_t *precision = json_object_get(type, "precision");
     json_t *scale = json_object_get(type, "scale");
@@ -95,26 +95,26 @@ static int decimal_attributes(wire_field *f, uint32_t id, const json_t *type, sh
 }
 
 /* A non-union type: "name" or {"type": "name"[, "logicalType": ...]}. */
-static int plain_type(wire_field *f, uint32_t id, const json_t *type, shape_err *err)
+static int plain_type(shape_kafka_wire_field *f, uint32_t id, const json_t *type, shape_err *err)
 {
     const char *name = json_is_string(type) ? json_string_value(type)
                        : json_is_object(type) && json_is_string(json_object_get(type, "type"))
                            ? json_string_value(json_object_get(type, "type"))
                            : NULL;
     if (!name || !primitive_type(name, &f->type)) return unknown_type(f, id, type, err);
-    f->logical = WIRE_L_NONE;
+    f->logical = SHAPE_KAFKA_WIRE_L_NONE;
     json_t *logical = json_is_object(type) ? json_object_get(type, "logicalType") : NULL;
     if (!logical) return SHAPE_OK;
-    wire_type base;
+    shape_kafka_wire_type base;
     if (!json_is_string(logical) || !logical_type(json_string_value(logical), &f->logical, &base) ||
         base != f->type)
         return unknown_type(f, id, type, err);
-    if (f->logical == WIRE_L_DECIMAL) return decimal_attributes(f, id, type, err);
+    if (f->logical == SHAPE_KAFKA_WIRE_L_DECIMAL) return decimal_attributes(f, id, type, err);
     return SHAPE_OK;
 }
 
 /* A field's type: plain, or a union of "null" and one plain non-null type. */
-static int field_type(wire_field *f, uint32_t id, const json_t *type, shape_err *err)
+static int field_type(shape_kafka_wire_field *f, uint32_t id, const json_t *type, shape_err *err)
 {
     if (!json_is_array(type)) return plain_type(f, id, type, err);
     if (json_array_size(type) != 2) return unknown_type(f, id, type, err);
@@ -125,13 +125,13 @@ static int field_type(wire_field *f, uint32_t id, const json_t *type, shape_err 
     }
     if (null_at < 0) return unknown_type(f, id, type, err);
     SHAPE_RETURN_NOT_OK(plain_type(f, id, json_array_get(type, (size_t)(1 - null_at)), err));
-    if (f->type == WIRE_T_NULL) return unknown_type(f, id, type, err);
+    if (f->type == SHAPE_KAFKA_WIRE_T_NULL) return unknown_type(f, id, type, err);
     f->nullable = 1;
     f->null_branch = null_at;
     return SHAPE_OK;
 }
 
-static int parse_fields(const json_t *list, uint32_t id, wire_field *fields, size_t *done, shape_err *err)
+static int parse_fields(const json_t *list, uint32_t id, shape_kafka_wire_field *fields, size_t *done, shape_err *err)
 {
     for (size_t i = 0; i < json_array_size(list); i++) {
         const json_t *item = json_array_get(list, i);
@@ -152,7 +152,7 @@ static int parse_fields(const json_t *list, uint32_t id, wire_field *fields, siz
     return SHAPE_OK;
 }
 
-int wire_avro_parse(const char *text, uint32_t id, wire_field **fields, size_t *n, shape_err *err)
+int shape_kafka_wire_avro_parse(const char *text, uint32_t id, shape_kafka_wire_field **fields, size_t *n, shape_err *err)
 {
     *fields = NULL;
     *n = 0;
@@ -168,11 +168,11 @@ int wire_avro_parse(const char *text, uint32_t id, wire_field **fields, size_t *
         rc = shape_err_set(err, SHAPE_EINVAL, "schema id %u is not an Avro record with fields", (unsigned)id);
     } else {
         size_t count = json_array_size(list), done = 0;
-        wire_field *out = calloc(count ? count : 1, sizeof *out);
+        shape_kafka_wire_field *out = calloc(count ? count : 1, sizeof *out);
         if (!out) {
             rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
         } else if ((rc = parse_fields(list, id, out, &done, err)) != SHAPE_OK) {
-            wire_fields_free(out, done);
+            shape_kafka_wire_fields_free(out, done);
         } else {
             *fields = out;
             *n = count;
@@ -243,7 +243,7 @@ static int read_fixed(reader *r, size_t n, const uint8_t **out)
     return SHAPE_OK;
 }
 
-static int read_length_prefixed(reader *r, wire_value *v)
+static int read_length_prefixed(reader *r, shape_kafka_wire_value *v)
 {
     int64_t n;
     SHAPE_RETURN_NOT_OK(read_zigzag(r, 10, &n));
@@ -254,22 +254,22 @@ static int read_length_prefixed(reader *r, wire_value *v)
     return read_fixed(r, (size_t)n, &v->p);
 }
 
-static int read_value(reader *r, wire_type type, wire_value *v)
+static int read_value(reader *r, shape_kafka_wire_type type, shape_kafka_wire_value *v)
 {
     const uint8_t *bytes = NULL;
     v->set = 1;
     switch (type) {
-    case WIRE_T_NULL: v->set = 0; return SHAPE_OK;
-    case WIRE_T_BOOL:
+    case SHAPE_KAFKA_WIRE_T_NULL: v->set = 0; return SHAPE_OK;
+    case SHAPE_KAFKA_WIRE_T_BOOL:
         SHAPE_RETURN_NOT_OK(read_fixed(r, 1, &bytes));
         if (bytes[0] > 1)
             return shape_err_set(r->err, SHAPE_EINVAL, "payload of schema id %u has boolean byte 0x%02x in field '%s'",
                                  (unsigned)r->id, bytes[0], r->field);
         v->i = bytes[0];
         return SHAPE_OK;
-    case WIRE_T_INT32: return read_int(r, &v->i);
-    case WIRE_T_INT64: return read_zigzag(r, 10, &v->i);
-    case WIRE_T_FLOAT: {
+    case SHAPE_KAFKA_WIRE_T_INT32: return read_int(r, &v->i);
+    case SHAPE_KAFKA_WIRE_T_INT64: return read_zigzag(r, 10, &v->i);
+    case SHAPE_KAFKA_WIRE_T_FLOAT: {
         SHAPE_RETURN_NOT_OK(read_fixed(r, 4, &bytes));
         uint32_t bits = (uint32_t)little_endian(bytes, 4);
         float f;
@@ -277,20 +277,20 @@ static int read_value(reader *r, wire_type type, wire_value *v)
         v->d = f;
         return SHAPE_OK;
     }
-    case WIRE_T_DOUBLE: {
+    case SHAPE_KAFKA_WIRE_T_DOUBLE: {
         SHAPE_RETURN_NOT_OK(read_fixed(r, 8, &bytes));
         uint64_t bits = little_endian(bytes, 8);
         memcpy(&v->d, &bits, sizeof v->d);
         return SHAPE_OK;
     }
-    case WIRE_T_STRING:
-    case WIRE_T_BYTES: return read_length_prefixed(r, v);
+    case SHAPE_KAFKA_WIRE_T_STRING:
+    case SHAPE_KAFKA_WIRE_T_BYTES: return read_length_prefixed(r, v);
     default:
         return shape_err_set(r->err, SHAPE_EINTERNAL, "field '%s' has no Avro reading", r->field);
     }
 }
 
-static int read_field(reader *r, const wire_field *f, wire_value *v)
+static int read_field(reader *r, const shape_kafka_wire_field *f, shape_kafka_wire_value *v)
 {
     memset(v, 0, sizeof *v);
     r->field = f->name;
@@ -306,8 +306,8 @@ static int read_field(reader *r, const wire_field *f, wire_value *v)
     return read_value(r, f->type, v);
 }
 
-int wire_avro_decode(const wire_field *fields, size_t n, uint32_t id, const uint8_t *p, size_t len,
-                     wire_value *values, shape_err *err)
+int shape_kafka_wire_avro_decode(const shape_kafka_wire_field *fields, size_t n, uint32_t id, const uint8_t *p, size_t len,
+                     shape_kafka_wire_value *values, shape_err *err)
 {
     reader r = {p, p + len, id, "", err};
     for (size_t i = 0; i < n; i++) SHAPE_RETURN_NOT_OK(read_field(&r, &fields[i], &values[i]));

@@ -40,19 +40,19 @@
 
 typedef struct wire_schema {
     uint32_t id;
-    shape_regfmt format;
-    wire_field *fields; /* JSON Schema: the property names only */
+    shape_kafka_regfmt format;
+    shape_kafka_wire_field *fields; /* JSON Schema: the property names only */
     size_t nfields;
     size_t *field_of_column;
     struct wire_schema *next;
 } wire_schema;
 
-struct shape_wire_decoder {
-    shape_registry_client *reg; /* borrowed */
-    wire_column *columns;
+struct shape_kafka_wire_decoder {
+    shape_kafka_schema_registry_client *reg; /* borrowed */
+    shape_kafka_wire_column *columns;
     size_t ncolumns;
     wire_schema *schemas;       /* parsed schemas, by id */
-    wire_value *values;         /* one per field of the schema being decoded */
+    shape_kafka_wire_value *values;         /* one per field of the schema being decoded */
     size_t values_cap;
     shape_json_scanner *scanner;
     shape_json_buf scratch;     /* JSON Schema: the rendered members */
@@ -68,19 +68,19 @@ static int has_uuid_extension(const struct ArrowSchema *s)
            (size_t)len == strlen(UUID_EXTENSION) && memcmp(value, UUID_EXTENSION, (size_t)len) == 0;
 }
 
-static int plain_kind(const char *f, wire_column *c)
+static int plain_kind(const char *f, shape_kafka_wire_column *c)
 {
     static const struct {
         const char *format;
-        wire_column_kind kind;
+        shape_kafka_wire_column_kind kind;
         int bits, is_unsigned;
-    } table[] = {{"n", WIRE_COL_NULL, 0, 0},    {"b", WIRE_COL_BOOL, 0, 0},    {"c", WIRE_COL_INT, 8, 0},
-                 {"C", WIRE_COL_INT, 8, 1},     {"s", WIRE_COL_INT, 16, 0},    {"S", WIRE_COL_INT, 16, 1},
-                 {"i", WIRE_COL_INT, 32, 0},    {"I", WIRE_COL_INT, 32, 1},    {"l", WIRE_COL_INT, 64, 0},
-                 {"L", WIRE_COL_UINT64, 64, 1}, {"e", WIRE_COL_FLOAT, 16, 0},  {"f", WIRE_COL_FLOAT, 32, 0},
-                 {"g", WIRE_COL_FLOAT, 64, 0},  {"u", WIRE_COL_STRING, 0, 0},  {"U", WIRE_COL_STRING, 0, 0},
-                 {"vu", WIRE_COL_STRING, 0, 0}, {"z", WIRE_COL_BINARY, 0, 0},  {"Z", WIRE_COL_BINARY, 0, 0},
-                 {"vz", WIRE_COL_BINARY, 0, 0}, {"tdD", WIRE_COL_DATE, 0, 0}, {"tdm", WIRE_COL_DATE, 0, 0}};
+    } table[] = {{"n", SHAPE_KAFKA_WIRE_COL_NULL, 0, 0},    {"b", SHAPE_KAFKA_WIRE_COL_BOOL, 0, 0},    {"c", SHAPE_KAFKA_WIRE_COL_INT, 8, 0},
+                 {"C", SHAPE_KAFKA_WIRE_COL_INT, 8, 1},     {"s", SHAPE_KAFKA_WIRE_COL_INT, 16, 0},    {"S", SHAPE_KAFKA_WIRE_COL_INT, 16, 1},
+                 {"i", SHAPE_KAFKA_WIRE_COL_INT, 32, 0},    {"I", SHAPE_KAFKA_WIRE_COL_INT, 32, 1},    {"l", SHAPE_KAFKA_WIRE_COL_INT, 64, 0},
+                 {"L", SHAPE_KAFKA_WIRE_COL_UINT64, 64, 1}, {"e", SHAPE_KAFKA_WIRE_COL_FLOAT, 16, 0},  {"f", SHAPE_KAFKA_WIRE_COL_FLOAT, 32, 0},
+                 {"g", SHAPE_KAFKA_WIRE_COL_FLOAT, 64, 0},  {"u", SHAPE_KAFKA_WIRE_COL_STRING, 0, 0},  {"U", SHAPE_KAFKA_WIRE_COL_STRING, 0, 0},
+                 {"vu", SHAPE_KAFKA_WIRE_COL_STRING, 0, 0}, {"z", SHAPE_KAFKA_WIRE_COL_BINARY, 0, 0},  {"Z", SHAPE_KAFKA_WIRE_COL_BINARY, 0, 0},
+                 {"vz", SHAPE_KAFKA_WIRE_COL_BINARY, 0, 0}, {"tdD", SHAPE_KAFKA_WIRE_COL_DATE, 0, 0}, {"tdm", SHAPE_KAFKA_WIRE_COL_DATE, 0, 0}};
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (strcmp(f, table[i].format) == 0) {
             c->kind = table[i].kind;
@@ -104,23 +104,23 @@ static int unit_digits(char unit)
 }
 
 /* Parametrised types: fixed-size binary, decimal, time, timestamp. */
-static int parametrised_kind(const char *f, int uuid, wire_column *c)
+static int parametrised_kind(const char *f, int uuid, shape_kafka_wire_column *c)
 {
     if (strncmp(f, "w:", 2) == 0) {
-        c->kind = uuid && strcmp(f + 2, "16") == 0 ? WIRE_COL_UUID : WIRE_COL_BINARY;
+        c->kind = uuid && strcmp(f + 2, "16") == 0 ? SHAPE_KAFKA_WIRE_COL_UUID : SHAPE_KAFKA_WIRE_COL_BINARY;
         return 1;
     }
     if (strncmp(f, "d:", 2) == 0) {
-        c->kind = WIRE_COL_DECIMAL;
+        c->kind = SHAPE_KAFKA_WIRE_COL_DECIMAL;
         return sscanf(f + 2, "%d,%d", &c->precision, &c->scale) == 2 && c->precision > 0;
     }
     if (strncmp(f, "tt", 2) == 0 && f[2] && !f[3]) {
-        c->kind = WIRE_COL_TIME;
+        c->kind = SHAPE_KAFKA_WIRE_COL_TIME;
         c->digits = unit_digits(f[2]);
         return c->digits >= 0;
     }
     if (strncmp(f, "ts", 2) == 0 && f[2] && f[3] == ':') {
-        c->kind = WIRE_COL_TIMESTAMP;
+        c->kind = SHAPE_KAFKA_WIRE_COL_TIMESTAMP;
         c->digits = unit_digits(f[2]);
         c->zoned = f[4] != '\0';
         return c->digits >= 0;
@@ -128,7 +128,7 @@ static int parametrised_kind(const char *f, int uuid, wire_column *c)
     return 0;
 }
 
-static int column_from_arrow(const struct ArrowSchema *field, wire_column *c, shape_err *err)
+static int column_from_arrow(const struct ArrowSchema *field, shape_kafka_wire_column *c, shape_err *err)
 {
     const struct ArrowSchema *value = field->dictionary ? field->dictionary : field;
     int uuid = has_uuid_extension(field) || has_uuid_extension(value);
@@ -141,7 +141,7 @@ static int column_from_arrow(const struct ArrowSchema *field, wire_column *c, sh
     return SHAPE_OK;
 }
 
-static void columns_free(wire_column *columns, size_t n)
+static void columns_free(shape_kafka_wire_column *columns, size_t n)
 {
     if (!columns) return;
     for (size_t i = 0; i < n; i++) {
@@ -151,7 +151,7 @@ static void columns_free(wire_column *columns, size_t n)
     free(columns);
 }
 
-static int columns_from_arrow(shape_wire_decoder *d, const struct ArrowSchema *original, shape_err *err)
+static int columns_from_arrow(shape_kafka_wire_decoder *d, const struct ArrowSchema *original, shape_err *err)
 {
     if (!original || !original->format || strcmp(original->format, "+s") != 0)
         return shape_err_set(err, SHAPE_EINVAL, "the original schema of the events must be a struct");
@@ -167,57 +167,57 @@ static int columns_from_arrow(shape_wire_decoder *d, const struct ArrowSchema *o
 
 /* ---- field types against column types (spec-kafka.md §4.5) ----------------- */
 
-static int avro_carries(const wire_field *f, const wire_column *c)
+static int avro_carries(const shape_kafka_wire_field *f, const shape_kafka_wire_column *c)
 {
-    wire_type t = f->type;
-    wire_logical l = f->logical;
+    shape_kafka_wire_type t = f->type;
+    shape_kafka_wire_logical l = f->logical;
     int coarse = c->digits <= 3; /* s and ms travel as millis, us and ns as micros */
     switch (c->kind) {
-    case WIRE_COL_NULL: return t == WIRE_T_NULL;
-    case WIRE_COL_BOOL: return t == WIRE_T_BOOL;
-    case WIRE_COL_INT:
+    case SHAPE_KAFKA_WIRE_COL_NULL: return t == SHAPE_KAFKA_WIRE_T_NULL;
+    case SHAPE_KAFKA_WIRE_COL_BOOL: return t == SHAPE_KAFKA_WIRE_T_BOOL;
+    case SHAPE_KAFKA_WIRE_COL_INT:
         /* up to int32 and uint16 fit an int; int64 and uint32 need a long */
-        if (l != WIRE_L_NONE) return 0;
-        return t == ((c->bits < 32 || (c->bits == 32 && !c->is_unsigned)) ? WIRE_T_INT32 : WIRE_T_INT64);
-    case WIRE_COL_UINT64: return l == WIRE_L_NONE && t == WIRE_T_INT64;
-    case WIRE_COL_FLOAT: return t == (c->bits == 32 ? WIRE_T_FLOAT : WIRE_T_DOUBLE);
-    case WIRE_COL_STRING: return t == WIRE_T_STRING && l == WIRE_L_NONE;
-    case WIRE_COL_UUID: return l == WIRE_L_UUID;
-    case WIRE_COL_BINARY: return t == WIRE_T_BYTES && l == WIRE_L_NONE;
-    case WIRE_COL_DECIMAL: return l == WIRE_L_DECIMAL && f->precision == c->precision && f->scale == c->scale;
-    case WIRE_COL_DATE: return l == WIRE_L_DATE;
-    case WIRE_COL_TIME: return l == (coarse ? WIRE_L_TIME_MILLIS : WIRE_L_TIME_MICROS);
-    case WIRE_COL_TIMESTAMP:
-        if (c->zoned) return l == (coarse ? WIRE_L_TIMESTAMP_MILLIS : WIRE_L_TIMESTAMP_MICROS);
-        return l == (coarse ? WIRE_L_LOCAL_TIMESTAMP_MILLIS : WIRE_L_LOCAL_TIMESTAMP_MICROS);
+        if (l != SHAPE_KAFKA_WIRE_L_NONE) return 0;
+        return t == ((c->bits < 32 || (c->bits == 32 && !c->is_unsigned)) ? SHAPE_KAFKA_WIRE_T_INT32 : SHAPE_KAFKA_WIRE_T_INT64);
+    case SHAPE_KAFKA_WIRE_COL_UINT64: return l == SHAPE_KAFKA_WIRE_L_NONE && t == SHAPE_KAFKA_WIRE_T_INT64;
+    case SHAPE_KAFKA_WIRE_COL_FLOAT: return t == (c->bits == 32 ? SHAPE_KAFKA_WIRE_T_FLOAT : SHAPE_KAFKA_WIRE_T_DOUBLE);
+    case SHAPE_KAFKA_WIRE_COL_STRING: return t == SHAPE_KAFKA_WIRE_T_STRING && l == SHAPE_KAFKA_WIRE_L_NONE;
+    case SHAPE_KAFKA_WIRE_COL_UUID: return l == SHAPE_KAFKA_WIRE_L_UUID;
+    case SHAPE_KAFKA_WIRE_COL_BINARY: return t == SHAPE_KAFKA_WIRE_T_BYTES && l == SHAPE_KAFKA_WIRE_L_NONE;
+    case SHAPE_KAFKA_WIRE_COL_DECIMAL: return l == SHAPE_KAFKA_WIRE_L_DECIMAL && f->precision == c->precision && f->scale == c->scale;
+    case SHAPE_KAFKA_WIRE_COL_DATE: return l == SHAPE_KAFKA_WIRE_L_DATE;
+    case SHAPE_KAFKA_WIRE_COL_TIME: return l == (coarse ? SHAPE_KAFKA_WIRE_L_TIME_MILLIS : SHAPE_KAFKA_WIRE_L_TIME_MICROS);
+    case SHAPE_KAFKA_WIRE_COL_TIMESTAMP:
+        if (c->zoned) return l == (coarse ? SHAPE_KAFKA_WIRE_L_TIMESTAMP_MILLIS : SHAPE_KAFKA_WIRE_L_TIMESTAMP_MICROS);
+        return l == (coarse ? SHAPE_KAFKA_WIRE_L_LOCAL_TIMESTAMP_MILLIS : SHAPE_KAFKA_WIRE_L_LOCAL_TIMESTAMP_MICROS);
     }
     return 0;
 }
 
-static int proto_carries(const wire_field *f, const wire_column *c)
+static int proto_carries(const shape_kafka_wire_field *f, const shape_kafka_wire_column *c)
 {
-    wire_type t = f->type;
+    shape_kafka_wire_type t = f->type;
     switch (c->kind) {
-    case WIRE_COL_NULL: return t == WIRE_T_STRING && f->nullable;
-    case WIRE_COL_BOOL: return t == WIRE_T_BOOL;
-    case WIRE_COL_INT:
-        if (c->is_unsigned) return t == WIRE_T_UINT32;
-        return t == (c->bits == 64 ? WIRE_T_INT64 : WIRE_T_INT32);
-    case WIRE_COL_UINT64: return t == WIRE_T_UINT64;
-    case WIRE_COL_FLOAT: return t == (c->bits == 32 ? WIRE_T_FLOAT : WIRE_T_DOUBLE);
-    case WIRE_COL_STRING:
-    case WIRE_COL_UUID:
-    case WIRE_COL_DECIMAL: return t == WIRE_T_STRING;
-    case WIRE_COL_BINARY: return t == WIRE_T_BYTES;
-    case WIRE_COL_DATE: return t == WIRE_T_INT32;
-    case WIRE_COL_TIME:
-    case WIRE_COL_TIMESTAMP: return t == WIRE_T_INT64;
+    case SHAPE_KAFKA_WIRE_COL_NULL: return t == SHAPE_KAFKA_WIRE_T_STRING && f->nullable;
+    case SHAPE_KAFKA_WIRE_COL_BOOL: return t == SHAPE_KAFKA_WIRE_T_BOOL;
+    case SHAPE_KAFKA_WIRE_COL_INT:
+        if (c->is_unsigned) return t == SHAPE_KAFKA_WIRE_T_UINT32;
+        return t == (c->bits == 64 ? SHAPE_KAFKA_WIRE_T_INT64 : SHAPE_KAFKA_WIRE_T_INT32);
+    case SHAPE_KAFKA_WIRE_COL_UINT64: return t == SHAPE_KAFKA_WIRE_T_UINT64;
+    case SHAPE_KAFKA_WIRE_COL_FLOAT: return t == (c->bits == 32 ? SHAPE_KAFKA_WIRE_T_FLOAT : SHAPE_KAFKA_WIRE_T_DOUBLE);
+    case SHAPE_KAFKA_WIRE_COL_STRING:
+    case SHAPE_KAFKA_WIRE_COL_UUID:
+    case SHAPE_KAFKA_WIRE_COL_DECIMAL: return t == SHAPE_KAFKA_WIRE_T_STRING;
+    case SHAPE_KAFKA_WIRE_COL_BINARY: return t == SHAPE_KAFKA_WIRE_T_BYTES;
+    case SHAPE_KAFKA_WIRE_COL_DATE: return t == SHAPE_KAFKA_WIRE_T_INT32;
+    case SHAPE_KAFKA_WIRE_COL_TIME:
+    case SHAPE_KAFKA_WIRE_COL_TIMESTAMP: return t == SHAPE_KAFKA_WIRE_T_INT64;
     }
     return 0;
 }
 
 /* "long/timestamp-millis", "[null, int/date]", "optional int64" ... */
-static void field_type_text(shape_regfmt format, const wire_field *f, char *buf, size_t size)
+static void field_type_text(shape_kafka_regfmt format, const shape_kafka_wire_field *f, char *buf, size_t size)
 {
     static const char *avro[] = {"null", "boolean", "int", "long", "uint32?", "uint64?",
                                  "float", "double", "string", "bytes"};
@@ -233,9 +233,9 @@ static void field_type_text(shape_regfmt format, const wire_field *f, char *buf,
                                     "/local-timestamp-micros",
                                     "/decimal",
                                     "/uuid"};
-    if (format == SHAPE_REGFMT_PROTOBUF) {
+    if (format == SHAPE_KAFKA_REGFMT_PROTOBUF) {
         snprintf(buf, size, "%s%s", f->nullable ? "optional " : "", proto[f->type]);
-    } else if (f->logical == WIRE_L_DECIMAL) {
+    } else if (f->logical == SHAPE_KAFKA_WIRE_L_DECIMAL) {
         snprintf(buf, size, "%sbytes/decimal(%d, %d)%s", f->nullable ? "[null, " : "", f->precision, f->scale,
                  f->nullable ? "]" : "");
     } else {
@@ -248,13 +248,13 @@ static void field_type_text(shape_regfmt format, const wire_field *f, char *buf,
 
 static void schema_free(wire_schema *s)
 {
-    wire_fields_free(s->fields, s->nfields);
+    shape_kafka_wire_fields_free(s->fields, s->nfields);
     free(s->field_of_column);
     free(s);
 }
 
 /* The JSON Schema document: an object whose "properties" name the fields. */
-static int json_schema_parse(const char *text, uint32_t id, wire_field **fields, size_t *n, shape_err *err)
+static int json_schema_parse(const char *text, uint32_t id, shape_kafka_wire_field **fields, size_t *n, shape_err *err)
 {
     json_error_t jerr;
     json_t *doc = json_loads(text, 0, &jerr);
@@ -290,9 +290,9 @@ static int field_index(const wire_schema *s, const char *name, size_t *index)
     return 0;
 }
 
-static int check_field_carries(const wire_schema *s, const wire_field *f, const wire_column *c, shape_err *err)
+static int check_field_carries(const wire_schema *s, const shape_kafka_wire_field *f, const shape_kafka_wire_column *c, shape_err *err)
 {
-    int fits = s->format == SHAPE_REGFMT_AVRO ? avro_carries(f, c) : proto_carries(f, c);
+    int fits = s->format == SHAPE_KAFKA_REGFMT_AVRO ? avro_carries(f, c) : proto_carries(f, c);
     if (fits) return SHAPE_OK;
     char text[64];
     field_type_text(s->format, f, text, sizeof text);
@@ -301,17 +301,17 @@ static int check_field_carries(const wire_schema *s, const wire_field *f, const 
 }
 
 /* Match every column to its field by name; every field must be a column. */
-static int map_fields(const shape_wire_decoder *d, wire_schema *s, shape_err *err)
+static int map_fields(const shape_kafka_wire_decoder *d, wire_schema *s, shape_err *err)
 {
     s->field_of_column = calloc(d->ncolumns ? d->ncolumns : 1, sizeof *s->field_of_column);
     if (!s->field_of_column) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     for (size_t c = 0; c < d->ncolumns; c++) {
-        const wire_column *col = &d->columns[c];
+        const shape_kafka_wire_column *col = &d->columns[c];
         size_t i;
         if (!field_index(s, col->name, &i))
             return shape_err_set(err, SHAPE_EINVAL, "field '%s' is not in schema id %u", col->name, (unsigned)s->id);
         s->field_of_column[c] = i;
-        if (s->format != SHAPE_REGFMT_JSON_SCHEMA) SHAPE_RETURN_NOT_OK(check_field_carries(s, &s->fields[i], col, err));
+        if (s->format != SHAPE_KAFKA_REGFMT_JSON_SCHEMA) SHAPE_RETURN_NOT_OK(check_field_carries(s, &s->fields[i], col, err));
     }
     for (size_t i = 0; i < s->nfields; i++) {
         size_t c = 0;
@@ -326,25 +326,25 @@ static int map_fields(const shape_wire_decoder *d, wire_schema *s, shape_err *er
 static int parse_schema(wire_schema *s, const char *text, const char *type, shape_err *err)
 {
     if (strcmp(type, "AVRO") == 0) {
-        s->format = SHAPE_REGFMT_AVRO;
-        return wire_avro_parse(text, s->id, &s->fields, &s->nfields, err);
+        s->format = SHAPE_KAFKA_REGFMT_AVRO;
+        return shape_kafka_wire_avro_parse(text, s->id, &s->fields, &s->nfields, err);
     }
     if (strcmp(type, "PROTOBUF") == 0) {
-        s->format = SHAPE_REGFMT_PROTOBUF;
-        return wire_proto_parse(text, s->id, &s->fields, &s->nfields, err);
+        s->format = SHAPE_KAFKA_REGFMT_PROTOBUF;
+        return shape_kafka_wire_proto_parse(text, s->id, &s->fields, &s->nfields, err);
     }
     if (strcmp(type, "JSON") == 0) {
-        s->format = SHAPE_REGFMT_JSON_SCHEMA;
+        s->format = SHAPE_KAFKA_REGFMT_JSON_SCHEMA;
         return json_schema_parse(text, s->id, &s->fields, &s->nfields, err);
     }
     return shape_err_set(err, SHAPE_EINVAL, "schema id %u has schema type '%s', which the decoder does not read",
                          (unsigned)s->id, type);
 }
 
-static int fetch_schema(shape_wire_decoder *d, uint32_t id, wire_schema **out, shape_err *err)
+static int fetch_schema(shape_kafka_wire_decoder *d, uint32_t id, wire_schema **out, shape_err *err)
 {
     char *text = NULL, *type = NULL;
-    int rc = shape_registry_fetch(d->reg, id, &text, &type, err);
+    int rc = shape_kafka_schema_registry_fetch(d->reg, id, &text, &type, err);
     if (rc == SHAPE_ENOTFOUND) {
         char why[SHAPE_ERR_MESSAGE_MAX];
         snprintf(why, sizeof why, "%s", err->message);
@@ -369,7 +369,7 @@ static int fetch_schema(shape_wire_decoder *d, uint32_t id, wire_schema **out, s
     return SHAPE_OK;
 }
 
-static int schema_for_id(shape_wire_decoder *d, uint32_t id, const wire_schema **out, shape_err *err)
+static int schema_for_id(shape_kafka_wire_decoder *d, uint32_t id, const wire_schema **out, shape_err *err)
 {
     for (wire_schema *s = d->schemas; s; s = s->next) {
         if (s->id == id) {
@@ -380,7 +380,7 @@ static int schema_for_id(shape_wire_decoder *d, uint32_t id, const wire_schema *
     wire_schema *s = NULL;
     SHAPE_RETURN_NOT_OK(fetch_schema(d, id, &s, err));
     if (s->nfields > d->values_cap) {
-        wire_value *grown = realloc(d->values, s->nfields * sizeof *grown);
+        shape_kafka_wire_value *grown = realloc(d->values, s->nfields * sizeof *grown);
         if (!grown) {
             schema_free(s);
             return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
@@ -452,7 +452,7 @@ static int rescale(int64_t value, int from, int to, int64_t *out)
 }
 
 /* Avro decimal: big-endian two's complement, at most 16 bytes. */
-static int decimal_from_bytes(const wire_value *v, int64_t *hi, uint64_t *lo)
+static int decimal_from_bytes(const shape_kafka_wire_value *v, int64_t *hi, uint64_t *lo)
 {
     if (v->n > 16) return 0;
     uint8_t full[16];
@@ -468,38 +468,38 @@ static int decimal_from_bytes(const wire_value *v, int64_t *hi, uint64_t *lo)
     return 1;
 }
 
-static int value_error(const wire_field *f, uint32_t id, const char *what, shape_err *err)
+static int value_error(const shape_kafka_wire_field *f, uint32_t id, const char *what, shape_err *err)
 {
     return shape_err_set(err, SHAPE_EINVAL, "field '%s' of schema id %u %s", f->name, (unsigned)id, what);
 }
 
 /* Scalars that fit SHAPE_JSON_SCALAR_MAX; returns the end or NULL (err set). */
-static char *render_scalar(char *p, const wire_column *c, const wire_field *f, const wire_value *v, uint32_t id,
+static char *render_scalar(char *p, const shape_kafka_wire_column *c, const shape_kafka_wire_field *f, const shape_kafka_wire_value *v, uint32_t id,
                            shape_err *err)
 {
     int64_t scaled, hi;
     uint64_t lo;
-    int wire_digits = (f->logical == WIRE_L_TIME_MILLIS || f->logical == WIRE_L_TIMESTAMP_MILLIS ||
-                       f->logical == WIRE_L_LOCAL_TIMESTAMP_MILLIS)
+    int wire_digits = (f->logical == SHAPE_KAFKA_WIRE_L_TIME_MILLIS || f->logical == SHAPE_KAFKA_WIRE_L_TIMESTAMP_MILLIS ||
+                       f->logical == SHAPE_KAFKA_WIRE_L_LOCAL_TIMESTAMP_MILLIS)
                           ? 3
                           : 6;
     switch (c->kind) {
-    case WIRE_COL_BOOL: return v->i ? put(p, "true", 4) : put(p, "false", 5);
-    case WIRE_COL_INT: return shape_json_i64(p, v->i);
-    case WIRE_COL_UINT64:
-        if (f->type == WIRE_T_UINT64) return shape_json_u64(p, v->u);
+    case SHAPE_KAFKA_WIRE_COL_BOOL: return v->i ? put(p, "true", 4) : put(p, "false", 5);
+    case SHAPE_KAFKA_WIRE_COL_INT: return shape_json_i64(p, v->i);
+    case SHAPE_KAFKA_WIRE_COL_UINT64:
+        if (f->type == SHAPE_KAFKA_WIRE_T_UINT64) return shape_json_u64(p, v->u);
         if (v->i < 0) return value_error(f, id, "has a negative value for an unsigned column", err), NULL;
         return shape_json_u64(p, (uint64_t)v->i);
-    case WIRE_COL_FLOAT: return shape_json_f64(p, v->d);
-    case WIRE_COL_DECIMAL:
+    case SHAPE_KAFKA_WIRE_COL_FLOAT: return shape_json_f64(p, v->d);
+    case SHAPE_KAFKA_WIRE_COL_DECIMAL:
         if (!decimal_from_bytes(v, &hi, &lo))
             return value_error(f, id, "has a decimal longer than 16 bytes", err), NULL;
         return shape_json_decimal(p, hi, lo, c->scale);
-    case WIRE_COL_DATE: return shape_json_date(p, v->i);
-    case WIRE_COL_TIME:
+    case SHAPE_KAFKA_WIRE_COL_DATE: return shape_json_date(p, v->i);
+    case SHAPE_KAFKA_WIRE_COL_TIME:
         if (!rescale(v->i, wire_digits, c->digits, &scaled)) break;
         return shape_json_time(p, scaled, c->digits);
-    case WIRE_COL_TIMESTAMP:
+    case SHAPE_KAFKA_WIRE_COL_TIMESTAMP:
         if (!rescale(v->i, wire_digits, c->digits, &scaled)) break;
         return shape_json_timestamp(p, scaled, c->digits, c->zoned);
     default: return value_error(f, id, "has no scalar rendering", err), NULL;
@@ -507,14 +507,14 @@ static char *render_scalar(char *p, const wire_column *c, const wire_field *f, c
     return value_error(f, id, "has a value out of range for its column", err), NULL;
 }
 
-static int render_value(shape_json_buf *out, const wire_column *c, const wire_field *f, const wire_value *v,
+static int render_value(shape_json_buf *out, const shape_kafka_wire_column *c, const shape_kafka_wire_field *f, const shape_kafka_wire_value *v,
                         uint32_t id, shape_err *err)
 {
     if (!v->set) return append_text(out, "null", 4, err);
-    if (c->kind == WIRE_COL_NULL) return value_error(f, id, "has a value, but its column is of the null type", err);
-    int text = c->kind == WIRE_COL_STRING || c->kind == WIRE_COL_UUID ||
-               (c->kind == WIRE_COL_DECIMAL && f->logical != WIRE_L_DECIMAL);
-    int binary = c->kind == WIRE_COL_BINARY;
+    if (c->kind == SHAPE_KAFKA_WIRE_COL_NULL) return value_error(f, id, "has a value, but its column is of the null type", err);
+    int text = c->kind == SHAPE_KAFKA_WIRE_COL_STRING || c->kind == SHAPE_KAFKA_WIRE_COL_UUID ||
+               (c->kind == SHAPE_KAFKA_WIRE_COL_DECIMAL && f->logical != SHAPE_KAFKA_WIRE_L_DECIMAL);
+    int binary = c->kind == SHAPE_KAFKA_WIRE_COL_BINARY;
     char *p = room(out, text ? 6 * v->n + 2 : binary ? 4 * (v->n + 2) / 3 + 2 : SHAPE_JSON_SCALAR_MAX, err);
     if (!p) return SHAPE_ENOMEM;
     if (text)
@@ -527,7 +527,7 @@ static int render_value(shape_json_buf *out, const wire_column *c, const wire_fi
     return SHAPE_OK;
 }
 
-static int render_event(shape_wire_decoder *d, const wire_schema *s, shape_json_buf *out, shape_err *err)
+static int render_event(shape_kafka_wire_decoder *d, const wire_schema *s, shape_json_buf *out, shape_err *err)
 {
     SHAPE_RETURN_NOT_OK(append_text(out, "{", 1, err));
     for (size_t c = 0; c < d->ncolumns; c++) {
@@ -540,26 +540,26 @@ static int render_event(shape_wire_decoder *d, const wire_schema *s, shape_json_
 
 /* ---- JSON Schema payloads --------------------------------------------------- */
 
-static int json_kind_fits(const wire_column *c, const shape_json_member *m)
+static int json_kind_fits(const shape_kafka_wire_column *c, const shape_json_member *m)
 {
     switch (m->kind) {
     case SHAPE_JSON_NULL: return 1;
     case SHAPE_JSON_TRUE:
-    case SHAPE_JSON_FALSE: return c->kind == WIRE_COL_BOOL;
+    case SHAPE_JSON_FALSE: return c->kind == SHAPE_KAFKA_WIRE_COL_BOOL;
     case SHAPE_JSON_NUMBER:
-        if (c->kind == WIRE_COL_FLOAT) return 1;
-        if (c->kind == WIRE_COL_INT) return m->num.cls == SHAPE_JSON_INT;
-        return c->kind == WIRE_COL_UINT64 && (m->num.cls == SHAPE_JSON_INT || m->num.cls == SHAPE_JSON_BIGINT) &&
+        if (c->kind == SHAPE_KAFKA_WIRE_COL_FLOAT) return 1;
+        if (c->kind == SHAPE_KAFKA_WIRE_COL_INT) return m->num.cls == SHAPE_JSON_INT;
+        return c->kind == SHAPE_KAFKA_WIRE_COL_UINT64 && (m->num.cls == SHAPE_JSON_INT || m->num.cls == SHAPE_JSON_BIGINT) &&
                !(m->num.flags & SHAPE_JSON_NUM_NEGATIVE);
     case SHAPE_JSON_STRING:
-        return c->kind != WIRE_COL_NULL && c->kind != WIRE_COL_BOOL && c->kind != WIRE_COL_INT &&
-               c->kind != WIRE_COL_UINT64 && c->kind != WIRE_COL_FLOAT;
+        return c->kind != SHAPE_KAFKA_WIRE_COL_NULL && c->kind != SHAPE_KAFKA_WIRE_COL_BOOL && c->kind != SHAPE_KAFKA_WIRE_COL_INT &&
+               c->kind != SHAPE_KAFKA_WIRE_COL_UINT64 && c->kind != SHAPE_KAFKA_WIRE_COL_FLOAT;
     default: return 0;
     }
 }
 
 /* One member, re-rendered by the flat JSON rules, appended to out. */
-static int render_json_member(const wire_column *c, const shape_json_member *m, uint32_t id, shape_json_buf *out,
+static int render_json_member(const shape_kafka_wire_column *c, const shape_json_member *m, uint32_t id, shape_json_buf *out,
                               shape_err *err)
 {
     if (!json_kind_fits(c, m))
@@ -577,7 +577,7 @@ static int render_json_member(const wire_column *c, const shape_json_member *m, 
     case SHAPE_JSON_FALSE: p = put(p, "false", 5); break;
     case SHAPE_JSON_STRING: p = shape_json_string(p, m->str.ptr, m->str.len); break;
     default:
-        if (c->kind == WIRE_COL_FLOAT)
+        if (c->kind == SHAPE_KAFKA_WIRE_COL_FLOAT)
             p = shape_json_f64(p, m->num.d);
         else if (m->num.cls == SHAPE_JSON_INT)
             p = shape_json_i64(p, m->num.i);
@@ -588,7 +588,7 @@ static int render_json_member(const wire_column *c, const shape_json_member *m, 
     return SHAPE_OK;
 }
 
-static int json_column_of(const shape_wire_decoder *d, const shape_json_slice *key, size_t *index)
+static int json_column_of(const shape_kafka_wire_decoder *d, const shape_json_slice *key, size_t *index)
 {
     for (size_t c = 0; c < d->ncolumns; c++) {
         if (strlen(d->columns[c].name) == key->len && memcmp(d->columns[c].name, key->ptr, key->len) == 0) {
@@ -601,7 +601,7 @@ static int json_column_of(const shape_wire_decoder *d, const shape_json_slice *k
 
 /* Walk the payload object: each member must be a column, once; its rendering
  * goes to scratch, its slice to values[column] (offset in i, length in n). */
-static int read_json_members(shape_wire_decoder *d, uint32_t id, const uint8_t *p, size_t len, shape_err *err)
+static int read_json_members(shape_kafka_wire_decoder *d, uint32_t id, const uint8_t *p, size_t len, shape_err *err)
 {
     memset(d->values, 0, d->ncolumns * sizeof *d->values);
     d->scratch.len = 0;
@@ -630,11 +630,11 @@ static int read_json_members(shape_wire_decoder *d, uint32_t id, const uint8_t *
     return SHAPE_OK;
 }
 
-static int decode_json_payload(shape_wire_decoder *d, uint32_t id, const uint8_t *p, size_t len,
+static int decode_json_payload(shape_kafka_wire_decoder *d, uint32_t id, const uint8_t *p, size_t len,
                                shape_json_buf *out, shape_err *err)
 {
     if (d->ncolumns > d->values_cap) {
-        wire_value *grown = realloc(d->values, d->ncolumns * sizeof *grown);
+        shape_kafka_wire_value *grown = realloc(d->values, d->ncolumns * sizeof *grown);
         if (!grown) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
         d->values = grown;
         d->values_cap = d->ncolumns;
@@ -653,24 +653,24 @@ static int decode_json_payload(shape_wire_decoder *d, uint32_t id, const uint8_t
 
 /* ---- the decoder ---------------------------------------------------------------- */
 
-int shape_wire_decoder_new(shape_registry_client *reg, const struct ArrowSchema *original,
-                           shape_wire_decoder **out, shape_err *err)
+int shape_kafka_wire_decoder_new(shape_kafka_schema_registry_client *reg, const struct ArrowSchema *original,
+                           shape_kafka_wire_decoder **out, shape_err *err)
 {
     *out = NULL;
-    shape_wire_decoder *d = calloc(1, sizeof *d);
+    shape_kafka_wire_decoder *d = calloc(1, sizeof *d);
     if (!d) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     d->reg = reg;
     d->scanner = shape_json_scanner_new();
     int rc = d->scanner ? columns_from_arrow(d, original, err) : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     if (rc != SHAPE_OK) {
-        shape_wire_decoder_free(d);
+        shape_kafka_wire_decoder_free(d);
         return rc;
     }
     *out = d;
     return SHAPE_OK;
 }
 
-void shape_wire_decoder_free(shape_wire_decoder *d)
+void shape_kafka_wire_decoder_free(shape_kafka_wire_decoder *d)
 {
     if (!d) return;
     while (d->schemas) {
@@ -694,7 +694,7 @@ static int short_message(size_t len, size_t header, shape_err *err)
 /* A Protobuf message cut at a field boundary still parses; but every event
  * names its table, and proto3 leaves an empty string out, so a message
  * without `_shape_table` is one that was cut short (or never an event). */
-static int check_table_named(const shape_wire_decoder *d, const wire_schema *s, shape_err *err)
+static int check_table_named(const shape_kafka_wire_decoder *d, const wire_schema *s, shape_err *err)
 {
     for (size_t c = 0; c < d->ncolumns; c++) {
         if (strcmp(d->columns[c].name, TABLE_COLUMN) != 0) continue;
@@ -705,23 +705,23 @@ static int check_table_named(const shape_wire_decoder *d, const wire_schema *s, 
     return SHAPE_OK;
 }
 
-static int decode_payload(shape_wire_decoder *d, const wire_schema *s, const uint8_t *b, size_t len,
+static int decode_payload(shape_kafka_wire_decoder *d, const wire_schema *s, const uint8_t *b, size_t len,
                           shape_json_buf *out, shape_err *err)
 {
-    size_t header = s->format == SHAPE_REGFMT_PROTOBUF ? 6 : 5;
+    size_t header = s->format == SHAPE_KAFKA_REGFMT_PROTOBUF ? 6 : 5;
     if (len < header) return short_message(len, header, err);
-    if (s->format == SHAPE_REGFMT_PROTOBUF && b[5] != 0)
+    if (s->format == SHAPE_KAFKA_REGFMT_PROTOBUF && b[5] != 0)
         return shape_err_set(err, SHAPE_EINVAL,
                              "protobuf message index byte 0x%02x of schema id %u is not 0 (the schema's first message)",
                              b[5], (unsigned)s->id);
     b += header;
     len -= header;
     switch (s->format) {
-    case SHAPE_REGFMT_AVRO:
-        SHAPE_RETURN_NOT_OK(wire_avro_decode(s->fields, s->nfields, s->id, b, len, d->values, err));
+    case SHAPE_KAFKA_REGFMT_AVRO:
+        SHAPE_RETURN_NOT_OK(shape_kafka_wire_avro_decode(s->fields, s->nfields, s->id, b, len, d->values, err));
         break;
-    case SHAPE_REGFMT_PROTOBUF:
-        SHAPE_RETURN_NOT_OK(wire_proto_decode(s->fields, s->nfields, s->id, b, len, d->values, err));
+    case SHAPE_KAFKA_REGFMT_PROTOBUF:
+        SHAPE_RETURN_NOT_OK(shape_kafka_wire_proto_decode(s->fields, s->nfields, s->id, b, len, d->values, err));
         SHAPE_RETURN_NOT_OK(check_table_named(d, s, err));
         break;
     default: return decode_json_payload(d, s->id, b, len, out, err);
@@ -729,7 +729,7 @@ static int decode_payload(shape_wire_decoder *d, const wire_schema *s, const uin
     return render_event(d, s, out, err);
 }
 
-int shape_wire_decode(shape_wire_decoder *d, const void *msg, size_t len, shape_json_buf *out,
+int shape_kafka_wire_decode(shape_kafka_wire_decoder *d, const void *msg, size_t len, shape_json_buf *out,
                       uint32_t *schema_id_out, shape_err *err)
 {
     const uint8_t *b = msg;

@@ -26,19 +26,19 @@
 #include "shape/error.h"
 #include "shape/json.h"
 
-typedef struct shape_wire_decoder shape_wire_decoder;
+typedef struct shape_kafka_wire_decoder shape_kafka_wire_decoder;
 
 /* reg: where schemas come from (borrowed). original: the Arrow schema of the
  * flat events (borrowed for the call; copied what is needed). */
-int shape_wire_decoder_new(shape_registry_client *reg, const struct ArrowSchema *original,
-                           shape_wire_decoder **out, shape_err *err);
-void shape_wire_decoder_free(shape_wire_decoder *d);
+int shape_kafka_wire_decoder_new(shape_kafka_schema_registry_client *reg, const struct ArrowSchema *original,
+                           shape_kafka_wire_decoder **out, shape_err *err);
+void shape_kafka_wire_decoder_free(shape_kafka_wire_decoder *d);
 
 /* Decode one message (value bytes) and append its flat JSON event to out.
  * SHAPE_EINVAL when it is not a wire-format message or does not decode
  * (a cut-off payload, an unknown field type); *schema_id_out (may be NULL)
  * gets the id read from the header. */
-int shape_wire_decode(shape_wire_decoder *d, const void *msg, size_t len, shape_json_buf *out,
+int shape_kafka_wire_decode(shape_kafka_wire_decoder *d, const void *msg, size_t len, shape_json_buf *out,
                       uint32_t *schema_id_out, shape_err *err);
 
 #endif

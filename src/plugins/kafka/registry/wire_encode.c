@@ -19,19 +19,19 @@
 typedef struct table_codec {
     const struct ArrowSchema *schema; /* the runtime's row schema of the table (stable for the run) */
     char *table;
-    shape_regfmt_codec *codec;
-    shape_regfmt_cursor *cursor;           /* encodes the codec's rows batch by batch */
+    shape_kafka_regfmt_codec *codec;
+    shape_kafka_regfmt_cursor *cursor;           /* encodes the codec's rows batch by batch */
     const struct ArrowArray *cursor_array; /* the batch it is set to in this call, or NULL */
     uint32_t id;
-    uint8_t header[SHAPE_WIRE_HEADER_MAX]; /* the wire header of its messages */
+    uint8_t header[SHAPE_KAFKA_WIRE_HEADER_MAX]; /* the wire header of its messages */
     size_t header_len;
 } table_codec;
 
-struct shape_wire_encoder {
-    shape_regfmt format;
-    shape_subject_strategy strategy;
+struct shape_kafka_wire_encoder {
+    shape_kafka_regfmt format;
+    shape_kafka_subject_strategy strategy;
     char *topic;
-    shape_registry_client *registry;
+    shape_kafka_schema_registry_client *registry;
     table_codec codecs[MAX_CODECS];
     size_t ncodecs;
     size_t last; /* the codec of the previous message: batches are one table long */
@@ -41,7 +41,7 @@ struct shape_wire_encoder {
     size_t unsent;    /* messages of the last encode left RETRY or REFUSED */
 };
 
-const char *const shape_wire_option_keys[] = {
+const char *const shape_kafka_wire_option_keys[] = {
     "event_format", "subject_strategy", "schema_registry_url", "schema_registry_username",
     "schema_registry_password", "schema_registry_ca_location", "schema_registry_certificate_location",
     "schema_registry_key_location", "schema_registry_ssl_verify", NULL};
@@ -55,10 +55,10 @@ static int get_opt(const shape_options *o, const char *key, const char **out, sh
     return SHAPE_OK;
 }
 
-static int make_client(const shape_options *o, shape_registry_transport transport, void *ctx,
-                       shape_registry_client **out, shape_err *err)
+static int make_client(const shape_options *o, shape_kafka_schema_registry_transport transport, void *ctx,
+                       shape_kafka_schema_registry_client **out, shape_err *err)
 {
-    shape_registry_settings s;
+    shape_kafka_schema_registry_settings s;
     memset(&s, 0, sizeof s);
     const char *password_ref = NULL;
     SHAPE_RETURN_NOT_OK(get_opt(o, "schema_registry_url", &s.url, err));
@@ -77,43 +77,43 @@ static int make_client(const shape_options *o, shape_registry_transport transpor
                              "file://PATH or kv://VAULT/NAME), not a literal");
     /* URL and credential presence first (only presence matters here), then the secret */
     s.password = password_ref;
-    SHAPE_RETURN_NOT_OK(shape_registry_client_new(&s, out, err));
+    SHAPE_RETURN_NOT_OK(shape_kafka_schema_registry_client_new(&s, out, err));
     if (!password_ref) return SHAPE_OK;
-    shape_registry_client_free(*out);
+    shape_kafka_schema_registry_client_free(*out);
     *out = NULL;
     char *password = NULL;
     if (shape_credref_resolve(password_ref, &password, err) != SHAPE_OK)
         return shape_err_prefix(err, "kafka.schema_registry_password");
     s.password = password;
-    int rc = shape_registry_client_new(&s, out, err);
+    int rc = shape_kafka_schema_registry_client_new(&s, out, err);
     shape_secret_free(password);
     return rc;
 }
 
-int shape_wire_encoder_open(const shape_options *options, const char *topic, int envelope_flat,
-                            shape_registry_transport transport, void *transport_ctx,
-                            shape_wire_encoder **out, shape_err *err)
+int shape_kafka_wire_encoder_new(const shape_options *options, const char *topic, int envelope_flat,
+                            shape_kafka_schema_registry_transport transport, void *transport_ctx,
+                            shape_kafka_wire_encoder **out, shape_err *err)
 {
     *out = NULL;
     const char *name = NULL, *strategy = NULL, *url = NULL;
     SHAPE_RETURN_NOT_OK(get_opt(options, "event_format", &name, err));
-    shape_regfmt format = SHAPE_REGFMT_JSON;
-    SHAPE_RETURN_NOT_OK(shape_regfmt_parse(name ? name : "json", &format, err));
-    if (format == SHAPE_REGFMT_JSON) return SHAPE_OK;
+    shape_kafka_regfmt format = SHAPE_KAFKA_REGFMT_JSON;
+    SHAPE_RETURN_NOT_OK(shape_kafka_regfmt_parse(name ? name : "json", &format, err));
+    if (format == SHAPE_KAFKA_REGFMT_JSON) return SHAPE_OK;
     if (!envelope_flat)
         return shape_err_set(err, SHAPE_EINVAL,
                              "--envelope cloudevents is JSON only: it cannot be combined with --event-format %s",
-                             shape_regfmt_name(format));
-    shape_subject_strategy s;
+                             shape_kafka_regfmt_name(format));
+    shape_kafka_subject_strategy s;
     SHAPE_RETURN_NOT_OK(get_opt(options, "subject_strategy", &strategy, err));
-    SHAPE_RETURN_NOT_OK(shape_subject_strategy_parse(strategy ? strategy : "topic", &s, err));
+    SHAPE_RETURN_NOT_OK(shape_kafka_subject_strategy_parse(strategy ? strategy : "topic", &s, err));
     SHAPE_RETURN_NOT_OK(get_opt(options, "schema_registry_url", &url, err));
     if (!url)
         return shape_err_set(err, SHAPE_EINVAL,
                              "--event-format %s needs a schema registry: --sink-config "
                              "kafka.schema_registry_url=URL",
-                             shape_regfmt_name(format));
-    shape_wire_encoder *w = calloc(1, sizeof *w);
+                             shape_kafka_regfmt_name(format));
+    shape_kafka_wire_encoder *w = calloc(1, sizeof *w);
     if (!w) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     w->format = format;
     w->strategy = s;
@@ -121,22 +121,22 @@ int shape_wire_encoder_open(const shape_options *options, const char *topic, int
     int rc = w->topic ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     if (rc == SHAPE_OK) rc = make_client(options, transport, transport_ctx, &w->registry, err);
     if (rc != SHAPE_OK) {
-        shape_wire_encoder_free(w);
+        shape_kafka_wire_encoder_free(w);
         return rc;
     }
     *out = w;
     return SHAPE_OK;
 }
 
-void shape_wire_encoder_free(shape_wire_encoder *w)
+void shape_kafka_wire_encoder_free(shape_kafka_wire_encoder *w)
 {
     if (!w) return;
     for (size_t i = 0; i < w->ncodecs; i++) {
-        shape_regfmt_cursor_free(w->codecs[i].cursor);
-        shape_regfmt_codec_free(w->codecs[i].codec);
+        shape_kafka_regfmt_cursor_free(w->codecs[i].cursor);
+        shape_kafka_regfmt_codec_free(w->codecs[i].codec);
         free(w->codecs[i].table);
     }
-    shape_registry_client_free(w->registry);
+    shape_kafka_schema_registry_client_free(w->registry);
     shape_json_buf_release(&w->arena);
     free(w->offsets);
     free(w->codec_of);
@@ -144,14 +144,14 @@ void shape_wire_encoder_free(shape_wire_encoder *w)
     free(w);
 }
 
-shape_regfmt shape_wire_encoder_format(const shape_wire_encoder *w) { return w->format; }
+shape_kafka_regfmt shape_kafka_wire_encoder_format(const shape_kafka_wire_encoder *w) { return w->format; }
 
 /* The codec of a message's table, made and registered on first sight. */
-static int codec_for(shape_wire_encoder *w, const shape_emit_message *m, table_codec **out, shape_err *err)
+static int codec_for(shape_kafka_wire_encoder *w, const shape_emit_message *m, table_codec **out, shape_err *err)
 {
     if (!m->row_schema || !m->row_array)
         return shape_err_set(err, SHAPE_EINTERNAL, "--event-format %s needs typed rows from the runtime",
-                             shape_regfmt_name(w->format));
+                             shape_kafka_regfmt_name(w->format));
     if (w->last < w->ncodecs && w->codecs[w->last].schema == m->row_schema &&
         strcmp(w->codecs[w->last].table, m->table) == 0) {
         *out = &w->codecs[w->last];
@@ -167,40 +167,40 @@ static int codec_for(shape_wire_encoder *w, const shape_emit_message *m, table_c
         return shape_err_set(err, SHAPE_EINVAL, "more than %d table schemas in one run", MAX_CODECS);
     table_codec *c = &w->codecs[w->ncodecs];
     memset(c, 0, sizeof *c);
-    SHAPE_RETURN_NOT_OK(shape_regfmt_codec_new(w->format, m->table, m->row_schema, &c->codec, err));
-    if (shape_regfmt_cursor_new(c->codec, &c->cursor, err) != SHAPE_OK) {
-        shape_regfmt_codec_free(c->codec);
+    SHAPE_RETURN_NOT_OK(shape_kafka_regfmt_codec_new(w->format, m->table, m->row_schema, &c->codec, err));
+    if (shape_kafka_regfmt_cursor_new(c->codec, &c->cursor, err) != SHAPE_OK) {
+        shape_kafka_regfmt_codec_free(c->codec);
         return SHAPE_ENOMEM;
     }
-    char *subject = shape_subject_name(w->strategy, w->topic, m->table);
+    char *subject = shape_kafka_subject_name(w->strategy, w->topic, m->table);
     c->table = strdup(m->table);
     int rc = subject && c->table ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     if (rc == SHAPE_OK)
-        rc = shape_registry_register(w->registry, subject, shape_regfmt_schema_type(w->format),
-                                     shape_regfmt_codec_schema(c->codec), &c->id, err);
+        rc = shape_kafka_schema_registry_register(w->registry, subject, shape_kafka_regfmt_schema_type(w->format),
+                                     shape_kafka_regfmt_codec_schema(c->codec), &c->id, err);
     free(subject);
     if (rc != SHAPE_OK) {
-        shape_regfmt_cursor_free(c->cursor);
-        shape_regfmt_codec_free(c->codec);
+        shape_kafka_regfmt_cursor_free(c->cursor);
+        shape_kafka_regfmt_codec_free(c->codec);
         free(c->table);
         return rc;
     }
     c->schema = m->row_schema;
-    c->header_len = shape_wire_header(w->format, c->id, c->header);
+    c->header_len = shape_kafka_wire_header(w->format, c->id, c->header);
     w->last = w->ncodecs++;
     *out = c;
     return SHAPE_OK;
 }
 
-static int encode_one(shape_wire_encoder *w, table_codec *c, shape_emit_message *m, shape_err *err)
+static int encode_one(shape_kafka_wire_encoder *w, table_codec *c, shape_emit_message *m, shape_err *err)
 {
     size_t hl = c->header_len;
     size_t start = w->arena.len;
-    if (shape_json_buf_reserve(&w->arena, hl + (w->format == SHAPE_REGFMT_JSON_SCHEMA ? m->value_len : 0)) != 0)
+    if (shape_json_buf_reserve(&w->arena, hl + (w->format == SHAPE_KAFKA_REGFMT_JSON_SCHEMA ? m->value_len : 0)) != 0)
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory encoding events");
     memcpy(w->arena.data + w->arena.len, c->header, hl);
     w->arena.len += hl;
-    if (w->format == SHAPE_REGFMT_JSON_SCHEMA) { /* the payload is the flat JSON event itself */
+    if (w->format == SHAPE_KAFKA_REGFMT_JSON_SCHEMA) { /* the payload is the flat JSON event itself */
         memcpy(w->arena.data + w->arena.len, m->value, m->value_len);
         w->arena.len += m->value_len;
         return SHAPE_OK;
@@ -208,14 +208,14 @@ static int encode_one(shape_wire_encoder *w, table_codec *c, shape_emit_message 
     shape_err why;
     shape_err_clear(&why);
     if (c->cursor_array != m->row_array) { /* the next batch (a send may merge several) */
-        shape_regfmt_cursor_set(c->cursor, m->row_array);
+        shape_kafka_regfmt_cursor_set(c->cursor, m->row_array);
         c->cursor_array = m->row_array;
     }
-    int rc = shape_regfmt_cursor_encode(c->cursor, m->row, &w->arena, &why);
+    int rc = shape_kafka_regfmt_cursor_encode(c->cursor, m->row, &w->arena, &why);
     if (rc == SHAPE_EINVAL) { /* this event cannot be held by the format: refused, not fatal */
         w->arena.len = start;
         m->outcome = SHAPE_EMIT_REFUSED;
-        snprintf(m->reason, sizeof m->reason, "cannot encode as %s: %.200s", shape_regfmt_name(w->format),
+        snprintf(m->reason, sizeof m->reason, "cannot encode as %s: %.200s", shape_kafka_regfmt_name(w->format),
                  why.message);
         return SHAPE_OK;
     }
@@ -223,7 +223,7 @@ static int encode_one(shape_wire_encoder *w, table_codec *c, shape_emit_message 
     return rc;
 }
 
-static int grow(shape_wire_encoder *w, size_t n, shape_err *err)
+static int grow(shape_kafka_wire_encoder *w, size_t n, shape_err *err)
 {
     if (n <= w->cap) return SHAPE_OK;
     size_t *o = realloc(w->offsets, n * sizeof *o);
@@ -241,7 +241,7 @@ static int grow(shape_wire_encoder *w, size_t n, shape_err *err)
  * already registered (the sender may merge several tables' batches into one
  * send). Returns SHAPE_ECONN only when no message could be placed, with the
  * registry's error; any other failure (a refusal) stops the run. */
-static int place_messages(shape_wire_encoder *w, shape_emit_message *msgs, size_t n, shape_err *err)
+static int place_messages(shape_kafka_wire_encoder *w, shape_emit_message *msgs, size_t n, shape_err *err)
 {
     const struct ArrowSchema *failed = NULL; /* the table that failed in this call: asked once */
     const char *failed_table = NULL;
@@ -292,7 +292,7 @@ static int place_messages(shape_wire_encoder *w, shape_emit_message *msgs, size_
     return SHAPE_OK;
 }
 
-int shape_wire_encoder_encode(shape_wire_encoder *w, shape_emit_message *msgs, size_t n, shape_err *err)
+int shape_kafka_wire_encoder_encode(shape_kafka_wire_encoder *w, shape_emit_message *msgs, size_t n, shape_err *err)
 {
     SHAPE_RETURN_NOT_OK(grow(w, n, err));
     w->unsent = 0;
@@ -328,4 +328,4 @@ int shape_wire_encoder_encode(shape_wire_encoder *w, shape_emit_message *msgs, s
     return SHAPE_OK;
 }
 
-size_t shape_wire_encoder_unsent(const shape_wire_encoder *w) { return w->unsent; }
+size_t shape_kafka_wire_encoder_unsent(const shape_kafka_wire_encoder *w) { return w->unsent; }

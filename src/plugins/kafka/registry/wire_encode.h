@@ -26,10 +26,10 @@
 #include "shape/options.h"
 #include "shape/plugin.h"
 
-typedef struct shape_wire_encoder shape_wire_encoder;
+typedef struct shape_kafka_wire_encoder shape_kafka_wire_encoder;
 
 /* The emitter's option keys this step reads (NULL-terminated). */
-extern const char *const shape_wire_option_keys[];
+extern const char *const shape_kafka_wire_option_keys[];
 
 /* From the emitter's options: "event_format" (json → *out = NULL, nothing to
  * do), "subject_strategy", "schema_registry_url", "schema_registry_username",
@@ -37,12 +37,12 @@ extern const char *const shape_wire_option_keys[];
  * the TLS keys. `envelope` must be flat for registry formats. Checks run in
  * the reference's order; nothing is sent. transport: NULL for HTTP (tests
  * pass the fake registry's). */
-int shape_wire_encoder_open(const shape_options *options, const char *topic, int envelope_flat,
-                            shape_registry_transport transport, void *transport_ctx,
-                            shape_wire_encoder **out, shape_err *err);
-void shape_wire_encoder_free(shape_wire_encoder *w);
+int shape_kafka_wire_encoder_new(const shape_options *options, const char *topic, int envelope_flat,
+                            shape_kafka_schema_registry_transport transport, void *transport_ctx,
+                            shape_kafka_wire_encoder **out, shape_err *err);
+void shape_kafka_wire_encoder_free(shape_kafka_wire_encoder *w);
 
-shape_regfmt shape_wire_encoder_format(const shape_wire_encoder *w);
+shape_kafka_regfmt shape_kafka_wire_encoder_format(const shape_kafka_wire_encoder *w);
 
 /* Register what msgs[0..n) need, then encode them (see above). Messages must
  * carry their rows (row_schema/row_array). The values point into the
@@ -52,9 +52,9 @@ shape_regfmt shape_wire_encoder_format(const shape_wire_encoder *w);
  * RETRY with the registry's error as reason, and the rest are encoded;
  * SHAPE_ECONN when that is every message. SHAPE_EINVAL: the registry refused
  * a schema, or a table cannot be mapped (stop). */
-int shape_wire_encoder_encode(shape_wire_encoder *w, shape_emit_message *msgs, size_t n, shape_err *err);
+int shape_kafka_wire_encoder_encode(shape_kafka_wire_encoder *w, shape_emit_message *msgs, size_t n, shape_err *err);
 
 /* Messages the last encode left RETRY or REFUSED (0: every one is PENDING). */
-size_t shape_wire_encoder_unsent(const shape_wire_encoder *w);
+size_t shape_kafka_wire_encoder_unsent(const shape_kafka_wire_encoder *w);
 
 #endif

@@ -31,7 +31,7 @@ typedef struct proto_parser {
     uint32_t id;
     int line;
     parse_state state;
-    wire_field *fields;
+    shape_kafka_wire_field *fields;
     size_t n, cap;
     shape_err *err;
 } proto_parser;
@@ -66,14 +66,14 @@ static int line_error(proto_parser *ps, const char *what)
                          ps->line, what);
 }
 
-static int proto_type(const char *name, wire_type *out)
+static int proto_type(const char *name, shape_kafka_wire_type *out)
 {
     static const struct {
         const char *name;
-        wire_type type;
-    } table[] = {{"int32", WIRE_T_INT32},   {"int64", WIRE_T_INT64}, {"uint32", WIRE_T_UINT32},
-                 {"uint64", WIRE_T_UINT64}, {"bool", WIRE_T_BOOL},   {"float", WIRE_T_FLOAT},
-                 {"double", WIRE_T_DOUBLE}, {"string", WIRE_T_STRING}, {"bytes", WIRE_T_BYTES}};
+        shape_kafka_wire_type type;
+    } table[] = {{"int32", SHAPE_KAFKA_WIRE_T_INT32},   {"int64", SHAPE_KAFKA_WIRE_T_INT64}, {"uint32", SHAPE_KAFKA_WIRE_T_UINT32},
+                 {"uint64", SHAPE_KAFKA_WIRE_T_UINT64}, {"bool", SHAPE_KAFKA_WIRE_T_BOOL},   {"float", SHAPE_KAFKA_WIRE_T_FLOAT},
+                 {"double", SHAPE_KAFKA_WIRE_T_DOUBLE}, {"string", SHAPE_KAFKA_WIRE_T_STRING}, {"bytes", SHAPE_KAFKA_WIRE_T_BYTES}};
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++) {
         if (strcmp(name, table[i].name) == 0) {
             *out = table[i].type;
@@ -96,7 +96,7 @@ static int parse_number(const char *s, uint32_t *out)
     return 1;
 }
 
-static int add_field(proto_parser *ps, const wire_field *f)
+static int add_field(proto_parser *ps, const shape_kafka_wire_field *f)
 {
     for (size_t i = 0; i < ps->n; i++) {
         if (strcmp(ps->fields[i].name, f->name) == 0 || ps->fields[i].number == f->number)
@@ -104,12 +104,12 @@ static int add_field(proto_parser *ps, const wire_field *f)
     }
     if (ps->n == ps->cap) {
         size_t cap = ps->cap ? ps->cap * 2 : 16;
-        wire_field *grown = realloc(ps->fields, cap * sizeof *grown);
+        shape_kafka_wire_field *grown = realloc(ps->fields, cap * sizeof *grown);
         if (!grown) return shape_err_set(ps->err, SHAPE_ENOMEM, "out of memory");
         ps->fields = grown;
         ps->cap = cap;
     }
-    wire_field *slot = &ps->fields[ps->n];
+    shape_kafka_wire_field *slot = &ps->fields[ps->n];
     *slot = *f;
     slot->name = strdup(f->name);
     if (!slot->name) return shape_err_set(ps->err, SHAPE_ENOMEM, "out of memory");
@@ -120,7 +120,7 @@ static int add_field(proto_parser *ps, const wire_field *f)
 /* `[optional ]TYPE NAME = N ;` */
 static int field_line(proto_parser *ps, char **t, int n)
 {
-    wire_field f;
+    shape_kafka_wire_field f;
     memset(&f, 0, sizeof f);
     int at = 0;
     if (strcmp(t[0], "repeated") == 0 || strcmp(t[0], "required") == 0)
@@ -185,7 +185,7 @@ static int parse_line(proto_parser *ps, char *line)
     return line_error(ps, "is not syntax, package, import, option or message");
 }
 
-int wire_proto_parse(const char *text, uint32_t id, wire_field **fields, size_t *n, shape_err *err)
+int shape_kafka_wire_proto_parse(const char *text, uint32_t id, shape_kafka_wire_field **fields, size_t *n, shape_err *err)
 {
     *fields = NULL;
     *n = 0;
@@ -204,7 +204,7 @@ int wire_proto_parse(const char *text, uint32_t id, wire_field **fields, size_t 
     if (rc == SHAPE_OK && ps.state != AFTER_MESSAGE)
         rc = shape_err_set(err, SHAPE_EINVAL, "schema id %u has no complete message in its proto text", (unsigned)id);
     if (rc != SHAPE_OK) {
-        wire_fields_free(ps.fields, ps.n);
+        shape_kafka_wire_fields_free(ps.fields, ps.n);
         return rc;
     }
     *fields = ps.fields;
@@ -258,32 +258,32 @@ static uint64_t little_endian(const uint8_t *p, int n)
     return v;
 }
 
-static int wire_type_of(wire_type t)
+static int wire_type_of(shape_kafka_wire_type t)
 {
     switch (t) {
-    case WIRE_T_DOUBLE: return WT_FIXED64;
-    case WIRE_T_FLOAT: return WT_FIXED32;
-    case WIRE_T_STRING:
-    case WIRE_T_BYTES: return WT_LEN;
+    case SHAPE_KAFKA_WIRE_T_DOUBLE: return WT_FIXED64;
+    case SHAPE_KAFKA_WIRE_T_FLOAT: return WT_FIXED32;
+    case SHAPE_KAFKA_WIRE_T_STRING:
+    case SHAPE_KAFKA_WIRE_T_BYTES: return WT_LEN;
     default: return WT_VARINT;
     }
 }
 
-static int read_varint_value(reader *r, wire_type t, wire_value *v)
+static int read_varint_value(reader *r, shape_kafka_wire_type t, shape_kafka_wire_value *v)
 {
     uint64_t raw = 0;
     SHAPE_RETURN_NOT_OK(read_varint(r, &raw));
     switch (t) {
-    case WIRE_T_BOOL: v->i = raw != 0; break;
-    case WIRE_T_INT32: v->i = (int32_t)(uint32_t)raw; break;
-    case WIRE_T_UINT32: v->i = (uint32_t)raw; break;
-    case WIRE_T_INT64: v->i = (int64_t)raw; break;
+    case SHAPE_KAFKA_WIRE_T_BOOL: v->i = raw != 0; break;
+    case SHAPE_KAFKA_WIRE_T_INT32: v->i = (int32_t)(uint32_t)raw; break;
+    case SHAPE_KAFKA_WIRE_T_UINT32: v->i = (uint32_t)raw; break;
+    case SHAPE_KAFKA_WIRE_T_INT64: v->i = (int64_t)raw; break;
     default: v->u = raw; break;
     }
     return SHAPE_OK;
 }
 
-static int read_value(reader *r, const wire_field *f, wire_value *v)
+static int read_value(reader *r, const shape_kafka_wire_field *f, shape_kafka_wire_value *v)
 {
     const uint8_t *bytes = NULL;
     switch (wire_type_of(f->type)) {
@@ -314,7 +314,7 @@ static int read_value(reader *r, const wire_field *f, wire_value *v)
     }
 }
 
-static const wire_field *field_of_number(const wire_field *fields, size_t n, uint64_t number, size_t *index)
+static const shape_kafka_wire_field *field_of_number(const shape_kafka_wire_field *fields, size_t n, uint64_t number, size_t *index)
 {
     for (size_t i = 0; i < n; i++) {
         if (fields[i].number == number) {
@@ -325,12 +325,12 @@ static const wire_field *field_of_number(const wire_field *fields, size_t n, uin
     return NULL;
 }
 
-static int read_member(reader *r, const wire_field *fields, size_t n, wire_value *values)
+static int read_member(reader *r, const shape_kafka_wire_field *fields, size_t n, shape_kafka_wire_value *values)
 {
     uint64_t tag = 0;
     SHAPE_RETURN_NOT_OK(read_varint(r, &tag));
     size_t i;
-    const wire_field *f = field_of_number(fields, n, tag >> 3, &i);
+    const shape_kafka_wire_field *f = field_of_number(fields, n, tag >> 3, &i);
     if (!f)
         return shape_err_set(r->err, SHAPE_EINVAL,
                              "payload of schema id %u has field number %llu, which the message does not declare",
@@ -346,8 +346,8 @@ static int read_member(reader *r, const wire_field *fields, size_t n, wire_value
     return read_value(r, f, &values[i]);
 }
 
-int wire_proto_decode(const wire_field *fields, size_t n, uint32_t id, const uint8_t *p, size_t len,
-                      wire_value *values, shape_err *err)
+int shape_kafka_wire_proto_decode(const shape_kafka_wire_field *fields, size_t n, uint32_t id, const uint8_t *p, size_t len,
+                      shape_kafka_wire_value *values, shape_err *err)
 {
     memset(values, 0, n * sizeof *values);
     reader r = {p, p + len, id, err};

@@ -54,7 +54,7 @@ typedef struct config_entry {
     char *name, *value;
 } config_entry;
 
-struct shape_fake_broker {
+struct shape_kafka_fake_broker {
     fake_topic *topics;
     size_t n_topics;
     size_t chunk;
@@ -62,9 +62,9 @@ struct shape_fake_broker {
     int64_t fail_at, fail_every;
     pending_error next_error;
     pending_error next_metadata_error; /* action: transient or not */
-    shape_fake_broker_fetch_hook hook;
+    shape_kafka_fake_broker_fetch_hook hook;
     void *hook_ud;
-    shape_fake_broker_counters counts;
+    shape_kafka_fake_broker_counters counts;
     config_entry *config; /* the last consumer's */
     size_t n_config;
     int32_t *assigned_ids; /* the last assignment */
@@ -74,14 +74,16 @@ struct shape_fake_broker {
 
 /* ---- the broker's topics ----------------------------------------------------- */
 
-shape_fake_broker *shape_fake_broker_new(void)
+int shape_kafka_fake_broker_new(shape_kafka_fake_broker **out, shape_err *err)
 {
-    shape_fake_broker *fb = calloc(1, sizeof *fb);
-    if (fb) fb->fail_at = -1;
-    return fb;
+    shape_kafka_fake_broker *fb = calloc(1, sizeof *fb);
+    *out = fb;
+    if (!fb) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    fb->fail_at = -1;
+    return SHAPE_OK;
 }
 
-static void clear_config(shape_fake_broker *fb)
+static void clear_config(shape_kafka_fake_broker *fb)
 {
     for (size_t i = 0; i < fb->n_config; i++) {
         free(fb->config[i].name);
@@ -92,7 +94,7 @@ static void clear_config(shape_fake_broker *fb)
     fb->n_config = 0;
 }
 
-void shape_fake_broker_free(shape_fake_broker *fb)
+void shape_kafka_fake_broker_free(shape_kafka_fake_broker *fb)
 {
     if (!fb) return;
     for (size_t t = 0; t < fb->n_topics; t++) {
@@ -111,14 +113,14 @@ void shape_fake_broker_free(shape_fake_broker *fb)
     free(fb);
 }
 
-static fake_topic *find_topic(const shape_fake_broker *fb, const char *topic)
+static fake_topic *find_topic(const shape_kafka_fake_broker *fb, const char *topic)
 {
     for (size_t i = 0; i < fb->n_topics; i++)
         if (strcmp(fb->topics[i].name, topic) == 0) return &fb->topics[i];
     return NULL;
 }
 
-static fake_partition *find_partition(const shape_fake_broker *fb, const char *topic, int32_t partition)
+static fake_partition *find_partition(const shape_kafka_fake_broker *fb, const char *topic, int32_t partition)
 {
     fake_topic *t = find_topic(fb, topic);
     return t && partition >= 0 && partition < t->n_parts ? &t->parts[partition] : NULL;
@@ -129,7 +131,7 @@ static int no_partition(const char *topic, int32_t partition, shape_err *err)
     return shape_err_set(err, SHAPE_EINVAL, "fake broker: no partition %d in topic '%s'", (int)partition, topic);
 }
 
-int shape_fake_broker_add_topic(shape_fake_broker *fb, const char *topic, int32_t partitions, shape_err *err)
+int shape_kafka_fake_broker_add_topic(shape_kafka_fake_broker *fb, const char *topic, int32_t partitions, shape_err *err)
 {
     if (find_topic(fb, topic)) return shape_err_set(err, SHAPE_EINVAL, "fake broker: topic '%s' exists", topic);
     if (partitions < 0) return shape_err_set(err, SHAPE_EINVAL, "fake broker: partitions must be >= 0");
@@ -162,7 +164,7 @@ static int grow_log(fake_partition *fp, shape_err *err)
 
 /* One allocation holds the message, its header array and copies of every
  * byte it points to. */
-static fake_msg *copy_message(const shape_fake_message *m, int32_t partition, int64_t offset)
+static fake_msg *copy_message(const shape_kafka_fake_broker_message *m, int32_t partition, int64_t offset)
 {
     size_t bytes = sizeof(fake_msg) + m->n_headers * sizeof(shape_header) + (m->value ? m->value_len : 0) +
                    (m->key ? m->key_len : 0);
@@ -209,8 +211,8 @@ static fake_msg *copy_message(const shape_fake_message *m, int32_t partition, in
     return fm;
 }
 
-int shape_fake_broker_append(shape_fake_broker *fb, const char *topic, int32_t partition,
-                             const shape_fake_message *m, shape_err *err)
+int shape_kafka_fake_broker_append(shape_kafka_fake_broker *fb, const char *topic, int32_t partition,
+                             const shape_kafka_fake_broker_message *m, shape_err *err)
 {
     fake_partition *fp = find_partition(fb, topic, partition);
     if (!fp) return no_partition(topic, partition, err);
@@ -221,18 +223,18 @@ int shape_fake_broker_append(shape_fake_broker *fb, const char *topic, int32_t p
     return SHAPE_OK;
 }
 
-int shape_fake_broker_append_text(shape_fake_broker *fb, const char *topic, int32_t partition, const char *text,
+int shape_kafka_fake_broker_append_text(shape_kafka_fake_broker *fb, const char *topic, int32_t partition, const char *text,
                                   int64_t ts_ms, shape_err *err)
 {
-    shape_fake_message m = {0};
+    shape_kafka_fake_broker_message m = {0};
     m.value = text;
     m.value_len = text ? strlen(text) : 0;
     m.has_timestamp = ts_ms >= 0;
     m.timestamp_ms = ts_ms;
-    return shape_fake_broker_append(fb, topic, partition, &m, err);
+    return shape_kafka_fake_broker_append(fb, topic, partition, &m, err);
 }
 
-int shape_fake_broker_append_gap(shape_fake_broker *fb, const char *topic, int32_t partition, int64_t n,
+int shape_kafka_fake_broker_append_gap(shape_kafka_fake_broker *fb, const char *topic, int32_t partition, int64_t n,
                                  shape_err *err)
 {
     fake_partition *fp = find_partition(fb, topic, partition);
@@ -244,7 +246,7 @@ int shape_fake_broker_append_gap(shape_fake_broker *fb, const char *topic, int32
     return SHAPE_OK;
 }
 
-int shape_fake_broker_set_low_watermark(shape_fake_broker *fb, const char *topic, int32_t partition, int64_t low,
+int shape_kafka_fake_broker_set_low_watermark(shape_kafka_fake_broker *fb, const char *topic, int32_t partition, int64_t low,
                                         shape_err *err)
 {
     fake_partition *fp = find_partition(fb, topic, partition);
@@ -256,23 +258,23 @@ int shape_fake_broker_set_low_watermark(shape_fake_broker *fb, const char *topic
     return SHAPE_OK;
 }
 
-int64_t shape_fake_broker_high_watermark(const shape_fake_broker *fb, const char *topic, int32_t partition)
+int64_t shape_kafka_fake_broker_high_watermark(const shape_kafka_fake_broker *fb, const char *topic, int32_t partition)
 {
     const fake_partition *fp = find_partition(fb, topic, partition);
     return fp ? fp->len : -1;
 }
 
-void shape_fake_broker_set_partition_eof(shape_fake_broker *fb, int on)
+void shape_kafka_fake_broker_set_partition_eof(shape_kafka_fake_broker *fb, int on)
 {
     fb->no_partition_eof = !on;
 }
 
-void shape_fake_broker_set_chunk(shape_fake_broker *fb, size_t chunk)
+void shape_kafka_fake_broker_set_chunk(shape_kafka_fake_broker *fb, size_t chunk)
 {
     fb->chunk = chunk;
 }
 
-void shape_fake_broker_fail_at(shape_fake_broker *fb, int64_t at, int64_t every)
+void shape_kafka_fake_broker_fail_at(shape_kafka_fake_broker *fb, int64_t at, int64_t every)
 {
     fb->fail_at = at;
     fb->fail_every = every;
@@ -289,37 +291,37 @@ static int arm(pending_error *pe, const char *text, int action, shape_err *err)
     return SHAPE_OK;
 }
 
-int shape_fake_broker_inject_error(shape_fake_broker *fb, const char *text, int action, shape_err *err)
+int shape_kafka_fake_broker_inject_error(shape_kafka_fake_broker *fb, const char *text, int action, shape_err *err)
 {
     if (action != SHAPE_KAFKA_ERROR_RETRIED && action != SHAPE_KAFKA_ERROR_RECONNECT && action != SHAPE_KAFKA_ERROR_FATAL)
         return shape_err_set(err, SHAPE_EINVAL, "fake broker: unknown error action %d", action);
     return arm(&fb->next_error, text, action, err);
 }
 
-int shape_fake_broker_fail_metadata(shape_fake_broker *fb, const char *text, int transient, shape_err *err)
+int shape_kafka_fake_broker_fail_metadata(shape_kafka_fake_broker *fb, const char *text, int transient, shape_err *err)
 {
     return arm(&fb->next_metadata_error, text, transient != 0, err);
 }
 
-void shape_fake_broker_on_fetch(shape_fake_broker *fb, shape_fake_broker_fetch_hook hook, void *ud)
+void shape_kafka_fake_broker_on_fetch(shape_kafka_fake_broker *fb, shape_kafka_fake_broker_fetch_hook hook, void *ud)
 {
     fb->hook = hook;
     fb->hook_ud = ud;
 }
 
-shape_fake_broker_counters shape_fake_broker_counts(const shape_fake_broker *fb)
+shape_kafka_fake_broker_counters shape_kafka_fake_broker_counts(const shape_kafka_fake_broker *fb)
 {
     return fb->counts;
 }
 
-const char *shape_fake_broker_config(const shape_fake_broker *fb, const char *name)
+const char *shape_kafka_fake_broker_config(const shape_kafka_fake_broker *fb, const char *name)
 {
     for (size_t i = fb->n_config; i-- > 0;) /* the last setting wins */
         if (strcmp(fb->config[i].name, name) == 0) return fb->config[i].value;
     return NULL;
 }
 
-int64_t shape_fake_broker_assigned_offset(const shape_fake_broker *fb, int32_t partition)
+int64_t shape_kafka_fake_broker_assigned_offset(const shape_kafka_fake_broker *fb, int32_t partition)
 {
     for (size_t i = 0; i < fb->n_assigned; i++)
         if (fb->assigned_ids[i] == partition) return fb->assigned_offsets[i];
@@ -337,7 +339,7 @@ typedef struct fake_assigned {
 
 typedef struct fake_consumer {
     shape_kafka_consumer base;
-    shape_fake_broker *fb;
+    shape_kafka_fake_broker *fb;
     int started;
     int eof_events;
     fake_topic *topic;
@@ -414,7 +416,7 @@ static int fc_assign(shape_kafka_consumer *c, const char *topic, const shape_kaf
 {
     (void)per_partition; /* every fetch names its partition or asks for all */
     fake_consumer *f = (fake_consumer *)c;
-    shape_fake_broker *fb = f->fb;
+    shape_kafka_fake_broker *fb = f->fb;
     f->topic = find_topic(fb, topic);
     if (!f->topic) return shape_err_set(err, SHAPE_EINVAL, "kafka: Broker: Unknown topic or partition");
     free(f->assigned);
@@ -497,7 +499,7 @@ static int fc_fetch(shape_kafka_consumer *c, int32_t partition, int timeout_ms, 
                     shape_kafka_event *events, size_t max, size_t *got, shape_err *err)
 {
     fake_consumer *f = (fake_consumer *)c;
-    shape_fake_broker *fb = f->fb;
+    shape_kafka_fake_broker *fb = f->fb;
     *got = 0;
     if (fb->hook) fb->hook(fb, fb->counts.fetches, fb->hook_ud);
     fb->counts.fetches++;
@@ -570,7 +572,7 @@ static const shape_kafka_consumer_ops fake_ops = {
 
 static int fake_consumer_new(void *ud, shape_kafka_consumer **out, shape_err *err)
 {
-    shape_fake_broker *fb = ud;
+    shape_kafka_fake_broker *fb = ud;
     fake_consumer *f = calloc(1, sizeof *f);
     if (!f) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     f->base.ops = &fake_ops;
@@ -581,7 +583,7 @@ static int fake_consumer_new(void *ud, shape_kafka_consumer **out, shape_err *er
     return SHAPE_OK;
 }
 
-int shape_fake_broker_source_open(shape_fake_broker *fb, const char *uri, const shape_options *options,
+int shape_kafka_fake_broker_source_open(shape_kafka_fake_broker *fb, const char *uri, const shape_options *options,
                                   const shape_offsets *start, shape_source **out, shape_err *err)
 {
     return shape_kafka_source_open_with(fake_consumer_new, fb, uri, options, start, out, err);

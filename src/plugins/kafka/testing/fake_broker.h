@@ -12,7 +12,7 @@
  * How: topics hold partitions 0..n-1; a partition is a log of messages at
  * offsets 0, 1, 2... (a gap takes an offset without a message, like a
  * transaction marker or a compacted record) and a low watermark. A source
- * opened with shape_fake_broker_source_open runs the real source logic
+ * opened with shape_kafka_fake_broker_source_open runs the real source logic
  * (source.c) over a fake consumer client (consumer_client.h) that reads
  * these logs: watermarks are (low, log length), each fetch delivers at
  * most `chunk` entries, partitions in ascending order for a fetch of all
@@ -39,27 +39,27 @@
 extern "C" {
 #endif
 
-typedef struct shape_fake_broker shape_fake_broker;
+typedef struct shape_kafka_fake_broker shape_kafka_fake_broker;
 
-typedef struct shape_fake_header {
+typedef struct shape_kafka_fake_broker_header {
     const char *name;  /* NUL-terminated */
     const void *value; /* NULL = a header without a value */
     size_t value_len;
-} shape_fake_header;
+} shape_kafka_fake_broker_header;
 
 /* A message to append; every pointer is copied. */
-typedef struct shape_fake_message {
+typedef struct shape_kafka_fake_broker_message {
     const void *value; /* NULL = a message without a body */
     size_t value_len;
     int has_timestamp;    /* 0: the client reports no timestamp */
     int64_t timestamp_ms; /* broker time, ms since the epoch */
     const void *key;      /* NULL = no key */
     size_t key_len;
-    const shape_fake_header *headers;
+    const shape_kafka_fake_broker_header *headers;
     size_t n_headers;
-} shape_fake_message;
+} shape_kafka_fake_broker_message;
 
-typedef struct shape_fake_broker_counters {
+typedef struct shape_kafka_fake_broker_counters {
     uint64_t delivered;   /* messages handed to consumers */
     uint64_t fetches;     /* fetch calls served */
     uint64_t connections; /* assignments made */
@@ -67,63 +67,64 @@ typedef struct shape_fake_broker_counters {
     uint64_t closed;      /* consumer clients destroyed */
     uint64_t handed;      /* entries (messages, ends, errors) handed out by fetches */
     uint64_t released;    /* entries released: equals handed once every consumer is closed */
-} shape_fake_broker_counters;
+} shape_kafka_fake_broker_counters;
 
-shape_fake_broker *shape_fake_broker_new(void);
-void shape_fake_broker_free(shape_fake_broker *fb);
+/* SHAPE_OK and *out, or SHAPE_ENOMEM. */
+int shape_kafka_fake_broker_new(shape_kafka_fake_broker **out, shape_err *err);
+void shape_kafka_fake_broker_free(shape_kafka_fake_broker *fb);
 
 /* A topic with partitions 0..partitions-1, all empty. */
-int shape_fake_broker_add_topic(shape_fake_broker *fb, const char *topic, int32_t partitions, shape_err *err);
+int shape_kafka_fake_broker_add_topic(shape_kafka_fake_broker *fb, const char *topic, int32_t partitions, shape_err *err);
 /* Append a message at the partition's next offset. */
-int shape_fake_broker_append(shape_fake_broker *fb, const char *topic, int32_t partition,
-                             const shape_fake_message *m, shape_err *err);
+int shape_kafka_fake_broker_append(shape_kafka_fake_broker *fb, const char *topic, int32_t partition,
+                             const shape_kafka_fake_broker_message *m, shape_err *err);
 /* Append a text body (NUL-terminated), with a timestamp when ts_ms >= 0. */
-int shape_fake_broker_append_text(shape_fake_broker *fb, const char *topic, int32_t partition, const char *text,
+int shape_kafka_fake_broker_append_text(shape_kafka_fake_broker *fb, const char *topic, int32_t partition, const char *text,
                                   int64_t ts_ms, shape_err *err);
 /* Take n offsets without a message (transaction markers, compacted records). */
-int shape_fake_broker_append_gap(shape_fake_broker *fb, const char *topic, int32_t partition, int64_t n,
+int shape_kafka_fake_broker_append_gap(shape_kafka_fake_broker *fb, const char *topic, int32_t partition, int64_t n,
                                  shape_err *err);
 /* Raise the partition's low watermark: offsets below it are gone, as after
  * retention (low <= the log's length). */
-int shape_fake_broker_set_low_watermark(shape_fake_broker *fb, const char *topic, int32_t partition, int64_t low,
+int shape_kafka_fake_broker_set_low_watermark(shape_kafka_fake_broker *fb, const char *topic, int32_t partition, int64_t low,
                                         shape_err *err);
 /* The partition's log length (its high watermark); -1 if there is no such partition. */
-int64_t shape_fake_broker_high_watermark(const shape_fake_broker *fb, const char *topic, int32_t partition);
+int64_t shape_kafka_fake_broker_high_watermark(const shape_kafka_fake_broker *fb, const char *topic, int32_t partition);
 
 /* Whether fetches report a partition's end (partition-EOF events, on by
  * default, and only when the consumer sets enable.partition.eof=true, as
  * the source does). Off: the source must find ends from the client's
  * position alone, as after a marker when no EOF event comes. */
-void shape_fake_broker_set_partition_eof(shape_fake_broker *fb, int on);
+void shape_kafka_fake_broker_set_partition_eof(shape_kafka_fake_broker *fb, int on);
 /* At most `chunk` entries per fetch (0 = no cap beyond the caller's). */
-void shape_fake_broker_set_chunk(shape_fake_broker *fb, size_t chunk);
+void shape_kafka_fake_broker_set_chunk(shape_kafka_fake_broker *fb, size_t chunk);
 /* Once `at` messages were delivered in all, the next fetch returns a
  * single error "Local: Broker transport failure (_TRANSPORT)" (partition
  * -1, offset -1) that ends the read with SHAPE_ECONN; the next failure point
  * is then delivered + every (every <= 0: never again). at < 0: never. */
-void shape_fake_broker_fail_at(shape_fake_broker *fb, int64_t at, int64_t every);
+void shape_kafka_fake_broker_fail_at(shape_kafka_fake_broker *fb, int64_t at, int64_t every);
 /* The next fetch returns one consumer error with this text and action
  * (enum shape_kafka_error_action: retried by the client, reconnect, fatal). */
-int shape_fake_broker_inject_error(shape_fake_broker *fb, const char *text, int action, shape_err *err);
+int shape_kafka_fake_broker_inject_error(shape_kafka_fake_broker *fb, const char *text, int action, shape_err *err);
 /* The next partition-metadata call fails with this text: SHAPE_ECONN when
  * transient, else SHAPE_EINVAL. */
-int shape_fake_broker_fail_metadata(shape_fake_broker *fb, const char *text, int transient, shape_err *err);
+int shape_kafka_fake_broker_fail_metadata(shape_kafka_fake_broker *fb, const char *text, int transient, shape_err *err);
 /* Called before every fetch is served, with the number of fetches served so
  * far (to append or fail in the middle of a read); NULL to remove. */
-typedef void (*shape_fake_broker_fetch_hook)(shape_fake_broker *fb, uint64_t fetches, void *ud);
-void shape_fake_broker_on_fetch(shape_fake_broker *fb, shape_fake_broker_fetch_hook hook, void *ud);
+typedef void (*shape_kafka_fake_broker_fetch_hook)(shape_kafka_fake_broker *fb, uint64_t fetches, void *ud);
+void shape_kafka_fake_broker_on_fetch(shape_kafka_fake_broker *fb, shape_kafka_fake_broker_fetch_hook hook, void *ud);
 
-shape_fake_broker_counters shape_fake_broker_counts(const shape_fake_broker *fb);
+shape_kafka_fake_broker_counters shape_kafka_fake_broker_counts(const shape_kafka_fake_broker *fb);
 /* A property the last consumer created was configured with (NULL if not
  * set); owned by the broker until the next consumer is created. */
-const char *shape_fake_broker_config(const shape_fake_broker *fb, const char *name);
+const char *shape_kafka_fake_broker_config(const shape_kafka_fake_broker *fb, const char *name);
 /* The offset the last assignment gave the partition; -1 if not assigned. */
-int64_t shape_fake_broker_assigned_offset(const shape_fake_broker *fb, int32_t partition);
+int64_t shape_kafka_fake_broker_assigned_offset(const shape_kafka_fake_broker *fb, int32_t partition);
 
 /* A kafka:// source over the fake: the same URI (its servers are recorded
  * as bootstrap.servers, its topic is looked up here), options and start
  * offsets as the plugin's kafka:// source. */
-int shape_fake_broker_source_open(shape_fake_broker *fb, const char *uri, const shape_options *options,
+int shape_kafka_fake_broker_source_open(shape_kafka_fake_broker *fb, const char *uri, const shape_options *options,
                                   const shape_offsets *start, shape_source **out, shape_err *err);
 
 #ifdef __cplusplus

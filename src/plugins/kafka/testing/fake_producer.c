@@ -282,11 +282,13 @@ shape_kafka_producer_factory shape_kafka_fake_producer_factory(shape_kafka_fake_
     return (shape_kafka_producer_factory){.name = "fake", .ctx = s, .check = fake_check, .create = fake_create};
 }
 
-shape_kafka_fake_producer_store *shape_kafka_fake_producer_store_new(void)
+int shape_kafka_fake_producer_store_new(shape_kafka_fake_producer_store **out, shape_err *err)
 {
     shape_kafka_fake_producer_store *s = calloc(1, sizeof *s);
-    if (s) s->partitions = 1;
-    return s;
+    *out = s;
+    if (!s) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    s->partitions = 1;
+    return SHAPE_OK;
 }
 
 void shape_kafka_fake_producer_store_clear(shape_kafka_fake_producer_store *s)

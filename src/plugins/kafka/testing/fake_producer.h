@@ -84,7 +84,8 @@ typedef struct shape_kafka_fake_producer_store {
     shape_kafka_producer_config last_config; /* the settings of the last client created */
 } shape_kafka_fake_producer_store;
 
-shape_kafka_fake_producer_store *shape_kafka_fake_producer_store_new(void);
+/* SHAPE_OK and *out, or SHAPE_ENOMEM. */
+int shape_kafka_fake_producer_store_new(shape_kafka_fake_producer_store **out, shape_err *err);
 /* Forget the log, the rejected keys and the counters (knobs stay). */
 void shape_kafka_fake_producer_store_clear(shape_kafka_fake_producer_store *s);
 /* Free the store; every client made from it must be closed first. */
