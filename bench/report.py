@@ -459,7 +459,8 @@ else:
       "--sink file`, keyed `<table>/<seq>` as shape keys them, with the two headers shape puts on every "
       "event (`-H shape-table=order_line -H shape-synthetic=true`: kcat takes one value per header for all "
       "messages; headers cost a librdkafka producer about as much as the rest of a message, so kcat without "
-      "them is a second row, not the peer); all producers with `acks=all`, "
+      "them is a second row, not the peer); kcat with the shape command's malloc thresholds (glibc's environment) "
+      "and bench/produce linking them, as every peer; all producers with `acks=all`, "
       "`enable.idempotence=true`, `linger.ms=5`, each to its own 6-partition topic; events/s = events ÷ "
       "process wall time (shape generates and encodes as it goes; kcat and bench/produce read the file).")
     p("")
@@ -749,15 +750,17 @@ p("make bench                 # full run (~12 min on 2 cores): builds build-benc
 p("BENCH_QUICK=1 make bench   # smoke run, smaller inputs (~5 min)")
 p("BENCH_RUNS=5 make bench    # more rounds")
 p("BENCH_REASSIGN=0 make bench  # skip the reference-style reader (~70 s)")
-p("make bench-check           # the regression guard (CI): key ratios of a short run vs bench/baseline.json")
-p("make bench-baseline        # rewrite bench/baseline.json from a bench-check run on this machine")
+p("make bench-check           # the regression guard (CI, ~2 min): key ratios on the same 1M-message topic, 5 rounds,")
+p("                           #   each held to its guard in bench/baseline.json (issue targets beside them)")
+p("make bench-baseline        # rewrite bench/baseline.json's ratios from a bench-check run (on an idle machine only)")
 p("```")
 p("")
 p(f"This run: decode {dec_events:,} and {dec_big:,} events; consume {con:,} messages over {parts} partitions; "
   f"emit {facts.get('emit_events')} events into the broker, `--sink null` on {facts.get('null_scale')}; pacing {facts.get('pace_secs')} s per rate; "
   f"scaling: {facts.get('scale_msgs', '?')} messages per partition-count topic, growth at {facts.get('growth_sizes', '?').replace(' ', ', ')} events; "
   f"{n_runs} rounds. Raw per-process results: `build-bench/bench/last-run/results.jsonl`; `python3 bench/report.py build-bench/bench/last-run/{{facts.txt,results.jsonl,micro}}` rebuilds this page from them. Peers come from "
-  "`scripts/install-deps` (kcat, libjansson-dev, librdkafka-dev, python3-confluent-kafka). To look at a hot "
+  "`scripts/install-deps` (kcat, libjansson-dev, librdkafka-dev, python3-confluent-kafka; DuckDB by `npm ci` in "
+  "bench/duckdb). To look at a hot "
   "path: `perf record -g -e cpu-clock build-bench/bench/decode shape 1000000` then `perf report` "
   "(hardware counters are not available in this VM; the cpu-clock software event is), or "
   "`valgrind --tool=callgrind`.")
