@@ -17,7 +17,8 @@ kcat -C's the faster of its defaults and fetch.wait.max.ms=10. Prints the
 commit, machine and load, then `ratio measured guard target baseline
 verdict` lines; exits 1 on any failure. With --write the medians (and every
 round's value, to show the noise) become the new baseline file, keeping its
-guards.
+guards, and each guard's suggested value from this run is printed (its lowest
+round less 15 %, at most the target) for a person to set, with its reason.
 
 Usage: check.py RESULTS BASELINE DEC_EVENTS CON_EVENTS EMIT_EVENTS [--load=TEXT] [--runs=N] [--write]
 """
@@ -137,7 +138,14 @@ if write:
         json.dump(new, f, indent=2)
         f.write("\n")
     for k, v in ratios.items():
-        print("%-24s %8s  (written to %s)" % (k, "%.3f" % v if v is not None else "—", baseline_path))
+        line = "%-24s %8s  (written to %s)" % (k, "%.3f" % v if v is not None else "—", baseline_path)
+        if v is not None and k in guards and rounds[k]:
+            # what the guard could be from this run: its lowest round less 15 % for noise, never above
+            # the target (the guards themselves are edited by hand, with their reason)
+            g = guards[k]
+            sug = min(0.85 * min(rounds[k].values()), g.get("target", float("inf")))
+            line += "; guard %.2f now, this run suggests %.2f" % (g.get("guard", 0), sug)
+        print(line)
     sys.exit(0)
 
 if not doc:

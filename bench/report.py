@@ -264,8 +264,8 @@ peers = [
     ("floor_w4", "bare librdkafka consumer, shape's way (bench/consume -w 4)"),
     ("floor_all", "bare librdkafka consumer, all partitions at once (bench/consume)"),
     ("kcat_best", "**kcat -C**: per round the faster of the next two"),
-    ("kcat", "`kcat -C -e -o beginning -q | wc -l` (kcat's defaults)"),
-    ("kcat_fw10", "`kcat -C -e -o beginning -q -X fetch.wait.max.ms=10 | wc -l`"),
+    ("kcat", "`kcat -C -e -o beginning -q \\| wc -l` (kcat's defaults)"),
+    ("kcat_fw10", "`kcat -C -e -o beginning -q -X fetch.wait.max.ms=10 \\| wc -l`"),
 ] if fair else [("kcat", "`kcat -C -e -o beginning -q` > /dev/null")]) + [
     ("stream_read", f"`shape stream-read kafka://…` > /dev/null ({facts.get('stream_read_format', '')})"),
     ("stream_read_jsonl", "`shape stream-read kafka://…` > /dev/null (JSON lines, the default output)"),
@@ -766,7 +766,9 @@ p(f"This run: decode {dec_events:,} and {dec_big:,} events; consume {con:,} mess
   "`valgrind --tool=callgrind`.")
 summary = ["## Targets at a glance", "",
            "Every target of the issues this run measures, as judged in the sections below (medians; ratios "
-           "within rounds).", "", "| issue | target | measured | verdict |", "|---|---|---|---|"]
+           "within rounds)." + (" **This run was measured under load: its verdicts are of a loaded machine, not of "
+                                 "this machine's idle speed.**" if _load1 > 1.5 or facts.get("loaded") == "1" else ""),
+           "", "| issue | target | measured | verdict |", "|---|---|---|---|"]
 for sec, row in targets:
     issue = re.search(r"\((issues? [^)]*)\)", sec)
     m = re.match(r"\| (issue \d+): (.*)", row)
