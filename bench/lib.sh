@@ -65,7 +65,8 @@ bench_setup() {
     if command -v node >/dev/null && node bench/duckdb/run.mjs --version >"$tmp/duckdb.version" 2>"$tmp/duckdb.err"; then
         duckdb_ok=1
     else
-        log "DuckDB peer SKIPPED: $(tail -1 "$tmp/duckdb.err" 2>/dev/null || echo 'no node') (scripts/install-deps installs it)"
+        log "DuckDB peer SKIPPED: $( (grep -m1 -E '^[A-Za-z]*Error' "$tmp/duckdb.err" || echo 'no node') 2>/dev/null)" \
+            "(scripts/install-deps installs it: npm ci in bench/duckdb)"
     fi
     : >"$tmp/mismatch"
     return 0
