@@ -153,7 +153,7 @@ registry_stop() {
 # a rate over messages that were not read is no rate. kcat writes every
 # message (its default format) into `wc -l`, which counts them: the one way
 # to know what kcat read; the pipe and wc cost it a little CPU (counted in
-# its CPU column, ~0.1 s per million messages).
+# its CPU column, which sums the pipeline's processes).
 consume_peer() {
     local n=$1 r=$2 c=(events="$con_events" expect="$con_events")
     case $n in
