@@ -6,11 +6,18 @@ Why: issue 5's target is >= 20x what the original Python tool's stack does
 on the same topic; this is that stack's core loop without the profiling, so
 the ratio it gives is if anything generous to Python.
 How: assigns every partition of the topic at its beginning (no group commit),
-consumes in batches of up to 10,000 (Consumer.consume), json.loads every
+configured like the floor and shape's bounded reads (fetch.wait.max.ms=10,
+so the broker's 500 ms long-poll does not delay the end of each partition;
+a 10 ms consume time-out, so the last, short batch is not waited for a
+second: issue 19 made this peer fair), consumes in batches of up to 10,000
+(Consumer.consume), json.loads every
 value and appends each field to a per-column list (columns in order of first
 appearance, None where a row lacks a field), dropping the lists every 65,536
 rows as a micro-batch would be; stops when every partition reported EOF.
 Prints one key=value line: messages, seconds, msgs_s, rss_kb.
+
+bench/run gives it the shape command's glibc malloc thresholds (through
+MALLOC_MMAP_THRESHOLD_ / MALLOC_TRIM_THRESHOLD_), as every peer.
 
 Usage: consume.py BOOTSTRAP TOPIC   (needs Debian python3-confluent-kafka)
 """
@@ -30,6 +37,7 @@ def main():
         "group.id": "shape-bench-python",
         "enable.auto.commit": False,
         "enable.partition.eof": True,
+        "fetch.wait.max.ms": 10,
     })
     md = c.list_topics(topic, timeout=10)
     parts = sorted(md.topics[topic].partitions)
@@ -37,7 +45,7 @@ def main():
     eofs, n, rows = 0, 0, 0
     columns = {}
     while eofs < len(parts):
-        for m in c.consume(10000, timeout=1.0):
+        for m in c.consume(10000, timeout=0.01):
             err = m.error()
             if err is not None:
                 if err.code() == KafkaError._PARTITION_EOF:

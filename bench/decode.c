@@ -18,9 +18,12 @@
  * Output: one line of key=value pairs (mode, events, bytes, seconds, mb_s,
  * rows_s, wall_seconds, wall_mb_s, rows, rss_kb) for bench/run to parse.
  *
- * Build (bench/run does this):
- *   cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -IBUILD/include bench/decode.c \
- *      -LBUILD/lib -lshape -ljansson -Wl,-rpath,BUILD/lib -o BUILD/bench/decode
+ * Both sides run with the shape command's glibc malloc thresholds (it calls
+ * src/cli/malloc_tuning.c first, as every C peer of the benchmarks does).
+ *
+ * Build (bench/lib.sh does this):
+ *   cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -IBUILD/include -Isrc bench/decode.c \
+ *      src/cli/malloc_tuning.c -LBUILD/lib -lshape -ljansson -Wl,-rpath,BUILD/lib -o BUILD/bench/decode
  * Usage: decode shape|jansson [EVENTS [BATCH]]     (default 1000000 65536)
  *        decode dump EVENTS > FILE      (the same documents as JSON lines, for
  *                                        the Kafka benchmarks' topic)
@@ -35,6 +38,8 @@
 
 #include "orders.h"
 #include "shape/decode.h"
+
+#include "cli/commands.h" /* shape_cli_tune_malloc: the shape command's malloc settings */
 
 static double clock_s(clockid_t id)
 {
@@ -74,6 +79,7 @@ static void *xmalloc(size_t n)
 
 int main(int argc, char **argv)
 {
+    shape_cli_tune_malloc(); /* as the shape command's main() does (bench/lib.sh links it) */
     if (argc < 2 || (strcmp(argv[1], "shape") && strcmp(argv[1], "jansson") && strcmp(argv[1], "dump"))) {
         fprintf(stderr, "usage: decode shape|jansson [EVENTS [BATCH]] | decode dump EVENTS\n");
         return 2;

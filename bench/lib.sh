@@ -33,9 +33,20 @@ bench_setup() {
     mkdir -p "$bin"
     cflags=(-O2 -std=c11 -Wall -Wextra -Werror -D_POSIX_C_SOURCE=200809L -Iinclude "-I$build/include")
     lib=("-L$build/lib" -lshape "-Wl,-rpath,$root/$build/lib")
-    cc "${cflags[@]}" bench/decode.c "${lib[@]}" -ljansson -o "$bin/decode"
-    cc "${cflags[@]}" bench/produce.c -lrdkafka -o "$bin/produce"
-    cc "${cflags[@]}" bench/consume.c -lrdkafka -o "$bin/consume"
+    # Every C peer runs with the shape command's glibc malloc thresholds: it
+    # links the very file that sets them (src/cli/malloc_tuning.c) and calls
+    # it first in main(); the peers we do not build (kcat, Python) get the same
+    # values through glibc's environment variables ($peer_env, below).
+    local tune=(-Isrc src/cli/malloc_tuning.c)
+    cc "${cflags[@]}" "${tune[@]}" bench/decode.c "${lib[@]}" -ljansson -o "$bin/decode"
+    cc "${cflags[@]}" "${tune[@]}" bench/produce.c -lrdkafka -o "$bin/produce"
+    cc "${cflags[@]}" "${tune[@]}" bench/consume.c -lrdkafka -o "$bin/consume"
+    local mmap trim
+    mmap=$(sed -n 's/^#define MMAP_THRESHOLD_BYTES (\(.*\))$/\1/p' src/cli/malloc_tuning.c)
+    trim=$(sed -n 's/^#define TRIM_THRESHOLD_BYTES (\(.*\))$/\1/p' src/cli/malloc_tuning.c)
+    [ -n "$mmap" ] && [ -n "$trim" ] ||
+        { echo "bench: cannot read the malloc thresholds from src/cli/malloc_tuning.c" >&2; exit 2; }
+    peer_env=(env "MALLOC_MMAP_THRESHOLD_=$((mmap))" "MALLOC_TRIM_THRESHOLD_=$((trim))")
 
     tmp=$(mktemp -d /tmp/shape-bench.XXXXXX)
     results=$tmp/results.jsonl
@@ -48,7 +59,41 @@ bench_setup() {
     peer_python=python3
     python3 -c 'import confluent_kafka' 2>/dev/null || peer_python=/usr/bin/python3
     python_ok=0; "$peer_python" -c 'import confluent_kafka' 2>/dev/null && python_ok=1
+    # DuckDB (npm @duckdb/node-api, pinned by bench/duckdb/package-lock.json;
+    # scripts/install-deps runs `npm ci` there): a peer when it loads.
+    duckdb_ok=0
+    if command -v node >/dev/null && node bench/duckdb/run.mjs --version >"$tmp/duckdb.version" 2>"$tmp/duckdb.err"; then
+        duckdb_ok=1
+    else
+        log "DuckDB peer SKIPPED: $( (grep -m1 -E '^[A-Za-z]*Error' "$tmp/duckdb.err" || echo 'no node') 2>/dev/null)" \
+            "(scripts/install-deps installs it: npm ci in bench/duckdb)"
+    fi
+    : >"$tmp/mismatch"
     return 0
+}
+
+# rotate ROUND ITEM... — the items, starting with the (ROUND-1 mod N)-th:
+# each round runs the peers in another order, so that no peer always runs
+# right after the same one (a warm page cache, a broker still busy with the
+# last reader, a CPU still clocked up) — issue 19, order effects.
+rotate() {
+    local r=$1; shift
+    local n=$# i
+    local items=("$@")
+    for ((i = 0; i < n; i++)); do printf '%s\n' "${items[$(((r - 1 + i) % n))]}"; done
+}
+
+# counts_verdict — after the last measure: fail loudly when any reader read
+# another number of messages than there were (a rate over messages that were
+# not read is no rate). Prints every mismatch; returns 1 if there was one.
+counts_verdict() {
+    [ -s "$tmp/mismatch" ] || return 0
+    {
+        echo "bench: MESSAGE COUNT MISMATCH — these runs read another number of messages than expected;"
+        echo "bench: their rates are left out of the report and this run fails:"
+        sed 's/^/bench:   /' "$tmp/mismatch"
+    } >&2
+    return 1
 }
 
 bench_cleanup() {
@@ -99,25 +144,110 @@ registry_stop() {
     reg_pid=
 }
 
-# record GROUP NAME ROUND STATUS WALL RSS_KB OUTFILE [key=value...]
+# consume_peer NAME ROUND — one reader of the topic `orders` ($bs) once:
+# floor_w4 (bench/consume -w 4: shape's way), floor_all (bench/consume:
+# every partition prefetched, arrival order), kcat and kcat_fw10 (defaults,
+# and -X fetch.wait.max.ms=10 as the floor and shape have it), stream_read
+# (${stream_read_format[@]}), stream_read_jsonl, stream_profile, python
+# (bench/consume.py). Every count is checked against $con_events (expect=):
+# a rate over messages that were not read is no rate. kcat writes every
+# message (its default format) into `wc -l`, which counts them: the one way
+# to know what kcat read; the pipe and wc cost it a little CPU (counted in
+# its CPU column, which sums the pipeline's processes).
+consume_peer() {
+    local n=$1 r=$2 c=(events="$con_events" expect="$con_events")
+    case $n in
+    floor_w4) measure consume floor_w4 "$r" KEEP "${c[@]}" -- "$bin/consume" -b "$bs" -t orders -w 4 ;;
+    floor_all) measure consume floor_all "$r" KEEP "${c[@]}" -- "$bin/consume" -b "$bs" -t orders ;;
+    kcat) measure consume kcat "$r" KEEP "${c[@]}" -- "${peer_env[@]}" bash -c \
+        'set -o pipefail; kcat -b "$1" -C -t orders -e -o beginning -q | wc -l' kcat "$bs" ;;
+    kcat_fw10) measure consume kcat_fw10 "$r" KEEP "${c[@]}" -- "${peer_env[@]}" bash -c \
+        'set -o pipefail; kcat -b "$1" -C -t orders -e -o beginning -q -X fetch.wait.max.ms=10 | wc -l' kcat "$bs" ;;
+    stream_read) measure consume stream_read "$r" NULL "${c[@]}" -- "$shape" stream-read "${stream_read_format[@]}" "kafka://$bs/orders" ;;
+    stream_read_jsonl) measure consume stream_read_jsonl "$r" NULL "${c[@]}" -- "$shape" stream-read "kafka://$bs/orders" ;;
+    stream_profile) measure consume stream_profile "$r" KEEP "${c[@]}" -- "$shape" stream-profile "kafka://$bs/orders" -o "$tmp/profile.json" ;;
+    python) measure consume python "$r" KEEP "${c[@]}" -- "${peer_env[@]}" "$peer_python" bench/consume.py "$bs" orders ;;
+    esac
+}
+
+# emit_prepare — the first $emit_events events of `retail --scale medium`
+# rendered once by `shape emit --sink file`, keyed "<table>/<seq>" as shape
+# keys them, into $tmp/keyed.txt for kcat -P and bench/produce; sets
+# $emitted, the producer settings $pset (the same for every producer) and
+# the headers $hset: shape sends two with every event (shape-table,
+# shape-synthetic), the peers send the same two (kcat -H takes one value for
+# all messages); kcat without headers is measured too, as a second row.
+emit_prepare() {
+    "$shape" emit retail --scale medium --max-events "$emit_events" --sink file -o "$tmp/events.jsonl" \
+        --fresh --no-progress >/dev/null
+    python3 - "$tmp/events.jsonl" "$tmp/keyed.txt" <<'PY'
+import json, sys
+with open(sys.argv[1]) as f, open(sys.argv[2], "w") as out:
+    for line in f:
+        d = json.loads(line)
+        out.write("%s/%d\t%s" % (d["_shape_table"], d["_shape_seq"], line))
+PY
+    emitted=$(wc -l <"$tmp/keyed.txt")
+    pset=(-X acks=all -X enable.idempotence=true -X linger.ms=5)
+    hset=(-H shape-table=order_line -H shape-synthetic=true)
+}
+
+# emit_peer NAME ROUND — one producer once, after emit_prepare: null
+# (`shape emit retail ${null_sel[@]} --sink null`), shape (into emit-shape), kcat and
+# kcat_plain (kcat -P of the same keyed events, with and without the
+# headers), floor (bench/produce, same headers), avro (against $reg_url).
+# shape's and bench/produce's counts of delivered events are checked; kcat
+# -P reports none (it fails on a delivery error), and reading the topics
+# back cannot count them: the embedded broker keeps ~5 MB per partition.
+emit_peer() {
+    local n=$1 r=$2
+    case $n in
+    avro) measure emit avro "$r" KEEP events="$emitted" expect="$emitted" -- "$shape" emit retail --scale medium \
+        --max-events "$emit_events" --sink "kafka://$bs/emit-avro" --event-format avro \
+        --sink-config "kafka.schema_registry_url=$reg_url" kafka.subject_strategy=record \
+        --no-progress --json ;;
+    null) measure emit null "$r" KEEP -- "$shape" emit retail "${null_sel[@]}" --sink null --no-progress --json ;;
+    shape) measure emit shape "$r" KEEP events="$emitted" expect="$emitted" -- "$shape" emit retail --scale medium \
+        --max-events "$emit_events" --sink "kafka://$bs/emit-shape" --no-progress --json ;;
+    kcat) measure emit kcat "$r" NULL events="$emitted" -- "${peer_env[@]}" kcat -b "$bs" -t emit-kcat -P -K $'\t' \
+        "${pset[@]}" "${hset[@]}" -l "$tmp/keyed.txt" ;;
+    kcat_plain) measure emit kcat_plain "$r" NULL events="$emitted" -- "${peer_env[@]}" kcat -b "$bs" -t emit-kcat -P \
+        -K $'\t' "${pset[@]}" -l "$tmp/keyed.txt" ;;
+    floor) measure emit floor "$r" KEEP events="$emitted" expect="$emitted" -- "$bin/produce" -b "$bs" -t emit-floor \
+        -f "$tmp/keyed.txt" -K "${pset[@]}" "${hset[@]}" ;;
+    esac
+}
+# record GROUP NAME ROUND STATUS WALL RSS_KB OUTFILE ERRFILE [key=value...]
 # appends one JSON line; OUTFILE's last line is parsed when it holds
 # key=value pairs or a JSON object (our programs and `shape emit --json`).
+# What the process says it read or sent becomes `count`, from the first of:
+# `messages=` or `events` on its last stdout line, a bare number there
+# (`| wc -l`), `shape stream-read: N messages` or a JSON object with
+# `events` on its last stderr line (stream-read, stream-profile). With
+# expect=N among the key=value pairs, a count other than N (or none) makes
+# the record a failure (status 3, count_mismatch) written to $tmp/mismatch.
 record() {
-    python3 - "$@" >>"$results" <<'PY'
-import json, sys
-group, name, rnd, status, wall, rss, outfile = sys.argv[1:8]
+    python3 - "$tmp/mismatch" "$@" >>"$results" <<'PY'
+import json, re, sys
+mismatch = sys.argv[1]
+group, name, rnd, status, wall, rss, outfile, errfile = sys.argv[2:10]
 rec = {"group": group, "name": name, "round": int(rnd), "status": int(status),
        "wall": float(wall), "rss_kb": int(rss or 0)}
-for kv in sys.argv[8:]:
+for kv in sys.argv[10:]:
     k, v = kv.split("=", 1)
     try: rec[k] = float(v)
     except ValueError: rec[k] = v
-try:
-    lines = [l for l in open(outfile).read().splitlines() if l.strip()]
-except OSError:
-    lines = []
-if lines:
-    last = lines[-1]
+
+
+def last_line(path):
+    try:
+        lines = [l for l in open(path, errors="replace").read().splitlines() if l.strip()]
+    except OSError:
+        lines = []
+    return lines[-1].strip() if lines else ""
+
+
+def parse(last):
     data = {}
     if last.startswith("{"):
         try: data = json.loads(last)
@@ -128,7 +258,33 @@ if lines:
                 k, v = kv.split("=", 1)
                 try: data[k] = float(v)
                 except ValueError: data[k] = v
-    rec["out"] = data
+    return data if isinstance(data, dict) else {}
+
+
+last = last_line(outfile)
+if last:
+    rec["out"] = parse(last)
+out = rec.get("out", {})
+count = None
+if isinstance(out.get("messages"), float): count = out["messages"]
+elif isinstance(out.get("events"), (int, float)): count = float(out["events"])
+elif re.fullmatch(r"\d+", last): count = float(last)
+if count is None:
+    err = last_line(errfile)
+    m = re.match(r"shape [a-z-]+: (\d+) messages", err)
+    ev = parse(err).get("events") if err.startswith("{") else None
+    if m: count = float(m.group(1))
+    elif isinstance(ev, (int, float)): count = float(ev)
+if count is not None:
+    rec["count"] = count
+if "expect" in rec and rec["status"] == 0 and count != rec["expect"]:
+    rec["status"] = 3
+    rec["count_mismatch"] = True
+    line = "%s/%s round %s: %s, expected %d" % (
+        group, name, rnd, "no count found" if count is None else "read %d messages" % count, rec["expect"])
+    print("bench: MESSAGE COUNT MISMATCH: " + line, file=sys.stderr)
+    with open(mismatch, "a") as f:
+        f.write(line + "\n")
 print(json.dumps(rec))
 PY
 }
@@ -155,5 +311,5 @@ measure() {
     [ "$keep" = NULL ] && : >"$o"
     local rss usr sys
     read -r rss usr sys < <(tail -1 "$tmp/rss")
-    record "$group" "$name" "$rnd" "$st" "$(python3 -c "print($t1 - $t0)")" "$rss" "$o" "cpu=$(python3 -c "print(${usr:-0} + ${sys:-0})")" "${extra[@]}"
+    record "$group" "$name" "$rnd" "$st" "$(python3 -c "print($t1 - $t0)")" "$rss" "$o" "$e" "cpu=$(python3 -c "print(${usr:-0} + ${sys:-0})")" "${extra[@]}"
 }

@@ -15,8 +15,12 @@
  * end it flushes and fails if any delivery failed. Prints one key=value line:
  * messages, bytes, seconds, msgs_s, rss_kb.
  *
- * Build (bench/run does this):
- *   cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L bench/produce.c -lrdkafka -o BUILD/bench/produce
+ * It runs with the shape command's glibc malloc thresholds (it calls
+ * src/cli/malloc_tuning.c first, as every C peer of the benchmarks does).
+ *
+ * Build (bench/lib.sh does this):
+ *   cc -O2 -std=c11 -D_POSIX_C_SOURCE=200809L -Iinclude -Isrc bench/produce.c src/cli/malloc_tuning.c \
+ *      -lrdkafka -o BUILD/bench/produce
  * Usage: produce -b BOOTSTRAP -t TOPIC -f FILE [-K] [-p PARTS] [-X key=value]... [-H name=value]...
  */
 #include <librdkafka/rdkafka.h>
@@ -26,6 +30,8 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "cli/commands.h" /* shape_cli_tune_malloc: the shape command's malloc settings */
 
 static long failed;
 
@@ -56,6 +62,7 @@ static void set(rd_kafka_conf_t *conf, const char *k, const char *v)
 
 int main(int argc, char **argv)
 {
+    shape_cli_tune_malloc(); /* as the shape command's main() does (bench/lib.sh links it) */
     const char *bootstrap = NULL, *topic = NULL, *file = NULL;
     int keyed = 0, parts = 0, opt;
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
