@@ -1,5 +1,6 @@
 /* profiler.c — the resumable stream profiler (shape/stream_profiler.h):
- * the global window over a shape_stream.
+ * the global window, or the windowed profiler (shape/stream_window.h),
+ * over a shape_stream.
  *
  * Why: exactness after a crash is a property of the order of three things
  * — which batches are in the profile state, which positions the checkpoint
@@ -11,6 +12,12 @@
  * The checkpoint counter is counted before the document is written (the
  * document says how many checkpoints it completes) and taken back if the
  * write fails.
+ * Windowed kinds take the same path with one difference: each batch goes
+ * to the window profiler on this thread (it needs the batch's partition,
+ * seen as the one partition whose position the batch advanced), and the
+ * windows the batch closes are in the windows file before the checkpoint
+ * that counts the batch — so a crash can repeat a window (the file drops
+ * it) but never lose one.
  */
 #include "shape/stream_profiler.h"
 
@@ -19,8 +26,10 @@
 
 #include <jansson.h>
 
+#include "shape/clock.h"
 #include "shape/profile_worker.h"
 #include "shape/stream_checkpoint.h"
+#include "shape/windows_file.h"
 
 struct shape_stream_profiler {
     shape_stream_profiler_config cfg;
@@ -28,6 +37,11 @@ struct shape_stream_profiler {
     shape_stream *stream;
     shape_profile *profile;
     shape_profile_worker *worker; /* profiles the batches, one behind the reader */
+    shape_window_profiler *win;   /* windowed kinds; NULL for global */
+    char window_identity[256];
+    shape_windows_file *wfile;    /* opened at the first window */
+    int wrote_windows;
+    shape_offsets before;         /* positions before the batch in hand */
     int64_t since_checkpoint;
     int resumed, was_finished;
 };
@@ -43,6 +57,8 @@ static int load_checkpoint(shape_stream_profiler *p, shape_err *err)
                                           .name = p->cfg.name,
                                           .event_time = p->cfg.event_time,
                                           .fingerprint = p->fingerprint,
+                                          .kind = shape_window_kind_name(p->cfg.window.kind),
+                                          .window = p->win ? p->window_identity : NULL,
                                           .cfg = &p->cfg.profile,
                                           .counter_names = shape_stream_counter_names,
                                           .n_counters = SHAPE_STREAM_N_COUNTERS};
@@ -59,6 +75,8 @@ static int load_checkpoint(shape_stream_profiler *p, shape_err *err)
                                     .n_schema = got.n_schema,
                                     .null_event_time = got.null_event_time};
     rc = shape_stream_restore(p->stream, &at, err);
+    if (rc == SHAPE_OK && p->win) rc = shape_window_profiler_load(p->win, got.windowed, err);
+    if (rc != SHAPE_OK && p->win) shape_err_prefix(err, "checkpoint %s (use another file)", p->cfg.checkpoint);
     p->profile = got.profile; /* moved: the resume no longer owns it */
     got.profile = NULL;
     p->was_finished = got.finished;
@@ -83,6 +101,12 @@ int shape_stream_profiler_new(const shape_stream_profiler_config *cfg, shape_str
                               .warn = cfg->warn,
                               .ud = cfg->ud};
     int rc = shape_stream_new(&sc, &p->stream, err);
+    if (rc == SHAPE_OK && cfg->window.kind != SHAPE_WINDOW_GLOBAL) {
+        shape_window_config_identity(&cfg->window, p->window_identity, sizeof p->window_identity);
+        rc = shape_window_profiler_new(cfg->name, &p->cfg.profile, &cfg->window, &p->win, err);
+        if (rc == SHAPE_OK && !cfg->windows_path)
+            rc = shape_err_set(err, SHAPE_EINVAL, "a windowed profile needs a windows file (--windows)");
+    }
     if (rc == SHAPE_OK && cfg->checkpoint) rc = load_checkpoint(p, err);
     if (rc == SHAPE_OK && !p->profile) rc = shape_profile_new(cfg->name, &p->cfg.profile, &p->profile, err);
     if (rc != SHAPE_OK) {
@@ -99,6 +123,9 @@ void shape_stream_profiler_free(shape_stream_profiler *p)
     shape_stream_free(p->stream); /* the source first: nothing more is read */
     shape_profile_worker_free(p->worker);
     shape_profile_free(p->profile);
+    shape_window_profiler_free(p->win);
+    shape_windows_file_close(p->wfile);
+    shape_offsets_free(&p->before);
     free(p);
 }
 
@@ -106,6 +133,17 @@ int shape_stream_profiler_was_finished(const shape_stream_profiler *p) { return 
 int shape_stream_profiler_resumed(const shape_stream_profiler *p) { return p->resumed; }
 int shape_stream_profiler_interrupted(const shape_stream_profiler *p) { return shape_stream_stopped(p->stream); }
 const shape_profile *shape_stream_profiler_profile(const shape_stream_profiler *p) { return p->profile; }
+int shape_stream_profiler_wrote_windows(const shape_stream_profiler *p) { return p->wrote_windows; }
+
+const shape_window_counters *shape_stream_profiler_window_counters(const shape_stream_profiler *p)
+{
+    return p->win ? shape_window_profiler_counters(p->win) : NULL;
+}
+
+int64_t shape_stream_profiler_events(const shape_stream_profiler *p)
+{
+    return p->win ? shape_window_profiler_counters(p->win)->rows_in : shape_profile_rows(p->profile);
+}
 shape_stream *shape_stream_profiler_stream(const shape_stream_profiler *p) { return p->stream; }
 
 static int save_checkpoint(shape_stream_profiler *p, int finished, shape_err *err)
@@ -115,6 +153,14 @@ static int save_checkpoint(shape_stream_profiler *p, int finished, shape_err *er
     size_t n_schema;
     const shape_stream_column *schema = shape_stream_schema(p->stream, &n_schema);
     n->checkpoints++;
+    json_t *windowed = NULL;
+    if (p->win) {
+        int rc = shape_window_profiler_save(p->win, &windowed, err);
+        if (rc != SHAPE_OK) {
+            n->checkpoints--;
+            return rc;
+        }
+    }
     shape_stream_profile_snapshot snap = {.uri = p->cfg.uri,
                                           .partitions = p->cfg.partitions,
                                           .offset = shape_stream_offset(p->stream),
@@ -127,11 +173,51 @@ static int save_checkpoint(shape_stream_profiler *p, int finished, shape_err *er
                                           .schema = schema,
                                           .n_schema = n_schema,
                                           .null_event_time = shape_stream_null_event_time(p->stream),
+                                          .kind = shape_window_kind_name(p->cfg.window.kind),
+                                          .window = p->win ? p->window_identity : NULL,
                                           .profile = p->profile,
+                                          .windowed = windowed,
                                           .finished = finished};
     int rc = shape_stream_profile_checkpoint_write(p->cfg.checkpoint, &snap, err);
+    json_decref(windowed);
     if (rc != SHAPE_OK) n->checkpoints--;
     p->since_checkpoint = 0;
+    return rc;
+}
+
+/* A closed window: into the windows file (opened at the first one). */
+static int emit_window(void *ud, const shape_window_closed *w, shape_err *err)
+{
+    shape_stream_profiler *p = ud;
+    if (!p->wfile) SHAPE_RETURN_NOT_OK(shape_windows_file_open(p->cfg.windows_path, &p->wfile, err));
+    int written = 0;
+    SHAPE_RETURN_NOT_OK(shape_windows_file_write(p->wfile, w, &written, err));
+    p->wrote_windows |= written;
+    return SHAPE_OK;
+}
+
+/* The one partition the batch just taken advanced, or -1 (none or several). */
+static int32_t batch_partition(const shape_offsets *before, const shape_offsets *after)
+{
+    int32_t found = -1;
+    for (size_t i = 0; i < after->n; i++) {
+        int64_t had;
+        if (shape_offsets_get(before, after->partitions[i], &had) && had == after->next[i]) continue;
+        if (found >= 0) return -1;
+        found = after->partitions[i];
+    }
+    return found;
+}
+
+static int window_batch(shape_stream_profiler *p, struct ArrowSchema *schema, struct ArrowArray *array,
+                        shape_err *err)
+{
+    const shape_offsets *now = shape_stream_positions(p->stream);
+    int rc = shape_window_profiler_update(p->win, schema, array, SHAPE_STREAM_EVENT_TIME_COLUMN, now->partitions,
+                                          now->n, batch_partition(&p->before, now), shape_clock_now(), emit_window,
+                                          p, err);
+    array->release(array);
+    schema->release(schema);
     return rc;
 }
 
@@ -142,9 +228,11 @@ static int consume(shape_stream_profiler *p, shape_err *err)
         struct ArrowSchema schema;
         struct ArrowArray array;
         int end = 0;
+        if (p->win) SHAPE_RETURN_NOT_OK(shape_offsets_copy(&p->before, shape_stream_positions(p->stream), err));
         rc = shape_stream_next(p->stream, &schema, &array, &end, err);
         if (rc != SHAPE_OK || end) break;
-        rc = shape_profile_worker_submit(p->worker, &schema, &array, err); /* moved in */
+        if (p->win) rc = window_batch(p, &schema, &array, err);
+        else rc = shape_profile_worker_submit(p->worker, &schema, &array, err); /* moved in */
         p->since_checkpoint++; /* every batch the stream hands out is a processed one */
         if (rc == SHAPE_OK && p->cfg.checkpoint && p->since_checkpoint >= p->cfg.checkpoint_every)
             rc = save_checkpoint(p, 0, err);
@@ -156,9 +244,9 @@ static int consume(shape_stream_profiler *p, shape_err *err)
 
 int shape_stream_profiler_run(shape_stream_profiler *p, shape_err *err)
 {
-    if (!p->worker) SHAPE_RETURN_NOT_OK(shape_profile_worker_new(p->profile, &p->worker, err));
+    if (!p->worker && !p->win) SHAPE_RETURN_NOT_OK(shape_profile_worker_new(p->profile, &p->worker, err));
     int rc = consume(p, err);
-    if (rc == SHAPE_OK) rc = shape_profile_worker_drain(p->worker, err);
+    if (rc == SHAPE_OK && p->worker) rc = shape_profile_worker_drain(p->worker, err);
     return rc;
 }
 
@@ -168,7 +256,8 @@ int shape_stream_profiler_finish(shape_stream_profiler *p, int complete,
 {
     int interrupted = shape_stream_stopped(p->stream);
     if (interrupted && p->cfg.checkpoint) SHAPE_RETURN_NOT_OK(save_checkpoint(p, 0, err));
-    SHAPE_RETURN_NOT_OK(write(ud, p->profile, err));
+    if (p->win) SHAPE_RETURN_NOT_OK(shape_window_profiler_close_all(p->win, interrupted, emit_window, p, err));
+    else SHAPE_RETURN_NOT_OK(write(ud, p->profile, err));
     if (!interrupted && p->cfg.checkpoint) SHAPE_RETURN_NOT_OK(save_checkpoint(p, complete && !interrupted, err));
     return SHAPE_OK;
 }
