@@ -13,8 +13,8 @@
  * document says how many checkpoints it completes) and taken back if the
  * write fails.
  * Windowed kinds take the same path with one difference: each batch goes
- * to the window profiler on this thread (it needs the batch's partition,
- * seen as the one partition whose position the batch advanced), and the
+ * to the window profiler on this thread (with the batch's partition, as
+ * the stream saw it: shape_stream_batch_partition), and the
  * windows the batch closes are in the windows file before the checkpoint
  * that counts the batch — so a crash can repeat a window (the file drops
  * it) but never lose one.
@@ -41,7 +41,6 @@ struct shape_stream_profiler {
     char window_identity[256];
     shape_windows_file *wfile;    /* opened at the first window */
     int wrote_windows;
-    shape_offsets before;         /* positions before the batch in hand */
     int64_t since_checkpoint;
     int resumed, was_finished;
 };
@@ -125,7 +124,6 @@ void shape_stream_profiler_free(shape_stream_profiler *p)
     shape_profile_free(p->profile);
     shape_window_profiler_free(p->win);
     shape_windows_file_close(p->wfile);
-    shape_offsets_free(&p->before);
     free(p);
 }
 
@@ -196,25 +194,12 @@ static int emit_window(void *ud, const shape_window_closed *w, shape_err *err)
     return SHAPE_OK;
 }
 
-/* The one partition the batch just taken advanced, or -1 (none or several). */
-static int32_t batch_partition(const shape_offsets *before, const shape_offsets *after)
-{
-    int32_t found = -1;
-    for (size_t i = 0; i < after->n; i++) {
-        int64_t had;
-        if (shape_offsets_get(before, after->partitions[i], &had) && had == after->next[i]) continue;
-        if (found >= 0) return -1;
-        found = after->partitions[i];
-    }
-    return found;
-}
-
 static int window_batch(shape_stream_profiler *p, struct ArrowSchema *schema, struct ArrowArray *array,
                         shape_err *err)
 {
     const shape_offsets *now = shape_stream_positions(p->stream);
     int rc = shape_window_profiler_update(p->win, schema, array, SHAPE_STREAM_EVENT_TIME_COLUMN, now->partitions,
-                                          now->n, batch_partition(&p->before, now), shape_clock_now(), emit_window,
+                                          now->n, shape_stream_batch_partition(p->stream), shape_clock_now(), emit_window,
                                           p, err);
     array->release(array);
     schema->release(schema);
@@ -228,7 +213,6 @@ static int consume(shape_stream_profiler *p, shape_err *err)
         struct ArrowSchema schema;
         struct ArrowArray array;
         int end = 0;
-        if (p->win) SHAPE_RETURN_NOT_OK(shape_offsets_copy(&p->before, shape_stream_positions(p->stream), err));
         rc = shape_stream_next(p->stream, &schema, &array, &end, err);
         if (rc != SHAPE_OK || end) break;
         if (p->win) rc = window_batch(p, &schema, &array, err);
