@@ -21,9 +21,9 @@ source "$(dirname "$0")/lib.sh"
 command -v kcat >/dev/null || fail "kcat is not installed (scripts/install-deps installs it)"
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed"; exit 77; }
 oracle_dir=$(cd "$(dirname "$0")/../contract" && pwd)
-w4=$(unique_topic w4) mix=$(unique_topic wmix)
-[ -n "${SHAPE_TEST_KAFKA:-}" ] || { w4=w4; mix=wmix; }
-kafka_up "$w4:4" "$mix:4"
+w4=$(unique_topic w4) mix=$(unique_topic wmix) idle1=$(unique_topic widle1) idle0=$(unique_topic widle0)
+[ -n "${SHAPE_TEST_KAFKA:-}" ] || { w4=w4; mix=wmix; idle1=widle1; idle0=widle0; }
+kafka_up "$w4:4" "$mix:4" "$idle1:2" "$idle0:2"
 T=$TEST_TMP
 S=1000000
 
@@ -124,6 +124,39 @@ done
 "$SHAPE_BIN" stream-profile "kafka://$BOOTSTRAP/$mix" --window tumbling --size 1m --windows "$T/m.jsonl" --batch-size 50 \
   >"$T/m.sum" 2>/dev/null
 [ "$(late_of "$T/m.sum")" -gt 0 ] || fail "the 20-minute-late rows were not late"
+
+# ---- an idle partition stops holding the watermark (--follow, wall clock)
+# p1 delivers one row at 0 s, then nothing; p0 delivers 0-600 s, and 2.5 s
+# later 600-700 s: by then p1 has been silent past --partition-idle-timeout 1,
+# so the watermark follows p0 and window [0, 60 s) closes. A row for p1 at
+# 10 s, sent at 4 s, is then late. With the idle timeout off (0), p1 holds
+# the watermark at its newest time and nothing is late.
+idle_run() { # idle_run TOPIC IDLE_TIMEOUT SUMMARY
+  local topic=$1 t0=1767225600000 pid
+  python3 -c "import json; print(json.dumps({'p': 1, 'v': 0.5, '_shape_event_time': $t0}))" | kcat -b "$BOOTSTRAP" -t "$topic" -P -p 1
+  python3 -c "
+import json
+for i in range(600): print(json.dumps({'p': 0, 'v': i * 1.0, '_shape_event_time': $t0 + i * 1000}))" | kcat -b "$BOOTSTRAP" -t "$topic" -P -p 0
+  "$SHAPE_BIN" stream-profile "kafka://$BOOTSTRAP/$topic" --window tumbling --size 1m --windows "$T/$topic.jsonl" \
+    --follow --idle-timeout 3 --max-partition-skew 2h --partition-idle-timeout "$2" >"$3" 2>"$T/$topic.err" &
+  pid=$!
+  sleep 2.5
+  python3 -c "
+import json
+for i in range(600, 700): print(json.dumps({'p': 0, 'v': i * 1.0, '_shape_event_time': $t0 + i * 1000}))" | kcat -b "$BOOTSTRAP" -t "$topic" -P -p 0
+  sleep 1.5
+  python3 -c "import json; print(json.dumps({'p': 1, 'v': 0.25, '_shape_event_time': $t0 + 10000}))" | kcat -b "$BOOTSTRAP" -t "$topic" -P -p 1
+  wait "$pid" || fail "idle run ($topic): $(cat "$T/$topic.err")"
+}
+idle_run "$idle1" 1 "$T/idle1.sum"
+[ "$(late_of "$T/idle1.sum")" -eq 1 ] || fail "an idle partition still held the watermark: $(cat "$T/idle1.sum")"
+idle_run "$idle0" 0 "$T/idle0.sum"
+[ "$(late_of "$T/idle0.sum")" -eq 0 ] || fail "with --partition-idle-timeout 0 a silent partition let rows be late: $(cat "$T/idle0.sum")"
+python3 - "$T/$idle0.jsonl" <<'PY' || fail "idle0 windows"
+import json, sys
+w = [json.loads(l) for l in open(sys.argv[1])]
+assert sum(x["rows"] for x in w) == 702 and w[0]["start_us"] == 1767225600000000 and w[0]["rows"] == 62, [(x["start"], x["rows"]) for x in w][:3]
+PY
 
 # ---- kill -9 at several points, then resume: the windows of a clean run, each once
 kill_and_resume() { # kill_and_resume NAME DELAYS -- ARGS...
