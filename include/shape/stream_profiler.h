@@ -40,6 +40,7 @@ typedef struct shape_stream_profiler_config {
      * and at the end every open window closes. */
     shape_window_config window;
     const char *windows_path;
+    const char *window_states_path; /* windowed --state: each closed window's state too; NULL: none */
     int64_t checkpoint_every;      /* processed batches between checkpoints (>= 1) */
     int64_t max_reconnects;
     const shape_options *options;  /* the source's options */

@@ -42,6 +42,13 @@ size_t shape_windows_file_known(const shape_windows_file *f);
 /* The line of w (with its newline), malloc'd. */
 int shape_windows_file_line(const shape_window_closed *w, char **out, size_t *len, shape_err *err);
 
+/* The window states file (`stream-profile --window KIND --state FILE`): the
+ * same rules, each line {"end_us", "kind", ["partial",] "rows", "start_us",
+ * "state"} with the window's profile state (shape_profile_state_save) in
+ * base64, for `shape profile-merge`. */
+int shape_window_states_file_open(const char *path, shape_windows_file **out, shape_err *err);
+int shape_window_states_line(const shape_window_closed *w, char **out, size_t *len, shape_err *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -34,6 +34,7 @@
 #include "shape/duration.h"
 #include "shape/profile.h"
 #include "shape/stream_profiler.h"
+#include "shape/windows_file.h"
 
 static volatile sig_atomic_t stop_requested;
 
@@ -198,8 +199,7 @@ static int read_window_options(const shape_args *args, run *r, int follow, shape
     SHAPE_RETURN_NOT_OK(shape_args_double(args, "partition-idle-timeout", 0, 0, "seconds", follow ? 30 : 0,
                                           &w->idle_timeout_s, err));
     if (!global) SHAPE_RETURN_NOT_OK(shape_window_config_check(w, err));
-    if (!global && r->state_path)
-        return shape_err_set(err, SHAPE_EINVAL, "--state goes with --window global in this version");
+    if (!global) r->pc.window_states_path = r->state_path; /* one state line per window, for profile-merge */
     return SHAPE_OK;
 }
 
@@ -247,6 +247,15 @@ static int read_options(const shape_args *args, run *r, shape_err *err)
 
 /* ---- the command --------------------------------------------------------- */
 
+/* A windowed worker that saw nothing still leaves its (empty) states file. */
+static int empty_window_states(const char *path, shape_err *err)
+{
+    shape_windows_file *f = NULL;
+    SHAPE_RETURN_NOT_OK(shape_window_states_file_open(path, &f, err));
+    shape_windows_file_close(f);
+    return SHAPE_OK;
+}
+
 /* One stderr line when rows arrived after their window closed (§1.7). */
 static void late_report(const run *r)
 {
@@ -272,7 +281,9 @@ static int finish(run *r, shape_err *err)
                                  (long long)st.undecodable, (long long)st.rejected);
         fprintf(stderr, "shape: the stream had no events; nothing was written%s\n",
                 r->state_path ? " but the (empty) state" : "");
-        if (r->state_path) SHAPE_RETURN_NOT_OK(write_state(r, shape_stream_profiler_profile(r->profiler), err)); /* an empty worker still merges */
+        if (r->state_path && r->pc.window.kind == SHAPE_WINDOW_GLOBAL) /* an empty worker still merges */
+            SHAPE_RETURN_NOT_OK(write_state(r, shape_stream_profiler_profile(r->profiler), err));
+        else if (r->state_path) SHAPE_RETURN_NOT_OK(empty_window_states(r->state_path, err));
         return print_summary(r, 0, interrupted, "no events", err);
     }
     int complete = r->bounded && !r->limited;
@@ -349,7 +360,8 @@ static const shape_arg_spec stream_profile_args[] = {
      "Consecutive failed reconnects before giving up (waits 1 s, doubling, at most 30 s)."},
     {"partitions", 0, SHAPE_ARG_VALUE, "LIST", NULL,
      "Read only these partitions, e.g. 0,3-5 (kafka://; split a topic across workers, then profile-merge)."},
-    {"state", 0, SHAPE_ARG_VALUE, "FILE", NULL, "Also write the mergeable profiler state (for shape profile-merge)."},
+    {"state", 0, SHAPE_ARG_VALUE, "FILE", NULL,
+     "Also write the mergeable profiler state (for shape profile-merge); windowed: one state line per window."},
     {0},
 };
 

@@ -40,6 +40,7 @@ struct shape_stream_profiler {
     shape_window_profiler *win;   /* windowed kinds; NULL for global */
     char window_identity[256];
     shape_windows_file *wfile;    /* opened at the first window */
+    shape_windows_file *sfile;    /* window states (--state), likewise */
     int wrote_windows;
     int64_t since_checkpoint;
     int resumed, was_finished;
@@ -124,6 +125,7 @@ void shape_stream_profiler_free(shape_stream_profiler *p)
     shape_profile_free(p->profile);
     shape_window_profiler_free(p->win);
     shape_windows_file_close(p->wfile);
+    shape_windows_file_close(p->sfile);
     free(p);
 }
 
@@ -191,6 +193,10 @@ static int emit_window(void *ud, const shape_window_closed *w, shape_err *err)
     int written = 0;
     SHAPE_RETURN_NOT_OK(shape_windows_file_write(p->wfile, w, &written, err));
     p->wrote_windows |= written;
+    if (p->cfg.window_states_path) {
+        if (!p->sfile) SHAPE_RETURN_NOT_OK(shape_window_states_file_open(p->cfg.window_states_path, &p->sfile, err));
+        SHAPE_RETURN_NOT_OK(shape_windows_file_write(p->sfile, w, &written, err));
+    }
     return SHAPE_OK;
 }
 

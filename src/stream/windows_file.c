@@ -12,7 +12,9 @@
  * Each window written is then one line appended with write(2) — the kernel
  * holds it even if the process is killed the next instant — unless its key
  * is already there. A partial window is written but not remembered, so the
- * same run's final version of it is never refused.
+ * same run's final version of it is never refused. A window states file
+ * (--state with a window kind) is the same file with each line carrying the
+ * window's mergeable state instead of its document.
  */
 #include "shape/windows_file.h"
 
@@ -25,6 +27,7 @@
 #include <unistd.h>
 
 #include "shape/atomic_file.h"
+#include "shape/base64.h"
 
 typedef struct key {
     int64_t start, end;
@@ -34,6 +37,7 @@ typedef struct key {
 struct shape_windows_file {
     char *path;
     int fd;
+    int states; /* lines carry the window's state, not its profile document */
     key *keys;
     size_t n_keys, cap_keys; /* cap a power of two */
 };
@@ -168,7 +172,7 @@ static int sift(shape_windows_file *f, const char *text, size_t len, char *kept,
     return SHAPE_OK;
 }
 
-int shape_windows_file_open(const char *path, shape_windows_file **out, shape_err *err)
+static int open_file(const char *path, int states, shape_windows_file **out, shape_err *err)
 {
     *out = NULL;
     shape_windows_file *f = calloc(1, sizeof *f);
@@ -177,6 +181,7 @@ int shape_windows_file_open(const char *path, shape_windows_file **out, shape_er
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     }
     f->fd = -1;
+    f->states = states;
     char *text = NULL, *kept = NULL;
     size_t len = 0, n_kept = 0;
     int exists = 0, changed = 0;
@@ -205,6 +210,16 @@ int shape_windows_file_open(const char *path, shape_windows_file **out, shape_er
     return SHAPE_OK;
 }
 
+int shape_windows_file_open(const char *path, shape_windows_file **out, shape_err *err)
+{
+    return open_file(path, 0, out, err);
+}
+
+int shape_window_states_file_open(const char *path, shape_windows_file **out, shape_err *err)
+{
+    return open_file(path, 1, out, err);
+}
+
 void shape_windows_file_close(shape_windows_file *f)
 {
     if (!f) return;
@@ -224,21 +239,33 @@ static json_t *bound_json(int64_t us, int iso)
     return json_string(buf);
 }
 
-int shape_windows_file_line(const shape_window_closed *w, char **out, size_t *len, shape_err *err)
+static int line_of(const shape_window_closed *w, int states, char **out, size_t *len, shape_err *err)
 {
     *out = NULL;
     json_t *table = NULL;
-    SHAPE_RETURN_NOT_OK(shape_profile_table_json(w->profile, &table, err));
+    char *b64 = NULL;
+    if (states) {
+        uint8_t *bytes = NULL;
+        size_t n = 0;
+        SHAPE_RETURN_NOT_OK(shape_profile_state_save(w->profile, &bytes, &n, err));
+        b64 = shape_base64_encode(bytes, n);
+        free(bytes);
+        if (!b64) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    } else {
+        SHAPE_RETURN_NOT_OK(shape_profile_table_json(w->profile, &table, err));
+    }
     json_t *doc = json_object(); /* keys in sorted order, as the reference writes them */
     int bad = !doc;
-    bad |= json_object_set_new(doc, "end", bound_json(w->end_us, 1));
+    if (!states) bad |= json_object_set_new(doc, "end", bound_json(w->end_us, 1));
     bad |= json_object_set_new(doc, "end_us", bound_json(w->end_us, 0));
     bad |= json_object_set_new(doc, "kind", json_string(shape_window_kind_name(w->kind)));
     if (w->partial) bad |= json_object_set_new(doc, "partial", json_true());
-    bad |= json_object_set_new(doc, "profile", table);
+    if (!states) bad |= json_object_set_new(doc, "profile", table);
     bad |= json_object_set_new(doc, "rows", json_integer(w->rows));
-    bad |= json_object_set_new(doc, "start", bound_json(w->start_us, 1));
+    if (!states) bad |= json_object_set_new(doc, "start", bound_json(w->start_us, 1));
     bad |= json_object_set_new(doc, "start_us", bound_json(w->start_us, 0));
+    if (states) bad |= json_object_set_new(doc, "state", json_string(b64));
+    free(b64);
     char *text = NULL;
     size_t n = 0;
     int rc = bad ? shape_err_set(err, SHAPE_ENOMEM, "out of memory") : shape_profile_json_dumps(doc, -1, &text, &n, err);
@@ -256,6 +283,16 @@ int shape_windows_file_line(const shape_window_closed *w, char **out, size_t *le
     return SHAPE_OK;
 }
 
+int shape_windows_file_line(const shape_window_closed *w, char **out, size_t *len, shape_err *err)
+{
+    return line_of(w, 0, out, len, err);
+}
+
+int shape_window_states_line(const shape_window_closed *w, char **out, size_t *len, shape_err *err)
+{
+    return line_of(w, 1, out, len, err);
+}
+
 int shape_windows_file_write(shape_windows_file *f, const shape_window_closed *w, int *written, shape_err *err)
 {
     *written = 0;
@@ -263,7 +300,7 @@ int shape_windows_file_write(shape_windows_file *f, const shape_window_closed *w
     if (known(f, kind, w->start_us, w->end_us)) return SHAPE_OK;
     char *line = NULL;
     size_t len = 0;
-    SHAPE_RETURN_NOT_OK(shape_windows_file_line(w, &line, &len, err));
+    SHAPE_RETURN_NOT_OK(line_of(w, f->states, &line, &len, err));
     size_t done = 0;
     int rc = SHAPE_OK;
     while (done < len) {

@@ -125,6 +125,44 @@ done
   >"$T/m.sum" 2>/dev/null
 [ "$(late_of "$T/m.sum")" -gt 0 ] || fail "the 20-minute-late rows were not late"
 
+# ---- scale-out: two workers over disjoint partitions write window states;
+# profile-merge gives the single run's windows on exact fields (in-order
+# partitions: no row is late for either, whatever each worker's watermark)
+for part in 0-1 2-3; do
+  "$SHAPE_BIN" stream-profile "kafka://$BOOTSTRAP/$w4" --window sliding --size 2m --slide 1m --windows "$T/part$part.jsonl" \
+    --batch-size 100 --partitions $part --state "$T/part$part.wstate" >/dev/null 2>"$T/err" || fail "worker $part: $(cat "$T/err")"
+done
+"$SHAPE_BIN" stream-profile "kafka://$BOOTSTRAP/$w4" --window sliding --size 2m --slide 1m --windows "$T/single.jsonl" \
+  --batch-size 100 >/dev/null 2>&1
+"$SHAPE_BIN" profile-merge "$T/part0-1.wstate" "$T/part2-3.wstate" -o "$T/merged.jsonl" --state "$T/merged.wstate" \
+  >"$T/merge.sum" 2>"$T/err" || fail "profile-merge of window states: $(cat "$T/err")"
+python3 - "$T/single.jsonl" "$T/merged.jsonl" "$T/merge.sum" <<'PY' || fail "merged windows differ from the single run's"
+import json, sys
+def load(path):
+    return {(w["start_us"], w["end_us"]): w for w in map(json.loads, open(path))}
+a, b = load(sys.argv[1]), load(sys.argv[2])
+s = json.loads(open(sys.argv[3]).read().strip().splitlines()[-1])
+assert sorted(a) == sorted(b), (len(a), len(b))
+assert s["windows"] == len(a) and s["states"] == 2, s
+exact = ("count", "null_count", "min", "max", "distinct", "true_count", "false_count", "min_length", "max_length")
+for k, wa in a.items():
+    wb = b[k]
+    assert wa["rows"] == wb["rows"] and wa["kind"] == wb["kind"] and wa["start"] == wb["start"], k
+    ca = {c["name"]: c for c in wa["profile"]["columns"]}
+    cb = {c["name"]: c for c in wb["profile"]["columns"]}
+    assert sorted(ca) == sorted(cb), k
+    for n in ca:
+        for f in exact:
+            assert ca[n].get(f) == cb[n].get(f), (k, n, f, ca[n].get(f), cb[n].get(f))
+        m, o = ca[n].get("mean"), cb[n].get("mean")
+        assert (m is None) == (o is None) and (m is None or abs(m - o) <= 1e-9 * max(1, abs(m))), (k, n, m, o)
+PY
+# the merged state merges again (with nothing: the same windows)
+"$SHAPE_BIN" profile-merge "$T/merged.wstate" -o "$T/merged2.jsonl" >/dev/null || fail "re-merge"
+cmp -s "$T/merged.jsonl" "$T/merged2.jsonl" || fail "a merged window state merged alone changed"
+rc=0; "$SHAPE_BIN" profile-merge "$T/merged.wstate" "$T/w4.jsonl" -o "$T/x.jsonl" >/dev/null 2>"$T/err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "^shape: error: .*is not a window state" "$T/err" || fail "a windows file taken for states: $rc $(cat "$T/err")"
+
 # ---- an idle partition stops holding the watermark (--follow, wall clock)
 # p1 delivers one row at 0 s, then nothing; p0 delivers 0-600 s, and 2.5 s
 # later 600-700 s: by then p1 has been silent past --partition-idle-timeout 1,
