@@ -12,9 +12,10 @@
  * The checkpoint counter is counted before the document is written (the
  * document says how many checkpoints it completes) and taken back if the
  * write fails.
- * Windowed kinds take the same path with one difference: each batch goes
- * to the window profiler on this thread (with the batch's partition, as
- * the stream saw it: shape_stream_batch_partition), and the
+ * Windowed kinds take the same path: each batch goes to the window
+ * profiler on a task thread of its own, one behind the reader like the
+ * profile worker (with the batch's partition as the stream saw it,
+ * shape_stream_batch_partition, and the known partitions copied), and the
  * windows the batch closes are in the windows file before the checkpoint
  * that counts the batch — so a crash can repeat a window (the file drops
  * it) but never lose one.
@@ -29,6 +30,7 @@
 #include "shape/clock.h"
 #include "shape/profile_worker.h"
 #include "shape/stream_checkpoint.h"
+#include "shape/task.h"
 #include "shape/windows_file.h"
 
 struct shape_stream_profiler {
@@ -42,6 +44,20 @@ struct shape_stream_profiler {
     shape_windows_file *wfile;    /* opened at the first window */
     shape_windows_file *sfile;    /* window states (--state), likewise */
     int wrote_windows;
+    /* windowed: batch k is profiled (and its windows written) on wtask
+     * while batch k + 1 is read; job is the batch in flight */
+    shape_task *wtask;
+    struct window_job {
+        shape_stream_profiler *p;
+        struct ArrowSchema schema;
+        struct ArrowArray array;
+        int32_t *known;
+        size_t n_known, cap_known;
+        int32_t partition;
+        double now;
+        int busy, rc; /* rc: the first failure sticks */
+        shape_err err;
+    } job;
     int64_t since_checkpoint;
     int resumed, was_finished;
 };
@@ -122,6 +138,11 @@ void shape_stream_profiler_free(shape_stream_profiler *p)
     if (!p) return;
     shape_stream_free(p->stream); /* the source first: nothing more is read */
     shape_profile_worker_free(p->worker);
+    if (p->wtask) shape_task_wait(p->wtask);
+    shape_task_free(p->wtask);
+    if (p->job.array.release) p->job.array.release(&p->job.array);
+    if (p->job.schema.release) p->job.schema.release(&p->job.schema);
+    free(p->job.known);
     shape_profile_free(p->profile);
     shape_window_profiler_free(p->win);
     shape_windows_file_close(p->wfile);
@@ -146,9 +167,20 @@ int64_t shape_stream_profiler_events(const shape_stream_profiler *p)
 }
 shape_stream *shape_stream_profiler_stream(const shape_stream_profiler *p) { return p->stream; }
 
+/* Wait for the batch in flight on the window task; its failure, if any. */
+static int window_drain(shape_stream_profiler *p, shape_err *err)
+{
+    if (!p->job.busy) return p->job.rc == SHAPE_OK ? SHAPE_OK : (*err = p->job.err, p->job.rc);
+    shape_task_wait(p->wtask);
+    p->job.busy = 0;
+    if (p->job.rc != SHAPE_OK) *err = p->job.err;
+    return p->job.rc;
+}
+
 static int save_checkpoint(shape_stream_profiler *p, int finished, shape_err *err)
 {
     if (p->worker) SHAPE_RETURN_NOT_OK(shape_profile_worker_drain(p->worker, err)); /* every batch taken is in the state */
+    SHAPE_RETURN_NOT_OK(window_drain(p, err));
     shape_stream_counters *n = shape_stream_counters_mut(p->stream);
     size_t n_schema;
     const shape_stream_column *schema = shape_stream_schema(p->stream, &n_schema);
@@ -200,16 +232,50 @@ static int emit_window(void *ud, const shape_window_closed *w, shape_err *err)
     return SHAPE_OK;
 }
 
+static void window_job_run(void *arg)
+{
+    struct window_job *j = arg;
+    shape_stream_profiler *p = j->p;
+    if (j->rc == SHAPE_OK)
+        j->rc = shape_window_profiler_update(p->win, &j->schema, &j->array, SHAPE_STREAM_EVENT_TIME_COLUMN, j->known,
+                                             j->n_known, j->partition, j->now, emit_window, p, &j->err);
+    j->array.release(&j->array);
+    j->schema.release(&j->schema);
+}
+
+/* Hand the batch (moved) to the window task, after the one before it. */
 static int window_batch(shape_stream_profiler *p, struct ArrowSchema *schema, struct ArrowArray *array,
                         shape_err *err)
 {
+    struct window_job *j = &p->job;
+    int rc = window_drain(p, err);
     const shape_offsets *now = shape_stream_positions(p->stream);
-    int rc = shape_window_profiler_update(p->win, schema, array, SHAPE_STREAM_EVENT_TIME_COLUMN, now->partitions,
-                                          now->n, shape_stream_batch_partition(p->stream), shape_clock_now(), emit_window,
-                                          p, err);
-    array->release(array);
-    schema->release(schema);
-    return rc;
+    if (rc == SHAPE_OK && now->n > j->cap_known) {
+        int32_t *k = realloc(j->known, now->n * sizeof *k);
+        if (k) {
+            j->known = k;
+            j->cap_known = now->n;
+        } else {
+            rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        }
+    }
+    if (rc != SHAPE_OK) {
+        array->release(array);
+        schema->release(schema);
+        return rc;
+    }
+    memcpy(j->known, now->partitions, now->n * sizeof *j->known);
+    j->n_known = now->n;
+    j->partition = shape_stream_batch_partition(p->stream);
+    j->now = shape_clock_now();
+    j->schema = *schema;
+    j->array = *array;
+    schema->release = NULL;
+    array->release = NULL;
+    j->p = p;
+    j->busy = 1;
+    shape_task_start(p->wtask, window_job_run, j);
+    return SHAPE_OK;
 }
 
 static int consume(shape_stream_profiler *p, shape_err *err)
@@ -235,8 +301,11 @@ static int consume(shape_stream_profiler *p, shape_err *err)
 int shape_stream_profiler_run(shape_stream_profiler *p, shape_err *err)
 {
     if (!p->worker && !p->win) SHAPE_RETURN_NOT_OK(shape_profile_worker_new(p->profile, &p->worker, err));
+    if (p->win && !p->wtask) SHAPE_RETURN_NOT_OK(shape_task_new(&p->wtask, err));
     int rc = consume(p, err);
     if (rc == SHAPE_OK && p->worker) rc = shape_profile_worker_drain(p->worker, err);
+    if (rc == SHAPE_OK && p->win) rc = window_drain(p, err);
+    else if (p->wtask) shape_task_wait(p->wtask); /* nothing runs behind a failed read */
     return rc;
 }
 

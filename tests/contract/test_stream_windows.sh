@@ -191,7 +191,7 @@ cp "$tmp/t.jsonl" "$tmp/re.jsonl"
 n=$(wc -l <"$tmp/t.jsonl")
 head -n 3 "$tmp/t.jsonl" >"$tmp/re.jsonl"
 sed -n 4p "$tmp/t.jsonl" | sed 's/"kind": "tumbling", /"kind": "tumbling", "partial": true, /' >>"$tmp/re.jsonl"
-sed -n 5p "$tmp/t.jsonl" | head -c 100 >>"$tmp/re.jsonl"   # torn
+sed -n 5p "$tmp/t.jsonl" | cut -c1-100 | tr -d "\n" >>"$tmp/re.jsonl"   # torn (no newline)
 shape stream-profile "$tmp/jitter.jsonl" --window tumbling --size 1m --windows "$tmp/re.jsonl" --batch-size 37 >/dev/null 2>&1
 cmp -s "$tmp/re.jsonl" "$tmp/t.jsonl" || fail "reopened windows file differs from a clean run's"
 shape stream-profile "$tmp/jitter.jsonl" --window tumbling --size 1m --windows "$tmp/re.jsonl" --batch-size 37 >/dev/null 2>&1
