@@ -76,8 +76,10 @@ int shape_stream_profiler_interrupted(const shape_stream_profiler *p);
  * resumes); otherwise the outputs first, then the checkpoint, marked
  * finished when `complete` (the stream was read to its end: a rerun reads
  * nothing). Without a checkpoint file only write() runs. Windowed kinds:
- * the outputs are the windows still open, closed now (written with
- * "partial": true when interrupted); write (may be NULL) is not called. */
+ * the outputs are the windows still open, closed now; unless `complete`
+ * (and not interrupted) the checkpoint comes first and they are written
+ * with "partial": true (a resumed run replaces them); write (may be NULL)
+ * is not called. */
 int shape_stream_profiler_finish(shape_stream_profiler *p, int complete,
                                  int (*write)(void *ud, const shape_profile *profile, shape_err *err), void *ud,
                                  shape_err *err);

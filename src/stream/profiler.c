@@ -314,9 +314,19 @@ int shape_stream_profiler_finish(shape_stream_profiler *p, int complete,
                                  shape_err *err)
 {
     int interrupted = shape_stream_stopped(p->stream);
+    if (p->win) {
+        /* Only the end of the stream closes the open windows for good. A
+         * stop before it (a signal, --max-events, --idle-timeout) checkpoints
+         * them open, then writes them as partial: a resumed run drops those
+         * lines and writes the windows whole when they close. */
+        int final = complete && !interrupted;
+        if (!final && p->cfg.checkpoint) SHAPE_RETURN_NOT_OK(save_checkpoint(p, 0, err));
+        SHAPE_RETURN_NOT_OK(shape_window_profiler_close_all(p->win, !final, emit_window, p, err));
+        if (final && p->cfg.checkpoint) SHAPE_RETURN_NOT_OK(save_checkpoint(p, 1, err));
+        return SHAPE_OK;
+    }
     if (interrupted && p->cfg.checkpoint) SHAPE_RETURN_NOT_OK(save_checkpoint(p, 0, err));
-    if (p->win) SHAPE_RETURN_NOT_OK(shape_window_profiler_close_all(p->win, interrupted, emit_window, p, err));
-    else SHAPE_RETURN_NOT_OK(write(ud, p->profile, err));
+    SHAPE_RETURN_NOT_OK(write(ud, p->profile, err));
     if (!interrupted && p->cfg.checkpoint) SHAPE_RETURN_NOT_OK(save_checkpoint(p, complete && !interrupted, err));
     return SHAPE_OK;
 }

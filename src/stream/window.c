@@ -354,6 +354,7 @@ static int64_t time_factor(const char *f, int *date32)
         return 86400000000LL;
     }
     if (strcmp(f, "tdm") == 0) return 1000;
+    if (strcmp(f, "n") == 0) return -1; /* a null column: no row has a time */
     return 0;
 }
 
@@ -384,7 +385,7 @@ static int read_times(shape_window_profiler *w, const struct ArrowSchema *schema
                              event_time, schema->children[col]->format);
     const struct ArrowArray *c = batch->children[col];
     const uint8_t *valid = c->n_buffers > 0 ? c->buffers[0] : NULL;
-    const void *values = c->n_buffers > 1 ? c->buffers[1] : NULL;
+    const void *values = c->n_buffers > 1 && factor != -1 ? c->buffers[1] : NULL;
     for (int64_t i = 0; i < batch->length; i++) {
         int64_t j = c->offset + batch->offset + i;
         if ((valid && !(valid[j >> 3] & (1u << (j & 7)))) || !values) {

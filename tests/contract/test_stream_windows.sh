@@ -248,6 +248,14 @@ for k in ("events", "windows", "late_events", "null_event_time", "late_share", "
     assert a[k] == b[k], (k, a[k], b[k])
 PY
 
+# ---- a run stopped by --max-events writes its open windows as partial; resumed, the windows whole
+rm -f "$tmp/me.jsonl" "$tmp/me.ck"
+shape stream-profile "$big" "${wargs[@]}" --windows "$tmp/me.jsonl" --checkpoint "$tmp/me.ck" --max-events 60000 >/dev/null 2>&1
+grep -q '"partial": true' "$tmp/me.jsonl" || fail "--max-events: no partial window"
+shape stream-profile "$big" "${wargs[@]}" --windows "$tmp/me.jsonl" --checkpoint "$tmp/me.ck" --max-events 70000 >/dev/null 2>&1
+shape stream-profile "$big" "${wargs[@]}" --windows "$tmp/me.jsonl" --checkpoint "$tmp/me.ck" >/dev/null 2>&1
+sort "$tmp/me.jsonl" | cmp -s - "$tmp/clean.sorted" || fail "--max-events in steps differs from a clean run"
+
 # ---- SIGINT: checkpoint first, then the open windows as partial; a resume drops them
 rm -f "$tmp/int.jsonl" "$tmp/int.ck"
 "$SHAPE_BIN" stream-profile "$big" "${wargs[@]}" --windows "$tmp/int.jsonl" --checkpoint "$tmp/int.ck" >"$tmp/int.sum" 2>/dev/null &

@@ -167,7 +167,7 @@ rc=0; "$SHAPE_BIN" profile-merge "$T/merged.wstate" "$T/w4.jsonl" -o "$T/x.jsonl
 # p1 delivers one row at 0 s, then nothing; p0 delivers 0-600 s, and 2.5 s
 # later 600-700 s: by then p1 has been silent past --partition-idle-timeout 1,
 # so the watermark follows p0 and window [0, 60 s) closes. A row for p1 at
-# 10 s, sent at 4 s, is then late. With the idle timeout off (0), p1 holds
+# 10 s, sent at 4 s, is then late (the run ends at its 702nd message). With the idle timeout off (0), p1 holds
 # the watermark at its newest time and nothing is late.
 idle_run() { # idle_run TOPIC IDLE_TIMEOUT SUMMARY
   local topic=$1 t0=1767225600000 pid
@@ -176,7 +176,7 @@ idle_run() { # idle_run TOPIC IDLE_TIMEOUT SUMMARY
 import json
 for i in range(600): print(json.dumps({'p': 0, 'v': i * 1.0, '_shape_event_time': $t0 + i * 1000}))" | kcat -b "$BOOTSTRAP" -t "$topic" -P -p 0
   "$SHAPE_BIN" stream-profile "kafka://$BOOTSTRAP/$topic" --window tumbling --size 1m --windows "$T/$topic.jsonl" \
-    --follow --idle-timeout 3 --max-partition-skew 2h --partition-idle-timeout "$2" >"$3" 2>"$T/$topic.err" &
+    --follow --max-events 702 --idle-timeout 30 --max-partition-skew 2h --partition-idle-timeout "$2" >"$3" 2>"$T/$topic.err" &
   pid=$!
   sleep 2.5
   python3 -c "
@@ -221,7 +221,7 @@ sort "$T/clean.jsonl" | cmp -s - "$T/bounded.sorted" || fail "bounded: killed an
 
 # --follow: batches follow arrival; with in-order partitions and a skew cap
 # above the topic's span no row can be late, so every window is complete
-fargs=("kafka://$BOOTSTRAP/$w4" --window tumbling --size 1m --batch-size 64 --max-partition-skew 2h --follow --idle-timeout 2)
+fargs=("kafka://$BOOTSTRAP/$w4" --window tumbling --size 1m --batch-size 64 --max-partition-skew 2h --follow --idle-timeout 5)
 "$SHAPE_BIN" stream-profile "${fargs[@]}" --windows "$T/fclean.jsonl" >"$T/fclean.sum" 2>/dev/null
 [ "$(late_of "$T/fclean.sum")" -eq 0 ] || fail "follow: late rows"
 kill_and_resume follow "0.5 1.0 1.5" -- "${fargs[@]}"
