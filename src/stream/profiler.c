@@ -24,6 +24,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -122,6 +123,12 @@ int shape_stream_profiler_new(const shape_stream_profiler_config *cfg, shape_str
         rc = shape_window_profiler_new(cfg->name, &p->cfg.profile, &cfg->window, &p->win, err);
         if (rc == SHAPE_OK && !cfg->windows_path)
             rc = shape_err_set(err, SHAPE_EINVAL, "a windowed profile needs a windows file (--windows)");
+        /* the files open at the first window: refuse a device or FIFO now, before anything is read or written */
+        struct stat st;
+        if (rc == SHAPE_OK && stat(cfg->windows_path, &st) == 0 && !S_ISREG(st.st_mode))
+            rc = shape_err_set(err, SHAPE_EINVAL, "--windows %s is not a regular file", cfg->windows_path);
+        if (rc == SHAPE_OK && cfg->window_states_path && stat(cfg->window_states_path, &st) == 0 && !S_ISREG(st.st_mode))
+            rc = shape_err_set(err, SHAPE_EINVAL, "--state %s is not a regular file", cfg->window_states_path);
     }
     if (rc == SHAPE_OK && cfg->checkpoint) rc = load_checkpoint(p, err);
     if (rc == SHAPE_OK && !p->profile) rc = shape_profile_new(cfg->name, &p->cfg.profile, &p->profile, err);

@@ -185,7 +185,13 @@ static int open_file(const char *path, int states, shape_windows_file **out, sha
     char *text = NULL, *kept = NULL;
     size_t len = 0, n_kept = 0;
     int exists = 0, changed = 0;
-    int rc = read_all(path, &text, &len, &exists, err);
+    struct stat st;
+    int rc = SHAPE_OK;
+    /* never read, rewrite or append to a device or FIFO (reading /dev/zero
+     * never ends; an atomic rewrite would replace /dev/null by a file) */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
+        rc = shape_err_set(err, SHAPE_EINVAL, "%s %s is not a regular file", states ? "--state" : "--windows", path);
+    if (rc == SHAPE_OK) rc = read_all(path, &text, &len, &exists, err);
     if (rc == SHAPE_OK && exists) {
         kept = malloc(len + 1);
         rc = kept ? sift(f, text, len, kept, &n_kept, &changed, err) : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
@@ -198,7 +204,6 @@ static int open_file(const char *path, int states, shape_windows_file **out, sha
         if (f->fd < 0) rc = shape_err_set(err, SHAPE_EIO, "cannot open --windows %s: %s", path, strerror(errno));
     }
     if (rc == SHAPE_OK) {
-        struct stat st;
         if (fstat(f->fd, &st) != 0 || !S_ISREG(st.st_mode))
             rc = shape_err_set(err, SHAPE_EINVAL, "--windows %s is not a regular file", path);
     }

@@ -179,6 +179,12 @@ expect_refusal "allowed-lateness: '-1s' is not a duration" "$d" --window tumblin
 expect_refusal "max-partition-skew: '1x' is not a duration" "$d" --window tumbling --size 1m --max-partition-skew 1x --windows "$x"
 expect_refusal "partition-idle-timeout must be a number of seconds >= 0" "$d" --window tumbling --size 1m --partition-idle-timeout -1 --windows "$x"
 expect_refusal "size does not go with --window global" "$d" -o "$tmp/x.json" --size 1m
+# a device or FIFO is never opened as the windows or window states file (reading /dev/zero never ends;
+# an atomic rewrite would replace /dev/null by a file)
+mkfifo "$tmp/fifo"
+expect_refusal "windows $tmp/fifo is not a regular file" "$d" --window tumbling --size 1m --windows "$tmp/fifo"
+expect_refusal "state $tmp/fifo is not a regular file" "$d" --window tumbling --size 1m --windows "$x" --state "$tmp/fifo"
+[ -p "$tmp/fifo" ] || fail "the FIFO was replaced"
 # accepted forms of the grammar
 for good in 500ms 30s 2m 1h 1d 5 1.5s 250us " 3 s "; do
   rm -f "$x"
