@@ -166,6 +166,14 @@ consume_peer() {
     stream_read) measure consume stream_read "$r" NULL "${c[@]}" -- "$shape" stream-read "${stream_read_format[@]}" "kafka://$bs/orders" ;;
     stream_read_jsonl) measure consume stream_read_jsonl "$r" NULL "${c[@]}" -- "$shape" stream-read "kafka://$bs/orders" ;;
     stream_profile) measure consume stream_profile "$r" KEEP "${c[@]}" -- "$shape" stream-profile "kafka://$bs/orders" -o "$tmp/profile.json" ;;
+    # windows: the skew cap above the hour keeps every row in a window (each
+    # partition is in order), so both do the whole work
+    stream_profile_tumbling) rm -f "$tmp/tumbling.jsonl"
+        measure consume stream_profile_tumbling "$r" KEEP "${c[@]}" -- "$shape" stream-profile "kafka://$bs/orders" \
+            --window tumbling --size 1m --max-partition-skew 2h --windows "$tmp/tumbling.jsonl" ;;
+    stream_profile_sliding) rm -f "$tmp/sliding.jsonl"
+        measure consume stream_profile_sliding "$r" KEEP "${c[@]}" -- "$shape" stream-profile "kafka://$bs/orders" \
+            --window sliding --size 5m --slide 1m --max-partition-skew 2h --windows "$tmp/sliding.jsonl" ;;
     python) measure consume python "$r" KEEP "${c[@]}" -- "${peer_env[@]}" "$peer_python" bench/consume.py "$bs" orders ;;
     esac
 }

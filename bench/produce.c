@@ -65,15 +65,17 @@ int main(int argc, char **argv)
     shape_cli_tune_malloc(); /* as the shape command's main() does (bench/lib.sh links it) */
     const char *bootstrap = NULL, *topic = NULL, *file = NULL;
     int keyed = 0, parts = 0, opt;
+    long long ts_per_1000 = -1; /* -T: message n's timestamp is T0 + n * T / 1000 ms (event times for windows) */
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
     rd_kafka_headers_t *headers = NULL; /* -H: copied for every message */
-    while ((opt = getopt(argc, argv, "b:t:f:Kp:X:H:")) != -1) {
+    while ((opt = getopt(argc, argv, "b:t:f:Kp:X:H:T:")) != -1) {
         switch (opt) {
         case 'b': bootstrap = optarg; break;
         case 't': topic = optarg; break;
         case 'f': file = optarg; break;
         case 'K': keyed = 1; break;
         case 'p': parts = atoi(optarg); break;
+        case 'T': ts_per_1000 = atoll(optarg); break;
         case 'X': {
             char *eq = strchr(optarg, '=');
             if (!eq) {
@@ -94,11 +96,11 @@ int main(int argc, char **argv)
             rd_kafka_header_add(headers, optarg, (ssize_t)(eq - optarg), eq + 1, -1);
             break;
         }
-        default: fprintf(stderr, "usage: produce -b BOOTSTRAP -t TOPIC -f FILE [-K] [-p PARTS] [-X k=v]... [-H name=value]...\n"); return 2;
+        default: fprintf(stderr, "usage: produce -b BOOTSTRAP -t TOPIC -f FILE [-K] [-p PARTS] [-X k=v]... [-H name=value]... [-T MS_PER_1000]\n"); return 2;
         }
     }
     if (!bootstrap || !topic || !file) {
-        fprintf(stderr, "usage: produce -b BOOTSTRAP -t TOPIC -f FILE [-K] [-p PARTS] [-X k=v]... [-H name=value]...\n");
+        fprintf(stderr, "usage: produce -b BOOTSTRAP -t TOPIC -f FILE [-K] [-p PARTS] [-X k=v]... [-H name=value]... [-T MS_PER_1000]\n");
         return 2;
     }
     set(conf, "bootstrap.servers", bootstrap);
@@ -136,9 +138,11 @@ int main(int argc, char **argv)
         int32_t part = parts > 0 ? (int32_t)(n % parts) : RD_KAFKA_PARTITION_UA;
         for (;;) {
             rd_kafka_headers_t *h = headers ? rd_kafka_headers_copy(headers) : NULL;
+            int64_t ts = ts_per_1000 >= 0 ? 1767225600000LL + (int64_t)n * ts_per_1000 / 1000 : 0; /* 0: now */
             rd_kafka_resp_err_t e = rd_kafka_producev(
                 rk, RD_KAFKA_V_TOPIC(topic), RD_KAFKA_V_PARTITION(part), RD_KAFKA_V_MSGFLAGS(RD_KAFKA_MSG_F_COPY),
-                RD_KAFKA_V_KEY(key, klen), RD_KAFKA_V_VALUE(val, vlen), RD_KAFKA_V_HEADERS(h), RD_KAFKA_V_END);
+                RD_KAFKA_V_KEY(key, klen), RD_KAFKA_V_VALUE(val, vlen), RD_KAFKA_V_HEADERS(h),
+                RD_KAFKA_V_TIMESTAMP(ts), RD_KAFKA_V_END);
             if (e == RD_KAFKA_RESP_ERR_NO_ERROR) break;
             if (h) rd_kafka_headers_destroy(h);
             if (e != RD_KAFKA_RESP_ERR__QUEUE_FULL) {

@@ -124,6 +124,12 @@ int shape_stream_next(shape_stream *s, struct ArrowSchema *schema, struct ArrowA
                       shape_err *err);
 
 int shape_stream_stopped(const shape_stream *s);
+/* The partition the batch last handed out came from: the one partition its
+ * position advanced beyond the positions before it; -1 when it advanced
+ * several (or none). A source that hands out every partition's position
+ * before its first batch (kafka:// with the interleave option) makes this
+ * exact from the first batch on. */
+int32_t shape_stream_batch_partition(const shape_stream *s);
 /* 1 once a source has been opened (a read that never connected: 0). */
 int shape_stream_opened(const shape_stream *s);
 const shape_stream_counters *shape_stream_counters_of(const shape_stream *s);

@@ -58,6 +58,8 @@ typedef struct shape_stream_profile_expect {
     const char *name;        /* --name */
     const char *event_time;  /* --event-time */
     const char *fingerprint; /* shape_profile_config_fingerprint of cfg */
+    const char *kind;        /* the window kind ("global", "tumbling", ...); NULL: global */
+    const char *window;      /* windowed kinds: shape_window_config_identity; NULL for global */
     const shape_profile_config *cfg;
     const char *const *counter_names; /* the counters the run keeps, in its order */
     size_t n_counters;
@@ -75,7 +77,8 @@ typedef struct shape_stream_profile_resume {
     size_t n_schema;
     int have_schema;         /* 0: no batch was seen before the checkpoint */
     int64_t null_event_time;
-    shape_profile *profile;  /* the profiler state */
+    shape_profile *profile;  /* global: the profiler state (NULL for windowed kinds) */
+    struct json_t *windowed; /* windowed kinds: shape_window_profiler_save's object (a reference) */
     int finished;            /* the checkpoint is of a finished run */
 } shape_stream_profile_resume;
 
@@ -103,7 +106,10 @@ typedef struct shape_stream_profile_snapshot {
     const shape_stream_column *schema; /* NULL: not frozen yet */
     size_t n_schema;
     int64_t null_event_time;
-    const shape_profile *profile;    /* its state is saved (base64) */
+    const char *kind;                /* NULL: global */
+    const char *window;              /* windowed kinds: the config's identity */
+    const shape_profile *profile;    /* global: its state is saved (base64) */
+    const struct json_t *windowed;   /* windowed kinds: the window profiler's state (instead of profile) */
     int finished;
 } shape_stream_profile_snapshot;
 

@@ -24,6 +24,7 @@ SHAPE_API_BEGIN
 
 #include "shape/profile.h"
 #include "shape/stream.h"
+#include "shape/stream_window.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,6 +37,13 @@ typedef struct shape_stream_profiler_config {
     const char *name;              /* the table's name in the profile */
     const char *event_time;        /* the event-time field (identity only; the decoder takes it out) */
     shape_profile_config profile;
+    /* The window (kind 0, global, by default). With another kind, each
+     * closed window is appended to windows_path (shape/windows_file.h,
+     * opened at the first window) before the checkpoint that follows it,
+     * and at the end every open window closes. */
+    shape_window_config window;
+    const char *windows_path;
+    const char *window_states_path; /* windowed --state: each closed window's state too; NULL: none */
     int64_t checkpoint_every;      /* processed batches between checkpoints (>= 1) */
     int64_t max_reconnects;
     const shape_options *options;  /* the source's options */
@@ -70,12 +78,22 @@ int shape_stream_profiler_interrupted(const shape_stream_profiler *p);
  * keeps a restart exact: interrupted, the checkpoint first (a restart
  * resumes); otherwise the outputs first, then the checkpoint, marked
  * finished when `complete` (the stream was read to its end: a rerun reads
- * nothing). Without a checkpoint file only write() runs. */
+ * nothing). Without a checkpoint file only write() runs. Windowed kinds:
+ * the outputs are the windows still open, closed now; unless `complete`
+ * (and not interrupted) the checkpoint comes first and they are written
+ * with "partial": true (a resumed run replaces them); write (may be NULL)
+ * is not called. */
 int shape_stream_profiler_finish(shape_stream_profiler *p, int complete,
                                  int (*write)(void *ud, const shape_profile *profile, shape_err *err), void *ud,
                                  shape_err *err);
 
 const shape_profile *shape_stream_profiler_profile(const shape_stream_profiler *p);
+/* Rows profiled (global) or taken in (windowed: late and untimed rows too). */
+int64_t shape_stream_profiler_events(const shape_stream_profiler *p);
+/* The windowed profiler's counters; NULL for the global window. */
+const shape_window_counters *shape_stream_profiler_window_counters(const shape_stream_profiler *p);
+/* 1 once a window line was written to windows_path by this run. */
+int shape_stream_profiler_wrote_windows(const shape_stream_profiler *p);
 shape_stream *shape_stream_profiler_stream(const shape_stream_profiler *p);
 
 #ifdef __cplusplus

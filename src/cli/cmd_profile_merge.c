@@ -11,6 +11,11 @@
  * add, moments by Chan's formula, HLL by register max, SpaceSaving and KLL by
  * their merge rules), write the document atomically, optionally the merged
  * state too, and print a one-line JSON summary.
+ * Window states (`stream-profile --window KIND --state FILE`: JSON lines,
+ * one window each, shape/windows_file.h) are merged window by window: the
+ * same (kind, start, end) in several files is one window of the whole topic;
+ * -o then gets the merged windows as a windows file (JSON lines, sorted by
+ * start and end) and --state their states.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,7 +28,9 @@
 #include "shape/atomic_file.h"
 #include "shape/json.h" /* shape_json_buf */
 #include "shape/paths.h"
+#include "shape/base64.h"
 #include "shape/profile.h"
+#include "shape/windows_file.h"
 
 static int read_file(const char *path, uint8_t **out, size_t *len, shape_err *err)
 {
@@ -79,6 +86,194 @@ static int check_paths(const shape_args *args, const char *output, const char *s
     return rc;
 }
 
+/* ---- window states ---------------------------------------------------------- */
+
+typedef struct merged_window {
+    shape_window_kind kind;
+    int64_t start, end, rows;
+    shape_profile *profile;
+} merged_window;
+
+typedef struct window_set {
+    merged_window *w;
+    size_t n, cap;
+    int have_kind;
+    shape_window_kind kind;
+} window_set;
+
+static void window_set_free(window_set *set)
+{
+    for (size_t i = 0; i < set->n; i++) shape_profile_free(set->w[i].profile);
+    free(set->w);
+}
+
+/* Index of the first window not before (start, end). */
+static size_t window_at(const window_set *set, int64_t start, int64_t end)
+{
+    size_t lo = 0, hi = set->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        const merged_window *m = &set->w[mid];
+        if (m->start < start || (m->start == start && m->end < end)) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+
+/* One line of a window states file into the set (merged into its window). */
+static int add_window_line(window_set *set, const char *path, size_t line_no, const char *line, size_t len,
+                           const shape_profile_config *cfg, shape_err *err)
+{
+    json_error_t jerr;
+    json_t *doc = json_loadb(line, len, 0, &jerr);
+    const json_t *start = json_object_get(doc, "start_us"), *end = json_object_get(doc, "end_us");
+    const json_t *rows = json_object_get(doc, "rows");
+    const char *b64 = json_string_value(json_object_get(doc, "state"));
+    shape_window_kind kind;
+    int rc = SHAPE_OK;
+    if (!doc || !json_is_integer(start) || !json_is_integer(end) || !json_is_integer(rows) || !b64 ||
+        shape_window_kind_parse(json_string_value(json_object_get(doc, "kind")), &kind) != 0)
+        rc = shape_err_set(err, SHAPE_EINVAL, "%s line %zu is not a window state", path, line_no);
+    else if (set->have_kind && kind != set->kind)
+        rc = shape_err_set(err, SHAPE_EINVAL, "%s holds %s windows, the states before it %s windows", path,
+                           shape_window_kind_name(kind), shape_window_kind_name(set->kind));
+    if (rc != SHAPE_OK || json_is_true(json_object_get(doc, "partial"))) { /* a partial window is not merged */
+        json_decref(doc);
+        return rc;
+    }
+    set->have_kind = 1;
+    set->kind = kind;
+    size_t n = 0;
+    uint8_t *bytes = shape_base64_decode(b64, &n);
+    shape_profile *p = NULL;
+    rc = bytes ? shape_profile_state_load(bytes, n, cfg, &p, err)
+               : shape_err_set(err, SHAPE_EINVAL, "%s line %zu: the state is not base64", path, line_no);
+    free(bytes);
+    int64_t s = json_integer_value(start), e = json_integer_value(end), r = json_integer_value(rows);
+    json_decref(doc);
+    if (rc != SHAPE_OK) {
+        shape_err_prefix(err, "%s line %zu", path, line_no);
+        return rc;
+    }
+    size_t at = window_at(set, s, e);
+    if (at < set->n && set->w[at].start == s && set->w[at].end == e) {
+        rc = shape_profile_merge(set->w[at].profile, p, err);
+        set->w[at].rows += r;
+        shape_profile_free(p);
+        if (rc != SHAPE_OK) shape_err_prefix(err, "cannot merge %s line %zu", path, line_no);
+        return rc;
+    }
+    if (set->n == set->cap) {
+        size_t cap = set->cap ? 2 * set->cap : 64;
+        merged_window *w = realloc(set->w, cap * sizeof *w);
+        if (!w) {
+            shape_profile_free(p);
+            return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        }
+        set->w = w;
+        set->cap = cap;
+    }
+    memmove(&set->w[at + 1], &set->w[at], (set->n - at) * sizeof *set->w);
+    set->w[at] = (merged_window){kind, s, e, r, p};
+    set->n++;
+    return SHAPE_OK;
+}
+
+static int add_window_file(window_set *set, const char *path, const uint8_t *bytes, size_t len,
+                           const shape_profile_config *cfg, shape_err *err)
+{
+    size_t at = 0, line_no = 0;
+    while (at < len) {
+        const uint8_t *nl = memchr(bytes + at, '\n', len - at);
+        if (!nl) break; /* a torn last line (a killed worker): not a window yet */
+        size_t n = (size_t)(nl - (bytes + at));
+        line_no++;
+        if (n > 0) SHAPE_RETURN_NOT_OK(add_window_line(set, path, line_no, (const char *)bytes + at, n, cfg, err));
+        at += n + 1;
+    }
+    return SHAPE_OK;
+}
+
+/* Lines made by line_fn for every window, concatenated, written atomically. */
+static int write_windows(const window_set *set, const char *path,
+                         int (*line_fn)(const shape_window_closed *, char **, size_t *, shape_err *), shape_err *err)
+{
+    char *all = NULL;
+    size_t len = 0, cap = 0;
+    int rc = SHAPE_OK;
+    for (size_t i = 0; rc == SHAPE_OK && i < set->n; i++) {
+        const merged_window *m = &set->w[i];
+        shape_window_closed c = {.kind = m->kind, .start_us = m->start, .end_us = m->end, .rows = m->rows,
+                                 .profile = m->profile};
+        char *line = NULL;
+        size_t n = 0;
+        rc = line_fn(&c, &line, &n, err);
+        if (rc == SHAPE_OK && len + n > cap) {
+            size_t grown_cap = (len + n) * 2;
+            char *grown = realloc(all, grown_cap);
+            if (grown) {
+                all = grown;
+                cap = grown_cap;
+            } else {
+                rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+            }
+        }
+        if (rc == SHAPE_OK) {
+            memcpy(all + len, line, n);
+            len += n;
+        }
+        free(line);
+    }
+    if (rc == SHAPE_OK) rc = shape_atomic_write(path, all ? all : "", len, err);
+    free(all);
+    return rc;
+}
+
+static int merge_window_states(const shape_args *args, const shape_profile_config *cfg, const char *output,
+                               const char *state_out, shape_err *err)
+{
+    window_set set = {0};
+    int rc = SHAPE_OK;
+    size_t n = shape_args_positional_count(args);
+    for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {
+        const char *path = shape_args_positional(args, i);
+        uint8_t *bytes = NULL;
+        size_t len = 0;
+        rc = read_file(path, &bytes, &len, err);
+        if (rc == SHAPE_OK && len >= 8 && memcmp(bytes, "SHPROFST", 8) == 0)
+            rc = shape_err_set(err, SHAPE_EINVAL, "%s is a global profile's state, not window states: merge them apart",
+                               path);
+        if (rc == SHAPE_OK) rc = add_window_file(&set, path, bytes, len, cfg, err);
+        free(bytes);
+    }
+    if (rc == SHAPE_OK) rc = write_windows(&set, output, shape_windows_file_line, err);
+    if (rc == SHAPE_OK && state_out) rc = write_windows(&set, state_out, shape_window_states_line, err);
+    if (rc == SHAPE_OK) {
+        int64_t events = 0;
+        for (size_t i = 0; i < set.n; i++) events += set.w[i].rows;
+        json_t *s = json_pack("{s:I, s:I, s:I, s:s}", "states", (json_int_t)n, "windows", (json_int_t)set.n, "events",
+                              (json_int_t)events, "written", output);
+        char *line = NULL;
+        size_t len = 0;
+        rc = s ? shape_profile_json_dumps(s, -1, &line, &len, err) : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        json_decref(s);
+        if (rc == SHAPE_OK) printf("%s\n", line);
+        free(line);
+    }
+    window_set_free(&set);
+    return rc;
+}
+
+/* 1 when path holds a global profile's binary state (else window states). */
+static int is_binary_state(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    char magic[8] = {0};
+    size_t n = f ? fread(magic, 1, sizeof magic, f) : 0;
+    if (f) fclose(f);
+    return !f || (n == sizeof magic && memcmp(magic, "SHPROFST", 8) == 0);
+}
+
 static int run_profile_merge(const shape_args *args, shape_err *err)
 {
     const char *output = shape_args_value(args, "output");
@@ -88,6 +283,7 @@ static int run_profile_merge(const shape_args *args, shape_err *err)
     shape_profile_config cfg;
     shape_profile_config_default(&cfg);
     SHAPE_RETURN_NOT_OK(shape_args_int(args, "top-n", 1, INT32_MAX, SHAPE_PROFILE_TOP_N, &cfg.top_n, err));
+    if (!is_binary_state(shape_args_positional(args, 0))) return merge_window_states(args, &cfg, output, state_out, err);
     shape_profile *merged = NULL;
     int rc = SHAPE_OK;
     size_t n = shape_args_positional_count(args);
@@ -131,7 +327,8 @@ static int run_profile_merge(const shape_args *args, shape_err *err)
 }
 
 static const shape_arg_spec profile_merge_args[] = {
-    {"output", 'o', SHAPE_ARG_VALUE, "OUT.json", NULL, "Write the merged profile document here (atomically)."},
+    {"output", 'o', SHAPE_ARG_VALUE, "OUT.json", NULL,
+     "Write the merged profile document here (atomically); window states: the merged windows (JSON lines)."},
     {"top-n", 0, SHAPE_ARG_VALUE, "N", "500", "The --top-n the states were made with."},
     {"state", 0, SHAPE_ARG_VALUE, "FILE", NULL, "Also write the merged state (to merge further)."},
     {0},
@@ -147,6 +344,7 @@ const shape_command shape_cmd_profile_merge = {
     .epilog = "Each STATE is a file written by `shape stream-profile --state FILE`, all made with the same\n"
               "--top-n. Exact statistics (counts, min/max, histograms, patterns) come out identical to one\n"
               "run over all the rows; mean and m2 agree to rounding; distinct (HyperLogLog) is identical;\n"
-              "top values and quantiles stay within their error bounds.",
+              "top values and quantiles stay within their error bounds. Window states (stream-profile --window\n"
+              "KIND --state FILE) merge window by window; -o then gets a windows file (JSON lines).",
     .run = run_profile_merge,
 };

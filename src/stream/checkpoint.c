@@ -71,6 +71,7 @@ void shape_stream_profile_resume_free(shape_stream_profile_resume *r)
     }
     free(r->schema);
     shape_profile_free(r->profile);
+    json_decref(r->windowed);
     memset(r, 0, sizeof *r);
 }
 
@@ -90,7 +91,12 @@ static int read_profiler_identity(const char *path, const json_t *prof, const sh
     const char *name = json_string_value(json_object_get(prof, "name"));
     const char *et = json_string_value(json_object_get(prof, "event_time"));
     const char *config = json_string_value(json_object_get(prof, "config"));
-    if (!kind || strcmp(kind, "global") != 0) return refuse_profiler(path, "window", kind, "global", err);
+    const char *want_kind = x->kind ? x->kind : "global";
+    if (!kind || strcmp(kind, want_kind) != 0) return refuse_profiler(path, "window", kind, want_kind, err);
+    if (x->window) {
+        const char *window = json_string_value(json_object_get(prof, "window"));
+        if (!window || strcmp(window, x->window) != 0) return refuse_profiler(path, "windows", window, x->window, err);
+    }
     if (!name || strcmp(name, x->name) != 0) return refuse_profiler(path, "name", name, x->name, err);
     if (!et || strcmp(et, x->event_time) != 0) return refuse_profiler(path, "event time", et, x->event_time, err);
     if (!config || strcmp(config, x->fingerprint) != 0)
@@ -138,11 +144,18 @@ static int read_schema(const char *path, const json_t *a, shape_stream_profile_r
     return SHAPE_OK;
 }
 
-static int read_state(const char *path, const json_t *prof, const shape_profile_config *cfg,
+static int read_state(const char *path, const json_t *prof, const shape_profile_config *cfg, int windowed,
                       shape_stream_profile_resume *out, shape_err *err)
 {
     const json_t *net = json_object_get(prof, "null_event_time");
     out->null_event_time = json_is_integer(net) ? json_integer_value(net) : 0;
+    if (windowed) {
+        json_t *w = json_object_get(prof, "windows");
+        if (!json_is_object(w))
+            return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s holds no window state: use another file", path);
+        out->windowed = json_incref(w);
+        return SHAPE_OK;
+    }
     const char *b64 = json_string_value(json_object_get(prof, "state"));
     size_t len = 0;
     uint8_t *bytes = b64 ? shape_base64_decode(b64, &len) : NULL;
@@ -179,7 +192,7 @@ static int read_profile_checkpoint(const char *cp, const json_t *doc, const shap
     }
     SHAPE_RETURN_NOT_OK(read_offsets(json_object_get(doc, "positions"), &out->positions, cp, err));
     SHAPE_RETURN_NOT_OK(read_schema(cp, json_object_get(prof, "schema"), out, err));
-    SHAPE_RETURN_NOT_OK(read_state(cp, prof, x->cfg, out, err));
+    SHAPE_RETURN_NOT_OK(read_state(cp, prof, x->cfg, x->window != NULL, out, err));
     out->finished = json_is_true(json_object_get(doc, "finished"));
     return SHAPE_OK;
 }
@@ -227,17 +240,26 @@ static json_t *counters_json(const shape_stream_counters *c)
 
 int shape_stream_profile_checkpoint_write(const char *path, const shape_stream_profile_snapshot *s, shape_err *err)
 {
-    uint8_t *state = NULL;
-    size_t len = 0;
-    SHAPE_RETURN_NOT_OK(shape_profile_state_save(s->profile, &state, &len, err));
-    char *b64 = shape_base64_encode(state, len);
-    free(state);
-    if (!b64) return shape_err_set(err, SHAPE_ENOMEM, "out of memory writing checkpoint %s", path);
-    json_t *profiler = json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:o*, s:I, s:s}", "format",
-                                 SHAPE_STREAM_PROFILER_FORMAT, "kind", "global", "name", s->name, "event_time",
-                                 s->event_time, "top_n", (json_int_t)s->top_n, "config", s->fingerprint, "schema",
-                                 s->schema ? schema_json(s->schema, s->n_schema) : NULL, "null_event_time",
+    char *b64 = NULL;
+    if (!s->windowed) {
+        uint8_t *state = NULL;
+        size_t len = 0;
+        SHAPE_RETURN_NOT_OK(shape_profile_state_save(s->profile, &state, &len, err));
+        b64 = shape_base64_encode(state, len);
+        free(state);
+        if (!b64) return shape_err_set(err, SHAPE_ENOMEM, "out of memory writing checkpoint %s", path);
+    }
+    json_t *profiler = json_pack("{s:s, s:s, s:s, s:s, s:I, s:s, s:o*, s:I, s:s*}", "format",
+                                 SHAPE_STREAM_PROFILER_FORMAT, "kind", s->kind ? s->kind : "global", "name", s->name,
+                                 "event_time", s->event_time, "top_n", (json_int_t)s->top_n, "config", s->fingerprint,
+                                 "schema", s->schema ? schema_json(s->schema, s->n_schema) : NULL, "null_event_time",
                                  (json_int_t)s->null_event_time, "state", b64);
+    if (profiler && s->windowed &&
+        (json_object_set_new(profiler, "window", json_string(s->window ? s->window : "")) ||
+         json_object_set(profiler, "windows", (json_t *)s->windowed))) {
+        json_decref(profiler);
+        profiler = NULL;
+    }
     json_t *doc = json_pack("{s:s, s:i, s:s, s:s, s:s*, s:o*, s:o, s:o*, s:o*, s:b}", "format",
                             SHAPE_STREAM_PROFILE_CHECKPOINT_FORMAT, "version", 1, "shape_version", shape_version(),
                             "uri", s->uri, "partitions", s->partitions, "offset",

@@ -74,6 +74,7 @@ struct shape_stream {
     shape_source_progress parts;
     int stopped;
     int opened; /* a source was opened at least once */
+    int32_t batch_partition; /* the one partition the last batch advanced, or -1 */
 };
 
 int shape_stream_new(const shape_stream_config *cfg, shape_stream **out, shape_err *err)
@@ -360,6 +361,20 @@ static int after_failure(shape_stream *s, shape_err *err)
     return SHAPE_OK;
 }
 
+/* The one partition `after` advances beyond `positions`, -1 for none or
+ * several (a partition absent from positions counts as advanced). */
+static int32_t advanced_partition(const shape_offsets *positions, const shape_offsets *after)
+{
+    int32_t found = -1;
+    for (size_t i = 0; i < after->n; i++) {
+        int64_t had;
+        if (shape_offsets_get(positions, after->partitions[i], &had) && had >= after->next[i]) continue;
+        if (found >= 0) return -1;
+        found = after->partitions[i];
+    }
+    return found;
+}
+
 /* The step's batch, if any, is new: hand it out (*taken) or drop it. */
 static int take_step(shape_stream *s, struct ArrowSchema *schema, struct ArrowArray *array, int *taken,
                      shape_err *err)
@@ -374,6 +389,7 @@ static int take_step(shape_stream *s, struct ArrowSchema *schema, struct ArrowAr
             release_batch(schema, array);
         } else {
             rc = s->cfg.freeze_schema ? view_batch(s, schema, array, err) : SHAPE_OK;
+            s->batch_partition = advanced_partition(&s->positions, &s->after);
             if (rc == SHAPE_OK) rc = advance_positions(&s->positions, &s->after, err);
             s->n.batches_processed++;
             s->stalled = 0;
@@ -432,6 +448,7 @@ int shape_stream_next(shape_stream *s, struct ArrowSchema *schema, struct ArrowA
 /* ---- reading the state ----------------------------------------------------- */
 
 int shape_stream_stopped(const shape_stream *s) { return s->stopped; }
+int32_t shape_stream_batch_partition(const shape_stream *s) { return s->batch_partition; }
 int shape_stream_opened(const shape_stream *s) { return s->opened; }
 const shape_stream_counters *shape_stream_counters_of(const shape_stream *s) { return &s->n; }
 shape_stream_counters *shape_stream_counters_mut(shape_stream *s) { return &s->n; }

@@ -347,6 +347,43 @@ static void test_resume_from_every_batch_gives_the_rest(void **state)
     shape_kafka_fake_broker_free(fb);
 }
 
+/* interleave (the windowed profiler's read order): each batch from the
+ * partition read least so far, ties to the lower id; a function of the
+ * positions, so a read resumed after any batch hands out the rest of the
+ * same batches. */
+static void test_interleave_least_read_first_and_resume(void **state)
+{
+    (void)state;
+    int64_t counts[] = {7, 5, 0, 6};
+    shape_kafka_fake_broker *fb = broker_with(counts, 4);
+    shape_kafka_fake_broker_set_chunk(fb, 3);
+    run *full = &runs[0], *rest = &runs[1];
+    const char *opts = "{\"batch_size\":2,\"interleave\":true}";
+    read_all(fb, URI, opts, NULL, 0, full);
+    assert_int_equal(full->rc, SHAPE_OK);
+    int32_t parts[] = {0, 1, 3, 0, 1, 3, 0, 1, 3, 0};
+    int64_t rows[] = {2, 2, 2, 2, 2, 2, 2, 1, 2, 1};
+    assert_int_equal(full->n_batches, 10);
+    for (size_t i = 0; i < 10; i++) {
+        assert_int_equal(full->batches[i].partition, parts[i]);
+        assert_int_equal(full->batches[i].rows, rows[i]);
+        assert_int_equal(full->batches[i].after.n, 4);
+    }
+    size_t rows_before = 0;
+    for (size_t k = 0; k < full->n_batches; k++) {
+        rows_before += (size_t)full->batches[k].rows;
+        read_all(fb, URI, opts, &full->batches[k].after, 0, rest);
+        assert_int_equal(rest->rc, SHAPE_OK);
+        assert_int_equal(rest->n_batches, full->n_batches - k - 1);
+        for (size_t i = 0; i < rest->n_batches; i++) {
+            assert_int_equal(rest->batches[i].partition, full->batches[k + 1 + i].partition);
+            assert_int_equal(rest->batches[i].first, full->batches[k + 1 + i].first);
+            assert_int_equal(rest->batches[i].rows, full->batches[k + 1 + i].rows);
+        }
+    }
+    shape_kafka_fake_broker_free(fb);
+}
+
 static void test_start_offsets_clamped_into_watermarks(void **state)
 {
     (void)state;
@@ -859,6 +896,7 @@ int main(void)
         cmocka_unit_test_teardown(test_ascending_partitions_never_mixed_positions_of_all, teardown),
         cmocka_unit_test_teardown(test_same_batches_every_run, teardown),
         cmocka_unit_test_teardown(test_resume_from_every_batch_gives_the_rest, teardown),
+        cmocka_unit_test_teardown(test_interleave_least_read_first_and_resume, teardown),
         cmocka_unit_test_teardown(test_start_offsets_clamped_into_watermarks, teardown),
         cmocka_unit_test_teardown(test_earliest_and_latest, teardown),
         cmocka_unit_test_teardown(test_appends_during_read_are_left_to_the_next, teardown),

@@ -122,7 +122,7 @@ expect_refusal() { # expect_refusal NEEDLE ARGS...
 }
 d="$tmp/data.jsonl"
 expect_refusal "output" "$d"
-expect_refusal "not supported yet" "$d" -o "$tmp/x.json" --window tumbling
+expect_refusal "output goes with --window global" "$d" -o "$tmp/x.json" --window tumbling --size 1m
 expect_refusal "window must be one of" "$d" -o "$tmp/x.json" --window weekly
 expect_refusal "top-n" "$d" -o "$tmp/x.json" --top-n 0
 expect_refusal "top-n" "$d" -o "$tmp/x.json" --top-n many

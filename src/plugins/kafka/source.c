@@ -34,6 +34,12 @@
  *     (transaction markers and compacted gaps leave no message at the last
  *     offsets). Messages at or past the end (produced after the read began)
  *     are dropped uncounted.
+ *   - interleave (set by the windowed profiler): a bounded read takes each
+ *     batch from the partition read least so far (position − low
+ *     watermark, ties to the lower id) instead of draining one partition
+ *     after another, so partitions that are each in event-time order reach
+ *     the per-partition watermark together; all partitions fetch at once.
+ *     The first step hands out the positions of every partition (no batch).
  *   - following: all partitions in arrival order; each fetch's messages are
  *     grouped by partition and handed out one group per batch. Ends after
  *     idle_timeout without messages or max_messages.
@@ -76,6 +82,7 @@ typedef struct part {
     int32_t id;
     int64_t position; /* next offset to read */
     int64_t end;      /* bounded: high watermark when the read began */
+    int64_t low;      /* low watermark when the read began (interleaving) */
     int done;
     int fetching; /* bounded: not paused (inside the prefetch window) */
 } part;
@@ -90,6 +97,8 @@ struct kafka_source {
     size_t cursor; /* bounded: the partition being drained */
     size_t window; /* bounded: partitions fetched ahead, the drained one included */
     int bounded;
+    int interleave; /* bounded: batches from the least-read partition, not partition after partition */
+    int announce;   /* interleave: the first step hands out the positions only */
     int64_t batch_size;
     int64_t remaining;   /* max_messages left, or -1 */
     double idle_timeout; /* seconds, or < 0 for none */
@@ -127,7 +136,7 @@ struct kafka_source {
 static const char *const known_options[] = {
     "start_at", "stop_at_end", "idle_timeout", "max_messages", "batch_size", "config", "schema",
     "on_error", "event_time_field", "event_time_unit", "with_offsets", "with_key", "with_headers",
-    "with_timestamp", "nested", "partitions", "prefetch_partitions", NULL};
+    "with_timestamp", "nested", "partitions", "prefetch_partitions", "interleave", NULL};
 
 static void release(kafka_source *ks, shape_kafka_event *events, size_t n)
 {
@@ -236,6 +245,21 @@ static int64_t batch_room(const kafka_source *ks, const part *p, size_t have)
     return want;
 }
 
+/* Interleaving: the partition not done with the fewest messages read past
+ * its low watermark (ties: the lower id) — a function of the positions
+ * only, so a resumed read hands out the batches an uninterrupted one would.
+ * SIZE_MAX when every partition is done. */
+static size_t least_read(const kafka_source *ks)
+{
+    size_t best = SIZE_MAX;
+    for (size_t i = 0; i < ks->n_parts; i++) {
+        const part *p = &ks->parts[i];
+        if (p->done) continue;
+        if (best == SIZE_MAX || p->position - p->low < ks->parts[best].position - ks->parts[best].low) best = i;
+    }
+    return best;
+}
+
 /* Fill ks->msgs[0..*n) with the next batch of a bounded read: the current
  * partition's messages up to batch_room. *end when every partition is done
  * (or max_messages reached) and nothing was gathered. An error met while the
@@ -249,6 +273,10 @@ static int gather(kafka_source *ks, size_t *n, int *end, shape_err *err)
     shape_kafka_consumer *c = ks->client;
     *n = 0;
     for (;;) {
+        if (ks->interleave) {
+            size_t next = least_read(ks);
+            ks->cursor = next == SIZE_MAX ? ks->n_parts : next;
+        }
         while (ks->cursor < ks->n_parts && ks->parts[ks->cursor].done) ks->cursor++;
         if (ks->cursor == ks->n_parts || ks->remaining == 0) {
             *end = 1;
@@ -489,6 +517,10 @@ static int ks_next(shape_source *src, struct ArrowSchema *schema, struct ArrowAr
     array->release = NULL;
     *end = 0;
     ks->client->ops->serve(ks->client); /* serve the error and log callbacks */
+    if (ks->announce) { /* the partitions, before any batch: a windowed profiler knows them all from the start */
+        ks->announce = 0;
+        return positions(ks, after, err);
+    }
     return ks->bounded ? bounded_next(ks, schema, array, after, end, err)
                        : follow_next(ks, schema, array, after, end, err);
 }
@@ -632,6 +664,7 @@ static int discover(kafka_source *ks, const shape_offsets *start, int latest, co
         else
             p->position = latest ? high : low;
         p->end = ks->bounded ? high : INT64_MAX;
+        p->low = low;
         p->done = ks->bounded && p->position >= p->end;
     }
     return SHAPE_OK;
@@ -732,6 +765,10 @@ static int read_options(kafka_source *ks, const shape_options *o, int *latest, s
     SHAPE_RETURN_NOT_OK(shape_options_get_int64(o, "prefetch_partitions", DEFAULT_WINDOW, &window, err));
     if (window < 0) return shape_err_set(err, SHAPE_EINVAL, "prefetch_partitions must be >= 0 (0: all)");
     ks->window = window == 0 ? SIZE_MAX : (size_t)window;
+    SHAPE_RETURN_NOT_OK(shape_options_get_bool(o, "interleave", 0, &ks->interleave, err));
+    ks->announce = ks->interleave;
+    if (!ks->bounded) ks->interleave = 0; /* a following read hands out batches in arrival order anyway */
+    if (ks->interleave) ks->window = SIZE_MAX; /* any partition may be next: all of them fetch */
     SHAPE_RETURN_NOT_OK(shape_options_get_double(o, "idle_timeout", -1, &ks->idle_timeout, err));
     if (shape_options_has(o, "idle_timeout") && !(ks->idle_timeout >= 0))
         return shape_err_set(err, SHAPE_EINVAL, "idle_timeout must be a number of seconds >= 0");
