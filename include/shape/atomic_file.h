@@ -1,4 +1,4 @@
-/* shape/atomic_file.h — replace a file atomically and durably.
+/* shape/atomic_file.h — replace a file atomically and durably; read one whole.
  *
  * Why: outputs (the profile document) and checkpoints must never be seen
  * half-written: after a crash, power loss or a full disk the path holds
@@ -33,6 +33,14 @@ extern "C" {
  * path, SHAPE_ENOMEM) the old file is left as it was, the temporary file is
  * removed, and the message names the path and the step that failed. */
 int shape_atomic_write(const char *path, const void *data, size_t len, shape_err *err);
+
+/* Read the whole file at `path` into *out (malloc'd, *len bytes, plus a NUL
+ * not counted in *len; the caller frees it). `what` names the file in
+ * messages ("checkpoint", "state", "--windows"): "cannot read WHAT PATH:
+ * reason" (SHAPE_EIO), "WHAT PATH is too large to read" (SHAPE_ENOMEM).
+ * With `exists` non-NULL a missing file is no error: *exists = 0, *out =
+ * NULL; otherwise it is refused like any other. */
+int shape_file_read_all(const char *path, const char *what, char **out, size_t *len, int *exists, shape_err *err);
 
 #ifdef __cplusplus
 }

@@ -26,46 +26,17 @@
 
 #include "cli/commands.h"
 #include "shape/atomic_file.h"
-#include "shape/json.h" /* shape_json_buf */
 #include "shape/paths.h"
 #include "shape/base64.h"
 #include "shape/profile.h"
 #include "shape/windows_file.h"
 
-static int read_file(const char *path, uint8_t **out, size_t *len, shape_err *err)
-{
-    *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return shape_err_set(err, SHAPE_EINVAL, "cannot read state %s: %s", path, strerror(errno));
-    shape_json_buf buf = SHAPE_JSON_BUF_INIT;
-    int oom = 0;
-    for (;;) {
-        if (shape_json_buf_reserve(&buf, 1 << 16) != 0) {
-            oom = 1;
-            break;
-        }
-        size_t want = buf.cap - buf.len - 1, got = fread(buf.data + buf.len, 1, want, f);
-        buf.len += got;
-        if (got < want) break;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (oom || bad) {
-        shape_json_buf_release(&buf);
-        if (oom) return shape_err_set(err, SHAPE_ENOMEM, "out of memory reading %s", path);
-        return shape_err_set(err, SHAPE_EIO, "cannot read state %s", path);
-    }
-    *out = (uint8_t *)buf.data;
-    *len = buf.len;
-    return SHAPE_OK;
-}
-
 static int load_state(const char *path, const shape_profile_config *cfg, shape_profile **out, shape_err *err)
 {
-    uint8_t *bytes = NULL;
+    char *bytes = NULL;
     size_t len = 0;
-    SHAPE_RETURN_NOT_OK(read_file(path, &bytes, &len, err));
-    int rc = shape_profile_state_load(bytes, len, cfg, out, err);
+    SHAPE_RETURN_NOT_OK(shape_file_read_all(path, "state", &bytes, &len, NULL, err));
+    int rc = shape_profile_state_load((const uint8_t *)bytes, len, cfg, out, err);
     free(bytes);
     if (rc != SHAPE_OK) shape_err_prefix(err, "%s", path);
     return rc;
@@ -237,13 +208,13 @@ static int merge_window_states(const shape_args *args, const shape_profile_confi
     size_t n = shape_args_positional_count(args);
     for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {
         const char *path = shape_args_positional(args, i);
-        uint8_t *bytes = NULL;
+        char *bytes = NULL;
         size_t len = 0;
-        rc = read_file(path, &bytes, &len, err);
+        rc = shape_file_read_all(path, "state", &bytes, &len, NULL, err);
         if (rc == SHAPE_OK && len >= 8 && memcmp(bytes, "SHPROFST", 8) == 0)
             rc = shape_err_set(err, SHAPE_EINVAL, "%s is a global profile's state, not window states: merge them apart",
                                path);
-        if (rc == SHAPE_OK) rc = add_window_file(&set, path, bytes, len, cfg, err);
+        if (rc == SHAPE_OK) rc = add_window_file(&set, path, (const uint8_t *)bytes, len, cfg, err);
         free(bytes);
     }
     if (rc == SHAPE_OK) rc = write_windows(&set, output, shape_windows_file_line, err);

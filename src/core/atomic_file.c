@@ -176,3 +176,47 @@ static int replace_regular(const char *path, const void *data, size_t len, shape
     free(dir);
     return rc;
 }
+
+/* ---- reading a whole file ---------------------------------------------------- */
+
+int shape_file_read_all(const char *path, const char *what, char **out, size_t *len, int *exists, shape_err *err)
+{
+    *out = NULL;
+    *len = 0;
+    if (exists) *exists = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (errno == ENOENT && exists) return SHAPE_OK;
+        return shape_err_set(err, SHAPE_EIO, "cannot read %s %s: %s", what, path, strerror(errno));
+    }
+    if (exists) *exists = 1;
+    char *bytes = NULL;
+    size_t n = 0, cap = 0;
+    int rc = SHAPE_OK;
+    for (;;) {
+        if (cap - n < 2) { /* room for more and the closing NUL */
+            char *more = cap < ((size_t)1 << 40) ? realloc(bytes, cap ? 2 * cap : 65536) : NULL;
+            if (!more) {
+                rc = shape_err_set(err, SHAPE_ENOMEM, "%s %s is too large to read", what, path);
+                break;
+            }
+            bytes = more;
+            cap = cap ? 2 * cap : 65536;
+        }
+        size_t got = fread(bytes + n, 1, cap - n - 1, f);
+        n += got;
+        if (got == 0) {
+            if (ferror(f)) rc = shape_err_set(err, SHAPE_EIO, "cannot read %s %s: %s", what, path, strerror(errno));
+            break;
+        }
+    }
+    fclose(f);
+    if (rc != SHAPE_OK) {
+        free(bytes);
+        return rc;
+    }
+    bytes[n] = '\0';
+    *out = bytes;
+    *len = n;
+    return SHAPE_OK;
+}

@@ -36,34 +36,13 @@ int shape_checkpoint_parse(const char *bytes, size_t len, const char *path, json
 int shape_checkpoint_load(const char *path, json_t **doc, shape_err *err)
 {
     *doc = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (errno == ENOENT) return SHAPE_OK;
-        return shape_err_set(err, SHAPE_EIO, "cannot read checkpoint %s: %s", path, strerror(errno));
-    }
-    /* the whole file, then the same parser the fuzz target feeds */
     char *bytes = NULL;
-    size_t len = 0, cap = 0;
-    int rc = SHAPE_OK;
-    for (;;) {
-        if (len == cap) {
-            char *more = cap < (1u << 30) ? realloc(bytes, cap ? 2 * cap : 4096) : NULL;
-            if (!more) {
-                rc = shape_err_set(err, SHAPE_ENOMEM, "checkpoint %s is too large to read: use another file", path);
-                break;
-            }
-            bytes = more;
-            cap = cap ? 2 * cap : 4096;
-        }
-        size_t got = fread(bytes + len, 1, cap - len, f);
-        len += got;
-        if (got == 0) {
-            if (ferror(f)) rc = shape_err_set(err, SHAPE_EIO, "cannot read checkpoint %s: %s", path, strerror(errno));
-            break;
-        }
-    }
-    fclose(f);
-    if (rc == SHAPE_OK) rc = shape_checkpoint_parse(bytes, len, path, doc, err);
+    size_t len = 0;
+    int exists = 0;
+    SHAPE_RETURN_NOT_OK(shape_file_read_all(path, "checkpoint", &bytes, &len, &exists, err));
+    if (!exists) return SHAPE_OK;
+    /* the whole file, then the same parser the fuzz target feeds */
+    int rc = shape_checkpoint_parse(bytes, len, path, doc, err);
     free(bytes);
     return rc;
 }

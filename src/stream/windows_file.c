@@ -89,43 +89,6 @@ static int kind_code(const char *name)
     return shape_window_kind_parse(name, &k) == 0 ? (int)k + 1 : -1;
 }
 
-static int read_all(const char *path, char **out, size_t *len, int *exists, shape_err *err)
-{
-    *out = NULL;
-    *len = 0;
-    *exists = 0;
-    FILE *fp = fopen(path, "rb");
-    if (!fp) {
-        if (errno == ENOENT) return SHAPE_OK;
-        return shape_err_set(err, SHAPE_EIO, "cannot read --windows %s: %s", path, strerror(errno));
-    }
-    *exists = 1;
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + n, 1, cap - n, fp);
-        n += got;
-        if (n < cap) break;
-        char *b = realloc(buf, cap *= 2);
-        if (!b) {
-            free(buf);
-            buf = NULL;
-        } else {
-            buf = b;
-        }
-    }
-    int bad = ferror(fp);
-    fclose(fp);
-    if (!buf) return shape_err_set(err, SHAPE_ENOMEM, "out of memory reading --windows %s", path);
-    if (bad) {
-        free(buf);
-        return shape_err_set(err, SHAPE_EIO, "cannot read --windows %s", path);
-    }
-    *out = buf;
-    *len = n;
-    return SHAPE_OK;
-}
-
 /* Keep the complete, final lines of text[0..len) in kept (same bytes),
  * remembering their keys; *changed when something was cut or dropped. */
 static int sift(shape_windows_file *f, const char *text, size_t len, char *kept, size_t *n_kept, int *changed,
@@ -191,7 +154,7 @@ static int open_file(const char *path, int states, shape_windows_file **out, sha
      * never ends; an atomic rewrite would replace /dev/null by a file) */
     if (stat(path, &st) == 0 && !S_ISREG(st.st_mode))
         rc = shape_err_set(err, SHAPE_EINVAL, "%s %s is not a regular file", states ? "--state" : "--windows", path);
-    if (rc == SHAPE_OK) rc = read_all(path, &text, &len, &exists, err);
+    if (rc == SHAPE_OK) rc = shape_file_read_all(path, "--windows", &text, &len, &exists, err);
     if (rc == SHAPE_OK && exists) {
         kept = malloc(len + 1);
         rc = kept ? sift(f, text, len, kept, &n_kept, &changed, err) : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
