@@ -11,7 +11,9 @@
  *     (body, key, headers, partition, timestamp) and puts the batches on a
  *     bounded queue; a full queue blocks it (backpressure, nothing dropped);
  *   - the sender (the calling thread) takes batches, sleeps until each one's
- *     absolute deadline t0 + due (due = events sent / rate, capped by
+ *     absolute deadline t0 + due (due = when the schedule has the events
+ *     sent so far due: events / rate, or the shaped schedule of
+ *     shape/emit_schedule.h; or the virtual clock of --speed; capped by
  *     --max-rate), sends it to every destination, re-sends messages a
  *     destination could not deliver (retries with back-off), and only then
  *     moves the delivered offset;
@@ -42,6 +44,7 @@ SHAPE_API_BEGIN
 #include <stdint.h>
 
 #include "shape/error.h"
+#include "shape/emit_schedule.h"
 #include "shape/event.h"
 #include "shape/plugin.h"
 
@@ -93,6 +96,10 @@ typedef struct shape_emit_config {
     int64_t max_dead_letter;        /* < 0: no limit; more dead letters stop the run (SHAPE_ELIMIT) */
     volatile sig_atomic_t *stop;    /* non-zero: stop after the batch in hand */
     int progress;                   /* progress line on stderr */
+    /* shaped traffic (shape/emit_schedule.h), with realtime: NULL is the
+     * constant `rate`; its Poisson gaps are keyed by global position */
+    const shape_emit_schedule *schedule;
+    double speed;                   /* > 0: the virtual clock, event time replayed at this speed */
 } shape_emit_config;
 
 typedef struct shape_emit_report {

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -36,6 +37,7 @@
 #include "shape/credref.h"
 #include "shape/domain.h"
 #include "shape/emit.h"
+#include "shape/emit_schedule.h"
 #include "shape/options.h"
 
 #define MAX_DESTS 8
@@ -163,6 +165,9 @@ typedef struct emit_state {
     int realtime;
     double rate, max_rate, duration, ck_seconds;
     int64_t max_events, ck_every, retries, batch_events, queue_batches, max_dead;
+    double speed;                 /* --speed, 0: none */
+    shape_emit_schedule schedule; /* --realtime's shape (used when not constant) */
+    shape_rate_curve curve;
     uint64_t shard_index, shard_count;
     char shard_text[48];
     const char *shard; /* "i/n", or NULL for the whole stream */
@@ -297,6 +302,80 @@ static int read_stream_options(emit_state *st, shape_err *err)
     return SHAPE_OK;
 }
 
+/* "60x", "60", "0.5x" → factor > 0. */
+static int parse_speed(const char *text, double *out, shape_err *err)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end != text && (*end == 'x' || *end == 'X')) end++;
+    if (end == text || *end || !isfinite(v) || v <= 0)
+        return shape_err_set(err, SHAPE_EINVAL, "--speed must be a factor > 0 such as 60x, 60 or 0.5x, got '%.40s'", text);
+    *out = v;
+    return SHAPE_OK;
+}
+
+/* "HH:MM[:SS]" → seconds of the day; the current UTC time of day when absent. */
+static int parse_curve_start(const char *text, double *out, shape_err *err)
+{
+    if (!text) {
+        *out = (double)(time(NULL) % 86400);
+        return SHAPE_OK;
+    }
+    unsigned h, m, sec = 0;
+    int used = 0;
+    size_t len = strlen(text);
+    int ok = (len == 5 && sscanf(text, "%2u:%2u%n", &h, &m, &used) == 2 && used == 5) ||
+             (len == 8 && sscanf(text, "%2u:%2u:%2u%n", &h, &m, &sec, &used) == 3 && used == 8);
+    if (!ok || h > 23 || m > 59 || sec > 59)
+        return shape_err_set(err, SHAPE_EINVAL, "--curve-start wants HH:MM or HH:MM:SS, got '%.40s'", text);
+    *out = h * 3600.0 + m * 60.0 + sec;
+    return SHAPE_OK;
+}
+
+/* Shaped traffic: --burst, --ramp, --daily-curve (+ --curve-start),
+ * --arrivals, --speed, each checked against --realtime (spec-core §3.2). */
+static int read_shaping_options(emit_state *st, shape_err *err)
+{
+    const shape_args *args = st->args;
+    shape_emit_schedule *s = &st->schedule;
+    memset(s, 0, sizeof *s);
+    s->rate = st->rate;
+    s->seed = (uint64_t)st->seed;
+    const char *speed = shape_args_value(args, "speed"), *curve = shape_args_value(args, "daily-curve");
+    const char *arrivals = shape_args_value(args, "arrivals");
+    if (speed) {
+        SHAPE_RETURN_NOT_OK(parse_speed(speed, &st->speed, err));
+        if (st->realtime) return shape_err_set(err, SHAPE_EINVAL, "--speed and --realtime are mutually exclusive");
+    }
+    static const char *const need_rt[] = {"burst", "ramp", "daily-curve", "curve-start"};
+    for (size_t i = 0; i < sizeof need_rt / sizeof need_rt[0]; i++)
+        if (shape_args_count(args, need_rt[i]) && !st->realtime)
+            return shape_err_set(err, SHAPE_EINVAL, "--%s needs --realtime", need_rt[i]);
+    s->nbursts = shape_args_count(args, "burst");
+    s->nramps = shape_args_count(args, "ramp");
+    if (s->nbursts > SHAPE_SCHEDULE_MAX_SHAPES || s->nramps > SHAPE_SCHEDULE_MAX_SHAPES)
+        return shape_err_set(err, SHAPE_EINVAL, "at most %d --burst and %d --ramp options", SHAPE_SCHEDULE_MAX_SHAPES,
+                             SHAPE_SCHEDULE_MAX_SHAPES);
+    for (size_t i = 0; i < s->nbursts; i++)
+        SHAPE_RETURN_NOT_OK(shape_emit_burst_parse(shape_args_nth(args, "burst", i), &s->bursts[i], err));
+    for (size_t i = 0; i < s->nramps; i++)
+        SHAPE_RETURN_NOT_OK(shape_emit_ramp_parse(shape_args_nth(args, "ramp", i), &s->ramps[i], err));
+    if (curve) {
+        int rc = shape_rate_curve_builtin(curve, &st->curve, err);
+        if (rc == SHAPE_ENOTFOUND) rc = shape_rate_curve_load(curve, &st->curve, err);
+        SHAPE_RETURN_NOT_OK(rc);
+        SHAPE_RETURN_NOT_OK(parse_curve_start(shape_args_value(args, "curve-start"), &s->curve_start, err));
+        s->curve = &st->curve;
+    } else if (shape_args_value(args, "curve-start")) {
+        return shape_err_set(err, SHAPE_EINVAL, "--curve-start needs --daily-curve");
+    }
+    if (arrivals && strcmp(arrivals, "constant") != 0 && strcmp(arrivals, "poisson") != 0)
+        return shape_err_set(err, SHAPE_EINVAL, "unknown arrivals '%.40s'; choose from constant, poisson", arrivals);
+    s->poisson = arrivals && strcmp(arrivals, "poisson") == 0;
+    if (s->poisson && !st->realtime) return shape_err_set(err, SHAPE_EINVAL, "--arrivals poisson needs --realtime");
+    return shape_emit_schedule_check(s, err);
+}
+
 /* Rate, limits, checkpoints, retries, --shard, batch and queue sizes. */
 static int read_pacing_options(emit_state *st, shape_err *err)
 {
@@ -321,10 +400,12 @@ static int read_pacing_options(emit_state *st, shape_err *err)
                      (unsigned long long)st->shard_count);
     }
     st->shard = st->shard_text[0] ? st->shard_text : NULL;
+    SHAPE_RETURN_NOT_OK(read_shaping_options(st, err));
     double basis = st->realtime ? st->rate : st->max_rate;
-    int64_t dflt_batch = basis > 0 ? (int64_t)(basis / 100) : 1000; /* floor: basis > 0 */
+    int64_t dflt_batch = basis > 0 ? (int64_t)(basis / 100) : st->speed > 0 ? 100 : 1000; /* floor: basis > 0 */
     if (dflt_batch < 1) dflt_batch = 1;
     if (dflt_batch > 1000) dflt_batch = 1000;
+    if (st->schedule.poisson) dflt_batch = 1; /* every event at its own arrival time */
     SHAPE_RETURN_NOT_OK(shape_args_int(args, "batch-events", 1, 1000000, dflt_batch, &st->batch_events, err));
     /* Paced: about one second of batches (at least 8). Unpaced: 16, not the
      * reference's 8: the sender merges queued batches into one acknowledged
@@ -491,6 +572,8 @@ static void make_config(emit_state *st)
     cfg->synthetic = st->synthetic;
     cfg->realtime = st->realtime;
     cfg->rate = st->rate;
+    cfg->schedule = st->realtime && !shape_emit_schedule_is_constant(&st->schedule) ? &st->schedule : NULL;
+    cfg->speed = st->speed;
     cfg->max_rate = st->max_rate;
     cfg->shard_index = st->shard_index;
     cfg->shard_count = st->shard_count;
@@ -721,6 +804,18 @@ static const shape_arg_spec emit_args[] = {
     {"no-realtime", 0, SHAPE_ARG_FLAG, NULL, NULL, "Send as fast as the destinations take it."},
     {"rate", 0, SHAPE_ARG_VALUE, "N", "100", "Events per second with --realtime (> 0)."},
     {"max-rate", 0, SHAPE_ARG_VALUE, "N", NULL, "Hard cap on events per second (> 0)."},
+    {"burst", 0, SHAPE_ARG_LIST, "START:DURATION:MULT", NULL,
+     "With --realtime: multiply the rate by MULT from START for DURATION seconds (no overlaps)."},
+    {"ramp", 0, SHAPE_ARG_LIST, "START:DURATION:FROM:TO", NULL,
+     "With --realtime: the rate's multiplier goes linearly FROM..TO over the window, TO holds after it."},
+    {"daily-curve", 0, SHAPE_ARG_VALUE, "flat|business-hours|FILE", "flat",
+     "With --realtime: multiply the rate by a daily curve (a shape-rate-curve JSON file), wrapping at midnight."},
+    {"curve-start", 0, SHAPE_ARG_VALUE, "HH:MM[:SS]", "the UTC time of day now",
+     "The daily curve's time of day when the run starts."},
+    {"arrivals", 0, SHAPE_ARG_VALUE, "constant|poisson", "constant",
+     "With --realtime: evenly spaced events, or Poisson arrivals (seed-keyed gaps per stream position)."},
+    {"speed", 0, SHAPE_ARG_VALUE, "FACTOR", NULL,
+     "Replay event time at this speed (60x, 0.5x): events go when their event time is due; not with --realtime."},
     {"max-events", 0, SHAPE_ARG_VALUE, "N", NULL, "Stop at this stream position (>= 0); with --shard, this shard's."},
     {"shard", 0, SHAPE_ARG_VALUE, "I/N", "0/1",
      "Emit only the events at positions = I mod N (keys unchanged); N processes with I = 0..N-1 emit the "

@@ -184,6 +184,17 @@ static void batch_fix(runtime *rt, batch *b)
     }
 }
 
+/* The schedule units of a batch: its event count, or with Poisson arrivals
+ * the sum of its events' gaps (keyed by global position). */
+static double batch_units(const shape_emit_config *cfg, const batch *b, uint64_t first, uint64_t stride)
+{
+    if (!cfg->schedule || !cfg->schedule->poisson) return (double)b->n;
+    double sum = 0;
+    for (size_t i = 0; i < b->n; i++)
+        sum += shape_emit_arrival_gap(cfg->schedule->seed, first + (b->offset + i) * stride);
+    return sum;
+}
+
 void *shape_emit_generator_main(void *arg)
 {
     runtime *rt = arg;
@@ -233,13 +244,19 @@ void *shape_emit_generator_main(void *arg)
             rc = shape_event_rows_init(&m->rows, &m->et, &err);
             m->rows_made = rc == SHAPE_OK;
         }
+        b->min_time = INT64_MAX;
         for (size_t i = 0; i < b->n && rc == SHAPE_OK; i++) {
             uint64_t seq = r + i * stride;
             rc = shape_domain_cursor_row(cur, seq, row, &err);
             if (rc == SHAPE_OK && render_event(rt, b, i, m, seq, row) != 0)
                 rc = shape_err_set(&err, SHAPE_ENOMEM, "out of memory rendering events");
             if (rc == SHAPE_OK && rt->want_rows) rc = shape_event_rows_append(&m->rows, seq, row, &err);
+            if (m->et.event_time_col >= 0) {
+                const shape_gen_value *v = &row->values[m->et.event_time_col];
+                if (v->kind == SHAPE_GEN_TIMESTAMP_NS && v->v.i < b->min_time) b->min_time = v->v.i;
+            }
         }
+        b->units = batch_units(cfg, b, first, stride);
         if (rc == SHAPE_OK && rt->want_rows) rc = shape_event_rows_finish(&m->rows, &b->rows, &err);
         pthread_mutex_lock(&rt->mu);
         if (rc != SHAPE_OK) {

@@ -275,20 +275,49 @@ static double sleep_until_or_stop(const shape_emit_config *cfg, double deadline)
     return now;
 }
 
-/* When (seconds after t0) events sent..sent+n may go: sent / rate when
- * paced, and no earlier than (sent + n) / max_rate. */
-static double due_of(const shape_emit_config *cfg, uint64_t sent, size_t n)
+/* The virtual clock of --speed for batch b: (its earliest event time − the
+ * first event time of the run) / speed, never decreasing; a batch without
+ * an event time goes with the clock as it stands. */
+static double virtual_due(const runtime *rt, const batch *b)
 {
+    if (b->min_time == INT64_MAX || !rt->vt_started) return rt->vdue;
+    double v = (double)(b->min_time - rt->vt0) / 1e9 / rt->cfg->speed;
+    return v > rt->vdue ? v : rt->vdue;
+}
+
+/* Batch b joins a send: the virtual clock moves to it. */
+static void accept_batch(runtime *rt, const batch *b)
+{
+    if (rt->cfg->speed <= 0) return;
+    if (!rt->vt_started && b->min_time != INT64_MAX) {
+        rt->vt0 = b->min_time;
+        rt->vt_started = 1;
+    }
+    rt->vdue = virtual_due(rt, b);
+}
+
+/* When (seconds after t0) batch b may go, after `sent` events worth `units`
+ * schedule units of this run: when the schedule has them due (sent / rate
+ * for the constant rate, exactly), no earlier than the virtual clock, and
+ * no earlier than (sent + n) / max_rate. */
+static double due_of(runtime *rt, uint64_t sent, double units, const batch *b)
+{
+    const shape_emit_config *cfg = rt->cfg;
     double due = 0;
-    if (cfg->realtime) due = (double)sent / cfg->rate;
+    if (cfg->realtime)
+        due = cfg->schedule ? shape_emit_schedule_due(cfg->schedule, &rt->cursor, units) : (double)sent / cfg->rate;
+    if (cfg->speed > 0) {
+        double v = rt->vt_started || b->min_time == INT64_MAX ? virtual_due(rt, b) : 0;
+        if (v > due) due = v;
+    }
     if (cfg->max_rate > 0) {
-        double cap = (double)(sent + n) / cfg->max_rate;
+        double cap = (double)(sent + b->n) / cfg->max_rate;
         if (cap > due) due = cap;
     }
     return due;
 }
 
-static int paced(const shape_emit_config *cfg) { return cfg->realtime || cfg->max_rate > 0; }
+static int paced(const shape_emit_config *cfg) { return cfg->realtime || cfg->max_rate > 0 || cfg->speed > 0; }
 
 static void record_lag(runtime *rt, shape_emit_report *rep, double lag)
 {
@@ -393,7 +422,8 @@ static int wait_for_deadline(runtime *rt, batch *b, shape_emit_report *rep)
         rt->t0 = now;
         rt->started = 1;
     }
-    double due = due_of(cfg, rt->sent, b->n);
+    double due = due_of(rt, rt->sent, rt->units, b);
+    accept_batch(rt, b);
     if (cfg->duration >= 0 && due >= cfg->duration) {
         sleep_until_or_stop(cfg, rt->t0 + cfg->duration);
         shape_emit_queue_recycle(rt, b);
@@ -421,6 +451,7 @@ static group *gather_group(runtime *rt, batch *b, shape_emit_report *rep)
     group *g = &rt->grp;
     g->nb = 0;
     g->n = 0;
+    g->units = 0;
     g->handed = 0;
     for (batch *x = b; x;) {
         for (size_t i = 0; i < x->n; i++) {
@@ -434,17 +465,19 @@ static group *gather_group(runtime *rt, batch *b, shape_emit_report *rep)
         }
         g->b[g->nb++] = x;
         g->n += x->n;
+        g->units += x->units;
         x = NULL;
         if (g->nb >= rt->max_group || stop_asked(cfg)) break;
         batch *next = shape_emit_queue_try_next(rt);
         if (!next) break;
-        double next_due = due_of(cfg, rt->sent + g->n, next->n);
+        double next_due = due_of(rt, rt->sent + g->n, rt->units + g->units, next);
         if ((paced(cfg) && rt->t0 + next_due > shape_clock_now()) ||
             (cfg->duration >= 0 && next_due >= cfg->duration)) {
             shape_emit_queue_unget(rt, next);
             break;
         }
         if (paced(cfg)) record_lag(rt, rep, shape_clock_now() - (rt->t0 + next_due));
+        accept_batch(rt, next);
         x = next;
     }
     return g;
@@ -521,6 +554,7 @@ static int run_loop(runtime *rt, shape_emit_report *rep, shape_err *err)
         group *g = gather_group(rt, b, rep);
         for (size_t d = 0; d < cfg->ndests && rc == SHAPE_OK; d++) rc = deliver_to(rt, g, &cfg->dests[d], rep, err);
         size_t n = g->n;
+        rt->units += g->units;
         for (size_t i = 0; i < g->nb; i++) shape_emit_queue_recycle(rt, g->b[i]);
         if (rc == SHAPE_OK) rc = after_delivery(rt, n, rep, &done, err);
     }

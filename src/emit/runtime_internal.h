@@ -59,6 +59,8 @@ typedef struct batch {
     shape_emit_message *msgs;
     shape_emit_header *hdrs; /* per event × nh */
     struct ArrowArray rows;  /* the events as typed rows (release NULL: none) */
+    double units;            /* schedule units of its events: n, or their Poisson gaps */
+    int64_t min_time;        /* earliest event time (ns), INT64_MAX when none */
 } batch;
 
 /* Batches sent together: the sender merges batches that are already due
@@ -69,6 +71,7 @@ typedef struct batch {
 typedef struct group {
     batch *b[MAX_GROUP];
     size_t nb, n;
+    double units;             /* schedule units of its batches */
     shape_emit_message *msgs; /* the batches' messages, concatenated (runtime-owned); what a
                                * destination is handed, so it may change them: the batches
                                * keep the originals (group_message) */
@@ -133,6 +136,12 @@ typedef struct runtime {
     double t_start, t0, first_delivery, last_delivery, last_ck_time, last_progress;
     size_t first_batch; /* events of the first send */
     int started;
+    /* the schedule's position (runtime.c): units of the events sent, the
+     * schedule cursor, the virtual clock of --speed */
+    double units, vdue;
+    shape_schedule_cursor cursor;
+    int64_t vt0;
+    int vt_started;
 } runtime;
 
 /* Events this run's stream holds: the plan's, or this shard's share of it. */
