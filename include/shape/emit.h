@@ -100,6 +100,13 @@ typedef struct shape_emit_config {
      * constant `rate`; its Poisson gaps are keyed by global position */
     const shape_emit_schedule *schedule;
     double speed;                   /* > 0: the virtual clock, event time replayed at this speed */
+    /* faults in delivery (spec-core §3.7), each drawn from fault_seed and the
+     * event's table and seq: a copy 1..duplicate_window positions later, a
+     * body cut to max(1, ⌊2/3⌋) of its bytes; JSON bodies only */
+    double duplicate_fraction, poison_fraction;
+    uint64_t duplicate_window;      /* >= 1 */
+    uint64_t fault_seed;
+    const char *answer_key;         /* JSON lines of the faults delivered, appended; NULL: none */
 } shape_emit_config;
 
 typedef struct shape_emit_report {
@@ -118,6 +125,8 @@ typedef struct shape_emit_report {
     uint64_t checkpoints;
     uint64_t retries;
     uint64_t refused;
+    uint64_t duplicates;    /* copies delivered */
+    uint64_t poisoned;      /* cut bodies delivered */
     uint64_t dead_lettered;
     int dead_letter_enabled; /* set by the caller, for the report */
     size_t ndl_reasons;

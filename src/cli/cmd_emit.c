@@ -166,6 +166,9 @@ typedef struct emit_state {
     double rate, max_rate, duration, ck_seconds;
     int64_t max_events, ck_every, retries, batch_events, queue_batches, max_dead;
     double speed;                 /* --speed, 0: none */
+    double dup_fraction, poison_fraction;
+    int64_t dup_window;
+    const char *answer_key;
     shape_emit_schedule schedule; /* --realtime's shape (used when not constant) */
     shape_rate_curve curve;
     uint64_t shard_index, shard_count;
@@ -218,8 +221,9 @@ static void state_free(emit_state *s)
     shape_domain_close(s->domain);
 }
 
-/* shard: "i/n" of a --shard run, or NULL for the whole stream. */
-static void print_report(const shape_emit_report *rep, const char *shard, int json, int to_stderr)
+/* shard: "i/n" of a --shard run, or NULL for the whole stream; faults: the
+ * run injects duplicates or poison (their counts are reported). */
+static void print_report(const shape_emit_report *rep, const char *shard, int faults, int json, int to_stderr)
 {
     FILE *out = to_stderr ? stderr : stdout;
     if (json) {
@@ -243,6 +247,10 @@ static void print_report(const shape_emit_report *rep, const char *shard, int js
             json_object_set_new(doc, "dead_lettered", dl);
         }
         if (doc && shard) json_object_set_new(doc, "shard", json_string(shard));
+        if (doc && faults) {
+            json_object_set_new(doc, "duplicates", json_integer((json_int_t)rep->duplicates));
+            json_object_set_new(doc, "poisoned", json_integer((json_int_t)rep->poisoned));
+        }
         if (doc) {
             json_dumpf(doc, out, JSON_COMPACT);
             fputc('\n', out);
@@ -264,6 +272,12 @@ static void print_report(const shape_emit_report *rep, const char *shard, int js
         if (rep->dead_lettered) {
             thousands(rate, sizeof rate, rep->dead_lettered);
             fprintf(out, ", %s dead-lettered", rate);
+        }
+        if (faults) {
+            thousands(rate, sizeof rate, rep->duplicates);
+            fprintf(out, ", %s duplicates", rate);
+            thousands(rate, sizeof rate, rep->poisoned);
+            fprintf(out, ", %s poisoned", rate);
         }
         fputc('\n', out);
     }
@@ -374,6 +388,33 @@ static int read_shaping_options(emit_state *st, shape_err *err)
     s->poisson = arrivals && strcmp(arrivals, "poisson") == 0;
     if (s->poisson && !st->realtime) return shape_err_set(err, SHAPE_EINVAL, "--arrivals poisson needs --realtime");
     return shape_emit_schedule_check(s, err);
+}
+
+/* A fraction option in [0, 1] (0 when absent). */
+static int read_fraction(const shape_args *args, const char *name, double *out, shape_err *err)
+{
+    SHAPE_RETURN_NOT_OK(shape_args_double(args, name, 0, 0, NULL, 0, out, err));
+    if (*out > 1)
+        return shape_err_set(err, SHAPE_EINVAL, "--%s must be a fraction from 0 to 1, got '%.40s'", name,
+                             shape_args_value(args, name));
+    return SHAPE_OK;
+}
+
+/* Faults in delivery: duplicates, poison, the answer key (spec-core §3.7). */
+static int read_fault_options(emit_state *st, shape_err *err)
+{
+    const shape_args *args = st->args;
+    SHAPE_RETURN_NOT_OK(read_fraction(args, "duplicate-fraction", &st->dup_fraction, err));
+    SHAPE_RETURN_NOT_OK(shape_args_int(args, "duplicate-window", 1, 100000000, 1000, &st->dup_window, err));
+    SHAPE_RETURN_NOT_OK(read_fraction(args, "poison-fraction", &st->poison_fraction, err));
+    st->answer_key = shape_args_value(args, "answer-key");
+    if ((st->dup_fraction > 0 || st->poison_fraction > 0) && st->registry_format)
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "--duplicate-fraction and --poison-fraction are not available with --event-format %s yet; "
+                             "use --event-format json",
+                             st->format);
+    if (st->answer_key && !*st->answer_key) return shape_err_set(err, SHAPE_EINVAL, "--answer-key needs a file name");
+    return SHAPE_OK;
 }
 
 /* Rate, limits, checkpoints, retries, --shard, batch and queue sizes. */
@@ -574,6 +615,11 @@ static void make_config(emit_state *st)
     cfg->rate = st->rate;
     cfg->schedule = st->realtime && !shape_emit_schedule_is_constant(&st->schedule) ? &st->schedule : NULL;
     cfg->speed = st->speed;
+    cfg->duplicate_fraction = st->dup_fraction;
+    cfg->duplicate_window = (uint64_t)st->dup_window;
+    cfg->poison_fraction = st->poison_fraction;
+    cfg->fault_seed = (uint64_t)st->seed;
+    cfg->answer_key = st->answer_key;
     cfg->max_rate = st->max_rate;
     cfg->shard_index = st->shard_index;
     cfg->shard_count = st->shard_count;
@@ -724,7 +770,7 @@ static void report_already_complete(const emit_state *st)
     rep.complete = st->found && st->ck.complete;
     rep.already_complete = 1;
     rep.stopped_by = st->limit < st->stream_total ? "max-events" : "complete";
-    print_report(&rep, st->shard, shape_args_flag(st->args, "json"), st->console);
+    print_report(&rep, st->shard, st->dup_fraction > 0 || st->poison_fraction > 0, shape_args_flag(st->args, "json"), st->console);
 }
 
 /* Run the stream with SIGINT/SIGTERM asking it to stop, then report. */
@@ -746,7 +792,7 @@ static int run_and_report(emit_state *st, shape_err *err)
     rep.dead_letter_enabled = st->cfg.dead_letter != NULL;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    if (rc == SHAPE_OK || rc == SHAPE_ELIMIT) print_report(&rep, st->shard, shape_args_flag(args, "json"), st->console);
+    if (rc == SHAPE_OK || rc == SHAPE_ELIMIT) print_report(&rep, st->shard, st->dup_fraction > 0 || st->poison_fraction > 0, shape_args_flag(args, "json"), st->console);
     return rc;
 }
 
@@ -756,6 +802,7 @@ static int emit_steps(emit_state *st, shape_err *err)
     SHAPE_RETURN_NOT_OK(read_stream_options(st, err));
     SHAPE_RETURN_NOT_OK(read_pacing_options(st, err));
     SHAPE_RETURN_NOT_OK(read_metadata_options(st, err));
+    SHAPE_RETURN_NOT_OK(read_fault_options(st, err));
     SHAPE_RETURN_NOT_OK(resolve_destinations(st, err));
     SHAPE_RETURN_NOT_OK(set_emitter_options(st, err));
     SHAPE_RETURN_NOT_OK(plan_and_resume(st, err));
@@ -837,6 +884,13 @@ static const shape_arg_spec emit_args[] = {
      "An emitter option, e.g. kafka.flush_timeout=30 (secrets as env://, file://, kv:// references)."},
     {"options-file", 0, SHAPE_ARG_VALUE, "FILE", NULL,
      "JSON options for plugin emitters; its \"config\" object holds librdkafka producer settings."},
+    {"duplicate-fraction", 0, SHAPE_ARG_VALUE, "F", "0",
+     "Deliver this fraction of events twice (same key and body), the copy 1..--duplicate-window events later."},
+    {"duplicate-window", 0, SHAPE_ARG_VALUE, "N", "1000", "How many events later a duplicate copy may arrive (>= 1)."},
+    {"poison-fraction", 0, SHAPE_ARG_VALUE, "F", "0",
+     "Cut this fraction of bodies to 2/3 of their bytes (undecodable); JSON only."},
+    {"answer-key", 0, SHAPE_ARG_VALUE, "FILE", NULL,
+     "Append one JSON line per injected fault delivered (kind, table, seq, key, details)."},
     {"dry-run", 0, SHAPE_ARG_FLAG, NULL, NULL, "Check everything and print the plan; send nothing."},
     {"progress", 0, SHAPE_ARG_FLAG, NULL, "on when stderr is a terminal", "Show a progress line on stderr."},
     {"no-progress", 0, SHAPE_ARG_FLAG, NULL, NULL, "Never show the progress line."},

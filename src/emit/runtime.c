@@ -95,9 +95,8 @@ static void *checkpoint_main(void *arg)
 
 /* ---- delivery ----------------------------------------------------------------------- */
 
-static void idem_key(runtime *rt, const batch *b, uint64_t seq, char *out, size_t size)
+static void idem_key(const char *t, uint64_t seq, char *out, size_t size)
 {
-    const char *t = rt->meta[b->k].et.name;
     if (strlen(t) + 22 > size) {
         snprintf(out, size, "?");
         return;
@@ -230,7 +229,7 @@ static int deliver_to(runtime *rt, group *g, shape_emit_destination *d, shape_em
     if (refused) {
         rep->refused += refused;
         char key[128];
-        idem_key(rt, g->b[g->bi[first]], g->ri[first], key, sizeof key);
+        idem_key(group_message(g, first)->table, g->ri[first], key, sizeof key);
         return shape_err_set(err, SHAPE_EINVAL,
                              "the destination rejected %zu event%s (first %s: %s); use --dead-letter URI "
                              "to route them elsewhere",
@@ -330,6 +329,13 @@ static void record_lag(runtime *rt, shape_emit_report *rep, double lag)
 
 /* ---- setup --------------------------------------------------------------------------- */
 
+/* Messages a batch may hold: its events, and with duplicates room for the
+ * copies that fall due among them. */
+static size_t batch_cap(const shape_emit_config *cfg)
+{
+    return cfg->duplicate_fraction > 0 ? 2 * cfg->batch_events + 64 : cfg->batch_events;
+}
+
 /* The runtime's scratch, sized by the plan and the batch and queue sizes. */
 static int runtime_alloc(runtime *rt, shape_err *err)
 {
@@ -341,16 +347,17 @@ static int runtime_alloc(runtime *rt, shape_err *err)
     rt->freeq = calloc(rt->npool, sizeof *rt->freeq);
     rt->max_group = cfg->queue_batches < MAX_GROUP ? cfg->queue_batches : MAX_GROUP;
     while (rt->max_group > 1 && rt->max_group * cfg->batch_events > 100000) rt->max_group--;
-    size_t gcap = rt->max_group * cfg->batch_events;
+    size_t gcap = rt->max_group * batch_cap(cfg);
     rt->tmp = calloc(gcap, sizeof *rt->tmp);
     rt->tmp_idx = calloc(gcap, sizeof *rt->tmp_idx);
     rt->grp.msgs = calloc(gcap, sizeof *rt->grp.msgs);
     rt->grp.bi = calloc(gcap, sizeof *rt->grp.bi);
+    rt->grp.mi = calloc(gcap, sizeof *rt->grp.mi);
     rt->grp.ri = calloc(gcap, sizeof *rt->grp.ri);
     rt->dl_msgs = calloc(gcap, sizeof *rt->dl_msgs);
     rt->dl_hdrs = calloc(2 * gcap, sizeof *rt->dl_hdrs);
     if (!rt->meta || !rt->pool || !rt->fullq || !rt->freeq || !rt->tmp || !rt->tmp_idx || !rt->grp.msgs ||
-        !rt->grp.bi || !rt->grp.ri || !rt->dl_msgs || !rt->dl_hdrs)
+        !rt->grp.bi || !rt->grp.mi || !rt->grp.ri || !rt->dl_msgs || !rt->dl_hdrs)
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     return SHAPE_OK;
 }
@@ -375,7 +382,10 @@ static int runtime_setup(const shape_emit_config *cfg, runtime **out, shape_err 
         if (rows != SHAPE_EMIT_ROWS_ONLY) rt->bodies = 1;
     }
     int rc = shape_emit_headers_parse(cfg, rt->hdrs, err);
+    if (rc == SHAPE_OK && rt->want_rows && shape_emit_faults_on(cfg))
+        rc = shape_err_set(err, SHAPE_EINVAL, "--duplicate-fraction and --poison-fraction need --event-format json");
     if (rc != SHAPE_OK) {
+        shape_emit_headers_free(rt->hdrs, cfg->nheaders);
         free(rt);
         return rc;
     }
@@ -383,8 +393,10 @@ static int runtime_setup(const shape_emit_config *cfg, runtime **out, shape_err 
     rt->nh = 3 + cfg->nheaders;
     rc = runtime_alloc(rt, err);
     if (rc == SHAPE_OK) rc = shape_emit_meta_build(cfg, rt->hdrs, rt->meta, err);
+    if (rc == SHAPE_OK && cfg->answer_key && !(rt->answer_key = fopen(cfg->answer_key, "a")))
+        rc = shape_err_set(err, SHAPE_EIO, "cannot open the answer key %s", cfg->answer_key);
     for (size_t i = 0; rc == SHAPE_OK && i < rt->npool; i++) {
-        rt->pool[i] = shape_emit_batch_new(cfg->batch_events, rt->nh);
+        rt->pool[i] = shape_emit_batch_new(batch_cap(cfg), rt->nh);
         if (!rt->pool[i]) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
         else rt->freeq[rt->free_count++] = rt->pool[i];
     }
@@ -451,6 +463,7 @@ static group *gather_group(runtime *rt, batch *b, shape_emit_report *rep)
     group *g = &rt->grp;
     g->nb = 0;
     g->n = 0;
+    g->norig = 0;
     g->units = 0;
     g->handed = 0;
     for (batch *x = b; x;) {
@@ -461,16 +474,18 @@ static group *gather_group(runtime *rt, batch *b, shape_emit_report *rep)
             g->msgs[g->n + i].outcome = SHAPE_EMIT_PENDING; /* reset here, in the same pass */
             g->msgs[g->n + i].reason[0] = 0;
             g->bi[g->n + i] = g->nb;
-            g->ri[g->n + i] = x->row0 + i * x->stride;
+            g->mi[g->n + i] = i;
+            g->ri[g->n + i] = x->seq[i];
         }
         g->b[g->nb++] = x;
         g->n += x->n;
+        g->norig += x->norig;
         g->units += x->units;
         x = NULL;
         if (g->nb >= rt->max_group || stop_asked(cfg)) break;
         batch *next = shape_emit_queue_try_next(rt);
         if (!next) break;
-        double next_due = due_of(rt, rt->sent + g->n, rt->units + g->units, next);
+        double next_due = due_of(rt, rt->sent + g->norig, rt->units + g->units, next);
         if ((paced(cfg) && rt->t0 + next_due > shape_clock_now()) ||
             (cfg->duration >= 0 && next_due >= cfg->duration)) {
             shape_emit_queue_unget(rt, next);
@@ -553,8 +568,9 @@ static int run_loop(runtime *rt, shape_emit_report *rep, shape_err *err)
         if (!b || wait_for_deadline(rt, b, rep)) break;
         group *g = gather_group(rt, b, rep);
         for (size_t d = 0; d < cfg->ndests && rc == SHAPE_OK; d++) rc = deliver_to(rt, g, &cfg->dests[d], rep, err);
-        size_t n = g->n;
+        size_t n = g->norig;
         rt->units += g->units;
+        if (rc == SHAPE_OK && shape_emit_faults_on(cfg)) rc = shape_emit_answer_key(rt, g, rep, err);
         for (size_t i = 0; i < g->nb; i++) shape_emit_queue_recycle(rt, g->b[i]);
         if (rc == SHAPE_OK) rc = after_delivery(rt, n, rep, &done, err);
     }
@@ -651,6 +667,8 @@ static void runtime_free(runtime *rt)
     free(rt->tmp_idx);
     free(rt->grp.msgs);
     free(rt->grp.bi);
+    free(rt->grp.mi);
+    if (rt->answer_key) fclose(rt->answer_key);
     free(rt->grp.ri);
     free(rt->dl_msgs);
     free(rt->dl_hdrs);

@@ -16,14 +16,20 @@
 #define SHAPE_EMIT_RUNTIME_INTERNAL_H
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shape/domain.h"
 #include "shape/emit.h"
 
 #define EMIT_HIDDEN __attribute__((visibility("hidden")))
 
 #define MAX_HEADERS 24
+
+/* Injected faults of a message (batch.fault). */
+#define FAULT_DUPLICATE 1u /* this message is a copy */
+#define FAULT_POISON 2u    /* its body was cut */
 #define LAG_BUCKETS 10000 /* 0.1 ms each: up to 1 s; later sends go to the last */
 
 /* ---- metadata (metadata.c) ---------------------------------------------------- */
@@ -41,6 +47,7 @@ typedef struct table_meta {
     int key_cols[SHAPE_GEN_MAX_COLUMNS];
     int header_cols[MAX_HEADERS]; /* column of an @column header, or -1 */
     size_t name_len;              /* strlen(et.name), measured once (used per event) */
+    uint64_t name_hash;           /* keys the table's fault draws (faults.c) */
 } table_meta;
 
 /* ---- batches (queue.c) --------------------------------------------------------- */
@@ -59,6 +66,12 @@ typedef struct batch {
     shape_emit_message *msgs;
     shape_emit_header *hdrs; /* per event × nh */
     struct ArrowArray rows;  /* the events as typed rows (release NULL: none) */
+    /* per message (mcap of them: batch_events, and room for duplicate copies) */
+    uint64_t *seq;           /* the event's seq */
+    uint8_t *fault;          /* FAULT_* flags of an injected fault, 0 for none */
+    uint32_t *fdet;          /* its detail: a copy's distance, a poison cut's original length */
+    size_t norig;            /* messages that are stream positions (n − copies) */
+    size_t mcap;
     double units;            /* schedule units of its events: n, or their Poisson gaps */
     int64_t min_time;        /* earliest event time (ns), INT64_MAX when none */
 } batch;
@@ -76,7 +89,9 @@ typedef struct group {
                                * destination is handed, so it may change them: the batches
                                * keep the originals (group_message) */
     size_t *bi;               /* batch (in the group) of each message */
+    size_t *mi;               /* its index in that batch */
     uint64_t *ri;             /* seq of each message */
+    size_t norig;             /* stream positions it holds (messages − duplicate copies) */
     int handed;               /* msgs went to a destination since they were copied */
     size_t refused, first_refused; /* REFUSED outcomes after the last send_msgs, when it
                                     * saw them all (refused_known), and the first one */
@@ -86,8 +101,7 @@ typedef struct group {
 /* The original of the group's message i (as the generator built it). */
 static inline const shape_emit_message *group_message(const group *g, size_t i)
 {
-    const batch *b = g->b[g->bi[i]];
-    return &b->msgs[(g->ri[i] - b->row0) / b->stride];
+    return &g->b[g->bi[i]]->msgs[g->mi[i]];
 }
 
 /* ---- the runtime ----------------------------------------------------------------- */
@@ -142,6 +156,7 @@ typedef struct runtime {
     shape_schedule_cursor cursor;
     int64_t vt0;
     int vt_started;
+    FILE *answer_key; /* appended to, or NULL */
 } runtime;
 
 /* Events this run's stream holds: the plan's, or this shard's share of it. */
@@ -154,6 +169,42 @@ static inline uint64_t shard_stride(const shape_emit_config *cfg)
 {
     return cfg->shard_count > 1 ? cfg->shard_count : 1;
 }
+
+/* ---- faults (faults.c) ------------------------------------------------------------ */
+
+/* A copy waiting for its position: the original at stream position `pos`
+ * (of this run's stream: shard offsets) is sent again right after position `due`. */
+typedef struct pending_copy {
+    uint64_t due, pos, seq;
+    size_t k;
+} pending_copy;
+
+typedef struct fault_state {
+    pending_copy *heap; /* min-heap by (due, pos) */
+    size_t n, cap;
+    shape_domain_cursor *cur; /* for the copies' rows */
+    size_t cur_k;
+} fault_state;
+
+/* A uniform draw in [0, 1) keyed by (seed, what, table, seq). */
+EMIT_HIDDEN double shape_emit_draw(uint64_t seed, uint64_t what, uint64_t table_hash, uint64_t seq);
+EMIT_HIDDEN int shape_emit_faults_on(const shape_emit_config *cfg);
+/* Copies of originals before the start offset that are due at or after it. */
+EMIT_HIDDEN int shape_emit_faults_prescan(runtime *rt, fault_state *fs, shape_err *err);
+/* Original event at position pos (table k, seq) was rendered at b's message i:
+ * poison it, and queue its copy. */
+EMIT_HIDDEN int shape_emit_faults_after_original(runtime *rt, fault_state *fs, batch *b, size_t i, uint64_t pos,
+                                                 size_t k, uint64_t seq);
+/* Render the copies due at positions <= pos into b while there is room. */
+EMIT_HIDDEN int shape_emit_faults_copies(runtime *rt, fault_state *fs, batch *b, uint64_t pos, shape_gen_row *row,
+                                         shape_err *err);
+EMIT_HIDDEN void shape_emit_faults_free(fault_state *fs);
+/* Answer-key lines for the faults of a delivered group. */
+EMIT_HIDDEN int shape_emit_answer_key(runtime *rt, const group *g, shape_emit_report *rep, shape_err *err);
+
+/* queue.c: render one event of table meta m at b's message i. */
+EMIT_HIDDEN int shape_emit_render_event(runtime *rt, batch *b, size_t i, const table_meta *m, uint64_t seq,
+                                        const shape_gen_row *row);
 
 /* metadata.c */
 EMIT_HIDDEN int shape_emit_headers_parse(const shape_emit_config *cfg, header_spec *out, shape_err *err);

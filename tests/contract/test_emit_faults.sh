@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# test_emit_faults.sh — duplicates, poison and the answer key (issue 21 item 3)
+# into a file, checked against the answer key.
+#
+# Why: a consumer's test scores what it caught against the answer key, so the
+# key must list exactly what was delivered: every duplicate key arrives twice,
+# the copy 1..W events after its original; every poisoned body is
+# undecodable and the undecodable lines are exactly the poisoned ones; every
+# event of the clean stream is there. The faults are drawn from the seed and
+# the event, so a second run is byte-identical and another seed differs; a
+# run stopped at a checkpoint and resumed gives, concatenated, the
+# uninterrupted stream and answer key byte for byte.
+# How: retail small into a file with 5 % duplicates (window 50) and 2 %
+# poison; python3 replays the stream against the answer key.
+set -euo pipefail
+
+: "${SHAPE_BIN:?}"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+faults=(--duplicate-fraction 0.05 --duplicate-window 50 --poison-fraction 0.02)
+"$SHAPE_BIN" emit retail --no-progress >clean.jsonl 2>/dev/null
+"$SHAPE_BIN" emit retail --sink file -o a.jsonl "${faults[@]}" --answer-key a.key --json --no-progress >a.report \
+    || fail "faulted run"
+python3 - <<'PY' || fail "stream against the answer key"
+import json
+lines = open("a.jsonl", encoding="utf-8", errors="surrogateescape").read().split("\n")[:-1]
+key = [json.loads(l) for l in open("a.key")]
+rep = json.load(open("a.report"))
+dups = [k for k in key if k["kind"] == "duplicate"]
+poison = [k for k in key if k["kind"] == "poison"]
+assert rep["duplicates"] == len(dups) and rep["poisoned"] == len(poison), rep
+assert len(lines) == 21750 + len(dups), (len(lines), len(dups))
+assert 0.04 * 21750 < len(dups) < 0.06 * 21750 and 0.01 * 21750 < len(poison) < 0.03 * 21750
+poison_keys = iter(p["key"] for p in poison)
+seen, originals, copies, undecodable = {}, 0, {}, 0
+for l in lines:
+    try:
+        d = json.loads(l)
+        k = "%s/%d" % (d["_shape_table"], d["_shape_seq"])
+    except ValueError:
+        undecodable += 1
+        k = next(poison_keys)  # the answer key lists them in stream order
+        assert k not in seen, k
+        seen[k] = originals
+        originals += 1
+        continue
+    if k in seen:
+        copies[k] = originals - 1 - seen[k]
+    else:
+        seen[k] = originals
+        originals += 1
+assert undecodable == len(poison), (undecodable, len(poison))
+assert originals == 21750
+clean = {json.loads(l)["_shape_table"] + "/" + str(json.loads(l)["_shape_seq"]) for l in open("clean.jsonl")}
+assert set(seen) == clean, "not every event is there"
+assert set(copies) == {d["key"] for d in dups}, "copies differ from the answer key"
+for d in dups:
+    assert 1 <= copies[d["key"]] <= 50 and copies[d["key"]] == d["copy_after"], (d, copies[d["key"]])
+PY
+
+# --- the same seed gives the same stream and key; another seed other faults ---------------
+"$SHAPE_BIN" emit retail --sink file -o b.jsonl "${faults[@]}" --answer-key b.key --no-progress >/dev/null
+cmp -s a.jsonl b.jsonl && cmp -s a.key b.key || fail "a second run differs"
+"$SHAPE_BIN" emit retail --seed 43 --sink file -o c.jsonl "${faults[@]}" --answer-key c.key --no-progress >/dev/null
+cmp -s a.key c.key && fail "another seed gave the same answer key"
+
+# --- stopped at a checkpoint and resumed: the uninterrupted stream and key -------------------
+for stop in 7000 7023 21000; do
+    rm -f r.jsonl r.jsonl.checkpoint r.key
+    "$SHAPE_BIN" emit retail --sink file -o r.jsonl "${faults[@]}" --answer-key r.key --max-events $stop \
+        --no-progress >/dev/null || fail "first part to $stop"
+    "$SHAPE_BIN" emit retail --sink file -o r.jsonl "${faults[@]}" --answer-key r.key --no-progress >/dev/null \
+        || fail "resume from $stop"
+    cmp -s a.jsonl r.jsonl || fail "resumed at $stop: the stream differs from the uninterrupted one"
+    cmp -s a.key r.key || fail "resumed at $stop: the answer key differs"
+done
+
+# --- the default stream is untouched -----------------------------------------------------------
+"$SHAPE_BIN" emit retail --duplicate-fraction 0 --poison-fraction 0 --no-progress 2>/dev/null | cmp -s - clean.jsonl \
+    || fail "zero fractions changed the stream"
+
+# --- bad input: one line, exit 2, nothing written ------------------------------------------------
+bad() { # EXPECTED ARGS...
+    local want=$1
+    shift
+    set +e
+    "$SHAPE_BIN" emit retail --sink file -o bad.jsonl --no-progress "$@" >/dev/null 2>err.txt
+    local rc=$?
+    set -e
+    [[ $rc -eq 2 ]] || fail "emit $* exited $rc"
+    [[ $(wc -l <err.txt) -eq 1 ]] && grep -q "^shape: error: .*$want" err.txt || fail "emit $*: $(cat err.txt)"
+    [[ ! -s bad.jsonl ]] || fail "emit $* wrote events"
+}
+bad "from 0 to 1" --duplicate-fraction 1.5
+bad "must be a number" --poison-fraction -0.1
+bad "duplicate-window" --duplicate-fraction 0.1 --duplicate-window 0
+echo "ok: duplicates, poison and the answer key agree, repeat, and resume exactly"
