@@ -665,6 +665,36 @@ static int plan_and_resume(emit_state *st, shape_err *err)
     return SHAPE_OK;
 }
 
+/* The schedule (rate segments, expected duration) and the fault plan
+ * (fractions, expected counts) of a dry run. */
+static void dry_run_plan(const emit_state *st)
+{
+    const shape_emit_schedule *s = &st->schedule;
+    double events = (double)(st->limit - st->start);
+    if (st->realtime) {
+        printf("  schedule: %g events/s%s%s%s, arrivals %s", st->rate, s->curve ? ", daily curve " : "",
+               s->curve ? s->curve->name : "", s->curve ? " from the run's start time of day" : "",
+               s->poisson ? "poisson" : "constant");
+        if (st->max_rate > 0) printf(", capped at %g/s", st->max_rate);
+        printf("\n");
+        for (size_t i = 0; i < s->nbursts; i++)
+            printf("    burst  %g..%g s x%g\n", s->bursts[i].start, s->bursts[i].start + s->bursts[i].duration,
+                   s->bursts[i].mult);
+        for (size_t i = 0; i < s->nramps; i++)
+            printf("    ramp   %g..%g s x%g -> x%g\n", s->ramps[i].start, s->ramps[i].start + s->ramps[i].duration,
+                   s->ramps[i].from, s->ramps[i].to);
+        double due = shape_emit_schedule_due(s, NULL, events);
+        if (st->max_rate > 0 && events / st->max_rate > due) due = events / st->max_rate;
+        printf("  expected duration %.1f s for %.0f events\n", due, events);
+    } else if (st->speed > 0) {
+        printf("  schedule: event time replayed at %gx\n", st->speed);
+    }
+    if (st->dup_fraction > 0 || st->poison_fraction > 0)
+        printf("  faults: duplicates %g (window %lld, ~%.0f expected), poison %g (~%.0f expected), answer key %s\n",
+               st->dup_fraction, (long long)st->dup_window, st->dup_fraction * events, st->poison_fraction,
+               st->poison_fraction * events, st->answer_key ? st->answer_key : "none");
+}
+
 /* --dry-run: refuse now what open would refuse, then print the plan. */
 static int dry_run(const emit_state *st, shape_err *err)
 {
@@ -695,6 +725,7 @@ static int dry_run(const emit_state *st, shape_err *err)
     printf("  start offset %llu, checkpoint %s, batches of %lld, queue %lld, %s\n", (unsigned long long)st->start,
            st->cfg.checkpoint_path ? st->cfg.checkpoint_path : "none", (long long)st->batch_events,
            (long long)st->queue_batches, st->realtime ? "paced" : "as fast as possible");
+    dry_run_plan(st);
     return SHAPE_OK;
 }
 

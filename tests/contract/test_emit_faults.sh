@@ -82,6 +82,11 @@ done
 "$SHAPE_BIN" emit retail --duplicate-fraction 0 --poison-fraction 0 --no-progress 2>/dev/null | cmp -s - clean.jsonl \
     || fail "zero fractions changed the stream"
 
+# --- the dry run prints the schedule and the fault plan ------------------------------------
+"$SHAPE_BIN" emit retail --realtime --rate 1000 --ramp 0:10:1:2 --burst 10:5:3 "${faults[@]}" --dry-run >dry.txt
+grep -q '^  expected duration 11.1 s for 21750 events$' dry.txt || fail "dry run schedule: $(cat dry.txt)"
+grep -q 'duplicates 0.05 (window 50, ~1088 expected), poison 0.02 (~435 expected)' dry.txt || fail "dry run faults: $(cat dry.txt)"
+
 # --- bad input: one line, exit 2, nothing written ------------------------------------------------
 bad() { # EXPECTED ARGS...
     local want=$1
