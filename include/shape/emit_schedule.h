@@ -119,6 +119,9 @@ int shape_rate_curve_builtin(const char *name, shape_rate_curve *out, shape_err 
 int shape_rate_curve_parse(const char *text, size_t len, const char *what, shape_rate_curve *out, shape_err *err);
 int shape_rate_curve_load(const char *path, shape_rate_curve *out, shape_err *err);
 
+/* "HH:MM" or "HH:MM:SS" → seconds of the day, or -1 when it is not one. */
+double shape_emit_time_of_day(const char *text);
+
 /* The curve's multiplier at a time of day (seconds, any real: wraps). */
 double shape_rate_curve_at(const shape_rate_curve *c, double tod);
 

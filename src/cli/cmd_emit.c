@@ -335,14 +335,8 @@ static int parse_curve_start(const char *text, double *out, shape_err *err)
         *out = (double)(time(NULL) % 86400);
         return SHAPE_OK;
     }
-    unsigned h, m, sec = 0;
-    int used = 0;
-    size_t len = strlen(text);
-    int ok = (len == 5 && sscanf(text, "%2u:%2u%n", &h, &m, &used) == 2 && used == 5) ||
-             (len == 8 && sscanf(text, "%2u:%2u:%2u%n", &h, &m, &sec, &used) == 3 && used == 8);
-    if (!ok || h > 23 || m > 59 || sec > 59)
-        return shape_err_set(err, SHAPE_EINVAL, "--curve-start wants HH:MM or HH:MM:SS, got '%.40s'", text);
-    *out = h * 3600.0 + m * 60.0 + sec;
+    *out = shape_emit_time_of_day(text);
+    if (*out < 0) return shape_err_set(err, SHAPE_EINVAL, "--curve-start wants HH:MM or HH:MM:SS, got '%.40s'", text);
     return SHAPE_OK;
 }
 

@@ -314,8 +314,7 @@ int shape_rate_curve_builtin(const char *name, shape_rate_curve *out, shape_err 
     return shape_err_set(err, SHAPE_ENOTFOUND, "unknown daily curve '%.60s'", name);
 }
 
-/* "HH:MM" or "HH:MM:SS" → seconds of the day, or -1. */
-static double parse_tod(const char *s)
+double shape_emit_time_of_day(const char *s)
 {
     int h, m, sec = 0, used = 0;
     size_t len = strlen(s);
@@ -341,7 +340,7 @@ static int curve_points(const json_t *points, const char *what, shape_rate_curve
         const json_t *pt = json_array_get(points, i);
         const char *tod = json_string_value(json_array_get(pt, 0));
         const json_t *mult = json_array_get(pt, 1);
-        double t = tod ? parse_tod(tod) : -1, m = json_number_value(mult);
+        double t = tod ? shape_emit_time_of_day(tod) : -1, m = json_number_value(mult);
         if (json_array_size(pt) != 2 || t < 0 || !json_is_number(mult) || !isfinite(m) || m < 0)
             return shape_err_set(err, SHAPE_EINVAL,
                                  "rate curve %s: point %zu must be [\"HH:MM[:SS]\", multiplier >= 0]", what, i + 1);
