@@ -107,6 +107,11 @@ typedef struct shape_emit_config {
     uint64_t duplicate_window;      /* >= 1 */
     uint64_t fault_seed;
     const char *answer_key;         /* JSON lines of the faults delivered, appended; NULL: none */
+    /* disorder (spec-core §3.4): a row late with probability out_of_order
+     * moves up to ooo_window positions later inside its window of
+     * ooo_window rows; part of the fingerprint */
+    double out_of_order;
+    uint64_t ooo_window;
 } shape_emit_config;
 
 typedef struct shape_emit_report {
@@ -127,6 +132,7 @@ typedef struct shape_emit_report {
     uint64_t refused;
     uint64_t duplicates;    /* copies delivered */
     uint64_t poisoned;      /* cut bodies delivered */
+    uint64_t late;          /* events delivered out of order */
     uint64_t dead_lettered;
     int dead_letter_enabled; /* set by the caller, for the report */
     size_t ndl_reasons;
@@ -173,6 +179,23 @@ int shape_emit_checkpoint_write(const char *path, const shape_emit_checkpoint *c
  * sinks or batch sizes). out: 65 bytes. */
 int shape_emit_fingerprint(const shape_event_plan *plan, shape_envelope env, const char *event_format,
                            char out[65], shape_err *err);
+
+/* What changes a stream's events beyond its plan (spec-core §3.4): part of
+ * the fingerprint when not the defaults (0, 1000, 0, none), so a checkpoint
+ * of one variant never resumes another, and the plain stream keeps its
+ * fingerprint. */
+typedef struct shape_emit_variation {
+    double out_of_order;
+    uint64_t ooo_window;
+    double anomaly_fraction;
+    const char *const *mutators;
+    size_t nmutators;
+} shape_emit_variation;
+
+/* shape_emit_shard_fingerprint of a variant (v NULL: the defaults). */
+int shape_emit_variant_fingerprint(const shape_event_plan *plan, shape_envelope env, const char *event_format,
+                                   uint64_t index, uint64_t count, const shape_emit_variation *v, char out[65],
+                                   shape_err *err);
 
 /* The fingerprint of shard index/count of that stream: the stream's own
  * fingerprint when count <= 1 (so an unsharded checkpoint stays valid), else

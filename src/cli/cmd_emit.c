@@ -166,8 +166,9 @@ typedef struct emit_state {
     double rate, max_rate, duration, ck_seconds;
     int64_t max_events, ck_every, retries, batch_events, queue_batches, max_dead;
     double speed;                 /* --speed, 0: none */
-    double dup_fraction, poison_fraction;
-    int64_t dup_window;
+    double dup_fraction, poison_fraction, out_of_order;
+    int64_t dup_window, ooo_window;
+    shape_emit_variation variation;
     const char *answer_key;
     shape_emit_schedule schedule; /* --realtime's shape (used when not constant) */
     shape_rate_curve curve;
@@ -221,6 +222,11 @@ static void state_free(emit_state *s)
     shape_domain_close(s->domain);
 }
 
+static int emit_faulted(const emit_state *st)
+{
+    return st->dup_fraction > 0 || st->poison_fraction > 0 || st->out_of_order > 0;
+}
+
 /* shard: "i/n" of a --shard run, or NULL for the whole stream; faults: the
  * run injects duplicates or poison (their counts are reported). */
 static void print_report(const shape_emit_report *rep, const char *shard, int faults, int json, int to_stderr)
@@ -250,6 +256,7 @@ static void print_report(const shape_emit_report *rep, const char *shard, int fa
         if (doc && faults) {
             json_object_set_new(doc, "duplicates", json_integer((json_int_t)rep->duplicates));
             json_object_set_new(doc, "poisoned", json_integer((json_int_t)rep->poisoned));
+            json_object_set_new(doc, "late", json_integer((json_int_t)rep->late));
         }
         if (doc) {
             json_dumpf(doc, out, JSON_COMPACT);
@@ -278,6 +285,8 @@ static void print_report(const shape_emit_report *rep, const char *shard, int fa
             fprintf(out, ", %s duplicates", rate);
             thousands(rate, sizeof rate, rep->poisoned);
             fprintf(out, ", %s poisoned", rate);
+            thousands(rate, sizeof rate, rep->late);
+            fprintf(out, ", %s late", rate);
         }
         fputc('\n', out);
     }
@@ -401,6 +410,10 @@ static int read_fault_options(emit_state *st, shape_err *err)
     SHAPE_RETURN_NOT_OK(read_fraction(args, "duplicate-fraction", &st->dup_fraction, err));
     SHAPE_RETURN_NOT_OK(shape_args_int(args, "duplicate-window", 1, 100000000, 1000, &st->dup_window, err));
     SHAPE_RETURN_NOT_OK(read_fraction(args, "poison-fraction", &st->poison_fraction, err));
+    SHAPE_RETURN_NOT_OK(read_fraction(args, "out-of-order", &st->out_of_order, err));
+    SHAPE_RETURN_NOT_OK(shape_args_int(args, "ooo-window", 1, 10000000, 1000, &st->ooo_window, err));
+    st->variation.out_of_order = st->out_of_order;
+    st->variation.ooo_window = (uint64_t)st->ooo_window;
     st->answer_key = shape_args_value(args, "answer-key");
     if ((st->dup_fraction > 0 || st->poison_fraction > 0) && st->registry_format)
         return shape_err_set(err, SHAPE_EINVAL,
@@ -614,6 +627,8 @@ static void make_config(emit_state *st)
     cfg->poison_fraction = st->poison_fraction;
     cfg->fault_seed = (uint64_t)st->seed;
     cfg->answer_key = st->answer_key;
+    cfg->out_of_order = st->out_of_order;
+    cfg->ooo_window = (uint64_t)st->ooo_window;
     cfg->max_rate = st->max_rate;
     cfg->shard_index = st->shard_index;
     cfg->shard_count = st->shard_count;
@@ -642,8 +657,8 @@ static int plan_and_resume(emit_state *st, shape_err *err)
     if (ntables > 64) return shape_err_set(err, SHAPE_EINVAL, "too many --table options");
     for (size_t i = 0; i < ntables; i++) tables[i] = shape_args_nth(args, "table", i);
     SHAPE_RETURN_NOT_OK(shape_event_plan_init(&st->plan, st->domain, tables, ntables, err));
-    SHAPE_RETURN_NOT_OK(shape_emit_shard_fingerprint(&st->plan, st->envelope, st->format, st->shard_index,
-                                                     st->shard_count, st->fingerprint, err));
+    SHAPE_RETURN_NOT_OK(shape_emit_variant_fingerprint(&st->plan, st->envelope, st->format, st->shard_index,
+                                                       st->shard_count, &st->variation, st->fingerprint, err));
     /* a shard's offsets, limit and total count its own events */
     st->stream_total = shape_emit_shard_events(st->plan.total, st->shard_index, st->shard_count);
     st->limit = st->stream_total;
@@ -683,6 +698,9 @@ static void dry_run_plan(const emit_state *st)
     } else if (st->speed > 0) {
         printf("  schedule: event time replayed at %gx\n", st->speed);
     }
+    if (st->out_of_order > 0)
+        printf("  disorder: %g of rows late by up to %lld positions in windows of %lld (~%.0f expected)\n",
+               st->out_of_order, (long long)st->ooo_window, (long long)st->ooo_window, st->out_of_order * events);
     if (st->dup_fraction > 0 || st->poison_fraction > 0)
         printf("  faults: duplicates %g (window %lld, ~%.0f expected), poison %g (~%.0f expected), answer key %s\n",
                st->dup_fraction, (long long)st->dup_window, st->dup_fraction * events, st->poison_fraction,
@@ -795,7 +813,7 @@ static void report_already_complete(const emit_state *st)
     rep.complete = st->found && st->ck.complete;
     rep.already_complete = 1;
     rep.stopped_by = st->limit < st->stream_total ? "max-events" : "complete";
-    print_report(&rep, st->shard, st->dup_fraction > 0 || st->poison_fraction > 0, shape_args_flag(st->args, "json"), st->console);
+    print_report(&rep, st->shard, emit_faulted(st), shape_args_flag(st->args, "json"), st->console);
 }
 
 /* Run the stream with SIGINT/SIGTERM asking it to stop, then report. */
@@ -817,7 +835,7 @@ static int run_and_report(emit_state *st, shape_err *err)
     rep.dead_letter_enabled = st->cfg.dead_letter != NULL;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    if (rc == SHAPE_OK || rc == SHAPE_ELIMIT) print_report(&rep, st->shard, st->dup_fraction > 0 || st->poison_fraction > 0, shape_args_flag(args, "json"), st->console);
+    if (rc == SHAPE_OK || rc == SHAPE_ELIMIT) print_report(&rep, st->shard, emit_faulted(st), shape_args_flag(args, "json"), st->console);
     return rc;
 }
 
@@ -909,6 +927,9 @@ static const shape_arg_spec emit_args[] = {
      "An emitter option, e.g. kafka.flush_timeout=30 (secrets as env://, file://, kv:// references)."},
     {"options-file", 0, SHAPE_ARG_VALUE, "FILE", NULL,
      "JSON options for plugin emitters; its \"config\" object holds librdkafka producer settings."},
+    {"out-of-order", 0, SHAPE_ARG_VALUE, "F", "0",
+     "Make this fraction of rows late: each moves up to --ooo-window positions later inside its window; event time unchanged."},
+    {"ooo-window", 0, SHAPE_ARG_VALUE, "N", "1000", "Rows per out-of-order window (>= 1)."},
     {"duplicate-fraction", 0, SHAPE_ARG_VALUE, "F", "0",
      "Deliver this fraction of events twice (same key and body), the copy 1..--duplicate-window events later."},
     {"duplicate-window", 0, SHAPE_ARG_VALUE, "N", "1000", "How many events later a duplicate copy may arrive (>= 1)."},

@@ -38,16 +38,21 @@ double shape_emit_draw(uint64_t seed, uint64_t what, uint64_t table_hash, uint64
     return (double)(h >> 11) * (1.0 / 9007199254740992.0);
 }
 
-static uint64_t name_hash(const char *s)
+uint64_t shape_emit_name_hash(const char *s)
 {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a */
     for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ULL;
     return h;
 }
 
-int shape_emit_faults_on(const shape_emit_config *cfg)
+int shape_emit_delivery_faults_on(const shape_emit_config *cfg)
 {
     return cfg->duplicate_fraction > 0 || cfg->poison_fraction > 0;
+}
+
+int shape_emit_faults_on(const shape_emit_config *cfg)
+{
+    return shape_emit_delivery_faults_on(cfg) || cfg->out_of_order > 0;
 }
 
 /* ---- the heap of copies ------------------------------------------------------------ */
@@ -94,6 +99,7 @@ static pending_copy heap_pop(fault_state *fs)
 void shape_emit_faults_free(fault_state *fs)
 {
     shape_domain_cursor_close(fs->cur);
+    shape_emit_ooo_free(&fs->ow);
     free(fs->heap);
     memset(fs, 0, sizeof *fs);
 }
@@ -116,7 +122,6 @@ static int maybe_queue_copy(runtime *rt, fault_state *fs, uint64_t pos, size_t k
 int shape_emit_faults_prescan(runtime *rt, fault_state *fs, shape_err *err)
 {
     const shape_emit_config *cfg = rt->cfg;
-    for (size_t k = 0; k < cfg->plan->ntables; k++) rt->meta[k].name_hash = name_hash(rt->meta[k].et.name);
     fs->cur_k = SIZE_MAX;
     if (cfg->duplicate_fraction <= 0) return SHAPE_OK;
     const uint64_t start = cfg->start_offset, w = cfg->duplicate_window;
@@ -125,6 +130,9 @@ int shape_emit_faults_prescan(runtime *rt, fault_state *fs, shape_err *err)
         size_t k;
         uint64_t r;
         SHAPE_RETURN_NOT_OK(shape_event_plan_locate(cfg->plan, first + o * stride, &k, &r, err));
+        uint32_t moved;
+        if (cfg->out_of_order > 0 && shape_emit_ooo_row(rt, &fs->ow, k, r, &r, &moved) != SHAPE_OK)
+            return shape_err_set(err, SHAPE_ENOMEM, "out of memory ordering a window");
         if (maybe_queue_copy(rt, fs, o, k, r, start) != 0) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     }
     return SHAPE_OK;
@@ -187,6 +195,11 @@ int shape_emit_answer_key(runtime *rt, const group *g, shape_emit_report *rep, s
             rep->duplicates++;
             snprintf(detail, sizeof detail, ",\"copy_after\":%u", (unsigned)b->fdet[g->mi[i]]);
             if (rt->answer_key) answer_line(rt->answer_key, "duplicate", m->table, g->ri[i], detail);
+        }
+        if (f & FAULT_LATE) {
+            snprintf(detail, sizeof detail, ",\"moved_up_to\":%u", (unsigned)b->lmove[g->mi[i]]);
+            rep->late++;
+            if (rt->answer_key) answer_line(rt->answer_key, "late", m->table, g->ri[i], detail);
         }
         if (f & FAULT_POISON) {
             rep->poisoned++;

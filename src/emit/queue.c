@@ -40,6 +40,7 @@ void shape_emit_batch_free(batch *b)
     free(b->seq);
     free(b->fault);
     free(b->fdet);
+    free(b->lmove);
     free(b);
 }
 
@@ -55,8 +56,9 @@ batch *shape_emit_batch_new(size_t cap, size_t nh)
     b->seq = malloc(cap * sizeof *b->seq);
     b->fault = calloc(cap, 1);
     b->fdet = calloc(cap, sizeof *b->fdet);
+    b->lmove = calloc(cap, sizeof *b->lmove);
     b->mcap = cap;
-    if (!b->body_off || !b->key_off || !b->hval_off || !b->msgs || !b->hdrs || !b->seq || !b->fault || !b->fdet) {
+    if (!b->body_off || !b->key_off || !b->hval_off || !b->msgs || !b->hdrs || !b->seq || !b->fault || !b->fdet || !b->lmove) {
         shape_emit_batch_free(b);
         return NULL;
     }
@@ -226,7 +228,10 @@ static int fill_batch(runtime *rt, fault_state *fs, batch *b, shape_domain_curso
     b->min_time = INT64_MAX;
     for (size_t i = 0; i < n && rc == SHAPE_OK && b->n < b->mcap; i++) {
         uint64_t seq = b->row0 + i * b->stride;
-        rc = shape_domain_cursor_row(cur, seq, row, err);
+        uint32_t moved = 0;
+        if (faults && cfg->out_of_order > 0 && shape_emit_ooo_row(rt, &fs->ow, b->k, seq, &seq, &moved) != SHAPE_OK)
+            rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory ordering a window");
+        if (rc == SHAPE_OK) rc = shape_domain_cursor_row(cur, seq, row, err);
         if (rc == SHAPE_OK && shape_emit_render_event(rt, b, b->n, m, seq, row) != 0)
             rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory rendering events");
         if (rc == SHAPE_OK && rt->want_rows) rc = shape_event_rows_append(&m->rows, seq, row, err);
@@ -234,6 +239,10 @@ static int fill_batch(runtime *rt, fault_state *fs, batch *b, shape_domain_curso
         if (m->et.event_time_col >= 0) {
             const shape_gen_value *v = &row->values[m->et.event_time_col];
             if (v->kind == SHAPE_GEN_TIMESTAMP_NS && v->v.i < b->min_time) b->min_time = v->v.i;
+        }
+        if (moved) {
+            b->fault[b->n] |= FAULT_LATE;
+            b->lmove[b->n] = moved;
         }
         b->n++;
         b->norig++;

@@ -382,7 +382,7 @@ static int runtime_setup(const shape_emit_config *cfg, runtime **out, shape_err 
         if (rows != SHAPE_EMIT_ROWS_ONLY) rt->bodies = 1;
     }
     int rc = shape_emit_headers_parse(cfg, rt->hdrs, err);
-    if (rc == SHAPE_OK && rt->want_rows && shape_emit_faults_on(cfg))
+    if (rc == SHAPE_OK && rt->want_rows && shape_emit_delivery_faults_on(cfg))
         rc = shape_err_set(err, SHAPE_EINVAL, "--duplicate-fraction and --poison-fraction need --event-format json");
     if (rc != SHAPE_OK) {
         shape_emit_headers_free(rt->hdrs, cfg->nheaders);
@@ -393,6 +393,10 @@ static int runtime_setup(const shape_emit_config *cfg, runtime **out, shape_err 
     rt->nh = 3 + cfg->nheaders;
     rc = runtime_alloc(rt, err);
     if (rc == SHAPE_OK) rc = shape_emit_meta_build(cfg, rt->hdrs, rt->meta, err);
+    for (size_t k = 0; rc == SHAPE_OK && k < cfg->plan->ntables; k++)
+        rt->meta[k].name_hash = shape_emit_name_hash(rt->meta[k].et.name);
+    if (rc == SHAPE_OK && cfg->out_of_order > 0 && (cfg->ooo_window == 0 || cfg->ooo_window > 10000000))
+        rc = shape_err_set(err, SHAPE_EINVAL, "the out-of-order window must be 1..10000000 rows");
     if (rc == SHAPE_OK && cfg->answer_key && !(rt->answer_key = fopen(cfg->answer_key, "a")))
         rc = shape_err_set(err, SHAPE_EIO, "cannot open the answer key %s", cfg->answer_key);
     for (size_t i = 0; rc == SHAPE_OK && i < rt->npool; i++) {

@@ -30,6 +30,7 @@
 /* Injected faults of a message (batch.fault). */
 #define FAULT_DUPLICATE 1u /* this message is a copy */
 #define FAULT_POISON 2u    /* its body was cut */
+#define FAULT_LATE 4u      /* it was moved later in its window (disorder.c) */
 #define LAG_BUCKETS 10000 /* 0.1 ms each: up to 1 s; later sends go to the last */
 
 /* ---- metadata (metadata.c) ---------------------------------------------------- */
@@ -70,6 +71,7 @@ typedef struct batch {
     uint64_t *seq;           /* the event's seq */
     uint8_t *fault;          /* FAULT_* flags of an injected fault, 0 for none */
     uint32_t *fdet;          /* its detail: a copy's distance, a poison cut's original length */
+    uint32_t *lmove;         /* a late event's moved_up_to */
     size_t norig;            /* messages that are stream positions (n − copies) */
     size_t mcap;
     double units;            /* schedule units of its events: n, or their Poisson gaps */
@@ -179,7 +181,16 @@ typedef struct pending_copy {
     size_t k;
 } pending_copy;
 
+/* The order of one window of one table (disorder.c). */
+typedef struct ooo_window {
+    int valid;
+    size_t k;
+    uint64_t w;
+    void *slots; /* ooo_window rows: row and moved_up_to by rank */
+} ooo_window;
+
 typedef struct fault_state {
+    ooo_window ow;
     pending_copy *heap; /* min-heap by (due, pos) */
     size_t n, cap;
     shape_domain_cursor *cur; /* for the copies' rows */
@@ -189,6 +200,13 @@ typedef struct fault_state {
 /* A uniform draw in [0, 1) keyed by (seed, what, table, seq). */
 EMIT_HIDDEN double shape_emit_draw(uint64_t seed, uint64_t what, uint64_t table_hash, uint64_t seq);
 EMIT_HIDDEN int shape_emit_faults_on(const shape_emit_config *cfg);
+/* Duplicates or poison (which change the messages, not only their order). */
+EMIT_HIDDEN int shape_emit_delivery_faults_on(const shape_emit_config *cfg);
+EMIT_HIDDEN uint64_t shape_emit_name_hash(const char *name);
+/* disorder.c: the row at stream rank `rank` of plan table k, and its moved_up_to (0: in place). */
+EMIT_HIDDEN int shape_emit_ooo_row(runtime *rt, ooo_window *ow, size_t k, uint64_t rank, uint64_t *row,
+                                   uint32_t *moved);
+EMIT_HIDDEN void shape_emit_ooo_free(ooo_window *ow);
 /* Copies of originals before the start offset that are due at or after it. */
 EMIT_HIDDEN int shape_emit_faults_prescan(runtime *rt, fault_state *fs, shape_err *err);
 /* Original event at position pos (table k, seq) was rendered at b's message i:

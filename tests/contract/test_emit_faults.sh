@@ -82,6 +82,46 @@ done
 "$SHAPE_BIN" emit retail --duplicate-fraction 0 --poison-fraction 0 --no-progress 2>/dev/null | cmp -s - clean.jsonl \
     || fail "zero fractions changed the stream"
 
+# --- out of order: late rows stay in their window, move at most moved_up_to later ---------
+"$SHAPE_BIN" emit retail --sink file -o o.jsonl --out-of-order 0.1 --ooo-window 100 --answer-key o.key \
+    --json --no-progress >o.report || fail "out-of-order run"
+python3 - <<'PY' || fail "out-of-order stream against the answer key"
+import json
+lines = [json.loads(l) for l in open("o.jsonl")]
+late = {k["key"]: k["moved_up_to"] for k in map(json.loads, open("o.key")) if k["kind"] == "late"}
+assert json.load(open("o.report"))["late"] == len(late)
+assert 0.08 * 21750 < len(late) < 0.12 * 21750, len(late)
+clean = [json.loads(l) for l in open("clean.jsonl")]
+tables = {}
+for l in lines:
+    tables.setdefault(l["_shape_table"], []).append(l)
+for t, rows in tables.items():
+    assert sorted(r["_shape_seq"] for r in rows) == list(range(len(rows))), "all seqs present: " + t
+    for rank, r in enumerate(rows):
+        s, k = r["_shape_seq"], "%s/%d" % (t, r["_shape_seq"])
+        assert rank // 100 == s // 100, ("left its window", k, rank)
+        assert rank - s <= (late[k] if k in late else 0) <= 100, (k, rank, s)
+byseq = {(c["_shape_table"], c["_shape_seq"]): c for c in clean}
+assert all(byseq[(l["_shape_table"], l["_shape_seq"])] == l for l in lines), "a moved event changed"
+PY
+"$SHAPE_BIN" emit retail --sink file -o o2.jsonl --out-of-order 0.1 --ooo-window 100 --no-progress >/dev/null
+cmp -s o.jsonl o2.jsonl || fail "out-of-order: a second run differs"
+# with duplicates and poison too, resumed at a checkpoint: the uninterrupted stream
+all=(--out-of-order 0.1 --ooo-window 100 "${faults[@]}")
+"$SHAPE_BIN" emit retail --sink file -o f.jsonl "${all[@]}" --answer-key f.key --no-progress >/dev/null
+rm -f r.jsonl r.jsonl.checkpoint r.key
+"$SHAPE_BIN" emit retail --sink file -o r.jsonl "${all[@]}" --answer-key r.key --max-events 9050 --no-progress >/dev/null
+"$SHAPE_BIN" emit retail --sink file -o r.jsonl "${all[@]}" --answer-key r.key --no-progress >/dev/null
+cmp -s f.jsonl r.jsonl && cmp -s f.key r.key || fail "all faults, resumed: differs from the uninterrupted run"
+# the disorder is part of the fingerprint: a plain run does not resume its checkpoint
+rm -f p.jsonl p.jsonl.checkpoint
+"$SHAPE_BIN" emit retail --sink file -o p.jsonl --out-of-order 0.1 --max-events 100 --no-progress >/dev/null
+set +e
+"$SHAPE_BIN" emit retail --sink file -o p.jsonl --no-progress >/dev/null 2>err.txt
+rc=$?
+set -e
+[[ $rc -eq 2 ]] && grep -q 'belongs to a different stream' err.txt || fail "a plain run resumed an out-of-order checkpoint"
+
 # --- the dry run prints the schedule and the fault plan ------------------------------------
 "$SHAPE_BIN" emit retail --realtime --rate 1000 --ramp 0:10:1:2 --burst 10:5:3 "${faults[@]}" --dry-run >dry.txt
 grep -q '^  expected duration 11.1 s for 21750 events$' dry.txt || fail "dry run schedule: $(cat dry.txt)"
@@ -100,6 +140,8 @@ bad() { # EXPECTED ARGS...
     [[ ! -s bad.jsonl ]] || fail "emit $* wrote events"
 }
 bad "from 0 to 1" --duplicate-fraction 1.5
+bad "from 0 to 1" --out-of-order 2
+bad "ooo-window" --out-of-order 0.1 --ooo-window 0
 bad "must be a number" --poison-fraction -0.1
 bad "duplicate-window" --duplicate-fraction 0.1 --duplicate-window 0
 echo "ok: duplicates, poison and the answer key agree, repeat, and resume exactly"
