@@ -112,6 +112,11 @@ typedef struct shape_emit_config {
      * ooo_window rows; part of the fingerprint */
     double out_of_order;
     uint64_t ooo_window;
+    /* anomalies (spec-core §3.4): a row chosen with this probability has one
+     * value changed by one of the mutators (NULL/0: value-anomaly) */
+    double anomaly_fraction;
+    const char *const *mutators;
+    size_t nmutators;
 } shape_emit_config;
 
 typedef struct shape_emit_report {
@@ -133,6 +138,7 @@ typedef struct shape_emit_report {
     uint64_t duplicates;    /* copies delivered */
     uint64_t poisoned;      /* cut bodies delivered */
     uint64_t late;          /* events delivered out of order */
+    uint64_t anomalies_selected, anomalies_affected; /* rows chosen for an anomaly, and changed */
     uint64_t dead_lettered;
     int dead_letter_enabled; /* set by the caller, for the report */
     size_t ndl_reasons;
@@ -210,6 +216,10 @@ uint64_t shape_emit_shard_events(uint64_t total, uint64_t index, uint64_t count)
 /* Parse "i/n" (0 <= i < n, 1 <= n <= 1000000). SHAPE_EINVAL with a message
  * naming the value otherwise. */
 int shape_emit_parse_shard(const char *text, uint64_t *index, uint64_t *count, shape_err *err);
+
+/* An --anomaly-mutator name: value-anomaly, wrong-type (JSON only: refused
+ * when registry_format), long-string, time-skew; SHAPE_EINVAL listing them. */
+int shape_emit_mutator_check(const char *name, int registry_format, shape_err *err);
 
 /* SHA-256 of data[0..n) as 64 hex digits + NUL. */
 void shape_sha256_hex(const void *data, size_t n, char out[65]);

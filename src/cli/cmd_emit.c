@@ -166,7 +166,9 @@ typedef struct emit_state {
     double rate, max_rate, duration, ck_seconds;
     int64_t max_events, ck_every, retries, batch_events, queue_batches, max_dead;
     double speed;                 /* --speed, 0: none */
-    double dup_fraction, poison_fraction, out_of_order;
+    double dup_fraction, poison_fraction, out_of_order, anomaly_fraction;
+    const char *mutators[8];
+    size_t nmutators;
     int64_t dup_window, ooo_window;
     shape_emit_variation variation;
     const char *answer_key;
@@ -224,7 +226,7 @@ static void state_free(emit_state *s)
 
 static int emit_faulted(const emit_state *st)
 {
-    return st->dup_fraction > 0 || st->poison_fraction > 0 || st->out_of_order > 0;
+    return st->dup_fraction > 0 || st->poison_fraction > 0 || st->out_of_order > 0 || st->anomaly_fraction > 0;
 }
 
 /* shard: "i/n" of a --shard run, or NULL for the whole stream; faults: the
@@ -241,7 +243,7 @@ static void print_report(const shape_emit_report *rep, const char *shard, int fa
             rep->rate, "max_queue_depth", (json_int_t)rep->max_queue_depth, "max_lag", rep->max_lag,
             "lag_p99", rep->lag_p99, "per_second", rep->per_second, "checkpoints",
             (json_int_t)rep->checkpoints, "retries", (json_int_t)rep->retries, "anomalies_selected",
-            (json_int_t)0, "anomalies_affected", (json_int_t)0, "already_complete", rep->already_complete,
+            (json_int_t)rep->anomalies_selected, "anomalies_affected", (json_int_t)rep->anomalies_affected, "already_complete", rep->already_complete,
             "virtual_span", 0.0);
         if (doc && rep->dead_letter_enabled) {
             json_t *dl = json_object();
@@ -412,6 +414,19 @@ static int read_fault_options(emit_state *st, shape_err *err)
     SHAPE_RETURN_NOT_OK(read_fraction(args, "poison-fraction", &st->poison_fraction, err));
     SHAPE_RETURN_NOT_OK(read_fraction(args, "out-of-order", &st->out_of_order, err));
     SHAPE_RETURN_NOT_OK(shape_args_int(args, "ooo-window", 1, 10000000, 1000, &st->ooo_window, err));
+    SHAPE_RETURN_NOT_OK(read_fraction(args, "anomaly-fraction", &st->anomaly_fraction, err));
+    st->nmutators = shape_args_count(args, "anomaly-mutator");
+    if (st->nmutators && st->anomaly_fraction <= 0)
+        return shape_err_set(err, SHAPE_EINVAL, "--anomaly-mutator needs --anomaly-fraction > 0");
+    if (st->nmutators > 8) return shape_err_set(err, SHAPE_EINVAL, "at most 8 --anomaly-mutator options");
+    for (size_t i = 0; i < st->nmutators; i++) {
+        st->mutators[i] = shape_args_nth(args, "anomaly-mutator", i);
+        SHAPE_RETURN_NOT_OK(shape_emit_mutator_check(st->mutators[i], st->registry_format, err));
+    }
+    if (st->anomaly_fraction > 0 && st->nmutators == 0) st->mutators[st->nmutators++] = "value-anomaly";
+    st->variation.anomaly_fraction = st->anomaly_fraction;
+    st->variation.mutators = st->anomaly_fraction > 0 ? st->mutators : NULL;
+    st->variation.nmutators = st->anomaly_fraction > 0 ? st->nmutators : 0;
     st->variation.out_of_order = st->out_of_order;
     st->variation.ooo_window = (uint64_t)st->ooo_window;
     st->answer_key = shape_args_value(args, "answer-key");
@@ -628,6 +643,9 @@ static void make_config(emit_state *st)
     cfg->fault_seed = (uint64_t)st->seed;
     cfg->answer_key = st->answer_key;
     cfg->out_of_order = st->out_of_order;
+    cfg->anomaly_fraction = st->anomaly_fraction;
+    cfg->mutators = st->mutators;
+    cfg->nmutators = st->nmutators;
     cfg->ooo_window = (uint64_t)st->ooo_window;
     cfg->max_rate = st->max_rate;
     cfg->shard_index = st->shard_index;
@@ -697,6 +715,11 @@ static void dry_run_plan(const emit_state *st)
         printf("  expected duration %.1f s for %.0f events\n", due, events);
     } else if (st->speed > 0) {
         printf("  schedule: event time replayed at %gx\n", st->speed);
+    }
+    if (st->anomaly_fraction > 0) {
+        printf("  anomalies: %g of rows (~%.0f expected), mutators", st->anomaly_fraction, st->anomaly_fraction * events);
+        for (size_t i = 0; i < st->nmutators; i++) printf("%s %s", i ? "," : "", st->mutators[i]);
+        printf("\n");
     }
     if (st->out_of_order > 0)
         printf("  disorder: %g of rows late by up to %lld positions in windows of %lld (~%.0f expected)\n",
@@ -930,6 +953,10 @@ static const shape_arg_spec emit_args[] = {
     {"out-of-order", 0, SHAPE_ARG_VALUE, "F", "0",
      "Make this fraction of rows late: each moves up to --ooo-window positions later inside its window; event time unchanged."},
     {"ooo-window", 0, SHAPE_ARG_VALUE, "N", "1000", "Rows per out-of-order window (>= 1)."},
+    {"anomaly-fraction", 0, SHAPE_ARG_VALUE, "F", "0", "Change one value of this fraction of rows (see --anomaly-mutator)."},
+    {"anomaly-mutator", 0, SHAPE_ARG_LIST, "NAME", "value-anomaly",
+     "value-anomaly (an outlier or a null), wrong-type (a number as a string; JSON only), long-string, time-skew (event "
+     "time 100 years off); repeatable."},
     {"duplicate-fraction", 0, SHAPE_ARG_VALUE, "F", "0",
      "Deliver this fraction of events twice (same key and body), the copy 1..--duplicate-window events later."},
     {"duplicate-window", 0, SHAPE_ARG_VALUE, "N", "1000", "How many events later a duplicate copy may arrive (>= 1)."},

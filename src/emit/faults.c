@@ -52,7 +52,7 @@ int shape_emit_delivery_faults_on(const shape_emit_config *cfg)
 
 int shape_emit_faults_on(const shape_emit_config *cfg)
 {
-    return shape_emit_delivery_faults_on(cfg) || cfg->out_of_order > 0;
+    return shape_emit_delivery_faults_on(cfg) || cfg->out_of_order > 0 || cfg->anomaly_fraction > 0;
 }
 
 /* ---- the heap of copies ------------------------------------------------------------ */
@@ -166,10 +166,12 @@ int shape_emit_faults_copies(runtime *rt, fault_state *fs, batch *b, uint64_t po
             fs->cur_k = c.k;
         }
         SHAPE_RETURN_NOT_OK(shape_domain_cursor_row(fs->cur, c.seq, row, err));
+        uint32_t anomaly = cfg->anomaly_fraction > 0 ? shape_emit_anomaly_apply(rt, fs, c.k, c.seq, row) : 0;
         if (shape_emit_render_event(rt, b, b->n, &rt->meta[c.k], c.seq, row) != 0)
             return shape_err_set(err, SHAPE_ENOMEM, "out of memory rendering events");
         b->fault[b->n] = FAULT_DUPLICATE;
         b->fdet[b->n] = (uint32_t)(c.due - c.pos);
+        b->anom[b->n] = anomaly; /* the same change as its original's, not logged twice */
         b->n++;
     }
     return SHAPE_OK;
@@ -195,6 +197,18 @@ int shape_emit_answer_key(runtime *rt, const group *g, shape_emit_report *rep, s
             rep->duplicates++;
             snprintf(detail, sizeof detail, ",\"copy_after\":%u", (unsigned)b->fdet[g->mi[i]]);
             if (rt->answer_key) answer_line(rt->answer_key, "duplicate", m->table, g->ri[i], detail);
+        }
+        if (f & FAULT_ANOMALY) {
+            uint32_t a = b->anom[g->mi[i]];
+            rep->anomalies_selected++;
+            if (a & ANOMALY_AFFECTED) {
+                rep->anomalies_affected++;
+                const shape_event_table *et = &rt->meta[b->k].et; /* an original: the batch's table */
+                snprintf(detail, sizeof detail, ",\"mutator\":\"%s\",\"column\":\"%.40s\",\"change\":\"%s\"",
+                         shape_emit_mutator_name((int)(a >> 16 & 0xff)), et->cols[a & 0xff].name,
+                         shape_emit_change_name((int)(a >> 8 & 0xff)));
+                if (rt->answer_key) answer_line(rt->answer_key, "anomaly", m->table, g->ri[i], detail);
+            }
         }
         if (f & FAULT_LATE) {
             snprintf(detail, sizeof detail, ",\"moved_up_to\":%u", (unsigned)b->lmove[g->mi[i]]);

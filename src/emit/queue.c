@@ -41,6 +41,7 @@ void shape_emit_batch_free(batch *b)
     free(b->fault);
     free(b->fdet);
     free(b->lmove);
+    free(b->anom);
     free(b);
 }
 
@@ -57,8 +58,9 @@ batch *shape_emit_batch_new(size_t cap, size_t nh)
     b->fault = calloc(cap, 1);
     b->fdet = calloc(cap, sizeof *b->fdet);
     b->lmove = calloc(cap, sizeof *b->lmove);
+    b->anom = calloc(cap, sizeof *b->anom);
     b->mcap = cap;
-    if (!b->body_off || !b->key_off || !b->hval_off || !b->msgs || !b->hdrs || !b->seq || !b->fault || !b->fdet || !b->lmove) {
+    if (!b->body_off || !b->key_off || !b->hval_off || !b->msgs || !b->hdrs || !b->seq || !b->fault || !b->fdet || !b->lmove || !b->anom) {
         shape_emit_batch_free(b);
         return NULL;
     }
@@ -232,6 +234,8 @@ static int fill_batch(runtime *rt, fault_state *fs, batch *b, shape_domain_curso
         if (faults && cfg->out_of_order > 0 && shape_emit_ooo_row(rt, &fs->ow, b->k, seq, &seq, &moved) != SHAPE_OK)
             rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory ordering a window");
         if (rc == SHAPE_OK) rc = shape_domain_cursor_row(cur, seq, row, err);
+        uint32_t anomaly = rc == SHAPE_OK && faults && cfg->anomaly_fraction > 0
+                               ? shape_emit_anomaly_apply(rt, fs, b->k, seq, row) : 0;
         if (rc == SHAPE_OK && shape_emit_render_event(rt, b, b->n, m, seq, row) != 0)
             rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory rendering events");
         if (rc == SHAPE_OK && rt->want_rows) rc = shape_event_rows_append(&m->rows, seq, row, err);
@@ -243,6 +247,10 @@ static int fill_batch(runtime *rt, fault_state *fs, batch *b, shape_domain_curso
         if (moved) {
             b->fault[b->n] |= FAULT_LATE;
             b->lmove[b->n] = moved;
+        }
+        if (anomaly) {
+            b->fault[b->n] |= FAULT_ANOMALY;
+            b->anom[b->n] = anomaly;
         }
         b->n++;
         b->norig++;

@@ -393,6 +393,7 @@ static int runtime_setup(const shape_emit_config *cfg, runtime **out, shape_err 
     rt->nh = 3 + cfg->nheaders;
     rc = runtime_alloc(rt, err);
     if (rc == SHAPE_OK) rc = shape_emit_meta_build(cfg, rt->hdrs, rt->meta, err);
+    if (rc == SHAPE_OK) rc = shape_emit_mutators_resolve(rt, err);
     for (size_t k = 0; rc == SHAPE_OK && k < cfg->plan->ntables; k++)
         rt->meta[k].name_hash = shape_emit_name_hash(rt->meta[k].et.name);
     if (rc == SHAPE_OK && cfg->out_of_order > 0 && (cfg->ooo_window == 0 || cfg->ooo_window > 10000000))

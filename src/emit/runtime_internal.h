@@ -31,6 +31,12 @@
 #define FAULT_DUPLICATE 1u /* this message is a copy */
 #define FAULT_POISON 2u    /* its body was cut */
 #define FAULT_LATE 4u      /* it was moved later in its window (disorder.c) */
+#define FAULT_ANOMALY 8u   /* its row was chosen for an anomaly (anomaly.c; batch.anom says which) */
+
+/* anomaly.c's answer for a row: chosen, changed, mutator << 16, change << 8, column. */
+#define ANOMALY_SELECTED (1u << 31)
+#define ANOMALY_AFFECTED (1u << 30)
+#define MAX_MUTATORS 8
 #define LAG_BUCKETS 10000 /* 0.1 ms each: up to 1 s; later sends go to the last */
 
 /* ---- metadata (metadata.c) ---------------------------------------------------- */
@@ -72,6 +78,7 @@ typedef struct batch {
     uint8_t *fault;          /* FAULT_* flags of an injected fault, 0 for none */
     uint32_t *fdet;          /* its detail: a copy's distance, a poison cut's original length */
     uint32_t *lmove;         /* a late event's moved_up_to */
+    uint32_t *anom;          /* an anomalous row's ANOMALY_* word */
     size_t norig;            /* messages that are stream positions (n − copies) */
     size_t mcap;
     double units;            /* schedule units of its events: n, or their Poisson gaps */
@@ -159,6 +166,8 @@ typedef struct runtime {
     int64_t vt0;
     int vt_started;
     FILE *answer_key; /* appended to, or NULL */
+    int mutators[MAX_MUTATORS]; /* anomaly.c's mutator ids */
+    size_t nmutators;
 } runtime;
 
 /* Events this run's stream holds: the plan's, or this shard's share of it. */
@@ -195,6 +204,7 @@ typedef struct fault_state {
     size_t n, cap;
     shape_domain_cursor *cur; /* for the copies' rows */
     size_t cur_k;
+    char scratch[4096];       /* a mutated value's text (anomaly.c), valid until the next row */
 } fault_state;
 
 /* A uniform draw in [0, 1) keyed by (seed, what, table, seq). */
@@ -207,6 +217,11 @@ EMIT_HIDDEN uint64_t shape_emit_name_hash(const char *name);
 EMIT_HIDDEN int shape_emit_ooo_row(runtime *rt, ooo_window *ow, size_t k, uint64_t rank, uint64_t *row,
                                    uint32_t *moved);
 EMIT_HIDDEN void shape_emit_ooo_free(ooo_window *ow);
+/* anomaly.c: mutate row (table k, seq) when it is chosen; its ANOMALY_* word (0: not chosen). */
+EMIT_HIDDEN uint32_t shape_emit_anomaly_apply(runtime *rt, fault_state *fs, size_t k, uint64_t seq, shape_gen_row *row);
+EMIT_HIDDEN int shape_emit_mutators_resolve(runtime *rt, shape_err *err);
+EMIT_HIDDEN const char *shape_emit_mutator_name(int id);
+EMIT_HIDDEN const char *shape_emit_change_name(int id);
 /* Copies of originals before the start offset that are due at or after it. */
 EMIT_HIDDEN int shape_emit_faults_prescan(runtime *rt, fault_state *fs, shape_err *err);
 /* Original event at position pos (table k, seq) was rendered at b's message i:

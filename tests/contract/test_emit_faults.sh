@@ -106,8 +106,44 @@ assert all(byseq[(l["_shape_table"], l["_shape_seq"])] == l for l in lines), "a 
 PY
 "$SHAPE_BIN" emit retail --sink file -o o2.jsonl --out-of-order 0.1 --ooo-window 100 --no-progress >/dev/null
 cmp -s o.jsonl o2.jsonl || fail "out-of-order: a second run differs"
+# --- anomalies: 0.2 changes 10-24 % of the 12,500 order lines, each in the answer key -------
+"$SHAPE_BIN" emit retail --sink file -o n.jsonl --anomaly-fraction 0.2 --answer-key n.key --json --no-progress \
+    >n.report || fail "anomaly run"
+python3 - <<'PY' || fail "anomalies against the answer key"
+import json
+got = [json.loads(l) for l in open("n.jsonl")]
+clean = [json.loads(l) for l in open("clean.jsonl")]
+key = {k["key"]: k for k in map(json.loads, open("n.key")) if k["kind"] == "anomaly"}
+rep = json.load(open("n.report"))
+assert rep["anomalies_affected"] == len(key) <= rep["anomalies_selected"], rep
+changed = 0
+for g, c in zip(got, clean):
+    k = "%s/%d" % (c["_shape_table"], c["_shape_seq"])
+    diff = [col for col in c if g.get(col) != c[col]]
+    if diff:
+        assert k in key and diff == [key[k]["column"]], (k, diff, key.get(k))
+        assert key[k]["mutator"] == "value-anomaly" and key[k]["change"] in ("outlier", "null"), key[k]
+        assert not key[k]["column"].endswith("_id"), key[k]
+        changed += c["_shape_table"] == "order_line"
+    else:
+        assert k not in key, k
+assert 0.10 * 12500 <= changed <= 0.24 * 12500, changed
+PY
+"$SHAPE_BIN" emit retail --sink file -o m.jsonl --anomaly-fraction 0.3 --answer-key m.key --no-progress \
+    --anomaly-mutator wrong-type --anomaly-mutator long-string --anomaly-mutator time-skew >/dev/null
+python3 - <<'PY' || fail "mutators"
+import json
+seen = {}
+for k in map(json.loads, open("m.key")):
+    seen.setdefault(k["mutator"], set()).add(k["change"])
+assert seen == {"wrong-type": {"string"}, "long-string": {"long"}, "time-skew": {"future", "past"}}, seen
+for l in open("m.jsonl"):
+    json.loads(l)  # every mutated event is still JSON, one per row
+PY
+[[ $(wc -l <m.jsonl) -eq 21750 ]] || fail "mutators changed the row count"
+
 # with duplicates and poison too, resumed at a checkpoint: the uninterrupted stream
-all=(--out-of-order 0.1 --ooo-window 100 "${faults[@]}")
+all=(--out-of-order 0.1 --ooo-window 100 --anomaly-fraction 0.1 "${faults[@]}")
 "$SHAPE_BIN" emit retail --sink file -o f.jsonl "${all[@]}" --answer-key f.key --no-progress >/dev/null
 rm -f r.jsonl r.jsonl.checkpoint r.key
 "$SHAPE_BIN" emit retail --sink file -o r.jsonl "${all[@]}" --answer-key r.key --max-events 9050 --no-progress >/dev/null
@@ -142,6 +178,9 @@ bad() { # EXPECTED ARGS...
 bad "from 0 to 1" --duplicate-fraction 1.5
 bad "from 0 to 1" --out-of-order 2
 bad "ooo-window" --out-of-order 0.1 --ooo-window 0
+bad "available: value-anomaly, wrong-type, long-string, time-skew" --anomaly-fraction 0.1 --anomaly-mutator shuffle
+bad "needs --anomaly-fraction" --anomaly-mutator long-string
+bad "JSON only" --event-format avro --anomaly-fraction 0.1 --anomaly-mutator wrong-type
 bad "must be a number" --poison-fraction -0.1
 bad "duplicate-window" --duplicate-fraction 0.1 --duplicate-window 0
 echo "ok: duplicates, poison and the answer key agree, repeat, and resume exactly"
