@@ -117,6 +117,11 @@ typedef struct shape_emit_config {
     double anomaly_fraction;
     const char *const *mutators;
     size_t nmutators;
+    /* --time-origin: added to every timestamp value of every row (relations
+     * between dates kept); stored in the checkpoint so `now` resumes with the
+     * shift it started with */
+    int time_shifted;
+    int64_t time_shift_ns;
 } shape_emit_config;
 
 typedef struct shape_emit_report {
@@ -166,6 +171,8 @@ typedef struct shape_emit_checkpoint {
     uint64_t offset, total;
     int complete;
     char shard[48]; /* "i/n" for a shard of a stream, "" for the whole stream */
+    int time_shifted; /* the run shifted its timestamps by time_shift_ns ("time_shift_ns" member) */
+    int64_t time_shift_ns;
 } shape_emit_checkpoint;
 
 /* Read a checkpoint (through shape/checkpoint_file.h). *found = 0 (and
@@ -196,6 +203,7 @@ typedef struct shape_emit_variation {
     double anomaly_fraction;
     const char *const *mutators;
     size_t nmutators;
+    const char *time_origin; /* --time-origin as given (now or an instant), or NULL */
 } shape_emit_variation;
 
 /* shape_emit_shard_fingerprint of a variant (v NULL: the defaults). */

@@ -39,6 +39,7 @@
 #include "shape/emit.h"
 #include "shape/emit_schedule.h"
 #include "shape/options.h"
+#include "shape/timestamp.h"
 
 #define MAX_DESTS 8
 #define MAX_KEY_COLUMNS 16
@@ -428,6 +429,13 @@ static int read_fault_options(emit_state *st, shape_err *err)
     st->variation.mutators = st->anomaly_fraction > 0 ? st->mutators : NULL;
     st->variation.nmutators = st->anomaly_fraction > 0 ? st->nmutators : 0;
     st->variation.out_of_order = st->out_of_order;
+    st->variation.time_origin = shape_args_value(args, "time-origin");
+    if (st->variation.time_origin && strcmp(st->variation.time_origin, "now") != 0) {
+        int64_t us;
+        if (shape_parse_iso8601(st->variation.time_origin, strlen(st->variation.time_origin), &us) != 0)
+            return shape_err_set(err, SHAPE_EINVAL, "--time-origin wants now or an ISO-8601 instant, got '%.60s'",
+                                 st->variation.time_origin);
+    }
     st->variation.ooo_window = (uint64_t)st->ooo_window;
     st->answer_key = shape_args_value(args, "answer-key");
     if ((st->dup_fraction > 0 || st->poison_fraction > 0) && st->registry_format)
@@ -664,6 +672,53 @@ static void make_config(emit_state *st)
     cfg->stop = &stop_requested;
 }
 
+/* The event time of the stream's first timed event: row 0 of the first
+ * selected table that has an event-time column. */
+static int first_event_time(emit_state *st, int64_t *out, shape_err *err)
+{
+    for (size_t k = 0; k < st->plan.ntables; k++) {
+        const shape_domain_table *t = shape_domain_table_at(st->domain, st->plan.table_ids[k]);
+        if (t->event_time_col < 0 || st->plan.rows[k] == 0) continue;
+        shape_domain_cursor *cur;
+        SHAPE_RETURN_NOT_OK(shape_domain_cursor_open(st->domain, st->plan.table_ids[k], &cur, err));
+        shape_gen_row *row = malloc(sizeof *row);
+        int rc = row ? shape_domain_cursor_row(cur, 0, row, err) : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        if (rc == SHAPE_OK) *out = row->values[t->event_time_col].v.i;
+        free(row);
+        shape_domain_cursor_close(cur);
+        return rc;
+    }
+    return shape_err_set(err, SHAPE_EINVAL, "--time-origin: none of the selected tables has an event time");
+}
+
+/* --time-origin now|ISO-8601: the shift that puts the first event time at
+ * that instant (after the checkpoint was read: `now` resumes with its shift). */
+static int time_origin_shift(emit_state *st, shape_err *err)
+{
+    const char *origin = st->variation.time_origin;
+    if (!origin) return SHAPE_OK;
+    if (strcmp(origin, "now") == 0 && st->found && st->ck.time_shifted) {
+        st->cfg.time_shift_ns = st->ck.time_shift_ns;
+    } else {
+        int64_t at_ns, first = 0;
+        if (strcmp(origin, "now") == 0) {
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            at_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        } else {
+            int64_t us;
+            if (shape_parse_iso8601(origin, strlen(origin), &us) != 0)
+                return shape_err_set(err, SHAPE_EINVAL, "--time-origin wants now or an ISO-8601 instant, got '%.60s'",
+                                     origin);
+            at_ns = us * 1000;
+        }
+        SHAPE_RETURN_NOT_OK(first_event_time(st, &first, err));
+        st->cfg.time_shift_ns = at_ns - first;
+    }
+    st->cfg.time_shifted = 1;
+    return SHAPE_OK;
+}
+
 /* Open the domain, plan the selected tables, fingerprint this (shard's)
  * stream, check the metadata against the plan and read the checkpoint. */
 static int plan_and_resume(emit_state *st, shape_err *err)
@@ -689,7 +744,7 @@ static int plan_and_resume(emit_state *st, shape_err *err)
                                                        &st->ck, &st->found, err));
     st->start = st->found ? st->ck.offset : 0;
     st->cfg.start_offset = st->start;
-    return SHAPE_OK;
+    return time_origin_shift(st, err);
 }
 
 /* The schedule (rate segments, expected duration) and the fault plan
@@ -950,6 +1005,8 @@ static const shape_arg_spec emit_args[] = {
      "An emitter option, e.g. kafka.flush_timeout=30 (secrets as env://, file://, kv:// references)."},
     {"options-file", 0, SHAPE_ARG_VALUE, "FILE", NULL,
      "JSON options for plugin emitters; its \"config\" object holds librdkafka producer settings."},
+    {"time-origin", 0, SHAPE_ARG_VALUE, "now|ISO-8601", NULL,
+     "Shift every timestamp of every table by one amount so the first event time is this instant."},
     {"out-of-order", 0, SHAPE_ARG_VALUE, "F", "0",
      "Make this fraction of rows late: each moves up to --ooo-window positions later inside its window; event time unchanged."},
     {"ooo-window", 0, SHAPE_ARG_VALUE, "N", "1000", "Rows per out-of-order window (>= 1)."},

@@ -48,6 +48,7 @@ static json_t *variation_doc(json_t *rows, json_t *tables, shape_envelope env, c
                             (json_int_t)(v ? v->ooo_window : 1000), "anomaly_fraction", v ? v->anomaly_fraction : 0.0,
                             "anomaly_mutators");
     if (doc && v && v->out_of_order > 0) json_object_set_new(doc, "out_of_order", json_real(v->out_of_order));
+    if (doc && v && v->time_origin) json_object_set_new(doc, "time_origin", json_string(v->time_origin));
     for (size_t i = 0; doc && v && i < v->nmutators; i++)
         json_array_append_new(json_object_get(doc, "anomaly_mutators"), json_string(v->mutators[i]));
     return doc;
@@ -114,6 +115,8 @@ int shape_emit_checkpoint_write(const char *path, const shape_emit_checkpoint *c
         json_decref(doc);
         doc = NULL;
     }
+    if (doc && ck->time_shifted)
+        json_object_set_new(doc, "time_shift_ns", json_integer((json_int_t)ck->time_shift_ns));
     if (!doc) return shape_err_set(err, SHAPE_ENOMEM, "cannot write checkpoint %s: out of memory", path);
     int rc = shape_checkpoint_save(path, doc, err);
     json_decref(doc);
@@ -158,6 +161,10 @@ static int checkpoint_from_doc(const char *path, const json_t *doc, const char *
     out->total = total;
     out->complete = json_is_true(complete);
     if (shard) snprintf(out->shard, sizeof out->shard, "%.40s", shard);
+    json_t *shift = json_object_get(doc, "time_shift_ns");
+    if (shift && !json_is_integer(shift)) return not_an_emit_checkpoint(path, err);
+    out->time_shifted = shift != NULL;
+    out->time_shift_ns = shift ? (int64_t)json_integer_value(shift) : 0;
     *found = 1;
     return SHAPE_OK;
 }

@@ -166,6 +166,7 @@ int shape_emit_faults_copies(runtime *rt, fault_state *fs, batch *b, uint64_t po
             fs->cur_k = c.k;
         }
         SHAPE_RETURN_NOT_OK(shape_domain_cursor_row(fs->cur, c.seq, row, err));
+        shift_times(cfg, row);
         uint32_t anomaly = cfg->anomaly_fraction > 0 ? shape_emit_anomaly_apply(rt, fs, c.k, c.seq, row) : 0;
         if (shape_emit_render_event(rt, b, b->n, &rt->meta[c.k], c.seq, row) != 0)
             return shape_err_set(err, SHAPE_ENOMEM, "out of memory rendering events");

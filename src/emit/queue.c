@@ -234,6 +234,7 @@ static int fill_batch(runtime *rt, fault_state *fs, batch *b, shape_domain_curso
         if (faults && cfg->out_of_order > 0 && shape_emit_ooo_row(rt, &fs->ow, b->k, seq, &seq, &moved) != SHAPE_OK)
             rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory ordering a window");
         if (rc == SHAPE_OK) rc = shape_domain_cursor_row(cur, seq, row, err);
+        if (rc == SHAPE_OK) shift_times(cfg, row);
         uint32_t anomaly = rc == SHAPE_OK && faults && cfg->anomaly_fraction > 0
                                ? shape_emit_anomaly_apply(rt, fs, b->k, seq, row) : 0;
         if (rc == SHAPE_OK && shape_emit_render_event(rt, b, b->n, m, seq, row) != 0)

@@ -63,6 +63,8 @@ static int write_checkpoint(const shape_emit_config *cfg, uint64_t offset, int c
     ck.offset = offset;
     ck.total = stream_total(cfg);
     ck.complete = complete;
+    ck.time_shifted = cfg->time_shifted;
+    ck.time_shift_ns = cfg->time_shift_ns;
     if (cfg->shard_count > 1)
         snprintf(ck.shard, sizeof ck.shard, "%llu/%llu", (unsigned long long)cfg->shard_index,
                  (unsigned long long)cfg->shard_count);

@@ -239,6 +239,14 @@ EMIT_HIDDEN int shape_emit_answer_key(runtime *rt, const group *g, shape_emit_re
 EMIT_HIDDEN int shape_emit_render_event(runtime *rt, batch *b, size_t i, const table_meta *m, uint64_t seq,
                                         const shape_gen_row *row);
 
+/* Add the --time-origin shift to every timestamp of a row. */
+static inline void shift_times(const shape_emit_config *cfg, shape_gen_row *row)
+{
+    if (!cfg->time_shifted) return;
+    for (size_t c = 0; c < row->ncols; c++)
+        if (row->values[c].kind == SHAPE_GEN_TIMESTAMP_NS) row->values[c].v.i += cfg->time_shift_ns;
+}
+
 /* metadata.c */
 EMIT_HIDDEN int shape_emit_headers_parse(const shape_emit_config *cfg, header_spec *out, shape_err *err);
 EMIT_HIDDEN void shape_emit_headers_free(header_spec *h, size_t n);

@@ -158,6 +158,36 @@ rc=$?
 set -e
 [[ $rc -eq 2 ]] && grep -q 'belongs to a different stream' err.txt || fail "a plain run resumed an out-of-order checkpoint"
 
+# --- --time-origin: one shift for every timestamp, kept by a resumed `now` --------------------
+"$SHAPE_BIN" emit retail --time-origin 2030-01-01T00:00:00Z --no-progress >t.jsonl 2>/dev/null
+rm -f n1.jsonl n1.jsonl.checkpoint
+"$SHAPE_BIN" emit retail --sink file -o n1.jsonl --time-origin now --max-events 5000 --no-progress >/dev/null
+sleep 1
+"$SHAPE_BIN" emit retail --sink file -o n1.jsonl --time-origin now --no-progress >/dev/null
+python3 - <<'PY' || fail "time origin"
+import json, datetime
+def ns(text):
+    d = datetime.datetime.fromisoformat(text[:26]).replace(tzinfo=datetime.timezone.utc)
+    return int(d.timestamp()) * 10**9 + int(text[20:29])
+clean = [json.loads(l) for l in open("clean.jsonl")]
+for name, want_first in (("t.jsonl", ns("2030-01-01T00:00:00.000000000")), ("n1.jsonl", None)):
+    got = [json.loads(l) for l in open(name)]
+    assert len(got) == len(clean)
+    shifts = set()
+    for g, c in zip(got, clean):
+        for col, v in c.items():
+            if isinstance(v, str) and len(v) == 29 and v[4] == "-" and v[10] == "T":
+                shifts.add(ns(g[col]) - ns(v))
+    assert len(shifts) == 1, (name, len(shifts))  # one amount for every timestamp, resumed or not
+    if want_first is not None:
+        assert ns(got[0]["_shape_event_time"]) == want_first, got[0]
+PY
+set +e
+"$SHAPE_BIN" emit retail --sink file -o n1.jsonl --no-progress >/dev/null 2>err.txt
+rc=$?
+set -e
+[[ $rc -eq 2 ]] && grep -q 'different stream' err.txt || fail "a run without --time-origin resumed a shifted checkpoint"
+
 # --- the dry run prints the schedule and the fault plan ------------------------------------
 "$SHAPE_BIN" emit retail --realtime --rate 1000 --ramp 0:10:1:2 --burst 10:5:3 "${faults[@]}" --dry-run >dry.txt
 grep -q '^  expected duration 11.1 s for 21750 events$' dry.txt || fail "dry run schedule: $(cat dry.txt)"
@@ -180,6 +210,7 @@ bad "from 0 to 1" --out-of-order 2
 bad "ooo-window" --out-of-order 0.1 --ooo-window 0
 bad "available: value-anomaly, wrong-type, long-string, time-skew" --anomaly-fraction 0.1 --anomaly-mutator shuffle
 bad "needs --anomaly-fraction" --anomaly-mutator long-string
+bad "time-origin wants now or an ISO-8601" --time-origin yesterday
 bad "JSON only" --event-format avro --anomaly-fraction 0.1 --anomaly-mutator wrong-type
 bad "must be a number" --poison-fraction -0.1
 bad "duplicate-window" --duplicate-fraction 0.1 --duplicate-window 0
