@@ -396,6 +396,22 @@ static int read_shaping_options(emit_state *st, shape_err *err)
     return shape_emit_schedule_check(s, err);
 }
 
+/* --time-origin's instant in ns: the clock for `now`, else ISO-8601. */
+static int origin_instant(const char *origin, int64_t *ns, shape_err *err)
+{
+    if (strcmp(origin, "now") == 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        *ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        return SHAPE_OK;
+    }
+    int64_t us;
+    if (shape_parse_iso8601(origin, strlen(origin), &us) != 0)
+        return shape_err_set(err, SHAPE_EINVAL, "--time-origin wants now or an ISO-8601 instant, got '%.60s'", origin);
+    *ns = us * 1000;
+    return SHAPE_OK;
+}
+
 /* A fraction option in [0, 1] (0 when absent). */
 static int read_fraction(const shape_args *args, const char *name, double *out, shape_err *err)
 {
@@ -430,12 +446,8 @@ static int read_fault_options(emit_state *st, shape_err *err)
     st->variation.nmutators = st->anomaly_fraction > 0 ? st->nmutators : 0;
     st->variation.out_of_order = st->out_of_order;
     st->variation.time_origin = shape_args_value(args, "time-origin");
-    if (st->variation.time_origin && strcmp(st->variation.time_origin, "now") != 0) {
-        int64_t us;
-        if (shape_parse_iso8601(st->variation.time_origin, strlen(st->variation.time_origin), &us) != 0)
-            return shape_err_set(err, SHAPE_EINVAL, "--time-origin wants now or an ISO-8601 instant, got '%.60s'",
-                                 st->variation.time_origin);
-    }
+    int64_t at_ns;
+    if (st->variation.time_origin) SHAPE_RETURN_NOT_OK(origin_instant(st->variation.time_origin, &at_ns, err));
     st->variation.ooo_window = (uint64_t)st->ooo_window;
     st->answer_key = shape_args_value(args, "answer-key");
     if ((st->dup_fraction > 0 || st->poison_fraction > 0) && st->registry_format)
@@ -701,17 +713,7 @@ static int time_origin_shift(emit_state *st, shape_err *err)
         st->cfg.time_shift_ns = st->ck.time_shift_ns;
     } else {
         int64_t at_ns, first = 0;
-        if (strcmp(origin, "now") == 0) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            at_ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-        } else {
-            int64_t us;
-            if (shape_parse_iso8601(origin, strlen(origin), &us) != 0)
-                return shape_err_set(err, SHAPE_EINVAL, "--time-origin wants now or an ISO-8601 instant, got '%.60s'",
-                                     origin);
-            at_ns = us * 1000;
-        }
+        SHAPE_RETURN_NOT_OK(origin_instant(origin, &at_ns, err));
         SHAPE_RETURN_NOT_OK(first_event_time(st, &first, err));
         st->cfg.time_shift_ns = at_ns - first;
     }
