@@ -180,10 +180,19 @@ int shape_emit_faults_copies(runtime *rt, fault_state *fs, batch *b, uint64_t po
 
 /* ---- the answer key ----------------------------------------------------------------------- */
 
+/* One answer-key line; table names (a schema file's, too) are JSON-escaped. */
 static void answer_line(FILE *f, const char *kind, const char *table, uint64_t seq, const char *detail)
 {
-    fprintf(f, "{\"kind\":\"%s\",\"table\":\"%s\",\"seq\":%llu,\"key\":\"%s/%llu\"%s}\n", kind, table,
-            (unsigned long long)seq, table, (unsigned long long)seq, detail);
+    char buf[4096], key[SHAPE_EVENT_KEY_FRAG * 2 + 24]; /* room: 6 n + 2 for each string */
+    size_t tl = strlen(table);
+    if (tl > SHAPE_EVENT_KEY_FRAG * 2) tl = SHAPE_EVENT_KEY_FRAG * 2; /* names are shorter (event.h) */
+    char *p = shape_json_string(buf, table, tl);
+    memcpy(key, table, tl);
+    char *k = shape_json_u64(key + tl + 1, seq);
+    key[tl] = '/';
+    char *q = shape_json_string(p, key, (size_t)(k - key));
+    fprintf(f, "{\"kind\":\"%s\",\"table\":%.*s,\"seq\":%llu,\"key\":%.*s%s}\n", kind, (int)(p - buf), buf,
+            (unsigned long long)seq, (int)(q - p), p, detail);
 }
 
 int shape_emit_answer_key(runtime *rt, const group *g, shape_emit_report *rep, shape_err *err)
