@@ -224,12 +224,31 @@ double shape_emit_schedule_rate_at(const shape_emit_schedule *s, double t)
     return s->rate * p.burst * p.r0 * p.c0;
 }
 
+static double count_between(const shape_emit_schedule *s, double t0, double t1);
+
 double shape_emit_schedule_count(const shape_emit_schedule *s, double t)
 {
     if (s->nbursts == 0 && s->nramps == 0 && !s->curve) return t * s->rate;
-    double a = 0, count = 0;
-    while (a < t) {
-        double b = next_break(s, a), e = b < t ? b : t;
+    return count_between(s, 0, t);
+}
+
+/* Run time after which no burst or ramp edge is left. */
+static double shapes_end(const shape_emit_schedule *s)
+{
+    double e = 0;
+    for (size_t i = 0; i < s->nbursts; i++)
+        if (s->bursts[i].start + s->bursts[i].duration > e) e = s->bursts[i].start + s->bursts[i].duration;
+    for (size_t i = 0; i < s->nramps; i++)
+        if (s->ramps[i].start + s->ramps[i].duration > e) e = s->ramps[i].start + s->ramps[i].duration;
+    return e;
+}
+
+/* Events due between run times t0 and t1. */
+static double count_between(const shape_emit_schedule *s, double t0, double t1)
+{
+    double a = t0, count = 0;
+    while (a < t1) {
+        double b = next_break(s, a), e = b < t1 ? b : t1;
         piece p = piece_at(s, a, b);
         count += piece_integral(s, &p, e - a);
         a = b;
@@ -257,7 +276,17 @@ double shape_emit_schedule_due(const shape_emit_schedule *s, shape_schedule_curs
     shape_schedule_cursor local = {0, 0};
     if (!c || c->count > count) c = &local, c->t = 0, c->count = 0;
     double a = c->t, have = c->count;
+    const double last_edge = shapes_end(s);
     for (long guard = 0; guard < 100000000L; guard++) {
+        if (s->curve && a >= last_edge) { /* only the curve is left: skip whole days */
+            double day = count_between(s, a, a + SHAPE_DAY_SECONDS);
+            if (!(day > 0)) return INFINITY;
+            double days = floor_of((count - have) / day);
+            if (days >= 1) {
+                a += days * SHAPE_DAY_SECONDS;
+                have += days * day;
+            }
+        }
         double b = next_break(s, a);
         piece p = piece_at(s, a, b);
         if (!isfinite(b)) {

@@ -124,6 +124,16 @@ static void test_daily_curve(void **state)
     /* a whole day integrates to the curve's mean × rate × 86400, every day */
     double day = shape_emit_schedule_count(&s, 86400);
     near(shape_emit_schedule_count(&s, 3 * 86400), 3 * day, 1e-3);
+    /* a long run: days are skipped whole, and land where a walk would */
+    double far = shape_emit_schedule_due(&s, NULL, 400 * day + 1500);
+    near(shape_emit_schedule_count(&s, far), 400 * day + 1500, 1e-3);
+    static shape_rate_curve tiny;
+    const char *slow = "{\"format\":\"shape-rate-curve\",\"version\":1,\"points\":[[\"00:00\",1e-12],[\"12:00\",2e-12]]}";
+    assert_int_equal(shape_rate_curve_parse(slow, strlen(slow), "slow.json", &tiny, &err), SHAPE_OK);
+    shape_emit_schedule t = base(1);
+    t.curve = &tiny;
+    double d = shape_emit_schedule_due(&t, NULL, 10); /* ~6.7e12 s: not walked day by day */
+    assert_true(isfinite(d) && d > 1e12);
     static shape_rate_curve bh;
     assert_int_equal(shape_rate_curve_builtin("business-hours", &bh, &err), SHAPE_OK);
     assert_true(shape_rate_curve_at(&bh, 12 * 3600) > 3 * shape_rate_curve_at(&bh, 3 * 3600));
