@@ -45,6 +45,7 @@ extern "C" {
 #define SHAPE_SCHEDULE_MAX_SHAPES 32   /* bursts, and ramps, each */
 #define SHAPE_RATE_CURVE_MAX_POINTS 1440
 #define SHAPE_DAY_SECONDS 86400.0
+#define SHAPE_SCHEDULE_MAX_MULT 1e6   /* largest multiplier of a burst, ramp or curve point */
 
 typedef struct shape_emit_burst {
     double start, duration, mult; /* run seconds; START >= 0, DURATION > 0, MULT > 0 */

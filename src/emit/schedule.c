@@ -47,8 +47,9 @@ int shape_emit_burst_parse(const char *text, shape_emit_burst *out, shape_err *e
     if (parse_fields(text, f, 3) != 0)
         return shape_err_set(err, SHAPE_EINVAL, "--burst wants START:DURATION:MULT (seconds, seconds, factor), got '%.60s'",
                              text);
-    if (f[0] < 0 || f[1] <= 0 || f[2] <= 0)
-        return shape_err_set(err, SHAPE_EINVAL, "--burst '%.60s': START must be >= 0, DURATION and MULT > 0", text);
+    if (f[0] < 0 || f[1] <= 0 || f[2] <= 0 || f[2] > SHAPE_SCHEDULE_MAX_MULT)
+        return shape_err_set(err, SHAPE_EINVAL, "--burst '%.60s': START must be >= 0, DURATION > 0, MULT in (0, 1e6]",
+                             text);
     *out = (shape_emit_burst){f[0], f[1], f[2]};
     return SHAPE_OK;
 }
@@ -59,8 +60,8 @@ int shape_emit_ramp_parse(const char *text, shape_emit_ramp *out, shape_err *err
     if (parse_fields(text, f, 4) != 0)
         return shape_err_set(err, SHAPE_EINVAL, "--ramp wants START:DURATION:FROM:TO (seconds, seconds, factors), got '%.60s'",
                              text);
-    if (f[0] < 0 || f[1] <= 0 || f[2] < 0 || f[3] < 0)
-        return shape_err_set(err, SHAPE_EINVAL, "--ramp '%.60s': START must be >= 0, DURATION > 0, FROM and TO >= 0",
+    if (f[0] < 0 || f[1] <= 0 || f[2] < 0 || f[3] < 0 || f[2] > SHAPE_SCHEDULE_MAX_MULT || f[3] > SHAPE_SCHEDULE_MAX_MULT)
+        return shape_err_set(err, SHAPE_EINVAL, "--ramp '%.60s': START must be >= 0, DURATION > 0, FROM and TO in [0, 1e6]",
                              text);
     *out = (shape_emit_ramp){f[0], f[1], f[2], f[3]};
     return SHAPE_OK;
@@ -261,8 +262,9 @@ static double count_between(const shape_emit_schedule *s, double t0, double t1)
 static double piece_invert(const shape_emit_schedule *s, const piece *p, double len, double want)
 {
     double lo = 0, hi = len;
-    for (int i = 0; i < 100 && hi - lo > 1e-12 * (1 + hi); i++) {
-        double mid = (lo + hi) / 2;
+    for (int i = 0; i < 200; i++) { /* to full double precision: a huge rate magnifies any slack */
+        double mid = lo + (hi - lo) / 2;
+        if (mid <= lo || mid >= hi) break;
         if (piece_integral(s, p, mid) < want) lo = mid;
         else hi = mid;
     }
@@ -370,9 +372,10 @@ static int curve_points(const json_t *points, const char *what, shape_rate_curve
         const char *tod = json_string_value(json_array_get(pt, 0));
         const json_t *mult = json_array_get(pt, 1);
         double t = tod ? shape_emit_time_of_day(tod) : -1, m = json_number_value(mult);
-        if (json_array_size(pt) != 2 || t < 0 || !json_is_number(mult) || !isfinite(m) || m < 0)
+        if (json_array_size(pt) != 2 || t < 0 || !json_is_number(mult) || !isfinite(m) || m < 0 ||
+            m > SHAPE_SCHEDULE_MAX_MULT)
             return shape_err_set(err, SHAPE_EINVAL,
-                                 "rate curve %s: point %zu must be [\"HH:MM[:SS]\", multiplier >= 0]", what, i + 1);
+                                 "rate curve %s: point %zu must be [\"HH:MM[:SS]\", multiplier in [0, 1e6]]", what, i + 1);
         size_t j = out->n;
         while (j > 0 && out->t[j - 1] > t) {
             out->t[j] = out->t[j - 1];
