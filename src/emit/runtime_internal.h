@@ -1,15 +1,24 @@
 /* runtime_internal.h — what the rooms of the emit runtime share (internal to
  * libshape): the table metadata, the batches and the runtime handle.
  *
- * The runtime (shape/emit.h) is four files around one struct `runtime`:
+ * The runtime (shape/emit.h) is these files around one struct `runtime`:
  *   metadata.c     keys and headers: --header parsing, each table's metadata
  *                  (key and @column header column indexes), checked up front;
  *   queue.c        the batch pool, the generator thread (which renders each
  *                  event's body, key and headers into its batch) and the
  *                  bounded queue;
  *   dead_letter.c  shape-dead-letter v1 records for refused events;
- *   runtime.c      pacing, delivery with retries, checkpoints, and the run
- *                  (setup, loop, teardown).
+ *   faults.c       the fault draws, duplicates (a heap of copies waiting for
+ *                  their position), poison, and the answer key;
+ *   disorder.c     out-of-order windows (rank -> row);
+ *   anomaly.c      the anomaly mutators;
+ *   runtime.c      pacing (against schedule.c's deadlines, the virtual clock
+ *                  of --speed, --max-rate), delivery with retries,
+ *                  checkpoints, and the run (setup, loop, teardown).
+ * A batch holds the events of one table's consecutive stream positions
+ * (norig of them) and, with duplicates, the copies due among them; every
+ * message carries its own seq and fault flags, since neither rows nor
+ * messages are contiguous any more once faults are on.
  * Functions named shape_emit_* here are hidden: not part of libshape's ABI.
  */
 #ifndef SHAPE_EMIT_RUNTIME_INTERNAL_H
