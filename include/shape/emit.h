@@ -11,7 +11,9 @@
  *     (body, key, headers, partition, timestamp) and puts the batches on a
  *     bounded queue; a full queue blocks it (backpressure, nothing dropped);
  *   - the sender (the calling thread) takes batches, sleeps until each one's
- *     absolute deadline t0 + due (due = events sent / rate, capped by
+ *     absolute deadline t0 + due (due = when the schedule has the events
+ *     sent so far due: events / rate, or the shaped schedule of
+ *     shape/emit_schedule.h; or the virtual clock of --speed; capped by
  *     --max-rate), sends it to every destination, re-sends messages a
  *     destination could not deliver (retries with back-off), and only then
  *     moves the delivered offset;
@@ -42,6 +44,7 @@ SHAPE_API_BEGIN
 #include <stdint.h>
 
 #include "shape/error.h"
+#include "shape/emit_schedule.h"
 #include "shape/event.h"
 #include "shape/plugin.h"
 
@@ -93,6 +96,32 @@ typedef struct shape_emit_config {
     int64_t max_dead_letter;        /* < 0: no limit; more dead letters stop the run (SHAPE_ELIMIT) */
     volatile sig_atomic_t *stop;    /* non-zero: stop after the batch in hand */
     int progress;                   /* progress line on stderr */
+    /* shaped traffic (shape/emit_schedule.h), with realtime: NULL is the
+     * constant `rate`; its Poisson gaps are keyed by global position */
+    const shape_emit_schedule *schedule;
+    double speed;                   /* > 0: the virtual clock, event time replayed at this speed */
+    /* faults in delivery (spec-core §3.7), each drawn from fault_seed and the
+     * event's table and seq: a copy 1..duplicate_window positions later, a
+     * body cut to max(1, ⌊2/3⌋) of its bytes; JSON bodies only */
+    double duplicate_fraction, poison_fraction;
+    uint64_t duplicate_window;      /* >= 1 */
+    uint64_t fault_seed;
+    const char *answer_key;         /* JSON lines of the faults delivered, appended; NULL: none */
+    /* disorder (spec-core §3.4): a row late with probability out_of_order
+     * moves up to ooo_window positions later inside its window of
+     * ooo_window rows; part of the fingerprint */
+    double out_of_order;
+    uint64_t ooo_window;
+    /* anomalies (spec-core §3.4): a row chosen with this probability has one
+     * value changed by one of the mutators (NULL/0: value-anomaly) */
+    double anomaly_fraction;
+    const char *const *mutators;
+    size_t nmutators;
+    /* --time-origin: added to every timestamp value of every row (relations
+     * between dates kept); stored in the checkpoint so `now` resumes with the
+     * shift it started with */
+    int time_shifted;
+    int64_t time_shift_ns;
 } shape_emit_config;
 
 typedef struct shape_emit_report {
@@ -111,6 +140,10 @@ typedef struct shape_emit_report {
     uint64_t checkpoints;
     uint64_t retries;
     uint64_t refused;
+    uint64_t duplicates;    /* copies delivered */
+    uint64_t poisoned;      /* cut bodies delivered */
+    uint64_t late;          /* events delivered out of order */
+    uint64_t anomalies_selected, anomalies_affected; /* rows chosen for an anomaly, and changed */
     uint64_t dead_lettered;
     int dead_letter_enabled; /* set by the caller, for the report */
     size_t ndl_reasons;
@@ -138,6 +171,8 @@ typedef struct shape_emit_checkpoint {
     uint64_t offset, total;
     int complete;
     char shard[48]; /* "i/n" for a shard of a stream, "" for the whole stream */
+    int time_shifted; /* the run shifted its timestamps by time_shift_ns ("time_shift_ns" member) */
+    int64_t time_shift_ns;
 } shape_emit_checkpoint;
 
 /* Read a checkpoint (through shape/checkpoint_file.h). *found = 0 (and
@@ -158,6 +193,24 @@ int shape_emit_checkpoint_write(const char *path, const shape_emit_checkpoint *c
 int shape_emit_fingerprint(const shape_event_plan *plan, shape_envelope env, const char *event_format,
                            char out[65], shape_err *err);
 
+/* What changes a stream's events beyond its plan (spec-core §3.4): part of
+ * the fingerprint when not the defaults (0, 1000, 0, none), so a checkpoint
+ * of one variant never resumes another, and the plain stream keeps its
+ * fingerprint. */
+typedef struct shape_emit_variation {
+    double out_of_order;
+    uint64_t ooo_window;
+    double anomaly_fraction;
+    const char *const *mutators;
+    size_t nmutators;
+    const char *time_origin; /* --time-origin as given (now or an instant), or NULL */
+} shape_emit_variation;
+
+/* shape_emit_shard_fingerprint of a variant (v NULL: the defaults). */
+int shape_emit_variant_fingerprint(const shape_event_plan *plan, shape_envelope env, const char *event_format,
+                                   uint64_t index, uint64_t count, const shape_emit_variation *v, char out[65],
+                                   shape_err *err);
+
 /* The fingerprint of shard index/count of that stream: the stream's own
  * fingerprint when count <= 1 (so an unsharded checkpoint stays valid), else
  * one that also holds "shard":"index/count". */
@@ -171,6 +224,10 @@ uint64_t shape_emit_shard_events(uint64_t total, uint64_t index, uint64_t count)
 /* Parse "i/n" (0 <= i < n, 1 <= n <= 1000000). SHAPE_EINVAL with a message
  * naming the value otherwise. */
 int shape_emit_parse_shard(const char *text, uint64_t *index, uint64_t *count, shape_err *err);
+
+/* An --anomaly-mutator name: value-anomaly, wrong-type (JSON only: refused
+ * when registry_format), long-string, time-skew; SHAPE_EINVAL listing them. */
+int shape_emit_mutator_check(const char *name, int registry_format, shape_err *err);
 
 /* SHA-256 of data[0..n) as 64 hex digits + NUL. */
 void shape_sha256_hex(const void *data, size_t n, char out[65]);

@@ -28,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -36,7 +37,9 @@
 #include "shape/credref.h"
 #include "shape/domain.h"
 #include "shape/emit.h"
+#include "shape/emit_schedule.h"
 #include "shape/options.h"
+#include "shape/timestamp.h"
 
 #define MAX_DESTS 8
 #define MAX_KEY_COLUMNS 16
@@ -163,6 +166,15 @@ typedef struct emit_state {
     int realtime;
     double rate, max_rate, duration, ck_seconds;
     int64_t max_events, ck_every, retries, batch_events, queue_batches, max_dead;
+    double speed;                 /* --speed, 0: none */
+    double dup_fraction, poison_fraction, out_of_order, anomaly_fraction;
+    const char *mutators[8];
+    size_t nmutators;
+    int64_t dup_window, ooo_window;
+    shape_emit_variation variation;
+    const char *answer_key;
+    shape_emit_schedule schedule; /* --realtime's shape (used when not constant) */
+    shape_rate_curve curve;
     uint64_t shard_index, shard_count;
     char shard_text[48];
     const char *shard; /* "i/n", or NULL for the whole stream */
@@ -213,8 +225,14 @@ static void state_free(emit_state *s)
     shape_domain_close(s->domain);
 }
 
-/* shard: "i/n" of a --shard run, or NULL for the whole stream. */
-static void print_report(const shape_emit_report *rep, const char *shard, int json, int to_stderr)
+static int emit_faulted(const emit_state *st)
+{
+    return st->dup_fraction > 0 || st->poison_fraction > 0 || st->out_of_order > 0 || st->anomaly_fraction > 0;
+}
+
+/* shard: "i/n" of a --shard run, or NULL for the whole stream; faults: the
+ * run injects duplicates or poison (their counts are reported). */
+static void print_report(const shape_emit_report *rep, const char *shard, int faults, int json, int to_stderr)
 {
     FILE *out = to_stderr ? stderr : stdout;
     if (json) {
@@ -226,7 +244,7 @@ static void print_report(const shape_emit_report *rep, const char *shard, int js
             rep->rate, "max_queue_depth", (json_int_t)rep->max_queue_depth, "max_lag", rep->max_lag,
             "lag_p99", rep->lag_p99, "per_second", rep->per_second, "checkpoints",
             (json_int_t)rep->checkpoints, "retries", (json_int_t)rep->retries, "anomalies_selected",
-            (json_int_t)0, "anomalies_affected", (json_int_t)0, "already_complete", rep->already_complete,
+            (json_int_t)rep->anomalies_selected, "anomalies_affected", (json_int_t)rep->anomalies_affected, "already_complete", rep->already_complete,
             "virtual_span", 0.0);
         if (doc && rep->dead_letter_enabled) {
             json_t *dl = json_object();
@@ -238,6 +256,11 @@ static void print_report(const shape_emit_report *rep, const char *shard, int js
             json_object_set_new(doc, "dead_lettered", dl);
         }
         if (doc && shard) json_object_set_new(doc, "shard", json_string(shard));
+        if (doc && faults) {
+            json_object_set_new(doc, "duplicates", json_integer((json_int_t)rep->duplicates));
+            json_object_set_new(doc, "poisoned", json_integer((json_int_t)rep->poisoned));
+            json_object_set_new(doc, "late", json_integer((json_int_t)rep->late));
+        }
         if (doc) {
             json_dumpf(doc, out, JSON_COMPACT);
             fputc('\n', out);
@@ -259,6 +282,14 @@ static void print_report(const shape_emit_report *rep, const char *shard, int js
         if (rep->dead_lettered) {
             thousands(rate, sizeof rate, rep->dead_lettered);
             fprintf(out, ", %s dead-lettered", rate);
+        }
+        if (faults) {
+            thousands(rate, sizeof rate, rep->duplicates);
+            fprintf(out, ", %s duplicates", rate);
+            thousands(rate, sizeof rate, rep->poisoned);
+            fprintf(out, ", %s poisoned", rate);
+            thousands(rate, sizeof rate, rep->late);
+            fprintf(out, ", %s late", rate);
         }
         fputc('\n', out);
     }
@@ -297,6 +328,137 @@ static int read_stream_options(emit_state *st, shape_err *err)
     return SHAPE_OK;
 }
 
+/* "60x", "60", "0.5x" → factor > 0. */
+static int parse_speed(const char *text, double *out, shape_err *err)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end != text && (*end == 'x' || *end == 'X')) end++;
+    if (end == text || *end || !isfinite(v) || v <= 0)
+        return shape_err_set(err, SHAPE_EINVAL, "--speed must be a factor > 0 such as 60x, 60 or 0.5x, got '%.40s'", text);
+    *out = v;
+    return SHAPE_OK;
+}
+
+/* "HH:MM[:SS]" → seconds of the day; the current UTC time of day when absent. */
+static int parse_curve_start(const char *text, double *out, shape_err *err)
+{
+    if (!text) {
+        *out = (double)(time(NULL) % 86400);
+        return SHAPE_OK;
+    }
+    *out = shape_emit_time_of_day(text);
+    if (*out < 0) return shape_err_set(err, SHAPE_EINVAL, "--curve-start wants HH:MM or HH:MM:SS, got '%.40s'", text);
+    return SHAPE_OK;
+}
+
+/* Shaped traffic: --burst, --ramp, --daily-curve (+ --curve-start),
+ * --arrivals, --speed, each checked against --realtime (spec-core §3.2). */
+static int read_shaping_options(emit_state *st, shape_err *err)
+{
+    const shape_args *args = st->args;
+    shape_emit_schedule *s = &st->schedule;
+    memset(s, 0, sizeof *s);
+    s->rate = st->rate;
+    s->seed = (uint64_t)st->seed;
+    const char *speed = shape_args_value(args, "speed"), *curve = shape_args_value(args, "daily-curve");
+    const char *arrivals = shape_args_value(args, "arrivals");
+    if (speed) {
+        SHAPE_RETURN_NOT_OK(parse_speed(speed, &st->speed, err));
+        if (st->realtime) return shape_err_set(err, SHAPE_EINVAL, "--speed and --realtime are mutually exclusive");
+    }
+    static const char *const need_rt[] = {"burst", "ramp", "daily-curve", "curve-start"};
+    for (size_t i = 0; i < sizeof need_rt / sizeof need_rt[0]; i++)
+        if (shape_args_count(args, need_rt[i]) && !st->realtime)
+            return shape_err_set(err, SHAPE_EINVAL, "--%s needs --realtime", need_rt[i]);
+    s->nbursts = shape_args_count(args, "burst");
+    s->nramps = shape_args_count(args, "ramp");
+    if (s->nbursts > SHAPE_SCHEDULE_MAX_SHAPES || s->nramps > SHAPE_SCHEDULE_MAX_SHAPES)
+        return shape_err_set(err, SHAPE_EINVAL, "at most %d --burst and %d --ramp options", SHAPE_SCHEDULE_MAX_SHAPES,
+                             SHAPE_SCHEDULE_MAX_SHAPES);
+    for (size_t i = 0; i < s->nbursts; i++)
+        SHAPE_RETURN_NOT_OK(shape_emit_burst_parse(shape_args_nth(args, "burst", i), &s->bursts[i], err));
+    for (size_t i = 0; i < s->nramps; i++)
+        SHAPE_RETURN_NOT_OK(shape_emit_ramp_parse(shape_args_nth(args, "ramp", i), &s->ramps[i], err));
+    if (curve) {
+        int rc = shape_rate_curve_builtin(curve, &st->curve, err);
+        if (rc == SHAPE_ENOTFOUND) rc = shape_rate_curve_load(curve, &st->curve, err);
+        SHAPE_RETURN_NOT_OK(rc);
+        SHAPE_RETURN_NOT_OK(parse_curve_start(shape_args_value(args, "curve-start"), &s->curve_start, err));
+        s->curve = &st->curve;
+    } else if (shape_args_value(args, "curve-start")) {
+        return shape_err_set(err, SHAPE_EINVAL, "--curve-start needs --daily-curve");
+    }
+    if (arrivals && strcmp(arrivals, "constant") != 0 && strcmp(arrivals, "poisson") != 0)
+        return shape_err_set(err, SHAPE_EINVAL, "unknown arrivals '%.40s'; choose from constant, poisson", arrivals);
+    s->poisson = arrivals && strcmp(arrivals, "poisson") == 0;
+    if (s->poisson && !st->realtime) return shape_err_set(err, SHAPE_EINVAL, "--arrivals poisson needs --realtime");
+    return shape_emit_schedule_check(s, err);
+}
+
+/* --time-origin's instant in ns: the clock for `now`, else ISO-8601. */
+static int origin_instant(const char *origin, int64_t *ns, shape_err *err)
+{
+    if (strcmp(origin, "now") == 0) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        *ns = (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+        return SHAPE_OK;
+    }
+    int64_t us;
+    if (shape_parse_iso8601(origin, strlen(origin), &us) != 0)
+        return shape_err_set(err, SHAPE_EINVAL, "--time-origin wants now or an ISO-8601 instant, got '%.60s'", origin);
+    *ns = us * 1000;
+    return SHAPE_OK;
+}
+
+/* A fraction option in [0, 1] (0 when absent). */
+static int read_fraction(const shape_args *args, const char *name, double *out, shape_err *err)
+{
+    SHAPE_RETURN_NOT_OK(shape_args_double(args, name, 0, 0, NULL, 0, out, err));
+    if (*out > 1)
+        return shape_err_set(err, SHAPE_EINVAL, "--%s must be a fraction from 0 to 1, got '%.40s'", name,
+                             shape_args_value(args, name));
+    return SHAPE_OK;
+}
+
+/* Faults in delivery: duplicates, poison, the answer key (spec-core §3.7). */
+static int read_fault_options(emit_state *st, shape_err *err)
+{
+    const shape_args *args = st->args;
+    SHAPE_RETURN_NOT_OK(read_fraction(args, "duplicate-fraction", &st->dup_fraction, err));
+    SHAPE_RETURN_NOT_OK(shape_args_int(args, "duplicate-window", 1, 100000000, 1000, &st->dup_window, err));
+    SHAPE_RETURN_NOT_OK(read_fraction(args, "poison-fraction", &st->poison_fraction, err));
+    SHAPE_RETURN_NOT_OK(read_fraction(args, "out-of-order", &st->out_of_order, err));
+    SHAPE_RETURN_NOT_OK(shape_args_int(args, "ooo-window", 1, 10000000, 1000, &st->ooo_window, err));
+    SHAPE_RETURN_NOT_OK(read_fraction(args, "anomaly-fraction", &st->anomaly_fraction, err));
+    st->nmutators = shape_args_count(args, "anomaly-mutator");
+    if (st->nmutators && st->anomaly_fraction <= 0)
+        return shape_err_set(err, SHAPE_EINVAL, "--anomaly-mutator needs --anomaly-fraction > 0");
+    if (st->nmutators > 8) return shape_err_set(err, SHAPE_EINVAL, "at most 8 --anomaly-mutator options");
+    for (size_t i = 0; i < st->nmutators; i++) {
+        st->mutators[i] = shape_args_nth(args, "anomaly-mutator", i);
+        SHAPE_RETURN_NOT_OK(shape_emit_mutator_check(st->mutators[i], st->registry_format, err));
+    }
+    if (st->anomaly_fraction > 0 && st->nmutators == 0) st->mutators[st->nmutators++] = "value-anomaly";
+    st->variation.anomaly_fraction = st->anomaly_fraction;
+    st->variation.mutators = st->anomaly_fraction > 0 ? st->mutators : NULL;
+    st->variation.nmutators = st->anomaly_fraction > 0 ? st->nmutators : 0;
+    st->variation.out_of_order = st->out_of_order;
+    st->variation.time_origin = shape_args_value(args, "time-origin");
+    int64_t at_ns;
+    if (st->variation.time_origin) SHAPE_RETURN_NOT_OK(origin_instant(st->variation.time_origin, &at_ns, err));
+    st->variation.ooo_window = (uint64_t)st->ooo_window;
+    st->answer_key = shape_args_value(args, "answer-key");
+    if ((st->dup_fraction > 0 || st->poison_fraction > 0) && st->registry_format)
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "--duplicate-fraction and --poison-fraction are not available with --event-format %s yet; "
+                             "use --event-format json",
+                             st->format);
+    if (st->answer_key && !*st->answer_key) return shape_err_set(err, SHAPE_EINVAL, "--answer-key needs a file name");
+    return SHAPE_OK;
+}
+
 /* Rate, limits, checkpoints, retries, --shard, batch and queue sizes. */
 static int read_pacing_options(emit_state *st, shape_err *err)
 {
@@ -321,10 +483,12 @@ static int read_pacing_options(emit_state *st, shape_err *err)
                      (unsigned long long)st->shard_count);
     }
     st->shard = st->shard_text[0] ? st->shard_text : NULL;
+    SHAPE_RETURN_NOT_OK(read_shaping_options(st, err));
     double basis = st->realtime ? st->rate : st->max_rate;
-    int64_t dflt_batch = basis > 0 ? (int64_t)(basis / 100) : 1000; /* floor: basis > 0 */
+    int64_t dflt_batch = basis > 0 ? (int64_t)(basis / 100) : st->speed > 0 ? 100 : 1000; /* floor: basis > 0 */
     if (dflt_batch < 1) dflt_batch = 1;
     if (dflt_batch > 1000) dflt_batch = 1000;
+    if (st->schedule.poisson) dflt_batch = 1; /* every event at its own arrival time */
     SHAPE_RETURN_NOT_OK(shape_args_int(args, "batch-events", 1, 1000000, dflt_batch, &st->batch_events, err));
     /* Paced: about one second of batches (at least 8). Unpaced: 16, not the
      * reference's 8: the sender merges queued batches into one acknowledged
@@ -491,6 +655,18 @@ static void make_config(emit_state *st)
     cfg->synthetic = st->synthetic;
     cfg->realtime = st->realtime;
     cfg->rate = st->rate;
+    cfg->schedule = st->realtime && !shape_emit_schedule_is_constant(&st->schedule) ? &st->schedule : NULL;
+    cfg->speed = st->speed;
+    cfg->duplicate_fraction = st->dup_fraction;
+    cfg->duplicate_window = (uint64_t)st->dup_window;
+    cfg->poison_fraction = st->poison_fraction;
+    cfg->fault_seed = (uint64_t)st->seed;
+    cfg->answer_key = st->answer_key;
+    cfg->out_of_order = st->out_of_order;
+    cfg->anomaly_fraction = st->anomaly_fraction;
+    cfg->mutators = st->mutators;
+    cfg->nmutators = st->nmutators;
+    cfg->ooo_window = (uint64_t)st->ooo_window;
     cfg->max_rate = st->max_rate;
     cfg->shard_index = st->shard_index;
     cfg->shard_count = st->shard_count;
@@ -508,6 +684,43 @@ static void make_config(emit_state *st)
     cfg->stop = &stop_requested;
 }
 
+/* The event time of the stream's first timed event: row 0 of the first
+ * selected table that has an event-time column. */
+static int first_event_time(emit_state *st, int64_t *out, shape_err *err)
+{
+    for (size_t k = 0; k < st->plan.ntables; k++) {
+        const shape_domain_table *t = shape_domain_table_at(st->domain, st->plan.table_ids[k]);
+        if (t->event_time_col < 0 || st->plan.rows[k] == 0) continue;
+        shape_domain_cursor *cur;
+        SHAPE_RETURN_NOT_OK(shape_domain_cursor_open(st->domain, st->plan.table_ids[k], &cur, err));
+        shape_gen_row *row = malloc(sizeof *row);
+        int rc = row ? shape_domain_cursor_row(cur, 0, row, err) : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        if (rc == SHAPE_OK) *out = row->values[t->event_time_col].v.i;
+        free(row);
+        shape_domain_cursor_close(cur);
+        return rc;
+    }
+    return shape_err_set(err, SHAPE_EINVAL, "--time-origin: none of the selected tables has an event time");
+}
+
+/* --time-origin now|ISO-8601: the shift that puts the first event time at
+ * that instant (after the checkpoint was read: `now` resumes with its shift). */
+static int time_origin_shift(emit_state *st, shape_err *err)
+{
+    const char *origin = st->variation.time_origin;
+    if (!origin) return SHAPE_OK;
+    if (strcmp(origin, "now") == 0 && st->found && st->ck.time_shifted) {
+        st->cfg.time_shift_ns = st->ck.time_shift_ns;
+    } else {
+        int64_t at_ns, first = 0;
+        SHAPE_RETURN_NOT_OK(origin_instant(origin, &at_ns, err));
+        SHAPE_RETURN_NOT_OK(first_event_time(st, &first, err));
+        st->cfg.time_shift_ns = at_ns - first;
+    }
+    st->cfg.time_shifted = 1;
+    return SHAPE_OK;
+}
+
 /* Open the domain, plan the selected tables, fingerprint this (shard's)
  * stream, check the metadata against the plan and read the checkpoint. */
 static int plan_and_resume(emit_state *st, shape_err *err)
@@ -519,8 +732,8 @@ static int plan_and_resume(emit_state *st, shape_err *err)
     if (ntables > 64) return shape_err_set(err, SHAPE_EINVAL, "too many --table options");
     for (size_t i = 0; i < ntables; i++) tables[i] = shape_args_nth(args, "table", i);
     SHAPE_RETURN_NOT_OK(shape_event_plan_init(&st->plan, st->domain, tables, ntables, err));
-    SHAPE_RETURN_NOT_OK(shape_emit_shard_fingerprint(&st->plan, st->envelope, st->format, st->shard_index,
-                                                     st->shard_count, st->fingerprint, err));
+    SHAPE_RETURN_NOT_OK(shape_emit_variant_fingerprint(&st->plan, st->envelope, st->format, st->shard_index,
+                                                       st->shard_count, &st->variation, st->fingerprint, err));
     /* a shard's offsets, limit and total count its own events */
     st->stream_total = shape_emit_shard_events(st->plan.total, st->shard_index, st->shard_count);
     st->limit = st->stream_total;
@@ -533,7 +746,45 @@ static int plan_and_resume(emit_state *st, shape_err *err)
                                                        &st->ck, &st->found, err));
     st->start = st->found ? st->ck.offset : 0;
     st->cfg.start_offset = st->start;
-    return SHAPE_OK;
+    return time_origin_shift(st, err);
+}
+
+/* The schedule (rate segments, expected duration) and the fault plan
+ * (fractions, expected counts) of a dry run. */
+static void dry_run_plan(const emit_state *st)
+{
+    const shape_emit_schedule *s = &st->schedule;
+    double events = (double)(st->limit - st->start);
+    if (st->realtime) {
+        printf("  schedule: %g events/s%s%s%s, arrivals %s", st->rate, s->curve ? ", daily curve " : "",
+               s->curve ? s->curve->name : "", s->curve ? " from the run's start time of day" : "",
+               s->poisson ? "poisson" : "constant");
+        if (st->max_rate > 0) printf(", capped at %g/s", st->max_rate);
+        printf("\n");
+        for (size_t i = 0; i < s->nbursts; i++)
+            printf("    burst  %g..%g s x%g\n", s->bursts[i].start, s->bursts[i].start + s->bursts[i].duration,
+                   s->bursts[i].mult);
+        for (size_t i = 0; i < s->nramps; i++)
+            printf("    ramp   %g..%g s x%g -> x%g\n", s->ramps[i].start, s->ramps[i].start + s->ramps[i].duration,
+                   s->ramps[i].from, s->ramps[i].to);
+        double due = shape_emit_schedule_due(s, NULL, events);
+        if (st->max_rate > 0 && events / st->max_rate > due) due = events / st->max_rate;
+        printf("  expected duration %.1f s for %.0f events\n", due, events);
+    } else if (st->speed > 0) {
+        printf("  schedule: event time replayed at %gx\n", st->speed);
+    }
+    if (st->anomaly_fraction > 0) {
+        printf("  anomalies: %g of rows (~%.0f expected), mutators", st->anomaly_fraction, st->anomaly_fraction * events);
+        for (size_t i = 0; i < st->nmutators; i++) printf("%s %s", i ? "," : "", st->mutators[i]);
+        printf("\n");
+    }
+    if (st->out_of_order > 0)
+        printf("  disorder: %g of rows late by up to %lld positions in windows of %lld (~%.0f expected)\n",
+               st->out_of_order, (long long)st->ooo_window, (long long)st->ooo_window, st->out_of_order * events);
+    if (st->dup_fraction > 0 || st->poison_fraction > 0)
+        printf("  faults: duplicates %g (window %lld, ~%.0f expected), poison %g (~%.0f expected), answer key %s\n",
+               st->dup_fraction, (long long)st->dup_window, st->dup_fraction * events, st->poison_fraction,
+               st->poison_fraction * events, st->answer_key ? st->answer_key : "none");
 }
 
 /* --dry-run: refuse now what open would refuse, then print the plan. */
@@ -566,6 +817,7 @@ static int dry_run(const emit_state *st, shape_err *err)
     printf("  start offset %llu, checkpoint %s, batches of %lld, queue %lld, %s\n", (unsigned long long)st->start,
            st->cfg.checkpoint_path ? st->cfg.checkpoint_path : "none", (long long)st->batch_events,
            (long long)st->queue_batches, st->realtime ? "paced" : "as fast as possible");
+    dry_run_plan(st);
     return SHAPE_OK;
 }
 
@@ -641,7 +893,7 @@ static void report_already_complete(const emit_state *st)
     rep.complete = st->found && st->ck.complete;
     rep.already_complete = 1;
     rep.stopped_by = st->limit < st->stream_total ? "max-events" : "complete";
-    print_report(&rep, st->shard, shape_args_flag(st->args, "json"), st->console);
+    print_report(&rep, st->shard, emit_faulted(st), shape_args_flag(st->args, "json"), st->console);
 }
 
 /* Run the stream with SIGINT/SIGTERM asking it to stop, then report. */
@@ -663,7 +915,7 @@ static int run_and_report(emit_state *st, shape_err *err)
     rep.dead_letter_enabled = st->cfg.dead_letter != NULL;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    if (rc == SHAPE_OK || rc == SHAPE_ELIMIT) print_report(&rep, st->shard, shape_args_flag(args, "json"), st->console);
+    if (rc == SHAPE_OK || rc == SHAPE_ELIMIT) print_report(&rep, st->shard, emit_faulted(st), shape_args_flag(args, "json"), st->console);
     return rc;
 }
 
@@ -673,6 +925,7 @@ static int emit_steps(emit_state *st, shape_err *err)
     SHAPE_RETURN_NOT_OK(read_stream_options(st, err));
     SHAPE_RETURN_NOT_OK(read_pacing_options(st, err));
     SHAPE_RETURN_NOT_OK(read_metadata_options(st, err));
+    SHAPE_RETURN_NOT_OK(read_fault_options(st, err));
     SHAPE_RETURN_NOT_OK(resolve_destinations(st, err));
     SHAPE_RETURN_NOT_OK(set_emitter_options(st, err));
     SHAPE_RETURN_NOT_OK(plan_and_resume(st, err));
@@ -721,6 +974,18 @@ static const shape_arg_spec emit_args[] = {
     {"no-realtime", 0, SHAPE_ARG_FLAG, NULL, NULL, "Send as fast as the destinations take it."},
     {"rate", 0, SHAPE_ARG_VALUE, "N", "100", "Events per second with --realtime (> 0)."},
     {"max-rate", 0, SHAPE_ARG_VALUE, "N", NULL, "Hard cap on events per second (> 0)."},
+    {"burst", 0, SHAPE_ARG_LIST, "START:DURATION:MULT", NULL,
+     "With --realtime: multiply the rate by MULT from START for DURATION seconds (no overlaps)."},
+    {"ramp", 0, SHAPE_ARG_LIST, "START:DURATION:FROM:TO", NULL,
+     "With --realtime: the rate's multiplier goes linearly FROM..TO over the window, TO holds after it."},
+    {"daily-curve", 0, SHAPE_ARG_VALUE, "flat|business-hours|FILE", "flat",
+     "With --realtime: multiply the rate by a daily curve (a shape-rate-curve JSON file), wrapping at midnight."},
+    {"curve-start", 0, SHAPE_ARG_VALUE, "HH:MM[:SS]", "the UTC time of day now",
+     "The daily curve's time of day when the run starts."},
+    {"arrivals", 0, SHAPE_ARG_VALUE, "constant|poisson", "constant",
+     "With --realtime: evenly spaced events, or Poisson arrivals (seed-keyed gaps per stream position)."},
+    {"speed", 0, SHAPE_ARG_VALUE, "FACTOR", NULL,
+     "Replay event time at this speed (60x, 0.5x): events go when their event time is due; not with --realtime."},
     {"max-events", 0, SHAPE_ARG_VALUE, "N", NULL, "Stop at this stream position (>= 0); with --shard, this shard's."},
     {"shard", 0, SHAPE_ARG_VALUE, "I/N", "0/1",
      "Emit only the events at positions = I mod N (keys unchanged); N processes with I = 0..N-1 emit the "
@@ -742,6 +1007,22 @@ static const shape_arg_spec emit_args[] = {
      "An emitter option, e.g. kafka.flush_timeout=30 (secrets as env://, file://, kv:// references)."},
     {"options-file", 0, SHAPE_ARG_VALUE, "FILE", NULL,
      "JSON options for plugin emitters; its \"config\" object holds librdkafka producer settings."},
+    {"time-origin", 0, SHAPE_ARG_VALUE, "now|ISO-8601", NULL,
+     "Shift every timestamp of every table by one amount so the first event time is this instant."},
+    {"out-of-order", 0, SHAPE_ARG_VALUE, "F", "0",
+     "Make this fraction of rows late: each moves up to --ooo-window positions later inside its window; event time unchanged."},
+    {"ooo-window", 0, SHAPE_ARG_VALUE, "N", "1000", "Rows per out-of-order window (>= 1)."},
+    {"anomaly-fraction", 0, SHAPE_ARG_VALUE, "F", "0", "Change one value of this fraction of rows (see --anomaly-mutator)."},
+    {"anomaly-mutator", 0, SHAPE_ARG_LIST, "NAME", "value-anomaly",
+     "value-anomaly (an outlier or a null), wrong-type (a number as a string; JSON only), long-string, time-skew (event "
+     "time 100 years off); repeatable."},
+    {"duplicate-fraction", 0, SHAPE_ARG_VALUE, "F", "0",
+     "Deliver this fraction of events twice (same key and body), the copy 1..--duplicate-window events later."},
+    {"duplicate-window", 0, SHAPE_ARG_VALUE, "N", "1000", "How many events later a duplicate copy may arrive (>= 1)."},
+    {"poison-fraction", 0, SHAPE_ARG_VALUE, "F", "0",
+     "Cut this fraction of bodies to 2/3 of their bytes (undecodable); JSON only."},
+    {"answer-key", 0, SHAPE_ARG_VALUE, "FILE", NULL,
+     "Append one JSON line per injected fault delivered (kind, table, seq, key, details)."},
     {"dry-run", 0, SHAPE_ARG_FLAG, NULL, NULL, "Check everything and print the plan; send nothing."},
     {"progress", 0, SHAPE_ARG_FLAG, NULL, "on when stderr is a terminal", "Show a progress line on stderr."},
     {"no-progress", 0, SHAPE_ARG_FLAG, NULL, NULL, "Never show the progress line."},

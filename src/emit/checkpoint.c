@@ -39,8 +39,23 @@ static int add_identity(json_t *doc, const shape_domain *domain)
     return 0;
 }
 
+/* The variation's members: the defaults exactly as the document always had
+ * them (integers 0 and 1000, real 0.0, an empty list), else their values. */
+static json_t *variation_doc(json_t *rows, json_t *tables, shape_envelope env, const shape_emit_variation *v)
+{
+    json_t *doc = json_pack("{s:o, s:o, s:s, s:i, s:I, s:f, s:[]}", "rows", rows, "tables", tables, "envelope",
+                            env == SHAPE_ENVELOPE_FLAT ? "flat" : "cloudevents", "out_of_order", 0, "ooo_window",
+                            (json_int_t)(v ? v->ooo_window : 1000), "anomaly_fraction", v ? v->anomaly_fraction : 0.0,
+                            "anomaly_mutators");
+    if (doc && v && v->out_of_order > 0) json_object_set_new(doc, "out_of_order", json_real(v->out_of_order));
+    if (doc && v && v->time_origin) json_object_set_new(doc, "time_origin", json_string(v->time_origin));
+    for (size_t i = 0; doc && v && i < v->nmutators; i++)
+        json_array_append_new(json_object_get(doc, "anomaly_mutators"), json_string(v->mutators[i]));
+    return doc;
+}
+
 static int fingerprint_of(const shape_event_plan *plan, shape_envelope env, const char *event_format,
-                          const char *shard, char out[65], shape_err *err)
+                          const char *shard, const shape_emit_variation *v, char out[65], shape_err *err)
 {
     json_t *rows = json_object(), *tables = json_array();
     for (size_t k = 0; k < plan->ntables; k++) {
@@ -48,9 +63,7 @@ static int fingerprint_of(const shape_event_plan *plan, shape_envelope env, cons
         json_object_set_new(rows, name, json_integer((json_int_t)plan->rows[k]));
         json_array_append_new(tables, json_string(name));
     }
-    json_t *doc = json_pack("{s:o, s:o, s:s, s:i, s:i, s:f, s:[]}", "rows", rows, "tables", tables, "envelope",
-                            env == SHAPE_ENVELOPE_FLAT ? "flat" : "cloudevents", "out_of_order", 0, "ooo_window",
-                            1000, "anomaly_fraction", 0.0, "anomaly_mutators");
+    json_t *doc = variation_doc(rows, tables, env, v);
     if (doc && add_identity(doc, plan->domain) != 0) {
         json_decref(doc);
         doc = NULL;
@@ -71,16 +84,23 @@ static int fingerprint_of(const shape_event_plan *plan, shape_envelope env, cons
 int shape_emit_fingerprint(const shape_event_plan *plan, shape_envelope env, const char *event_format,
                            char out[65], shape_err *err)
 {
-    return fingerprint_of(plan, env, event_format, NULL, out, err);
+    return fingerprint_of(plan, env, event_format, NULL, NULL, out, err);
 }
 
 int shape_emit_shard_fingerprint(const shape_event_plan *plan, shape_envelope env, const char *event_format,
                                  uint64_t index, uint64_t count, char out[65], shape_err *err)
 {
-    if (count <= 1) return fingerprint_of(plan, env, event_format, NULL, out, err);
+    return shape_emit_variant_fingerprint(plan, env, event_format, index, count, NULL, out, err);
+}
+
+int shape_emit_variant_fingerprint(const shape_event_plan *plan, shape_envelope env, const char *event_format,
+                                   uint64_t index, uint64_t count, const shape_emit_variation *v, char out[65],
+                                   shape_err *err)
+{
+    if (count <= 1) return fingerprint_of(plan, env, event_format, NULL, v, out, err);
     char shard[48];
     snprintf(shard, sizeof shard, "%llu/%llu", (unsigned long long)index, (unsigned long long)count);
-    return fingerprint_of(plan, env, event_format, shard, out, err);
+    return fingerprint_of(plan, env, event_format, shard, v, out, err);
 }
 
 int shape_emit_checkpoint_write(const char *path, const shape_emit_checkpoint *ck, shape_err *err)
@@ -95,6 +115,8 @@ int shape_emit_checkpoint_write(const char *path, const shape_emit_checkpoint *c
         json_decref(doc);
         doc = NULL;
     }
+    if (doc && ck->time_shifted)
+        json_object_set_new(doc, "time_shift_ns", json_integer((json_int_t)ck->time_shift_ns));
     if (!doc) return shape_err_set(err, SHAPE_ENOMEM, "cannot write checkpoint %s: out of memory", path);
     int rc = shape_checkpoint_save(path, doc, err);
     json_decref(doc);
@@ -139,6 +161,10 @@ static int checkpoint_from_doc(const char *path, const json_t *doc, const char *
     out->total = total;
     out->complete = json_is_true(complete);
     if (shard) snprintf(out->shard, sizeof out->shard, "%.40s", shard);
+    json_t *shift = json_object_get(doc, "time_shift_ns");
+    if (shift && !json_is_integer(shift)) return not_an_emit_checkpoint(path, err);
+    out->time_shifted = shift != NULL;
+    out->time_shift_ns = shift ? (int64_t)json_integer_value(shift) : 0;
     *found = 1;
     return SHAPE_OK;
 }

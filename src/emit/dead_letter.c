@@ -80,7 +80,7 @@ int shape_emit_dead_letter(runtime *rt, group *g, shape_emit_destination *d, int
         const shape_emit_message *src = &g->msgs[i];          /* outcome and reason */
         const shape_emit_message *orig = group_message(g, i); /* the body as rendered */
         if (src->outcome != SHAPE_EMIT_REFUSED) continue;
-        const char *table = rt->meta[g->b[g->bi[i]]->k].et.name;
+        const char *table = orig->table;
         uint64_t seq = g->ri[i];
         const char *reason = src->reason[0] ? src->reason : "refused";
         count_reason(rep, reason);

@@ -37,6 +37,11 @@ void shape_emit_batch_free(batch *b)
     free(b->hval_off);
     free(b->msgs);
     free(b->hdrs);
+    free(b->seq);
+    free(b->fault);
+    free(b->fdet);
+    free(b->lmove);
+    free(b->anom);
     free(b);
 }
 
@@ -49,7 +54,13 @@ batch *shape_emit_batch_new(size_t cap, size_t nh)
     b->hval_off = malloc(cap * nh * sizeof(size_t) + 1);
     b->msgs = calloc(cap, sizeof(shape_emit_message));
     b->hdrs = calloc(cap * nh + 1, sizeof(shape_emit_header));
-    if (!b->body_off || !b->key_off || !b->hval_off || !b->msgs || !b->hdrs) {
+    b->seq = malloc(cap * sizeof *b->seq);
+    b->fault = calloc(cap, 1);
+    b->fdet = calloc(cap, sizeof *b->fdet);
+    b->lmove = calloc(cap, sizeof *b->lmove);
+    b->anom = calloc(cap, sizeof *b->anom);
+    b->mcap = cap;
+    if (!b->body_off || !b->key_off || !b->hval_off || !b->msgs || !b->hdrs || !b->seq || !b->fault || !b->fdet || !b->lmove || !b->anom) {
         shape_emit_batch_free(b);
         return NULL;
     }
@@ -89,9 +100,11 @@ static size_t text_bound(const shape_gen_value *v) { return shape_event_value_bo
 /* Render one event of table meta m into batch b at position i: body, key
  * (the idempotency key or the --key columns), headers, timestamp. Inlined
  * into the generator loop (hot: once per event). */
-static int render_event(runtime *rt, batch *b, size_t i, const table_meta *m, uint64_t seq,
-                        const shape_gen_row *row)
+int shape_emit_render_event(runtime *rt, batch *b, size_t i, const table_meta *m, uint64_t seq,
+                            const shape_gen_row *row)
 {
+    b->seq[i] = seq;
+    b->fault[i] = 0;
     const shape_emit_config *cfg = rt->cfg;
     size_t bound = (rt->bodies ? shape_event_bound(&m->et, row) : 0) + 2 * m->name_len + 48;
     for (size_t j = 0; j < cfg->nkey_columns; j++) bound += text_bound(&row->values[m->key_cols[j]]) + 1;
@@ -184,6 +197,74 @@ static void batch_fix(runtime *rt, batch *b)
     }
 }
 
+/* The schedule units of a batch: its event count, or with Poisson arrivals
+ * the sum of its events' gaps (keyed by global position). */
+static double batch_units(const shape_emit_config *cfg, const batch *b, uint64_t first, uint64_t stride)
+{
+    if (!cfg->schedule || !cfg->schedule->poisson) return (double)b->n;
+    double sum = 0;
+    for (size_t i = 0; i < b->n; i++)
+        sum += shape_emit_arrival_gap(cfg->schedule->seed, first + (b->offset + i) * stride);
+    return sum;
+}
+
+/* Render up to n originals of table b->k from b->row0 (stride apart) into b,
+ * each followed by the copies due after it; stops early when the copies fill
+ * the batch. Sets b->n (messages) and b->norig (originals). */
+static int fill_batch(runtime *rt, fault_state *fs, batch *b, shape_domain_cursor *cur, shape_gen_row *row, size_t n,
+                      shape_err *err)
+{
+    const shape_emit_config *cfg = rt->cfg;
+    const int faults = fs != NULL;
+    table_meta *m = &rt->meta[b->k];
+    int rc = SHAPE_OK;
+    b->n = 0;
+    b->norig = 0;
+    b->len = 0;
+    if (rt->want_rows && !m->rows_made) {
+        rc = shape_event_rows_init(&m->rows, &m->et, err);
+        m->rows_made = rc == SHAPE_OK;
+    }
+    if (faults && rc == SHAPE_OK && b->offset > 0) /* copies a full batch left over */
+        rc = shape_emit_faults_copies(rt, fs, b, b->offset - 1, row, err);
+    b->min_time = INT64_MAX;
+    for (size_t i = 0; i < n && rc == SHAPE_OK && b->n < b->mcap; i++) {
+        uint64_t seq = b->row0 + i * b->stride;
+        uint32_t moved = 0;
+        if (faults && cfg->out_of_order > 0 && shape_emit_ooo_row(rt, &fs->ow, b->k, seq, &seq, &moved) != SHAPE_OK)
+            rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory ordering a window");
+        if (rc == SHAPE_OK) rc = shape_domain_cursor_row(cur, seq, row, err);
+        if (rc == SHAPE_OK) shift_times(cfg, row);
+        uint32_t anomaly = rc == SHAPE_OK && faults && cfg->anomaly_fraction > 0
+                               ? shape_emit_anomaly_apply(rt, fs, b->k, seq, row) : 0;
+        if (rc == SHAPE_OK && shape_emit_render_event(rt, b, b->n, m, seq, row) != 0)
+            rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory rendering events");
+        if (rc == SHAPE_OK && rt->want_rows) rc = shape_event_rows_append(&m->rows, seq, row, err);
+        if (rc != SHAPE_OK) break;
+        if (m->et.event_time_col >= 0) {
+            const shape_gen_value *v = &row->values[m->et.event_time_col];
+            if (v->kind == SHAPE_GEN_TIMESTAMP_NS && v->v.i < b->min_time) b->min_time = v->v.i;
+        }
+        if (moved) {
+            b->fault[b->n] |= FAULT_LATE;
+            b->lmove[b->n] = moved;
+        }
+        if (anomaly) {
+            b->fault[b->n] |= FAULT_ANOMALY;
+            b->anom[b->n] = anomaly;
+        }
+        b->n++;
+        b->norig++;
+        if (faults) {
+            rc = shape_emit_faults_after_original(rt, fs, b, b->n - 1, b->offset + i, b->k, seq);
+            if (rc == SHAPE_OK) rc = shape_emit_faults_copies(rt, fs, b, b->offset + i, row, err);
+        }
+    }
+    if (rc == SHAPE_OK && rt->want_rows) rc = shape_event_rows_finish(&m->rows, &b->rows, err);
+    if (rc == SHAPE_OK) b->units = batch_units(cfg, b, b->stride > 1 ? cfg->shard_index : 0, b->stride);
+    return rc;
+}
+
 void *shape_emit_generator_main(void *arg)
 {
     runtime *rt = arg;
@@ -196,7 +277,11 @@ void *shape_emit_generator_main(void *arg)
     size_t cur_k = SIZE_MAX;
     uint64_t offset = cfg->start_offset; /* in this shard's events */
     const uint64_t stride = shard_stride(cfg), first = stride > 1 ? cfg->shard_index : 0;
+    fault_state fstate;
+    memset(&fstate, 0, sizeof fstate);
+    fault_state *fs = shape_emit_faults_on(cfg) ? &fstate : NULL;
     if (!row) rc = shape_err_set(&err, SHAPE_ENOMEM, "out of memory");
+    if (rc == SHAPE_OK && fs) rc = shape_emit_faults_prescan(rt, fs, &err);
     while (rc == SHAPE_OK && offset < cfg->limit) {
         size_t k;
         uint64_t r;
@@ -226,21 +311,8 @@ void *shape_emit_generator_main(void *arg)
         b->row0 = r;
         b->stride = stride;
         b->k = k;
-        b->n = (size_t)n;
-        b->len = 0;
-        table_meta *m = &rt->meta[k];
-        if (rt->want_rows && !m->rows_made) {
-            rc = shape_event_rows_init(&m->rows, &m->et, &err);
-            m->rows_made = rc == SHAPE_OK;
-        }
-        for (size_t i = 0; i < b->n && rc == SHAPE_OK; i++) {
-            uint64_t seq = r + i * stride;
-            rc = shape_domain_cursor_row(cur, seq, row, &err);
-            if (rc == SHAPE_OK && render_event(rt, b, i, m, seq, row) != 0)
-                rc = shape_err_set(&err, SHAPE_ENOMEM, "out of memory rendering events");
-            if (rc == SHAPE_OK && rt->want_rows) rc = shape_event_rows_append(&m->rows, seq, row, &err);
-        }
-        if (rc == SHAPE_OK && rt->want_rows) rc = shape_event_rows_finish(&m->rows, &b->rows, &err);
+        rc = fill_batch(rt, fs, b, cur, row, (size_t)n, &err);
+        n = b->norig;
         pthread_mutex_lock(&rt->mu);
         if (rc != SHAPE_OK) {
             rt->freeq[rt->free_count++] = b;
@@ -255,6 +327,7 @@ void *shape_emit_generator_main(void *arg)
         offset += n;
     }
     shape_domain_cursor_close(cur);
+    shape_emit_faults_free(&fstate);
     free(row);
     pthread_mutex_lock(&rt->mu);
     rt->gen_done = 1;

@@ -63,6 +63,8 @@ static int write_checkpoint(const shape_emit_config *cfg, uint64_t offset, int c
     ck.offset = offset;
     ck.total = stream_total(cfg);
     ck.complete = complete;
+    ck.time_shifted = cfg->time_shifted;
+    ck.time_shift_ns = cfg->time_shift_ns;
     if (cfg->shard_count > 1)
         snprintf(ck.shard, sizeof ck.shard, "%llu/%llu", (unsigned long long)cfg->shard_index,
                  (unsigned long long)cfg->shard_count);
@@ -95,9 +97,8 @@ static void *checkpoint_main(void *arg)
 
 /* ---- delivery ----------------------------------------------------------------------- */
 
-static void idem_key(runtime *rt, const batch *b, uint64_t seq, char *out, size_t size)
+static void idem_key(const char *t, uint64_t seq, char *out, size_t size)
 {
-    const char *t = rt->meta[b->k].et.name;
     if (strlen(t) + 22 > size) {
         snprintf(out, size, "?");
         return;
@@ -230,7 +231,7 @@ static int deliver_to(runtime *rt, group *g, shape_emit_destination *d, shape_em
     if (refused) {
         rep->refused += refused;
         char key[128];
-        idem_key(rt, g->b[g->bi[first]], g->ri[first], key, sizeof key);
+        idem_key(group_message(g, first)->table, g->ri[first], key, sizeof key);
         return shape_err_set(err, SHAPE_EINVAL,
                              "the destination rejected %zu event%s (first %s: %s); use --dead-letter URI "
                              "to route them elsewhere",
@@ -275,20 +276,49 @@ static double sleep_until_or_stop(const shape_emit_config *cfg, double deadline)
     return now;
 }
 
-/* When (seconds after t0) events sent..sent+n may go: sent / rate when
- * paced, and no earlier than (sent + n) / max_rate. */
-static double due_of(const shape_emit_config *cfg, uint64_t sent, size_t n)
+/* The virtual clock of --speed for batch b: (its earliest event time − the
+ * first event time of the run) / speed, never decreasing; a batch without
+ * an event time goes with the clock as it stands. */
+static double virtual_due(const runtime *rt, const batch *b)
 {
+    if (b->min_time == INT64_MAX || !rt->vt_started) return rt->vdue;
+    double v = (double)(b->min_time - rt->vt0) / 1e9 / rt->cfg->speed;
+    return v > rt->vdue ? v : rt->vdue;
+}
+
+/* Batch b joins a send: the virtual clock moves to it. */
+static void accept_batch(runtime *rt, const batch *b)
+{
+    if (rt->cfg->speed <= 0) return;
+    if (!rt->vt_started && b->min_time != INT64_MAX) {
+        rt->vt0 = b->min_time;
+        rt->vt_started = 1;
+    }
+    rt->vdue = virtual_due(rt, b);
+}
+
+/* When (seconds after t0) batch b may go, after `sent` events worth `units`
+ * schedule units of this run: when the schedule has them due (sent / rate
+ * for the constant rate, exactly), no earlier than the virtual clock, and
+ * no earlier than (sent + n) / max_rate. */
+static double due_of(runtime *rt, uint64_t sent, double units, const batch *b)
+{
+    const shape_emit_config *cfg = rt->cfg;
     double due = 0;
-    if (cfg->realtime) due = (double)sent / cfg->rate;
+    if (cfg->realtime)
+        due = cfg->schedule ? shape_emit_schedule_due(cfg->schedule, &rt->cursor, units) : (double)sent / cfg->rate;
+    if (cfg->speed > 0) {
+        double v = rt->vt_started || b->min_time == INT64_MAX ? virtual_due(rt, b) : 0;
+        if (v > due) due = v;
+    }
     if (cfg->max_rate > 0) {
-        double cap = (double)(sent + n) / cfg->max_rate;
+        double cap = (double)(sent + b->n) / cfg->max_rate;
         if (cap > due) due = cap;
     }
     return due;
 }
 
-static int paced(const shape_emit_config *cfg) { return cfg->realtime || cfg->max_rate > 0; }
+static int paced(const shape_emit_config *cfg) { return cfg->realtime || cfg->max_rate > 0 || cfg->speed > 0; }
 
 static void record_lag(runtime *rt, shape_emit_report *rep, double lag)
 {
@@ -301,6 +331,13 @@ static void record_lag(runtime *rt, shape_emit_report *rep, double lag)
 
 /* ---- setup --------------------------------------------------------------------------- */
 
+/* Messages a batch may hold: its events, and with duplicates room for the
+ * copies that fall due among them. */
+static size_t batch_cap(const shape_emit_config *cfg)
+{
+    return cfg->duplicate_fraction > 0 ? 2 * cfg->batch_events + 64 : cfg->batch_events;
+}
+
 /* The runtime's scratch, sized by the plan and the batch and queue sizes. */
 static int runtime_alloc(runtime *rt, shape_err *err)
 {
@@ -312,16 +349,17 @@ static int runtime_alloc(runtime *rt, shape_err *err)
     rt->freeq = calloc(rt->npool, sizeof *rt->freeq);
     rt->max_group = cfg->queue_batches < MAX_GROUP ? cfg->queue_batches : MAX_GROUP;
     while (rt->max_group > 1 && rt->max_group * cfg->batch_events > 100000) rt->max_group--;
-    size_t gcap = rt->max_group * cfg->batch_events;
+    size_t gcap = rt->max_group * batch_cap(cfg);
     rt->tmp = calloc(gcap, sizeof *rt->tmp);
     rt->tmp_idx = calloc(gcap, sizeof *rt->tmp_idx);
     rt->grp.msgs = calloc(gcap, sizeof *rt->grp.msgs);
     rt->grp.bi = calloc(gcap, sizeof *rt->grp.bi);
+    rt->grp.mi = calloc(gcap, sizeof *rt->grp.mi);
     rt->grp.ri = calloc(gcap, sizeof *rt->grp.ri);
     rt->dl_msgs = calloc(gcap, sizeof *rt->dl_msgs);
     rt->dl_hdrs = calloc(2 * gcap, sizeof *rt->dl_hdrs);
     if (!rt->meta || !rt->pool || !rt->fullq || !rt->freeq || !rt->tmp || !rt->tmp_idx || !rt->grp.msgs ||
-        !rt->grp.bi || !rt->grp.ri || !rt->dl_msgs || !rt->dl_hdrs)
+        !rt->grp.bi || !rt->grp.mi || !rt->grp.ri || !rt->dl_msgs || !rt->dl_hdrs)
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     return SHAPE_OK;
 }
@@ -346,7 +384,10 @@ static int runtime_setup(const shape_emit_config *cfg, runtime **out, shape_err 
         if (rows != SHAPE_EMIT_ROWS_ONLY) rt->bodies = 1;
     }
     int rc = shape_emit_headers_parse(cfg, rt->hdrs, err);
+    if (rc == SHAPE_OK && rt->want_rows && shape_emit_delivery_faults_on(cfg))
+        rc = shape_err_set(err, SHAPE_EINVAL, "--duplicate-fraction and --poison-fraction need --event-format json");
     if (rc != SHAPE_OK) {
+        shape_emit_headers_free(rt->hdrs, cfg->nheaders);
         free(rt);
         return rc;
     }
@@ -354,8 +395,15 @@ static int runtime_setup(const shape_emit_config *cfg, runtime **out, shape_err 
     rt->nh = 3 + cfg->nheaders;
     rc = runtime_alloc(rt, err);
     if (rc == SHAPE_OK) rc = shape_emit_meta_build(cfg, rt->hdrs, rt->meta, err);
+    if (rc == SHAPE_OK) rc = shape_emit_mutators_resolve(rt, err);
+    for (size_t k = 0; rc == SHAPE_OK && k < cfg->plan->ntables; k++)
+        rt->meta[k].name_hash = shape_emit_name_hash(rt->meta[k].et.name);
+    if (rc == SHAPE_OK && cfg->out_of_order > 0 && (cfg->ooo_window == 0 || cfg->ooo_window > 10000000))
+        rc = shape_err_set(err, SHAPE_EINVAL, "the out-of-order window must be 1..10000000 rows");
+    if (rc == SHAPE_OK && cfg->answer_key && !(rt->answer_key = fopen(cfg->answer_key, "a")))
+        rc = shape_err_set(err, SHAPE_EIO, "cannot open the answer key %s", cfg->answer_key);
     for (size_t i = 0; rc == SHAPE_OK && i < rt->npool; i++) {
-        rt->pool[i] = shape_emit_batch_new(cfg->batch_events, rt->nh);
+        rt->pool[i] = shape_emit_batch_new(batch_cap(cfg), rt->nh);
         if (!rt->pool[i]) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
         else rt->freeq[rt->free_count++] = rt->pool[i];
     }
@@ -393,7 +441,8 @@ static int wait_for_deadline(runtime *rt, batch *b, shape_emit_report *rep)
         rt->t0 = now;
         rt->started = 1;
     }
-    double due = due_of(cfg, rt->sent, b->n);
+    double due = due_of(rt, rt->sent, rt->units, b);
+    accept_batch(rt, b);
     if (cfg->duration >= 0 && due >= cfg->duration) {
         sleep_until_or_stop(cfg, rt->t0 + cfg->duration);
         shape_emit_queue_recycle(rt, b);
@@ -421,6 +470,8 @@ static group *gather_group(runtime *rt, batch *b, shape_emit_report *rep)
     group *g = &rt->grp;
     g->nb = 0;
     g->n = 0;
+    g->norig = 0;
+    g->units = 0;
     g->handed = 0;
     for (batch *x = b; x;) {
         for (size_t i = 0; i < x->n; i++) {
@@ -430,21 +481,25 @@ static group *gather_group(runtime *rt, batch *b, shape_emit_report *rep)
             g->msgs[g->n + i].outcome = SHAPE_EMIT_PENDING; /* reset here, in the same pass */
             g->msgs[g->n + i].reason[0] = 0;
             g->bi[g->n + i] = g->nb;
-            g->ri[g->n + i] = x->row0 + i * x->stride;
+            g->mi[g->n + i] = i;
+            g->ri[g->n + i] = x->seq[i];
         }
         g->b[g->nb++] = x;
         g->n += x->n;
+        g->norig += x->norig;
+        g->units += x->units;
         x = NULL;
         if (g->nb >= rt->max_group || stop_asked(cfg)) break;
         batch *next = shape_emit_queue_try_next(rt);
         if (!next) break;
-        double next_due = due_of(cfg, rt->sent + g->n, next->n);
+        double next_due = due_of(rt, rt->sent + g->norig, rt->units + g->units, next);
         if ((paced(cfg) && rt->t0 + next_due > shape_clock_now()) ||
             (cfg->duration >= 0 && next_due >= cfg->duration)) {
             shape_emit_queue_unget(rt, next);
             break;
         }
         if (paced(cfg)) record_lag(rt, rep, shape_clock_now() - (rt->t0 + next_due));
+        accept_batch(rt, next);
         x = next;
     }
     return g;
@@ -520,7 +575,9 @@ static int run_loop(runtime *rt, shape_emit_report *rep, shape_err *err)
         if (!b || wait_for_deadline(rt, b, rep)) break;
         group *g = gather_group(rt, b, rep);
         for (size_t d = 0; d < cfg->ndests && rc == SHAPE_OK; d++) rc = deliver_to(rt, g, &cfg->dests[d], rep, err);
-        size_t n = g->n;
+        size_t n = g->norig;
+        rt->units += g->units;
+        if (rc == SHAPE_OK && shape_emit_faults_on(cfg)) rc = shape_emit_answer_key(rt, g, rep, err);
         for (size_t i = 0; i < g->nb; i++) shape_emit_queue_recycle(rt, g->b[i]);
         if (rc == SHAPE_OK) rc = after_delivery(rt, n, rep, &done, err);
     }
@@ -617,6 +674,8 @@ static void runtime_free(runtime *rt)
     free(rt->tmp_idx);
     free(rt->grp.msgs);
     free(rt->grp.bi);
+    free(rt->grp.mi);
+    if (rt->answer_key) fclose(rt->answer_key);
     free(rt->grp.ri);
     free(rt->dl_msgs);
     free(rt->dl_hdrs);

@@ -1,29 +1,51 @@
 /* runtime_internal.h — what the rooms of the emit runtime share (internal to
  * libshape): the table metadata, the batches and the runtime handle.
  *
- * The runtime (shape/emit.h) is four files around one struct `runtime`:
+ * The runtime (shape/emit.h) is these files around one struct `runtime`:
  *   metadata.c     keys and headers: --header parsing, each table's metadata
  *                  (key and @column header column indexes), checked up front;
  *   queue.c        the batch pool, the generator thread (which renders each
  *                  event's body, key and headers into its batch) and the
  *                  bounded queue;
  *   dead_letter.c  shape-dead-letter v1 records for refused events;
- *   runtime.c      pacing, delivery with retries, checkpoints, and the run
- *                  (setup, loop, teardown).
+ *   faults.c       the fault draws, duplicates (a heap of copies waiting for
+ *                  their position), poison, and the answer key;
+ *   disorder.c     out-of-order windows (rank -> row);
+ *   anomaly.c      the anomaly mutators;
+ *   runtime.c      pacing (against schedule.c's deadlines, the virtual clock
+ *                  of --speed, --max-rate), delivery with retries,
+ *                  checkpoints, and the run (setup, loop, teardown).
+ * A batch holds the events of one table's consecutive stream positions
+ * (norig of them) and, with duplicates, the copies due among them; every
+ * message carries its own seq and fault flags, since neither rows nor
+ * messages are contiguous any more once faults are on.
  * Functions named shape_emit_* here are hidden: not part of libshape's ABI.
  */
 #ifndef SHAPE_EMIT_RUNTIME_INTERNAL_H
 #define SHAPE_EMIT_RUNTIME_INTERNAL_H
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
+#include "shape/domain.h"
 #include "shape/emit.h"
 
 #define EMIT_HIDDEN __attribute__((visibility("hidden")))
 
 #define MAX_HEADERS 24
+
+/* Injected faults of a message (batch.fault). */
+#define FAULT_DUPLICATE 1u /* this message is a copy */
+#define FAULT_POISON 2u    /* its body was cut */
+#define FAULT_LATE 4u      /* it was moved later in its window (disorder.c) */
+#define FAULT_ANOMALY 8u   /* its row was chosen for an anomaly (anomaly.c; batch.anom says which) */
+
+/* anomaly.c's answer for a row: chosen, changed, mutator << 16, change << 8, column. */
+#define ANOMALY_SELECTED (1u << 31)
+#define ANOMALY_AFFECTED (1u << 30)
+#define MAX_MUTATORS 8
 #define LAG_BUCKETS 10000 /* 0.1 ms each: up to 1 s; later sends go to the last */
 
 /* ---- metadata (metadata.c) ---------------------------------------------------- */
@@ -41,6 +63,7 @@ typedef struct table_meta {
     int key_cols[SHAPE_GEN_MAX_COLUMNS];
     int header_cols[MAX_HEADERS]; /* column of an @column header, or -1 */
     size_t name_len;              /* strlen(et.name), measured once (used per event) */
+    uint64_t name_hash;           /* keys the table's fault draws (faults.c) */
 } table_meta;
 
 /* ---- batches (queue.c) --------------------------------------------------------- */
@@ -59,6 +82,16 @@ typedef struct batch {
     shape_emit_message *msgs;
     shape_emit_header *hdrs; /* per event × nh */
     struct ArrowArray rows;  /* the events as typed rows (release NULL: none) */
+    /* per message (mcap of them: batch_events, and room for duplicate copies) */
+    uint64_t *seq;           /* the event's seq */
+    uint8_t *fault;          /* FAULT_* flags of an injected fault, 0 for none */
+    uint32_t *fdet;          /* its detail: a copy's distance, a poison cut's original length */
+    uint32_t *lmove;         /* a late event's moved_up_to */
+    uint32_t *anom;          /* an anomalous row's ANOMALY_* word */
+    size_t norig;            /* messages that are stream positions (n − copies) */
+    size_t mcap;
+    double units;            /* schedule units of its events: n, or their Poisson gaps */
+    int64_t min_time;        /* earliest event time (ns), INT64_MAX when none */
 } batch;
 
 /* Batches sent together: the sender merges batches that are already due
@@ -69,11 +102,14 @@ typedef struct batch {
 typedef struct group {
     batch *b[MAX_GROUP];
     size_t nb, n;
+    double units;             /* schedule units of its batches */
     shape_emit_message *msgs; /* the batches' messages, concatenated (runtime-owned); what a
                                * destination is handed, so it may change them: the batches
                                * keep the originals (group_message) */
     size_t *bi;               /* batch (in the group) of each message */
+    size_t *mi;               /* its index in that batch */
     uint64_t *ri;             /* seq of each message */
+    size_t norig;             /* stream positions it holds (messages − duplicate copies) */
     int handed;               /* msgs went to a destination since they were copied */
     size_t refused, first_refused; /* REFUSED outcomes after the last send_msgs, when it
                                     * saw them all (refused_known), and the first one */
@@ -83,8 +119,7 @@ typedef struct group {
 /* The original of the group's message i (as the generator built it). */
 static inline const shape_emit_message *group_message(const group *g, size_t i)
 {
-    const batch *b = g->b[g->bi[i]];
-    return &b->msgs[(g->ri[i] - b->row0) / b->stride];
+    return &g->b[g->bi[i]]->msgs[g->mi[i]];
 }
 
 /* ---- the runtime ----------------------------------------------------------------- */
@@ -133,6 +168,15 @@ typedef struct runtime {
     double t_start, t0, first_delivery, last_delivery, last_ck_time, last_progress;
     size_t first_batch; /* events of the first send */
     int started;
+    /* the schedule's position (runtime.c): units of the events sent, the
+     * schedule cursor, the virtual clock of --speed */
+    double units, vdue;
+    shape_schedule_cursor cursor;
+    int64_t vt0;
+    int vt_started;
+    FILE *answer_key; /* appended to, or NULL */
+    int mutators[MAX_MUTATORS]; /* anomaly.c's mutator ids */
+    size_t nmutators;
 } runtime;
 
 /* Events this run's stream holds: the plan's, or this shard's share of it. */
@@ -144,6 +188,72 @@ static inline uint64_t stream_total(const shape_emit_config *cfg)
 static inline uint64_t shard_stride(const shape_emit_config *cfg)
 {
     return cfg->shard_count > 1 ? cfg->shard_count : 1;
+}
+
+/* ---- faults (faults.c) ------------------------------------------------------------ */
+
+/* A copy waiting for its position: the original at stream position `pos`
+ * (of this run's stream: shard offsets) is sent again right after position `due`. */
+typedef struct pending_copy {
+    uint64_t due, pos, seq;
+    size_t k;
+} pending_copy;
+
+/* The order of one window of one table (disorder.c). */
+typedef struct ooo_window {
+    int valid;
+    size_t k;
+    uint64_t w;
+    void *slots; /* ooo_window rows: row and moved_up_to by rank */
+} ooo_window;
+
+typedef struct fault_state {
+    ooo_window ow;
+    pending_copy *heap; /* min-heap by (due, pos) */
+    size_t n, cap;
+    shape_domain_cursor *cur; /* for the copies' rows */
+    size_t cur_k;
+    char scratch[4096];       /* a mutated value's text (anomaly.c), valid until the next row */
+} fault_state;
+
+/* A uniform draw in [0, 1) keyed by (seed, what, table, seq). */
+EMIT_HIDDEN double shape_emit_draw(uint64_t seed, uint64_t what, uint64_t table_hash, uint64_t seq);
+EMIT_HIDDEN int shape_emit_faults_on(const shape_emit_config *cfg);
+/* Duplicates or poison (which change the messages, not only their order). */
+EMIT_HIDDEN int shape_emit_delivery_faults_on(const shape_emit_config *cfg);
+EMIT_HIDDEN uint64_t shape_emit_name_hash(const char *name);
+/* disorder.c: the row at stream rank `rank` of plan table k, and its moved_up_to (0: in place). */
+EMIT_HIDDEN int shape_emit_ooo_row(runtime *rt, ooo_window *ow, size_t k, uint64_t rank, uint64_t *row,
+                                   uint32_t *moved);
+EMIT_HIDDEN void shape_emit_ooo_free(ooo_window *ow);
+/* anomaly.c: mutate row (table k, seq) when it is chosen; its ANOMALY_* word (0: not chosen). */
+EMIT_HIDDEN uint32_t shape_emit_anomaly_apply(runtime *rt, fault_state *fs, size_t k, uint64_t seq, shape_gen_row *row);
+EMIT_HIDDEN int shape_emit_mutators_resolve(runtime *rt, shape_err *err);
+EMIT_HIDDEN const char *shape_emit_mutator_name(int id);
+EMIT_HIDDEN const char *shape_emit_change_name(int id);
+/* Copies of originals before the start offset that are due at or after it. */
+EMIT_HIDDEN int shape_emit_faults_prescan(runtime *rt, fault_state *fs, shape_err *err);
+/* Original event at position pos (table k, seq) was rendered at b's message i:
+ * poison it, and queue its copy. */
+EMIT_HIDDEN int shape_emit_faults_after_original(runtime *rt, fault_state *fs, batch *b, size_t i, uint64_t pos,
+                                                 size_t k, uint64_t seq);
+/* Render the copies due at positions <= pos into b while there is room. */
+EMIT_HIDDEN int shape_emit_faults_copies(runtime *rt, fault_state *fs, batch *b, uint64_t pos, shape_gen_row *row,
+                                         shape_err *err);
+EMIT_HIDDEN void shape_emit_faults_free(fault_state *fs);
+/* Answer-key lines for the faults of a delivered group. */
+EMIT_HIDDEN int shape_emit_answer_key(runtime *rt, const group *g, shape_emit_report *rep, shape_err *err);
+
+/* queue.c: render one event of table meta m at b's message i. */
+EMIT_HIDDEN int shape_emit_render_event(runtime *rt, batch *b, size_t i, const table_meta *m, uint64_t seq,
+                                        const shape_gen_row *row);
+
+/* Add the --time-origin shift to every timestamp of a row. */
+static inline void shift_times(const shape_emit_config *cfg, shape_gen_row *row)
+{
+    if (!cfg->time_shifted) return;
+    for (size_t c = 0; c < row->ncols; c++)
+        if (row->values[c].kind == SHAPE_GEN_TIMESTAMP_NS) row->values[c].v.i += cfg->time_shift_ns;
 }
 
 /* metadata.c */

@@ -1,0 +1,238 @@
+/* faults.c — faults in delivery: duplicates and poison, and the answer key
+ * that lists every fault delivered (spec-core §3.7; shape/emit.h).
+ *
+ * Why: a consumer's de-duplication and poison handling can only be tested
+ * against a stream that has duplicates and poison in it, and scored only if
+ * the test knows exactly which events were faulted. Every choice is a draw
+ * keyed by (seed, fault, table, seq), so the same command gives the same
+ * faults, whatever the batch sizes, and a resumed run the same ones again.
+ * How: the generator renders each original event as always, then asks
+ * here: a poisoned event's body is cut to max(1, ⌊2·len/3⌋) bytes; a
+ * duplicated one gets a copy (same key, same body) queued for 1..W positions
+ * later (a min-heap by due position), rendered right after the original at
+ * that position. A resumed run first re-queues the copies of the W
+ * positions before its start that fall due after it, so the resumed stream
+ * is the uninterrupted one. Copies do not count as stream positions
+ * (offsets, checkpoints and limits count originals). The sender writes one
+ * answer-key line per faulted message once the whole group is delivered.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "shape/domain.h"
+#include "runtime_internal.h"
+
+enum { DRAW_DUPLICATE = 1, DRAW_DUPLICATE_DISTANCE = 2, DRAW_POISON = 3 };
+
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+double shape_emit_draw(uint64_t seed, uint64_t what, uint64_t table_hash, uint64_t seq)
+{
+    uint64_t h = mix64(mix64(mix64(seed ^ (what * 0x9e3779b97f4a7c15ULL)) ^ table_hash) + seq);
+    return (double)(h >> 11) * (1.0 / 9007199254740992.0);
+}
+
+uint64_t shape_emit_name_hash(const char *s)
+{
+    uint64_t h = 1469598103934665603ULL; /* FNV-1a */
+    for (; *s; s++) h = (h ^ (uint8_t)*s) * 1099511628211ULL;
+    return h;
+}
+
+int shape_emit_delivery_faults_on(const shape_emit_config *cfg)
+{
+    return cfg->duplicate_fraction > 0 || cfg->poison_fraction > 0;
+}
+
+int shape_emit_faults_on(const shape_emit_config *cfg)
+{
+    return shape_emit_delivery_faults_on(cfg) || cfg->out_of_order > 0 || cfg->anomaly_fraction > 0;
+}
+
+/* ---- the heap of copies ------------------------------------------------------------ */
+
+static int before(const pending_copy *a, const pending_copy *b)
+{
+    return a->due < b->due || (a->due == b->due && a->pos < b->pos);
+}
+
+static int heap_push(fault_state *fs, pending_copy c)
+{
+    if (fs->n == fs->cap) {
+        size_t cap = fs->cap ? fs->cap * 2 : 256;
+        pending_copy *h = realloc(fs->heap, cap * sizeof *h);
+        if (!h) return -1;
+        fs->heap = h;
+        fs->cap = cap;
+    }
+    size_t i = fs->n++;
+    while (i > 0 && before(&c, &fs->heap[(i - 1) / 2])) {
+        fs->heap[i] = fs->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    fs->heap[i] = c;
+    return 0;
+}
+
+static pending_copy heap_pop(fault_state *fs)
+{
+    pending_copy top = fs->heap[0], last = fs->heap[--fs->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= fs->n) break;
+        if (c + 1 < fs->n && before(&fs->heap[c + 1], &fs->heap[c])) c++;
+        if (!before(&fs->heap[c], &last)) break;
+        fs->heap[i] = fs->heap[c];
+        i = c;
+    }
+    if (fs->n) fs->heap[i] = last;
+    return top;
+}
+
+void shape_emit_faults_free(fault_state *fs)
+{
+    shape_domain_cursor_close(fs->cur);
+    shape_emit_ooo_free(&fs->ow);
+    free(fs->heap);
+    memset(fs, 0, sizeof *fs);
+}
+
+/* ---- choosing faults ------------------------------------------------------------------ */
+
+/* Queue the copy of the original at pos (table k, seq) when it is drawn. */
+static int maybe_queue_copy(runtime *rt, fault_state *fs, uint64_t pos, size_t k, uint64_t seq, uint64_t from)
+{
+    const shape_emit_config *cfg = rt->cfg;
+    uint64_t th = rt->meta[k].name_hash;
+    if (!(shape_emit_draw(cfg->fault_seed, DRAW_DUPLICATE, th, seq) < cfg->duplicate_fraction)) return 0;
+    uint64_t d = 1 + (uint64_t)(shape_emit_draw(cfg->fault_seed, DRAW_DUPLICATE_DISTANCE, th, seq) *
+                                (double)cfg->duplicate_window);
+    if (d > cfg->duplicate_window) d = cfg->duplicate_window;
+    if (pos + d < from) return 0;
+    return heap_push(fs, (pending_copy){pos + d, pos, seq, k});
+}
+
+int shape_emit_faults_prescan(runtime *rt, fault_state *fs, shape_err *err)
+{
+    const shape_emit_config *cfg = rt->cfg;
+    fs->cur_k = SIZE_MAX;
+    if (cfg->duplicate_fraction <= 0) return SHAPE_OK;
+    const uint64_t start = cfg->start_offset, w = cfg->duplicate_window;
+    const uint64_t stride = shard_stride(cfg), first = stride > 1 ? cfg->shard_index : 0;
+    for (uint64_t o = start > w ? start - w : 0; o < start; o++) {
+        size_t k;
+        uint64_t r;
+        SHAPE_RETURN_NOT_OK(shape_event_plan_locate(cfg->plan, first + o * stride, &k, &r, err));
+        uint32_t moved;
+        if (cfg->out_of_order > 0 && shape_emit_ooo_row(rt, &fs->ow, k, r, &r, &moved) != SHAPE_OK)
+            return shape_err_set(err, SHAPE_ENOMEM, "out of memory ordering a window");
+        if (maybe_queue_copy(rt, fs, o, k, r, start) != 0) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    }
+    return SHAPE_OK;
+}
+
+int shape_emit_faults_after_original(runtime *rt, fault_state *fs, batch *b, size_t i, uint64_t pos, size_t k,
+                                     uint64_t seq)
+{
+    const shape_emit_config *cfg = rt->cfg;
+    if (cfg->poison_fraction > 0 &&
+        shape_emit_draw(cfg->fault_seed, DRAW_POISON, rt->meta[k].name_hash, seq) < cfg->poison_fraction) {
+        size_t len = b->msgs[i].value_len, cut = len * 2 / 3;
+        b->msgs[i].value_len = cut ? cut : 1;
+        b->fault[i] |= FAULT_POISON;
+        b->fdet[i] = (uint32_t)len;
+    }
+    if (cfg->duplicate_fraction > 0 && maybe_queue_copy(rt, fs, pos, k, seq, 0) != 0) return SHAPE_ENOMEM;
+    return SHAPE_OK;
+}
+
+int shape_emit_faults_copies(runtime *rt, fault_state *fs, batch *b, uint64_t pos, shape_gen_row *row, shape_err *err)
+{
+    const shape_emit_config *cfg = rt->cfg;
+    while (fs->n && fs->heap[0].due <= pos && b->n < b->mcap) {
+        pending_copy c = heap_pop(fs);
+        if (c.k != fs->cur_k) {
+            shape_domain_cursor_close(fs->cur);
+            fs->cur = NULL;
+            fs->cur_k = SIZE_MAX;
+            SHAPE_RETURN_NOT_OK(shape_domain_cursor_open(cfg->plan->domain, cfg->plan->table_ids[c.k], &fs->cur, err));
+            fs->cur_k = c.k;
+        }
+        SHAPE_RETURN_NOT_OK(shape_domain_cursor_row(fs->cur, c.seq, row, err));
+        shift_times(cfg, row);
+        uint32_t anomaly = cfg->anomaly_fraction > 0 ? shape_emit_anomaly_apply(rt, fs, c.k, c.seq, row) : 0;
+        if (shape_emit_render_event(rt, b, b->n, &rt->meta[c.k], c.seq, row) != 0)
+            return shape_err_set(err, SHAPE_ENOMEM, "out of memory rendering events");
+        b->fault[b->n] = FAULT_DUPLICATE;
+        b->fdet[b->n] = (uint32_t)(c.due - c.pos);
+        b->anom[b->n] = anomaly; /* the same change as its original's, not logged twice */
+        b->n++;
+    }
+    return SHAPE_OK;
+}
+
+/* ---- the answer key ----------------------------------------------------------------------- */
+
+/* One answer-key line; table names (a schema file's, too) are JSON-escaped. */
+static void answer_line(FILE *f, const char *kind, const char *table, uint64_t seq, const char *detail)
+{
+    char buf[4096], key[SHAPE_EVENT_KEY_FRAG * 2 + 24]; /* room: 6 n + 2 for each string */
+    size_t tl = strlen(table);
+    if (tl > SHAPE_EVENT_KEY_FRAG * 2) tl = SHAPE_EVENT_KEY_FRAG * 2; /* names are shorter (event.h) */
+    char *p = shape_json_string(buf, table, tl);
+    memcpy(key, table, tl);
+    char *k = shape_json_u64(key + tl + 1, seq);
+    key[tl] = '/';
+    char *q = shape_json_string(p, key, (size_t)(k - key));
+    fprintf(f, "{\"kind\":\"%s\",\"table\":%.*s,\"seq\":%llu,\"key\":%.*s%s}\n", kind, (int)(p - buf), buf,
+            (unsigned long long)seq, (int)(q - p), p, detail);
+}
+
+int shape_emit_answer_key(runtime *rt, const group *g, shape_emit_report *rep, shape_err *err)
+{
+    for (size_t i = 0; i < g->n; i++) {
+        const batch *b = g->b[g->bi[i]];
+        uint8_t f = b->fault[g->mi[i]];
+        if (!f) continue;
+        const shape_emit_message *m = group_message(g, i);
+        char detail[96];
+        if (f & FAULT_DUPLICATE) {
+            rep->duplicates++;
+            snprintf(detail, sizeof detail, ",\"copy_after\":%u", (unsigned)b->fdet[g->mi[i]]);
+            if (rt->answer_key) answer_line(rt->answer_key, "duplicate", m->table, g->ri[i], detail);
+        }
+        if (f & FAULT_ANOMALY) {
+            uint32_t a = b->anom[g->mi[i]];
+            rep->anomalies_selected++;
+            if (a & ANOMALY_AFFECTED) {
+                rep->anomalies_affected++;
+                const shape_event_table *et = &rt->meta[b->k].et; /* an original: the batch's table */
+                snprintf(detail, sizeof detail, ",\"mutator\":\"%s\",\"column\":\"%.40s\",\"change\":\"%s\"",
+                         shape_emit_mutator_name((int)(a >> 16 & 0xff)), et->cols[a & 0xff].name,
+                         shape_emit_change_name((int)(a >> 8 & 0xff)));
+                if (rt->answer_key) answer_line(rt->answer_key, "anomaly", m->table, g->ri[i], detail);
+            }
+        }
+        if (f & FAULT_LATE) {
+            snprintf(detail, sizeof detail, ",\"moved_up_to\":%u", (unsigned)b->lmove[g->mi[i]]);
+            rep->late++;
+            if (rt->answer_key) answer_line(rt->answer_key, "late", m->table, g->ri[i], detail);
+        }
+        if (f & FAULT_POISON) {
+            rep->poisoned++;
+            snprintf(detail, sizeof detail, ",\"bytes\":%zu,\"original_bytes\":%u", m->value_len,
+                     (unsigned)b->fdet[g->mi[i]]);
+            if (rt->answer_key) answer_line(rt->answer_key, "poison", m->table, g->ri[i], detail);
+        }
+    }
+    if (rt->answer_key && fflush(rt->answer_key) != 0)
+        return shape_err_set(err, SHAPE_EIO, "cannot write the answer key %s", rt->cfg->answer_key);
+    return SHAPE_OK;
+}
