@@ -181,7 +181,7 @@ static const struct strategy_info {
     const char *name;
     int id;
     int group; /* 1 keys (when pk), 2 fk, 3 independent, 4 dependent, 5 computed */
-    const char *keys[12];
+    const char *keys[24];
 } STRATEGIES[] = {
     {"sequence", SC_SEQUENCE, 3, {"start", "step", NULL}},
     {"uuid", SC_UUID, 3, {NULL}},
@@ -191,7 +191,8 @@ static const struct strategy_info {
     {"lifecycle", SC_LIFECYCLE, 3, {"phases", "values", NULL}},
     {"pattern", SC_PATTERN, 3, {"format", NULL}},
     {"distribution", SC_DISTRIBUTION, 3,
-     {"distribution", "params", "min", "max", "mean", "std_dev", "low", "high", "alpha", "p", "lam", NULL}},
+     {"distribution", "params", "min", "max", "mean", "mu", "std_dev", "sigma", "std", "low", "high", "alpha", "a", "xm",
+      "p", "probability", "lam", "lambda", "scale", "rate", "mode", NULL}},
     {"temporal", SC_TEMPORAL, 3,
      {"range_ref", "date_range", "range", "start", "end", "pattern", "profiles", "granularity", "month_weights",
       "day_of_week_weights", "unit", NULL}},
@@ -1036,9 +1037,9 @@ static int parse_generator(ld *L, int ti, int self)
         return SHAPE_OK;
     }
     const struct strategy_info *info = strategy_by_id(c->strategy);
-    const char *allowed[16] = {"strategy", "output_type"};
+    const char *allowed[28] = {"strategy", "output_type"};
     size_t na = 2;
-    for (size_t i = 0; info->keys[i] && na < 15; i++) allowed[na++] = info->keys[i];
+    for (size_t i = 0; info->keys[i] && na < 27; i++) allowed[na++] = info->keys[i];
     allowed[na] = NULL;
     char what[64];
     snprintf(what, sizeof what, "parameter of %s", info->name);
@@ -1278,14 +1279,52 @@ static int build_table(ld *L, sc_table *t, json_t *tj)
     for (size_t j = 0; j < t->ncols; j++) {
         t->out[j].name = t->cols[j].name;
         t->out[j].type = t->cols[j].kind;
-        t->out[j].nullable = (uint8_t)(t->cols[j].nullable || t->cols[j].strategy == SC_NONE ||
-                                       t->cols[j].strategy == SC_SELF_REFERENCING || t->cols[j].strategy == SC_LOOKUP ||
-                                       t->cols[j].strategy == SC_DERIVED || t->cols[j].strategy == SC_CORRELATED ||
-                                       t->cols[j].strategy == SC_FORMULA || t->cols[j].strategy == SC_PATTERN ||
-                                       t->cols[j].strategy == SC_CONDITIONAL || t->cols[j].strategy == SC_FOREIGN_KEY);
+        t->out[j].nullable = 0; /* set by may_be_null once every generator is read */
         if (t->event_time_col < 0 && t->cols[j].kind == SHAPE_GEN_TIMESTAMP_NS) t->event_time_col = (int)j;
     }
     return SHAPE_OK;
+}
+
+/* Which columns can hold a null (the registry formats make those optional):
+ * a null_rate, no generator, a hierarchy's roots, a formula (NaN), and
+ * whatever reads a column that can. A fixpoint over cross-table reads. */
+static void may_be_null(sc_schema *s)
+{
+    for (int round = 0; round < 8; round++) {
+        int changed = 0;
+        for (size_t ti = 0; ti < s->ntables; ti++) {
+            sc_table *t = &s->tables[ti];
+            for (size_t ci = 0; ci < t->ncols; ci++) {
+                const sc_column *c = &t->cols[ci];
+                int n = c->null_rate > 0 || c->strategy == SC_NONE || c->strategy == SC_SELF_REFERENCING ||
+                        c->strategy == SC_FORMULA;
+                switch (c->strategy) {
+                case SC_FOREIGN_KEY: n |= c->constrained_by >= 0 && c->nullable; break;
+                case SC_LOOKUP: {
+                    const sc_column *via = &t->cols[c->via];
+                    int by_fk = via->strategy == SC_FOREIGN_KEY && via->ref_table == c->src_table && via->ref_col == c->key_col;
+                    /* through a key value, an unmatched key gives null */
+                    n |= !by_fk || t->out[c->via].nullable || s->tables[c->src_table].out[c->src_col].nullable;
+                    break;
+                }
+                case SC_DERIVED:
+                    n |= c->src_table >= 0 ? s->tables[c->src_table].out[c->src_col].nullable || t->out[c->via].nullable
+                                           : t->out[c->src_col].nullable;
+                    break;
+                case SC_CORRELATED: n |= t->out[c->src_col].nullable; break;
+                case SC_CONSTANT: n |= c->constant.kind == SHAPE_GEN_NULL; break;
+                case SC_CONDITIONAL: n |= c->branch[0].kind == SHAPE_GEN_NULL || c->branch[1].kind == SHAPE_GEN_NULL; break;
+                case SC_PATTERN:
+                    for (size_t k = 0; k < c->ntokens; k++)
+                        if (c->tokens[k].kind == 3) n |= t->out[c->tokens[k].col].nullable;
+                    break;
+                default: break;
+                }
+                if (n && !t->out[ci].nullable) t->out[ci].nullable = 1, changed = 1;
+            }
+        }
+        if (!changed) break;
+    }
 }
 
 /* ---- row counts ------------------------------------------------------------------- */
@@ -1662,6 +1701,7 @@ int sc_schema_load(const char *text, size_t len, const char *dir, const char *pr
             L->column = NULL;
         }
     L->table = NULL;
+    may_be_null(s);
     /* presets */
     json_t *gen = json_object_get(root, "generation");
     if (gen && !json_is_object(gen)) {
