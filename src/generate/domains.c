@@ -75,10 +75,7 @@ int shape_domain_lookup_in(const char *name, const char *dirs, const shape_domai
     size_t used = 0;
     for (size_t i = 0; (t = shape_domain_builtin(i)) != NULL && used < sizeof list - 1; i++)
         used += (size_t)snprintf(list + used, sizeof list - used, "%s%s", i ? ", " : "", t->name);
-    return shape_err_set(err, SHAPE_EINVAL,
-                         "unknown domain '%.60s'; available: %s, a schema PATH.json, or NAME.json in --domain-path "
-                         "or SHAPE_DOMAIN_PATH",
-                         name ? name : "", list);
+    return shape_err_set(err, SHAPE_EINVAL, "unknown domain '%.60s'; available: %s", name ? name : "", list);
 }
 
 void shape_domain_release(const shape_domain_type *type) { shape_schema_domain_free(type); }
