@@ -90,6 +90,25 @@ grep -q "account  *offsets 0..1000" dry.txt && grep -q "chargeback  *offsets 218
 "$SHAPE_BIN" domain check "$examples/payments.json" >check.txt
 grep -q "^payments: valid; scale small, seed 42, 4 tables, 21876 rows" check.txt || { cat check.txt; fail "domain check"; }
 
+# --- bounded memory: peak RSS flat from 10^4 to 10^7 rows of one table ---
+flat="$here/../data/domains/flat.json"
+peak() {
+    python3 - "$SHAPE_BIN" "$flat" "$1" <<'EOF'
+import resource, subprocess, sys
+subprocess.run([sys.argv[1], "emit", sys.argv[2], "--scale", sys.argv[3], "--table", "event", "--sink", "null",
+                "--no-progress"], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
+EOF
+}
+small_kb=$(peak e4)
+mid_kb=$(peak e6)
+large_kb=$(peak e7)
+echo "peak RSS: 10^4 rows ${small_kb} KB, 10^6 ${mid_kb} KB, 10^7 ${large_kb} KB"
+# 10^4 rows never fill the event queue (16 batches); from 10^6 on it is full
+# and nothing else grows
+(( large_kb < small_kb + 24576 )) || fail "peak RSS grows with the rows: ${small_kb} KB -> ${large_kb} KB"
+(( large_kb < mid_kb + 8192 )) || fail "peak RSS grows from 10^6 to 10^7 rows: ${mid_kb} KB -> ${large_kb} KB"
+
 # --- bad schemas: one line, table + column + what to change, exit 2, nothing sent ---
 base="$examples/payments.json"
 # bad EXPR MESSAGE: EXPR is a Python statement editing the schema `s`
