@@ -65,6 +65,18 @@ for tname, table in schema["tables"].items():
             if bad:
                 fail(f"{tname}.{cname}: {len(bad)} values point at no {pt}.{pc}, e.g. {bad[0]!r}")
             checks += 1
+            cb = g.get("constrained_by")
+            if cb:
+                index = {r[pc]: r[cb] for r in rows[pt]}
+                wrong = [r for r in data if r[cname] is not None and index[r[cname]] != r[cb]]
+                if wrong:
+                    fail(f"{tname}.{cname}: {len(wrong)} rows pick a {pt} whose {cb} is not theirs")
+                has = {r[cb] for r in rows[pt]}
+                if col.get("nullable"):
+                    missed = [r for r in data if r[cname] is None and r[cb] in has]
+                    if missed:
+                        fail(f"{tname}.{cname}: {len(missed)} rows are null though a matching {pt} exists")
+                checks += 1
         if st in ("weighted_enum", "lifecycle") and n >= 1000:
             w = g.get("values") or g.get("phases")
             total = sum(w.values())

@@ -170,6 +170,19 @@ static int eval_fk(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_ge
     }
     if (c->alloc) {
         pr = alloc_parent_of(c, r, NULL, NULL);
+    } else if (c->constrained_exact) {
+        /* the parents whose key column holds this row's value are the
+         * children of that grandparent row in the parent's allocation */
+        const sc_column *theirs = &p->cols[c->constrained_pcol];
+        uint64_t g = f->prow[c->constrained_by], c0 = 0;
+        uint32_t k = 0;
+        if (g != UINT64_MAX && theirs->alloc) alloc_children_of(theirs, g, &c0, &k);
+        if (k == 0) {
+            f->prow[ci] = UINT64_MAX;
+            if (c->nullable) return SHAPE_OK; /* out is null */
+            pr = shape_gen_below(c->s, r, 0, n);
+        } else
+            pr = child_row_of(theirs, c0 + shape_gen_below(c->s, r, 0, k));
     } else if (c->constrained_by >= 0) {
         const shape_gen_value *want = &f->row->values[c->constrained_by];
         int found = 0;
@@ -305,6 +318,27 @@ static int eval_pattern(const sc_column *c, sc_frame *f, shape_gen_value *out)
     return SHAPE_OK;
 }
 
+/* The row of table src whose key column matches this row's `via` value: the
+ * FK's parent row when via is a foreign key to that key, else the inverse
+ * of a sequence key. 0 when there is none (a null or unmatched key). */
+static int lookup_row(const sc_schema *s, const sc_table *t, const sc_frame *f, int via_col, int src, int key_col,
+                      uint64_t *pr)
+{
+    const sc_column *via = &t->cols[via_col];
+    const shape_gen_value *v = &f->row->values[via_col];
+    if (v->kind == SHAPE_GEN_NULL) return 0;
+    if (via->strategy == SC_FOREIGN_KEY && via->ref_table == src && via->ref_col == key_col) {
+        *pr = f->prow[via_col];
+        return *pr != UINT64_MAX;
+    }
+    const sc_column *key = &s->tables[src].cols[key_col];
+    if (v->kind == SHAPE_GEN_STRING || key->step == 0) return 0;
+    double x = as_double(v) - (double)key->start;
+    if (sc_fmod(x, (double)key->step) != 0 || x / (double)key->step < 0) return 0;
+    *pr = (uint64_t)(x / (double)key->step);
+    return 1;
+}
+
 static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
 {
     const sc_column *c = &t->cols[ci];
@@ -356,19 +390,8 @@ static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
     }
     case SC_FOREIGN_KEY: return eval_fk(ctx, f, t, ci, out, err);
     case SC_LOOKUP: {
-        const sc_column *via = &t->cols[c->via];
         uint64_t pr;
-        if (via->strategy == SC_FOREIGN_KEY && via->ref_table == c->src_table && via->ref_col == c->key_col) {
-            pr = f->prow[c->via];
-            if (pr == UINT64_MAX || row->values[c->via].kind == SHAPE_GEN_NULL) return SHAPE_OK;
-        } else {
-            const shape_gen_value *v = &row->values[c->via];
-            const sc_column *key = &s->tables[c->src_table].cols[c->key_col];
-            if (v->kind == SHAPE_GEN_NULL || v->kind == SHAPE_GEN_STRING) return SHAPE_OK;
-            double x = as_double(v) - (double)key->start;
-            if (key->step == 0 || sc_fmod(x, (double)key->step) != 0 || x / (double)key->step < 0) return SHAPE_OK;
-            pr = (uint64_t)(x / (double)key->step);
-        }
+        if (!lookup_row(s, t, f, c->via, c->src_table, c->key_col, &pr)) return SHAPE_OK;
         return read_other(ctx, c->src_table, pr, c->src_col, row, out, NULL, err);
     }
     case SC_DERIVED: {
@@ -408,7 +431,19 @@ static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
             else eq = 0;
             hit = eq < 0 ? 0 : c->cond_op == 2 ? eq : !eq;
         }
-        *out = c->branch[hit ? 0 : 1];
+        int b = hit ? 0 : 1;
+        if (c->branch_lookup[b]) {
+            uint64_t pr;
+            if (row->values[c->bl_via[b]].kind == SHAPE_GEN_NULL) {
+                set_float(out, 0.0); /* the original: a null via gives 0 */
+                return SHAPE_OK;
+            }
+            if (!lookup_row(s, t, f, c->bl_via[b], c->bl_table[b], c->bl_key[b], &pr)) return SHAPE_OK;
+            SHAPE_RETURN_NOT_OK(read_other(ctx, c->bl_table[b], pr, c->bl_col[b], row, out, NULL, err));
+            if (out->kind != SHAPE_GEN_NULL) set_float(out, as_double(out));
+            return SHAPE_OK;
+        }
+        *out = c->branch[b];
         if (c->natural == SHAPE_GEN_STRING && out->kind != SHAPE_GEN_STRING && out->kind != SHAPE_GEN_NULL) {
             char *p = scratch(row, 32);
             int n = p ? snprintf(p, 32, "%.17g", as_double(out)) : 0;

@@ -157,6 +157,7 @@ typedef struct sc_column {
     int max_per_parent;
     int constrained_by;   /* column of this table, or -1 */
     int constrained_pcol; /* the same-named column of the parent */
+    int constrained_exact; /* both are keys to one table and the parent's is allocated: pick among its children */
     /* lookup, derived (via), conditional */
     int via;        /* column of this table (an FK or a key value), or -1 */
     int src_table;  /* table read, or -1 */
@@ -177,6 +178,8 @@ typedef struct sc_column {
     double cond_num;
     char *cond_text;
     shape_gen_value branch[2]; /* true, false */
+    int branch_lookup[2];      /* the branch is an inline lookup (cast to float) */
+    int bl_via[2], bl_table[2], bl_col[2], bl_key[2];
     char *branch_text[2];
     /* first_per_parent */
     int parent_column;

@@ -777,6 +777,14 @@ static int parse_fk(ld *L, int ti, int self, sc_column *c, json_t *g)
             return fail(L, "constrained_by '%.60s' is not an earlier column of this table", cb);
         c->constrained_pcol = find_col(p, cb);
         if (c->constrained_pcol < 0) return fail(L, "constrained_by '%.60s': the parent '%s' has no such column", cb, p->name);
+        sc_column *mine = &s->tables[ti].cols[c->constrained_by], *theirs = &p->cols[c->constrained_pcol];
+        if (mine->strategy == SC_FOREIGN_KEY && theirs->strategy == SC_FOREIGN_KEY && mine->ref_table == theirs->ref_table &&
+            mine->ref_col == theirs->ref_col && theirs->ref_table != c->ref_table) {
+            /* the parents that match are the children of one grandparent row:
+             * make the parent's key an allocation and pick among them exactly */
+            theirs->allocated = 1;
+            c->constrained_exact = 1;
+        }
     }
     if (c->ref_table == ti) c->fk_mode = SC_FK_UNIFORM; /* a self reference is uniform */
     return SHAPE_OK;
@@ -978,12 +986,33 @@ static int parse_conditional(ld *L, int ti, int self, sc_column *c, json_t *g)
         }
         json_t *fixed = json_object_get(br, "fixed");
         int rc = 0;
+        const char *bst = get_string(br, "strategy");
+        if (bst && strcmp(bst, "lookup") == 0) {
+            /* an inline lookup: parsed as a lookup column, kept in the branch */
+            sc_column tmp;
+            memset(&tmp, 0, sizeof tmp);
+            static const char *const lk[] = {"strategy", "source_table", "source_column", "via", "key", NULL};
+            int lrc = check_keys(L, br, lk, "inline lookup key");
+            if (lrc == SHAPE_OK) lrc = parse_lookup(L, ti, self, &tmp, br);
+            json_decref(br);
+            if (lrc != SHAPE_OK) return lrc;
+            int sk = L->s->tables[tmp.src_table].cols[tmp.src_col].kind;
+            if (sk != SHAPE_GEN_INT64 && sk != SHAPE_GEN_FLOAT64 && sk != SHAPE_GEN_BOOL)
+                return fail(L, "an inline lookup in a conditional must read a numeric column");
+            c->branch_lookup[b] = 1;
+            c->bl_via[b] = tmp.via;
+            c->bl_table[b] = tmp.src_table;
+            c->bl_col[b] = tmp.src_col;
+            c->bl_key[b] = tmp.key_col;
+            c->branch[b].kind = SHAPE_GEN_FLOAT64;
+            continue;
+        }
         if (fixed) rc = json_to_value(fixed, &c->branch[b], &c->branch_text[b]);
         else if (json_object_size(br) == 0) c->branch[b].kind = SHAPE_GEN_FLOAT64;
         else rc = -3;
         json_decref(br);
         if (rc == -1) return shape_err_set(L->err, SHAPE_ENOMEM, "out of memory");
-        if (rc) return fail(L, "conditional branches support {\"fixed\": V} or {}; an inline strategy is not supported");
+        if (rc) return fail(L, "conditional branches support {\"fixed\": V}, {} or an inline lookup");
         if (c->branch[b].kind == SHAPE_GEN_STRING) text = 1;
     }
     c->natural = text ? SHAPE_GEN_STRING : SHAPE_GEN_FLOAT64;
@@ -1313,7 +1342,10 @@ static void may_be_null(sc_schema *s)
                     break;
                 case SC_CORRELATED: n |= t->out[c->src_col].nullable; break;
                 case SC_CONSTANT: n |= c->constant.kind == SHAPE_GEN_NULL; break;
-                case SC_CONDITIONAL: n |= c->branch[0].kind == SHAPE_GEN_NULL || c->branch[1].kind == SHAPE_GEN_NULL; break;
+                case SC_CONDITIONAL:
+                    n |= c->branch[0].kind == SHAPE_GEN_NULL || c->branch[1].kind == SHAPE_GEN_NULL || c->branch_lookup[0] ||
+                         c->branch_lookup[1];
+                    break;
                 case SC_PATTERN:
                     for (size_t k = 0; k < c->ntokens; k++)
                         if (c->tokens[k].kind == 3) n |= t->out[c->tokens[k].col].nullable;
@@ -1496,6 +1528,10 @@ static int visit(ld *L, uint8_t *colour, int t, int c)
         if (col->src_table >= 0) TRY(visit(L, colour, col->src_table, col->src_col));
         break;
     case SC_COMPUTED: TRY(visit(L, colour, col->child_table, col->child_col)); break;
+    case SC_CONDITIONAL:
+        for (int b = 0; b < 2; b++)
+            if (col->branch_lookup[b]) TRY(visit(L, colour, col->bl_table[b], col->bl_col[b]));
+        break;
     default: break;
     }
     *me = 2;
