@@ -113,7 +113,12 @@ static int sc_cursor_row(void *cursor, uint64_t row, shape_gen_row *out, shape_e
     return sc_eval_row(&c->ctx, c->table, row, out, err);
 }
 
-static void sc_cursor_close(void *cursor) { free(cursor); }
+static void sc_cursor_close(void *cursor)
+{
+    sc_cursor *c = cursor;
+    if (c) sc_ctx_release(&c->ctx);
+    free(c);
+}
 
 int shape_schema_domain_parse(const char *text, size_t len, const char *dir, const shape_domain_type **out,
                               shape_err *err)

@@ -16,6 +16,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -23,7 +24,7 @@
 
 #include "schema_internal.h"
 
-static int eval_prefix(sc_ctx *ctx, sc_frame *f, int upto, shape_err *err);
+static int eval_range(sc_ctx *ctx, sc_frame *f, int from, int upto, shape_err *err);
 
 static char *scratch(shape_gen_row *row, size_t n)
 {
@@ -105,14 +106,54 @@ static int read_other(sc_ctx *ctx, int t, uint64_t r, int c, shape_gen_row *into
     if (ctx->depth + 1 >= SC_MAX_DEPTH)
         return shape_err_set(err, SHAPE_EINVAL, "table '%s', column '%s': rows read each other more than %d deep",
                              tab->name, col->name, SC_MAX_DEPTH);
+    /* a row being evaluated up the stack (a total's children reading their
+     * parent back) already holds its earlier columns */
+    for (int d = 0; d <= ctx->depth; d++) {
+        const sc_frame *a = &ctx->frames[d];
+        if (a->table == t && a->r == r && c < a->done) {
+            *out = a->row->values[c];
+            if (prow) *prow = a->prow[c];
+            own_text(into, out);
+            return SHAPE_OK;
+        }
+    }
+    if (!ctx->cache[t]) {
+        ctx->cache[t] = calloc(SC_CACHE_WAYS, sizeof *ctx->cache[t]);
+        for (int i = 0; ctx->cache[t] && i < SC_CACHE_WAYS; i++) ctx->cache[t][i].upto = -1;
+    }
+    sc_cache_entry *e = ctx->cache[t] ? &ctx->cache[t][r % SC_CACHE_WAYS] : NULL;
+    if (e && !e->busy && e->r == r && e->upto >= c) {
+        *out = e->row.values[c];
+        if (prow) *prow = e->prow[c];
+        own_text(into, out);
+        return SHAPE_OK;
+    }
     ctx->depth++;
     sc_frame *f = &ctx->frames[ctx->depth];
-    f->row = &ctx->stack[ctx->depth];
-    f->row->scratch_used = 0;
-    f->row->ncols = tab->ncols;
+    int from = 0, rc;
     f->table = t;
     f->r = r;
-    int rc = eval_prefix(ctx, f, c, err);
+    if (e && !e->busy) {
+        if (e->r != r || e->upto < 0) {
+            e->r = r;
+            e->upto = -1;
+            e->row.scratch_used = 0;
+        }
+        e->row.ncols = tab->ncols;
+        from = e->upto + 1;
+        f->row = &e->row;
+        f->prow = e->prow;
+        e->busy = 1;
+        rc = eval_range(ctx, f, from, c, err);
+        e->busy = 0;
+        e->upto = rc == SHAPE_OK ? c : -1;
+    } else {
+        f->row = &ctx->stack[ctx->depth];
+        f->prow = ctx->prows[ctx->depth];
+        f->row->scratch_used = 0;
+        f->row->ncols = tab->ncols;
+        rc = eval_range(ctx, f, 0, c, err);
+    }
     if (rc == SHAPE_OK) {
         *out = f->row->values[c];
         if (prow) *prow = f->prow[c];
@@ -120,6 +161,14 @@ static int read_other(sc_ctx *ctx, int t, uint64_t r, int c, shape_gen_row *into
     }
     ctx->depth--;
     return rc;
+}
+
+void sc_ctx_release(sc_ctx *ctx)
+{
+    for (int t = 0; t < SC_MAX_TABLES; t++) {
+        free(ctx->cache[t]);
+        ctx->cache[t] = NULL;
+    }
 }
 
 /* ---- foreign keys --------------------------------------------------------------- */
@@ -578,17 +627,24 @@ static void convert(const sc_column *c, shape_gen_row *row, shape_gen_value *v)
     }
 }
 
-static int eval_prefix(sc_ctx *ctx, sc_frame *f, int upto, shape_err *err)
+static int eval_range(sc_ctx *ctx, sc_frame *f, int from, int upto, shape_err *err)
 {
     const sc_table *t = &ctx->s->tables[f->table];
-    for (int ci = 0; ci <= upto; ci++) {
+    f->done = from;
+    for (int ci = from; ci <= upto; ci++) {
         const sc_column *c = &t->cols[ci];
         shape_gen_value *v = &f->row->values[ci];
         f->prow[ci] = UINT64_MAX;
-        SHAPE_RETURN_NOT_OK(eval_strategy(ctx, f, t, ci, v, err));
+        int rc = eval_strategy(ctx, f, t, ci, v, err);
+        if (rc != SHAPE_OK) {
+            f->done = 0;
+            return rc;
+        }
         convert(c, f->row, v);
         if (c->null_rate > 0 && shape_gen_chance(c->s_null, f->r, 0, c->null_rate)) set_null(v);
+        f->done = ci + 1;
     }
+    f->done = 0; /* the frame is finished: its slot may be reused */
     return SHAPE_OK;
 }
 
@@ -598,10 +654,11 @@ int sc_eval_row(sc_ctx *ctx, int t, uint64_t r, shape_gen_row *out, shape_err *e
     ctx->depth = 0;
     sc_frame *f = &ctx->frames[0];
     f->row = out;
+    f->prow = ctx->prows[0];
     f->table = t;
     f->r = r;
     out->ncols = tab->ncols;
     out->scratch_used = 0;
     if (tab->ncols == 0) return SHAPE_OK;
-    return eval_prefix(ctx, f, (int)tab->ncols - 1, err);
+    return eval_range(ctx, f, 0, (int)tab->ncols - 1, err);
 }

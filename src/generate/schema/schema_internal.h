@@ -254,18 +254,38 @@ int sc_expr_eval(const sc_expr *e, const shape_gen_value *vals, double *out);
 /* One evaluation of a row: values, the parent row each FK column picked. */
 typedef struct sc_frame {
     shape_gen_row *row;
-    uint64_t prow[SHAPE_GEN_MAX_COLUMNS];
+    uint64_t *prow; /* [SHAPE_GEN_MAX_COLUMNS] */
     int table;
     uint64_t r;
+    int done; /* columns 0..done-1 are evaluated */
 } sc_frame;
+
+/* A row of another table read before, kept with the prefix of columns
+ * evaluated so far: consecutive children read the same parent, hot zipf
+ * parents repeat, a total reads children that read their parent back. A
+ * cache changes no value (every value is a pure function of its row); it
+ * only saves recomputing. Direct-mapped, SC_CACHE_WAYS rows per table,
+ * allocated per table on first use. */
+#define SC_CACHE_WAYS 32
+typedef struct sc_cache_entry {
+    uint64_t r;
+    int upto; /* columns 0..upto are valid; -1 empty */
+    int busy; /* being evaluated (a read of the same slot goes uncached) */
+    uint64_t prow[SHAPE_GEN_MAX_COLUMNS];
+    shape_gen_row row;
+} sc_cache_entry;
 
 typedef struct sc_ctx {
     const sc_schema *s;
     size_t preset;
     int depth;
+    sc_cache_entry *cache[SC_MAX_TABLES];
+    uint64_t prows[SC_MAX_DEPTH][SHAPE_GEN_MAX_COLUMNS];
     shape_gen_row stack[SC_MAX_DEPTH];
     sc_frame frames[SC_MAX_DEPTH];
 } sc_ctx;
+
+void sc_ctx_release(sc_ctx *ctx);
 
 /* Fill row r of table t (all columns) into out. */
 int sc_eval_row(sc_ctx *ctx, int t, uint64_t r, shape_gen_row *out, shape_err *err);
