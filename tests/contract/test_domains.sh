@@ -33,6 +33,28 @@ for d in payments iot clickstream; do
     done
 done
 
+# --- retail as a schema: the built-in's row counts at every preset, its rules, equivalent statistics ---
+rs="$examples/retail/retail.json"
+for p in fabric_demo small medium large warehouse xlarge xxl; do
+    a=$("$SHAPE_BIN" domain check retail --scale "$p" | head -1 | grep -o '[0-9]* rows')
+    b=$("$SHAPE_BIN" domain check "$rs" --scale "$p" | head -1 | grep -o '[0-9]* rows')
+    [[ "$a" == "$b" ]] || fail "retail schema at $p: $b, the built-in $a"
+done
+# xxxl (100 orders per customer on average) cannot keep "at most 50 orders per customer": refused
+set +e
+"$SHAPE_BIN" domain check "$rs" --scale xxxl >/dev/null 2>err.txt
+rc=$?
+set -e
+[[ $rc == 2 ]] && grep -q "above the cap of 50" err.txt || fail "retail schema at xxxl should be refused by its cap"
+for scale in fabric_demo small; do
+    "$SHAPE_BIN" emit "$rs" --scale "$scale" --sink "jsonl://$work/rs-$scale" --no-progress >/dev/null
+    python3 "$here/domain_invariants.py" "$rs" "$work/rs-$scale" >inv.out || { cat inv.out; fail "retail schema at $scale"; }
+    echo "retail schema $scale: $(tail -1 inv.out)"
+done
+"$SHAPE_BIN" emit retail --sink "jsonl://$work/rb-small" --no-progress >/dev/null
+python3 "$here/retail_equivalence.py" "$work/rb-small" "$work/rs-small" >eq.out || { cat eq.out; fail "retail schema not equivalent"; }
+tail -1 eq.out
+
 # --- determinism: same seed, same bytes; another seed, other bytes ---
 "$SHAPE_BIN" emit "$examples/payments.json" --scale tiny --no-progress >a.jsonl 2>/dev/null
 "$SHAPE_BIN" emit "$examples/payments.json" --scale tiny --no-progress >b.jsonl 2>/dev/null

@@ -94,11 +94,11 @@ static int read_other(sc_ctx *ctx, int t, uint64_t r, int c, shape_gen_row *into
     /* a sequence needs no frame */
     const sc_column *col = &tab->cols[c];
     if (col->strategy == SC_SEQUENCE && !(col->null_rate > 0)) {
-        set_int(out, col->kind, col->start + (int64_t)r * col->step);
+        set_int(out, col->kind, (int64_t)((uint64_t)col->start + r * (uint64_t)col->step));
         if (col->kind == SHAPE_GEN_FLOAT64) set_float(out, (double)out->v.i);
         if (col->kind == SHAPE_GEN_STRING) {
             char *p = scratch(into, 24);
-            int n = p ? snprintf(p, 24, "%lld", (long long)(col->start + (int64_t)r * col->step)) : 0;
+            int n = p ? snprintf(p, 24, "%lld", (long long)out->v.i) : 0;
             set_text(out, p ? p : "", (size_t)n);
         }
         return SHAPE_OK;
@@ -397,7 +397,9 @@ static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
     set_null(out);
     switch (c->strategy) {
     case SC_NONE: return SHAPE_OK;
-    case SC_SEQUENCE: set_int(out, SHAPE_GEN_INT64, c->start + (int64_t)r * c->step); return SHAPE_OK;
+    case SC_SEQUENCE: /* wraps instead of overflowing (no undefined behaviour at any row) */
+        set_int(out, SHAPE_GEN_INT64, (int64_t)((uint64_t)c->start + r * (uint64_t)c->step));
+        return SHAPE_OK;
     case SC_UUID: {
         char *p = scratch(row, 36);
         if (!p) return SHAPE_OK;
@@ -450,7 +452,10 @@ static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
             SHAPE_RETURN_NOT_OK(read_other(ctx, c->src_table, pr, c->src_col, row, out, NULL, err));
         } else
             *out = row->values[c->src_col];
-        if (c->add_days && out->kind == SHAPE_GEN_TIMESTAMP_NS) out->v.i += add_days_draw(c, r) * SHAPE_GEN_NS_PER_DAY;
+        if (c->add_days && out->kind == SHAPE_GEN_TIMESTAMP_NS) {
+            __int128 sum = (__int128)out->v.i + (__int128)add_days_draw(c, r) * SHAPE_GEN_NS_PER_DAY;
+            out->v.i = sum > INT64_MAX ? INT64_MAX : sum < INT64_MIN ? INT64_MIN : (int64_t)sum;
+        }
         return SHAPE_OK;
     }
     case SC_CORRELATED: {

@@ -128,6 +128,8 @@ static int parse_when(const char *text, int64_t *ns, int *date_only)
     size_t len = strlen(text);
     int64_t us;
     if (shape_parse_iso8601(text, len, &us) != 0) return -1;
+    /* nanoseconds in an int64: 1678-01-01 .. 2261-12-31 */
+    if (us < -9200000000000000LL || us > 9200000000000000LL) return -1;
     *ns = us * 1000;
     *date_only = len == 10;
     return 0;
@@ -138,7 +140,7 @@ static int read_range(ld *L, json_t *range, int64_t *start, int64_t *end)
     const char *a = get_string(range, "start"), *b = get_string(range, "end");
     int da, db;
     if (!a || !b || parse_when(a, start, &da) != 0 || parse_when(b, end, &db) != 0)
-        return fail(L, "date range needs ISO 'start' and 'end' (e.g. \"2024-01-01\")");
+        return fail(L, "date range needs ISO 'start' and 'end' between 1678 and 2261 (e.g. \"2024-01-01\")");
     if (db) *end += SHAPE_GEN_NS_PER_DAY; /* a date-only end includes its whole day */
     if (*end <= *start) return fail(L, "date range end must come after its start");
     return SHAPE_OK;
@@ -870,6 +872,7 @@ static int parse_derived(ld *L, int ti, int self, sc_column *c, json_t *g)
     json_t *days = json_object_get(g, "days");
     if (days) {
         if (!json_is_integer(days)) return fail(L, "'days' must be an integer");
+        if (json_integer_value(days) < -36500 || json_integer_value(days) > 36500) return fail(L, "'days' must be within -36500..36500");
         c->days_fixed = (int)json_integer_value(days);
         return SHAPE_OK;
     }
@@ -882,6 +885,7 @@ static int parse_derived(ld *L, int ti, int self, sc_column *c, json_t *g)
     static const char *const sk[] = {"sigma", "std_dev", NULL};
     TRY(get_number_any(L, params, sk, c->days_family == 1 ? 0.8 : 3.0, &c->d_sigma));
     if (c->d_min > c->d_max) return fail(L, "add_days needs min <= max");
+    if (c->d_min < -36500 || c->d_max > 36500) return fail(L, "add_days min and max must be within -36500..36500");
     return SHAPE_OK;
 }
 
