@@ -43,6 +43,10 @@ int shape_schema_domain_load(const char *path, const shape_domain_type **out, sh
 int shape_schema_domain_is(const shape_domain_type *type);
 void shape_schema_domain_free(const shape_domain_type *type);
 
+/* The schema type name of a value kind (enum shape_gen_kind): "integer",
+ * "float", "string", "timestamp", "boolean", or "null". Static. */
+const char *shape_schema_type_name(int kind);
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,18 +17,7 @@
 #include "cli/commands.h"
 #include "shape/domain.h"
 #include "shape/event.h"
-
-static const char *type_name(int k)
-{
-    switch (k) {
-    case SHAPE_GEN_INT64: return "integer";
-    case SHAPE_GEN_FLOAT64: return "float";
-    case SHAPE_GEN_STRING: return "string";
-    case SHAPE_GEN_TIMESTAMP_NS: return "timestamp";
-    case SHAPE_GEN_BOOL: return "boolean";
-    default: return "null";
-    }
-}
+#include "shape/generate_schema.h"
 
 static int open_domain(const shape_args *args, const shape_domain_type **type, shape_domain **d, shape_err *err)
 {
@@ -52,7 +41,7 @@ static int check(const shape_domain *d)
         const shape_domain_table *tab = shape_domain_table_at(d, t);
         printf("  %-20s %12llu rows  ", tab->name, (unsigned long long)tab->rows);
         for (size_t c = 0; c < tab->ncols; c++)
-            printf("%s%s:%s%s", c ? ", " : "", tab->cols[c].name, type_name(tab->cols[c].type), tab->cols[c].nullable ? "?" : "");
+            printf("%s%s:%s%s", c ? ", " : "", tab->cols[c].name, shape_schema_type_name(tab->cols[c].type), tab->cols[c].nullable ? "?" : "");
         printf("\n");
     }
     return SHAPE_OK;

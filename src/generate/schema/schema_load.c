@@ -25,6 +25,7 @@
 
 #include <jansson.h>
 
+#include "shape/generate_schema.h"
 #include "shape/timestamp.h"
 #include "schema_internal.h"
 
@@ -167,7 +168,7 @@ static int type_kind(const char *t)
     return -1;
 }
 
-static const char *kind_name(int k)
+const char *shape_schema_type_name(int k)
 {
     switch (k) {
     case SHAPE_GEN_INT64: return "integer";
@@ -1209,12 +1210,12 @@ static int parse_generator(ld *L, int ti, int self)
               : strcmp(ot, "bool") == 0 ? SHAPE_GEN_BOOL : strcmp(ot, "string") == 0 ? SHAPE_GEN_STRING
               : strcmp(ot, "timestamp") == 0 ? SHAPE_GEN_TIMESTAMP_NS : -1;
         if (k < 0) return fail(L, "output_type must be int64, float64, bool, string, decimal or timestamp");
-        if (!compatible(c->natural, k)) return fail(L, "output_type %s cannot hold what %s produces (%s)", ot, info->name, kind_name(c->natural));
+        if (!compatible(c->natural, k)) return fail(L, "output_type %s cannot hold what %s produces (%s)", ot, info->name, shape_schema_type_name(c->natural));
         c->natural = (uint8_t)k;
     }
     if (!compatible(c->natural, c->kind))
         return fail(L, "strategy %s produces %s values, not %s; declare \"type\": \"%s\" or pick another strategy", info->name,
-                    kind_name(c->natural), kind_name(c->kind), kind_name(c->natural));
+                    shape_schema_type_name(c->natural), shape_schema_type_name(c->kind), shape_schema_type_name(c->natural));
     return SHAPE_OK;
 }
 
