@@ -1121,7 +1121,10 @@ static int parse_generator(ld *L, int ti, int self)
         const char *ex = get_string(g, "expression");
         if (!ex) return fail(L, "formula needs 'expression'");
         if (strlen(ex) > 2000) return fail(L, "expression is longer than 2000 characters");
-        TRY(sc_expr_compile(t, self, ex, &c->expr, L->err));
+        if (sc_expr_compile(t, self, ex, &c->expr, L->err) != SHAPE_OK) {
+            shape_err_prefix(L->err, "schema '%.60s'", L->s->name);
+            return SHAPE_EINVAL;
+        }
         c->natural = SHAPE_GEN_FLOAT64;
         break;
     }
