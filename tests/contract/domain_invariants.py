@@ -153,4 +153,34 @@ for tname, table in schema["tables"].items():
                         fail(f"{tname}.{cname} at {r['_shape_seq']}: {r[cname]!r} != {src_t}.{src_c} {index.get(r[via])!r}")
                 checks += 1
     print(f"ok {tname}: {n} rows")
+
+# business rules that the engine keeps row by row (cross_table >=, >, <=; cross_column <, >)
+import re
+for rule in schema.get("business_rules", []):
+    m = re.match(r"\s*(\S+)\s*(>=|<=|==|>|<)\s*(\S+)\s*$", rule["rule"])
+    left, op, right = m.groups()
+    kind = rule["type"]
+    if not ((kind == "cross_table" and op in (">=", ">", "<=")) or (kind == "cross_column" and op in ("<", ">"))):
+        continue
+    lt, lc = left.split(".", 1) if "." in left else (rule["table"], left)
+    data = rows[lt]
+    if kind == "cross_table":
+        rt, rc = right.split(".", 1)
+        via = rule["via"]
+        pk = schema["tables"][lt]["columns"][via]["generator"]["ref"].split(".", 1)[1]
+        index = {r[pk]: r[rc] for r in rows[rt]}
+        pairs = [(r[lc], index.get(r[via])) for r in data]
+    else:
+        rc = right.split(".", 1)[-1]
+        try:
+            num = float(rc)
+            pairs = [(r[lc], num) for r in data]
+        except ValueError:
+            pairs = [(r[lc], r[rc]) for r in data]
+    cmp = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b + 1e-9, "<": lambda a, b: a < b}[op]
+    bad = [p for p in pairs if p[0] is not None and p[1] is not None and not cmp(p[0], p[1])]
+    if bad:
+        fail(f"rule {rule['name']}: {len(bad)} rows break '{rule['rule']}', e.g. {bad[0]}")
+    checks += 1
+    print(f"ok rule {rule['name']}")
 print(f"ok: {checks} checks")

@@ -68,8 +68,12 @@ wd = lambda d: Counter((int(r["order_date"][8:10]) + 0) for r in d["order"])
 hour = lambda d: mean([1.0 if 10 <= int(r["order_date"][11:13]) <= 14 or 18 <= int(r["order_date"][11:13]) <= 22 else 0.0 for r in d["order"]])
 close("orders in the peak hours 10-14, 18-22", hour(a), hour(b), 0.05)
 dec = lambda d: share([{"m": r["order_date"][5:7]} for r in d["order"]], "m", "12")
-# the built-in also keeps order_date >= the customer's signup_date, which moves
-# orders later (more of them in the last months); the schema does not (a
-# business-rule repair, docs/DOMAINS.md), so its months follow the weights
-close("orders in December (month weight .106)", 0.106, dec(b), 0.02)
+# both keep order_date >= the customer's signup_date, which moves orders later.
+# The built-in also ties a customer's signup to its number of orders (the
+# customers with many orders signed up early, spec-core 4.5 "tenure"); a
+# schema cannot say that, so its orders crowd later still. Known difference
+# (docs/DOMAINS.md), bounded here so that it does not grow unnoticed.
+close("orders in December", dec(a), dec(b), 0.05)
+late = lambda d: share([{"y": r["order_date"][:4]} for r in d["order"]], "y", "2025")
+close("orders in 2025 (after the signup rule)", late(a), late(b), 0.16)
 print("ok: retail schema equivalent to the built-in")

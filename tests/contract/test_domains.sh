@@ -175,4 +175,8 @@ bad 's["schema_version"]=2' "\"schema_version\" must be 1"
 bad 's["tabels"]={}' "unknown top-level key 'tabels'"
 bad 'T["card"]["columns"]["network"]["type"]="colour"' "table 'card', column 'network': unknown type 'colour'"
 bad 'gen("transaction","card_id")["params"]["max_per_parent"]=5' "table 'transaction', column 'card_id': 19200 rows over 1600 parents is 12.0 per parent, above the cap of 5"
+bad 's["business_rules"]=[{"name":"after","type":"cross_table","rule":"chargeback.filed_at >= transaction.authorized_at","via":"reason"}]' \
+    "business rule 'after': 'via' must be a foreign key of chargeback to transaction"
+bad 's["business_rules"]=[{"name":"cheap","type":"cross_column","table":"transaction","rule":"fee < currency"}]' \
+    "business rule 'cheap': compares float with string"
 echo "test_domains: ok"

@@ -24,7 +24,7 @@
 
 #include "schema_internal.h"
 
-static int eval_range(sc_ctx *ctx, sc_frame *f, int from, int upto, shape_err *err);
+static int eval_mask(sc_ctx *ctx, sc_frame *f, uint32_t mask, shape_err *err);
 
 static char *scratch(shape_gen_row *row, size_t n)
 {
@@ -107,22 +107,20 @@ static int read_other(sc_ctx *ctx, int t, uint64_t r, int c, shape_gen_row *into
         return shape_err_set(err, SHAPE_EINVAL, "table '%s', column '%s': rows read each other more than %d deep",
                              tab->name, col->name, SC_MAX_DEPTH);
     /* a row being evaluated up the stack (a total's children reading their
-     * parent back) already holds its earlier columns */
+     * parent back) already holds the columns it made */
+    uint32_t bit = 1u << c;
     for (int d = 0; d <= ctx->depth; d++) {
         const sc_frame *a = &ctx->frames[d];
-        if (a->table == t && a->r == r && c < a->done) {
+        if (a->table == t && a->r == r && (a->valid & bit)) {
             *out = a->row->values[c];
             if (prow) *prow = a->prow[c];
             own_text(into, out);
             return SHAPE_OK;
         }
     }
-    if (!ctx->cache[t]) {
-        ctx->cache[t] = calloc(SC_CACHE_WAYS, sizeof *ctx->cache[t]);
-        for (int i = 0; ctx->cache[t] && i < SC_CACHE_WAYS; i++) ctx->cache[t][i].upto = -1;
-    }
+    if (!ctx->cache[t]) ctx->cache[t] = calloc(SC_CACHE_WAYS, sizeof *ctx->cache[t]);
     sc_cache_entry *e = ctx->cache[t] ? &ctx->cache[t][r % SC_CACHE_WAYS] : NULL;
-    if (e && !e->busy && e->r == r && e->upto >= c) {
+    if (e && !e->busy && e->r == r && (e->valid & bit)) {
         *out = e->row.values[c];
         if (prow) *prow = e->prow[c];
         own_text(into, out);
@@ -130,35 +128,37 @@ static int read_other(sc_ctx *ctx, int t, uint64_t r, int c, shape_gen_row *into
     }
     ctx->depth++;
     sc_frame *f = &ctx->frames[ctx->depth];
-    int from = 0, rc;
+    int rc;
     f->table = t;
     f->r = r;
     if (e && !e->busy) {
-        if (e->r != r || e->upto < 0) {
+        if (e->r != r || !e->valid) {
             e->r = r;
-            e->upto = -1;
+            e->valid = 0;
             e->row.scratch_used = 0;
         }
         e->row.ncols = tab->ncols;
-        from = e->upto + 1;
         f->row = &e->row;
         f->prow = e->prow;
+        f->valid = e->valid;
         e->busy = 1;
-        rc = eval_range(ctx, f, from, c, err);
+        rc = eval_mask(ctx, f, col->need, err);
         e->busy = 0;
-        e->upto = rc == SHAPE_OK ? c : -1;
+        e->valid = rc == SHAPE_OK ? f->valid : 0;
     } else {
         f->row = &ctx->stack[ctx->depth];
         f->prow = ctx->prows[ctx->depth];
         f->row->scratch_used = 0;
         f->row->ncols = tab->ncols;
-        rc = eval_range(ctx, f, 0, c, err);
+        f->valid = 0;
+        rc = eval_mask(ctx, f, col->need, err);
     }
     if (rc == SHAPE_OK) {
         *out = f->row->values[c];
         if (prow) *prow = f->prow[c];
         own_text(into, out);
     }
+    f->valid = 0; /* the frame is finished: its slot may be reused */
     ctx->depth--;
     return rc;
 }
@@ -432,8 +432,26 @@ static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
         return SHAPE_OK;
     }
     case SC_TEMPORAL: {
-        int64_t ns = c->seasonal ? shape_gen_seasonal_draw(&c->season, c->s, r, 0, INT64_MIN)
-                                 : shape_gen_instant_us(c->s, r, 0, c->t_start_ns, c->t_end_ns);
+        /* a rule "this >= (or >) the parent's instant" is kept by drawing
+         * from the part of the model after it, so the repaired rows keep the
+         * seasons and hours instead of piling up a day after the parent */
+        int64_t nb = INT64_MIN;
+        for (int k = 0; k < c->nrepairs; k++) {
+            const sc_repair *rp = &c->repairs[k];
+            if (!rp->cross_table || rp->op < 2 || f->prow[rp->via] == UINT64_MAX) continue;
+            shape_gen_value pv;
+            shape_gen_row tmp;
+            tmp.scratch_used = 0;
+            SHAPE_RETURN_NOT_OK(read_other(ctx, rp->right_table, f->prow[rp->via], rp->right_col, &tmp, &pv, NULL, err));
+            if (pv.kind == SHAPE_GEN_TIMESTAMP_NS && pv.v.i + (rp->op == 2) > nb) nb = pv.v.i + (rp->op == 2);
+        }
+        int64_t ns;
+        if (c->seasonal)
+            ns = shape_gen_seasonal_draw(&c->season, c->s, r, 0, nb);
+        else if (nb > c->t_start_ns && nb < c->t_end_ns)
+            ns = shape_gen_instant_us(c->s, r, 0, nb - nb % 1000 + (nb % 1000 != 0) * 1000, c->t_end_ns);
+        else
+            ns = shape_gen_instant_us(c->s, r, 0, c->t_start_ns, c->t_end_ns);
         if (ns >= c->t_end_ns) ns = c->t_end_ns - SHAPE_GEN_NS_PER_SEC;
         if (c->day_granularity) ns -= ((ns % SHAPE_GEN_NS_PER_DAY) + SHAPE_GEN_NS_PER_DAY) % SHAPE_GEN_NS_PER_DAY;
         set_int(out, SHAPE_GEN_TIMESTAMP_NS, ns);
@@ -632,24 +650,68 @@ static void convert(const sc_column *c, shape_gen_row *row, shape_gen_value *v)
     }
 }
 
-static int eval_range(sc_ctx *ctx, sc_frame *f, int from, int upto, shape_err *err)
+/* Keep the column's business rules (see sc_repair). */
+static int repair(sc_ctx *ctx, sc_frame *f, const sc_column *c, int ci, shape_err *err)
+{
+    shape_gen_value *v = &f->row->values[ci];
+    for (int k = 0; k < c->nrepairs && v->kind != SHAPE_GEN_NULL; k++) {
+        const sc_repair *rp = &c->repairs[k];
+        shape_gen_value rv;
+        if (rp->cross_table) {
+            uint64_t pr = f->prow[rp->via];
+            if (pr == UINT64_MAX) continue;
+            shape_gen_row tmp;
+            tmp.scratch_used = 0;
+            SHAPE_RETURN_NOT_OK(read_other(ctx, rp->right_table, pr, rp->right_col, &tmp, &rv, NULL, err));
+        } else if (rp->right_col >= 0)
+            rv = f->row->values[rp->right_col];
+        else
+            set_float(&rv, rp->right_num);
+        if (rv.kind == SHAPE_GEN_NULL) continue;
+        int ts = v->kind == SHAPE_GEN_TIMESTAMP_NS;
+        int cmp = ts ? (v->v.i > rv.v.i) - (v->v.i < rv.v.i) : (as_double(v) > as_double(&rv)) - (as_double(v) < as_double(&rv));
+        int ok = rp->op == 0 ? cmp < 0 : rp->op == 1 ? cmp <= 0 : rp->op == 2 ? cmp > 0 : cmp >= 0;
+        if (ok) continue;
+        double u = shape_gen_unit(rp->s, f->r, 0);
+        if (ts) {
+            int64_t days = rp->cross_table ? 1 : 1 + (int64_t)(29 * u);
+            __int128 x = (__int128)rv.v.i + (rp->op <= 1 ? -days : days) * (__int128)SHAPE_GEN_NS_PER_DAY;
+            set_int(v, SHAPE_GEN_TIMESTAMP_NS, x > INT64_MAX ? INT64_MAX : x < INT64_MIN ? INT64_MIN : (int64_t)x);
+            continue;
+        }
+        double r = as_double(&rv), y;
+        if (rp->cross_table) y = rp->op == 1 ? shape_gen_round_scale(r * (0.3 + 0.7 * u), 2) : r + 1.0;
+        else y = rp->op == 0 ? shape_gen_round_scale(r * (0.30 + 0.65 * u), 2) : r * (1.05 + 0.95 * u);
+        set_float(v, y);
+        convert(c, f->row, v);
+    }
+    return SHAPE_OK;
+}
+
+/* Make the columns of `mask` that the frame does not hold yet, in column
+ * order (a column's needs come before it). */
+static int eval_mask(sc_ctx *ctx, sc_frame *f, uint32_t mask, shape_err *err)
 {
     const sc_table *t = &ctx->s->tables[f->table];
-    f->done = from;
-    for (int ci = from; ci <= upto; ci++) {
+    uint32_t todo = mask & ~f->valid;
+    while (todo) {
+        int ci = __builtin_ctz(todo);
+        todo &= todo - 1;
         const sc_column *c = &t->cols[ci];
         shape_gen_value *v = &f->row->values[ci];
         f->prow[ci] = UINT64_MAX;
         int rc = eval_strategy(ctx, f, t, ci, v, err);
+        if (rc == SHAPE_OK) {
+            convert(c, f->row, v);
+            if (c->null_rate > 0 && shape_gen_chance(c->s_null, f->r, 0, c->null_rate)) set_null(v);
+            if (c->nrepairs) rc = repair(ctx, f, c, ci, err);
+        }
         if (rc != SHAPE_OK) {
-            f->done = 0;
+            f->valid = 0;
             return rc;
         }
-        convert(c, f->row, v);
-        if (c->null_rate > 0 && shape_gen_chance(c->s_null, f->r, 0, c->null_rate)) set_null(v);
-        f->done = ci + 1;
+        f->valid |= 1u << ci;
     }
-    f->done = 0; /* the frame is finished: its slot may be reused */
     return SHAPE_OK;
 }
 
@@ -664,6 +726,10 @@ int sc_eval_row(sc_ctx *ctx, int t, uint64_t r, shape_gen_row *out, shape_err *e
     f->r = r;
     out->ncols = tab->ncols;
     out->scratch_used = 0;
+    f->valid = 0;
     if (tab->ncols == 0) return SHAPE_OK;
-    return eval_range(ctx, f, 0, (int)tab->ncols - 1, err);
+    uint32_t all = tab->ncols >= 32 ? UINT32_MAX : (1u << tab->ncols) - 1;
+    int rc = eval_mask(ctx, f, all, err);
+    f->valid = 0;
+    return rc;
 }

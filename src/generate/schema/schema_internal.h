@@ -109,6 +109,21 @@ typedef struct sc_dataset {
     void *json; /* json_t array, owned */
 } sc_dataset;
 
+/* A business rule kept on a column, row by row: after the column's value is
+ * made, a violating value is repaired as the original's post-pass would
+ * (reference/generation-schema.md 4), from the row's own values and its
+ * parent's. */
+#define SC_MAX_REPAIRS 4
+typedef struct sc_repair {
+    int op;          /* 0 <, 1 <=, 2 >, 3 >= */
+    int cross_table; /* right side is a parent's column through `via` */
+    int right_col;   /* a column of this table (cross_column) or of right_table; -1: right_num */
+    int right_table;
+    int via;
+    double right_num;
+    shape_gen_stream s; /* (seed, table, column, "fix:<name>") */
+} sc_repair;
+
 typedef struct sc_column {
     char *name;
     uint8_t kind;    /* declared type: enum shape_gen_kind */
@@ -198,6 +213,12 @@ typedef struct sc_column {
     int unique;
     int anchor; /* record_field: the record_sample column of the same dataset */
     shape_gen_perm record_perm;
+    /* the columns of this row this one needs, itself included (a bit per
+     * column): another row reads one column without making the rest */
+    uint32_t need;
+    /* business rules on this column */
+    int nrepairs;
+    sc_repair repairs[SC_MAX_REPAIRS];
 } sc_column;
 
 typedef struct sc_table {
@@ -257,7 +278,7 @@ typedef struct sc_frame {
     uint64_t *prow; /* [SHAPE_GEN_MAX_COLUMNS] */
     int table;
     uint64_t r;
-    int done; /* columns 0..done-1 are evaluated */
+    uint32_t valid; /* the columns evaluated so far (a bit per column) */
 } sc_frame;
 
 /* A row of another table read before, kept with the prefix of columns
@@ -269,8 +290,8 @@ typedef struct sc_frame {
 #define SC_CACHE_WAYS 32
 typedef struct sc_cache_entry {
     uint64_t r;
-    int upto; /* columns 0..upto are valid; -1 empty */
-    int busy; /* being evaluated (a read of the same slot goes uncached) */
+    uint32_t valid; /* the columns evaluated (a bit per column); 0 empty */
+    int busy;       /* being evaluated (a read of the same slot goes uncached) */
     uint64_t prow[SHAPE_GEN_MAX_COLUMNS];
     shape_gen_row row;
 } sc_cache_entry;

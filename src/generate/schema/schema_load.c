@@ -1222,6 +1222,147 @@ static int parse_generator(ld *L, int ti, int self)
     return SHAPE_OK;
 }
 
+/* ---- business rules ---------------------------------------------------------------- */
+
+/* "t.c" or "c" → table index (or -1 when no table part) and column name. */
+static int rule_side(ld *L, const char *text, size_t len, int *table, char *col, size_t cap)
+{
+    while (len && text[0] == ' ') text++, len--;
+    while (len && text[len - 1] == ' ') len--;
+    if (len == 0 || len >= cap) return -1;
+    const char *dot = memchr(text, '.', len);
+    char tname[128];
+    *table = -1;
+    if (dot && !(text[0] >= '0' && text[0] <= '9') && text[0] != '-') {
+        size_t tl = (size_t)(dot - text);
+        if (tl >= sizeof tname) return -1;
+        memcpy(tname, text, tl);
+        tname[tl] = 0;
+        *table = find_table(L->s, tname);
+        if (*table < 0) return -2;
+        text = dot + 1;
+        len -= tl + 1;
+    }
+    memcpy(col, text, len);
+    col[len] = 0;
+    return 0;
+}
+
+static int parse_rules(ld *L, json_t *rules)
+{
+    sc_schema *s = L->s;
+    for (size_t i = 0; i < json_array_size(rules); i++) {
+        json_t *r = json_array_get(rules, i);
+        const char *name = get_string(r, "name"), *type = get_string(r, "type"), *text = get_string(r, "rule");
+        if (!name || !type || !text) return fail(L, "business rule %zu needs name, type and rule", i);
+        int cross_table = strcmp(type, "cross_table") == 0;
+        if (!cross_table && strcmp(type, "cross_column") != 0) continue; /* constraints are only checked by the original */
+        static const char *const ops[] = {"<=", ">=", "==", "<", ">"};
+        const char *at = NULL;
+        int op = -1;
+        for (int k = 0; k < 5 && !at; k++)
+            if ((at = strstr(text, ops[k])) != NULL) op = k;
+        if (!at) return fail(L, "business rule '%.60s': '%.80s' needs one of >= <= > < ==", name, text);
+        int oplen = op < 3 ? 2 : 1;
+        int code = op == 0 ? 1 : op == 1 ? 3 : op == 3 ? 0 : op == 4 ? 2 : -1;
+        char lcol[128], rcol[128];
+        int lt, rt;
+        int e1 = rule_side(L, text, (size_t)(at - text), &lt, lcol, sizeof lcol);
+        int e2 = rule_side(L, at + oplen, strlen(at + oplen), &rt, rcol, sizeof rcol);
+        if (e1 || e2) return fail(L, "business rule '%.60s': '%.80s' names a missing table or does not parse", name, text);
+        const char *tn = get_string(r, "table");
+        if (lt < 0) lt = tn ? find_table(s, tn) : -1;
+        if (lt < 0) return fail(L, "business rule '%.60s': name the table (\"table\" or table.column)", name);
+        sc_table *t = &s->tables[lt];
+        int lc = find_col(t, lcol);
+        if (lc < 0) return fail(L, "business rule '%.60s': '%s' has no column '%.60s'", name, t->name, lcol);
+        sc_column *c = &t->cols[lc];
+        if (code < 0) continue; /* == is only checked */
+        if (c->nrepairs == SC_MAX_REPAIRS) return fail(L, "business rule '%.60s': at most %d rules per column", name, SC_MAX_REPAIRS);
+        sc_repair *rp = &c->repairs[c->nrepairs];
+        memset(rp, 0, sizeof *rp);
+        rp->op = code;
+        rp->cross_table = cross_table;
+        rp->right_col = -1;
+        char label[160];
+        snprintf(label, sizeof label, "fix:%s", name);
+        rp->s = shape_gen_stream_make(s->seed, t->name, c->name, label);
+        if (cross_table) {
+            const char *via = get_string(r, "via");
+            if (rt < 0 || rt == lt) return fail(L, "business rule '%.60s': a cross_table rule compares table.column with another table's", name);
+            if (code == 0) continue; /* the original repairs >=, > and <= across tables */
+            int v = via ? find_col(t, via) : -1;
+            if (v < 0 || t->cols[v].strategy != SC_FOREIGN_KEY || t->cols[v].ref_table != rt)
+                return fail(L, "business rule '%.60s': 'via' must be a foreign key of %s to %s", name, t->name, s->tables[rt].name);
+            rp->via = v;
+            rp->right_table = rt;
+            rp->right_col = find_col(&s->tables[rt], rcol);
+            if (rp->right_col < 0) return fail(L, "business rule '%.60s': '%s' has no column '%.60s'", name, s->tables[rt].name, rcol);
+        } else {
+            if (code == 1 || code == 3) continue; /* cross_column repairs < and > only */
+            char *end;
+            rp->right_num = strtod(rcol, &end);
+            if (*end || end == rcol) {
+                rp->right_col = find_col(t, rcol);
+                if (rp->right_col < 0) return fail(L, "business rule '%.60s': '%s' has no column '%.60s'", name, t->name, rcol);
+                if (rp->right_col >= lc)
+                    return fail(L, "business rule '%.60s': '%s' is generated after '%s'; a rule compares with an earlier column", name,
+                                rcol, lcol);
+            }
+        }
+        int rk = rp->right_col < 0 ? SHAPE_GEN_FLOAT64
+               : (cross_table ? s->tables[rt].cols[rp->right_col].kind : t->cols[rp->right_col].kind);
+        if ((c->kind == SHAPE_GEN_TIMESTAMP_NS) != (rk == SHAPE_GEN_TIMESTAMP_NS) || c->kind == SHAPE_GEN_STRING ||
+            c->kind == SHAPE_GEN_BOOL || rk == SHAPE_GEN_STRING || rk == SHAPE_GEN_BOOL)
+            return fail(L, "business rule '%.60s': compares %s with %s; both sides must be numbers or both timestamps", name,
+                        shape_schema_type_name(c->kind), shape_schema_type_name(rk));
+        c->nrepairs++;
+    }
+    return SHAPE_OK;
+}
+
+/* Which earlier columns of its row each column reads (see sc_column.need). */
+static void column_needs(sc_schema *s)
+{
+    for (size_t ti = 0; ti < s->ntables; ti++) {
+        sc_table *t = &s->tables[ti];
+        for (size_t ci = 0; ci < t->ncols; ci++) {
+            sc_column *c = &t->cols[ci];
+            int deps[SHAPE_GEN_MAX_COLUMNS + 16], n = 0;
+            switch (c->strategy) {
+            case SC_FOREIGN_KEY:
+                if (c->constrained_by >= 0) deps[n++] = c->constrained_by;
+                break;
+            case SC_PATTERN:
+                for (size_t k = 0; k < c->ntokens; k++)
+                    if (c->tokens[k].kind == 3 && n < SHAPE_GEN_MAX_COLUMNS) deps[n++] = c->tokens[k].col;
+                break;
+            case SC_LOOKUP: deps[n++] = c->via; break;
+            case SC_DERIVED: deps[n++] = c->src_table >= 0 ? c->via : c->src_col; break;
+            case SC_CORRELATED: deps[n++] = c->src_col; break;
+            case SC_FORMULA:
+                for (int k = 0; k < c->expr.nnodes && n < SHAPE_GEN_MAX_COLUMNS; k++)
+                    if (c->expr.nodes[k].op == 1 /* OP_COL */) deps[n++] = c->expr.nodes[k].col;
+                break;
+            case SC_CONDITIONAL:
+                deps[n++] = c->src_col;
+                for (int b = 0; b < 2; b++)
+                    if (c->branch_lookup[b]) deps[n++] = c->bl_via[b];
+                break;
+            default: break;
+            }
+            for (int k = 0; k < c->nrepairs; k++) {
+                const sc_repair *rp = &c->repairs[k];
+                if (rp->cross_table) deps[n++] = rp->via;
+                else if (rp->right_col >= 0) deps[n++] = rp->right_col;
+            }
+            c->need = 1u << ci;
+            for (int k = 0; k < n; k++)
+                if (deps[k] >= 0 && deps[k] < (int)ci) c->need |= t->cols[deps[k]].need;
+        }
+    }
+}
+
 /* ---- the column properties and group order ------------------------------------- */
 
 static int parse_column_props(ld *L, sc_column *c, const char *name, json_t *cj, int is_pk)
@@ -1542,6 +1683,8 @@ static int visit(ld *L, uint8_t *colour, int t, int c)
         break;
     default: break;
     }
+    for (int k = 0; k < col->nrepairs; k++)
+        if (col->repairs[k].cross_table) TRY(visit(L, colour, col->repairs[k].right_table, col->repairs[k].right_col));
     *me = 2;
     return SHAPE_OK;
 }
@@ -1745,6 +1888,8 @@ int sc_schema_load(const char *text, size_t len, const char *dir, const char *pr
             L->column = NULL;
         }
     L->table = NULL;
+    if ((rc = parse_rules(L, rules)) != SHAPE_OK) goto done;
+    column_needs(s);
     may_be_null(s);
     /* presets */
     json_t *gen = json_object_get(root, "generation");
