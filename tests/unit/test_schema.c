@@ -206,6 +206,80 @@ static void test_categorical_and_nulls(void **state)
     close_opened(&o);
 }
 
+static double tri_cdf(double x, const double *p)
+{
+    double a = p[0], m = p[1], b = p[2];
+    if (x <= a) return 0;
+    if (x >= b) return 1;
+    return x <= m ? (x - a) * (x - a) / ((b - a) * (m - a)) : 1 - (b - x) * (b - x) / ((b - a) * (b - m));
+}
+static double pareto_cdf(double x, const double *p) { return x <= p[1] ? 0 : 1 - shape_gen_pow(p[1] / x, p[0]); }
+
+static void test_more_distributions(void **state)
+{
+    (void)state;
+    opened o = open_text(schema("", 1,
+        "\"a\":{\"name\":\"a\",\"type\":\"float\",\"generator\":{\"strategy\":\"distribution\",\"distribution\":\"triangular\",\"low\":10,\"mode\":45,\"high\":95}},"
+        "\"b\":{\"name\":\"b\",\"type\":\"float\",\"generator\":{\"strategy\":\"distribution\",\"distribution\":\"pareto\",\"alpha\":2.5,\"xm\":3}},"
+        "\"g\":{\"name\":\"g\",\"type\":\"integer\",\"generator\":{\"strategy\":\"distribution\",\"distribution\":\"geometric\",\"p\":0.6,\"max\":20}},"
+        "\"c\":{\"name\":\"c\",\"type\":\"float\",\"generator\":{\"strategy\":\"correlated\",\"source_column\":\"a\",\"rule\":\"multiply\",\"params\":{\"min\":0.3,\"max\":0.7}}}",
+        N));
+    uint64_t n;
+    double *v, p[3];
+    v = column(&o, "t", "a", &n), p[0] = 10, p[1] = 45, p[2] = 95;
+    assert_true(ks(v, n, tri_cdf, p) < ks_bound(n));
+    free(v);
+    v = column(&o, "t", "b", &n), p[0] = 2.5, p[1] = 3;
+    assert_true(ks(v, n, pareto_cdf, p) < ks_bound(n));
+    free(v);
+    v = column(&o, "t", "g", &n);
+    double obs[8] = {0}, w[8], q = 1;
+    for (uint64_t i = 0; i < n; i++) obs[v[i] >= 7 ? 7 : (int)v[i]]++;
+    w[0] = 0;
+    for (int k = 1; k < 7; k++) w[k] = q * 0.6, q *= 0.4;
+    w[7] = q;
+    chi_square(obs + 1, w + 1, 7, (double)n);
+    free(v);
+    /* correlated: c / a is U(0.3, 0.7) (c rounded to 2 places) */
+    double *a = column(&o, "t", "a", &n), *c = column(&o, "t", "c", &n);
+    for (uint64_t i = 0; i < n; i++) {
+        c[i] /= a[i];
+        assert_true(c[i] > 0.29 && c[i] < 0.71);
+    }
+    p[0] = 0.3, p[1] = 0.7;
+    assert_true(ks(c, n, uniform_cdf, p) < ks_bound(n) + 0.01);
+    free(a), free(c);
+    close_opened(&o);
+}
+
+/* self_referencing: 5 roots, the rest split evenly over levels 2..3, each
+ * parent one level up. */
+static void test_hierarchy(void **state)
+{
+    (void)state;
+    opened o = open_text(schema("", 1,
+        "\"up\":{\"name\":\"up\",\"type\":\"integer\",\"generator\":{\"strategy\":\"self_referencing\",\"pk_column\":\"tid\",\"levels\":3,\"root_count\":5}},"
+        "\"lv\":{\"name\":\"lv\",\"type\":\"integer\",\"generator\":{\"strategy\":\"self_ref_field\"}}",
+        101));
+    uint64_t n;
+    double *up = column(&o, "t", "up", &n), *lv = column(&o, "t", "lv", &n);
+    int per[4] = {0};
+    for (uint64_t i = 0; i < n; i++) {
+        per[(int)lv[i]]++;
+        if (lv[i] == 1) assert_true(up[i] != up[i]); /* null */
+        else {
+            uint64_t parent = (uint64_t)up[i] - 1; /* tid is 1-based */
+            assert_true(parent < n);
+            assert_int_equal((int)lv[parent], (int)lv[i] - 1);
+        }
+    }
+    assert_int_equal(per[1], 5);
+    assert_int_equal(per[2], 48);
+    assert_int_equal(per[3], 48);
+    free(up), free(lv);
+    close_opened(&o);
+}
+
 static void test_seasonal_weekdays(void **state)
 {
     (void)state;
@@ -366,6 +440,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_continuous_distributions),
         cmocka_unit_test(test_categorical_and_nulls),
+        cmocka_unit_test(test_more_distributions),
+        cmocka_unit_test(test_hierarchy),
         cmocka_unit_test(test_seasonal_weekdays),
         cmocka_unit_test(test_foreign_keys),
         cmocka_unit_test(test_rows_are_positions),

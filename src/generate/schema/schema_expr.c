@@ -275,6 +275,14 @@ int sc_expr_compile(const sc_table *t, int self, const char *text, sc_expr *out,
     return SHAPE_OK;
 }
 
+int sc_expr_columns(const sc_expr *e, int *cols, int cap)
+{
+    int n = 0;
+    for (int k = 0; k < e->nnodes && n < cap; k++)
+        if (e->nodes[k].op == OP_COL) cols[n++] = e->nodes[k].col;
+    return n;
+}
+
 void sc_expr_free(sc_expr *e)
 {
     free(e->nodes);

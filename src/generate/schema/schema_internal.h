@@ -266,6 +266,8 @@ void sc_schema_free(sc_schema *s);
  * The error names table.column. */
 int sc_expr_compile(const sc_table *t, int self, const char *text, sc_expr *out, shape_err *err);
 void sc_expr_free(sc_expr *e);
+/* The columns the expression reads (up to cap; repeats possible); returns the count. */
+int sc_expr_columns(const sc_expr *e, int *cols, int cap);
 /* Evaluate over a row's values; returns 0 and *out, or 1 when an input is
  * null (the result is null). */
 int sc_expr_eval(const sc_expr *e, const shape_gen_value *vals, double *out);

@@ -1340,10 +1340,7 @@ static void column_needs(sc_schema *s)
             case SC_LOOKUP: deps[n++] = c->via; break;
             case SC_DERIVED: deps[n++] = c->src_table >= 0 ? c->via : c->src_col; break;
             case SC_CORRELATED: deps[n++] = c->src_col; break;
-            case SC_FORMULA:
-                for (int k = 0; k < c->expr.nnodes && n < SHAPE_GEN_MAX_COLUMNS; k++)
-                    if (c->expr.nodes[k].op == 1 /* OP_COL */) deps[n++] = c->expr.nodes[k].col;
-                break;
+            case SC_FORMULA: n = sc_expr_columns(&c->expr, deps, SHAPE_GEN_MAX_COLUMNS); break;
             case SC_CONDITIONAL:
                 deps[n++] = c->src_col;
                 for (int b = 0; b < 2; b++)
