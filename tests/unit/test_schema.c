@@ -406,8 +406,10 @@ static void test_refusals(void **state)
 {
     (void)state;
     refused("{", "schema is not valid JSON");
-    refused(schema("", 1, "\"x\":{\"name\":\"x\",\"type\":\"string\",\"generator\":{\"strategy\":\"faker\"}}", 5),
-            "table 't', column 'x': strategy 'faker' is not supported");
+    refused(schema("", 1, "\"x\":{\"name\":\"x\",\"type\":\"string\",\"generator\":{\"strategy\":\"faker\",\"provider\":\"iban\"}}", 5),
+            "table 't', column 'x': unknown provider 'iban'; use first_name");
+    refused(schema("", 1, "\"x\":{\"name\":\"x\",\"type\":\"integer\",\"generator\":{\"strategy\":\"native\",\"provider\":\"email\"}}", 5),
+            "strategy native produces string values, not integer");
     refused(schema("", 1, "\"x\":{\"name\":\"x\",\"type\":\"integer\",\"generator\":{\"strategy\":\"foreign_key\",\"ref\":\"p.nope\"}}", 5),
             "table 't', column 'x': foreign key to missing column 'p.nope'");
     refused(schema("", 1, "\"x\":{\"name\":\"x\",\"type\":\"float\",\"generator\":{\"strategy\":\"choice\",\"values\":[1,2],\"weights\":[1,-1]}}", 5),

@@ -22,6 +22,7 @@
 
 #include <jansson.h>
 
+#include "../retail/data/retail_data.h"
 #include "schema_internal.h"
 
 static int eval_mask(sc_ctx *ctx, sc_frame *f, uint32_t mask, shape_err *err);
@@ -388,6 +389,116 @@ static int lookup_row(const sc_schema *s, const sc_table *t, const sc_frame *f, 
     return 1;
 }
 
+/* ---- native providers: the built-in pools (src/generate/retail/data/) ---- */
+
+static shape_retail_str pool_pick(const shape_retail_list *l, shape_gen_stream s, uint64_t r, uint32_t i)
+{
+    return l->items[shape_gen_below(s, r, i, l->n)];
+}
+
+static char *put_lower(char *p, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        if (ch >= 'A' && ch <= 'Z') ch = (char)(ch - 'A' + 'a');
+        if (ch == ' ' || ch == '\'') continue;
+        *p++ = ch;
+    }
+    return p;
+}
+
+static void eval_native(const sc_column *c, sc_frame *f, shape_gen_value *out)
+{
+    shape_gen_row *row = f->row;
+    uint64_t r = f->r;
+    char *start = row->scratch + row->scratch_used;
+    size_t room = SHAPE_GEN_SCRATCH_BYTES - row->scratch_used;
+    if (room < 300) { /* the row's text is full: an empty text, never a null in a column that has none */
+        set_text(out, "", 0);
+        return;
+    }
+    char *p = start;
+    shape_retail_str a, b;
+    const shape_retail_place *pl;
+    switch (c->provider) {
+    case SC_P_FIRST_NAME: a = pool_pick(&shape_retail_first_names, c->s, r, 0); set_text(out, a.s, a.len); return;
+    case SC_P_LAST_NAME: a = pool_pick(&shape_retail_last_names, c->s, r, 0); set_text(out, a.s, a.len); return;
+    case SC_P_CITY:
+        pl = &shape_retail_places[shape_gen_below(c->s, r, 0, shape_retail_place_count)];
+        set_text(out, shape_retail_city_blob + pl->city_off, pl->city_len);
+        return;
+    case SC_P_STATE: set_text(out, shape_retail_state_codes + 2 * shape_gen_below(c->s, r, 0, shape_retail_state_count), 2); return;
+    case SC_P_NAME:
+        a = pool_pick(&shape_retail_first_names, c->s, r, 0);
+        b = pool_pick(&shape_retail_last_names, c->s, r, 1);
+        p += snprintf(p, room, "%.*s %.*s", (int)a.len, a.s, (int)b.len, b.s);
+        break;
+    case SC_P_EMAIL: {
+        const shape_gen_value *fv = c->first_col >= 0 ? &row->values[c->first_col] : NULL;
+        const shape_gen_value *lv = c->last_col >= 0 ? &row->values[c->last_col] : NULL;
+        a = fv && fv->kind == SHAPE_GEN_STRING ? (shape_retail_str){fv->v.s, fv->len} : pool_pick(&shape_retail_first_names, c->s, r, 0);
+        b = lv && lv->kind == SHAPE_GEN_STRING ? (shape_retail_str){lv->v.s, lv->len} : pool_pick(&shape_retail_last_names, c->s, r, 1);
+        shape_retail_str dom = pool_pick(&shape_retail_email_domains, c->s, r, 2);
+        if (a.len > 100) a.len = 100;
+        if (b.len > 100) b.len = 100;
+        p = put_lower(p, a.s, a.len);
+        *p++ = '.';
+        p = put_lower(p, b.s, b.len);
+        p += snprintf(p, 8, "%u@", (unsigned)(1 + shape_gen_below(c->s, r, 3, 998)));
+        memcpy(p, dom.s, dom.len);
+        p += dom.len;
+        break;
+    }
+    case SC_P_PHONE:
+        p += snprintf(p, room, "%03u-555-01%02u", (unsigned)(201 + shape_gen_below(c->s, r, 0, 789)),
+                      (unsigned)shape_gen_below(c->s, r, 1, 100));
+        break;
+    case SC_P_STREET:
+        a = pool_pick(&shape_retail_street_names, c->s, r, 1);
+        b = pool_pick(&shape_retail_street_suffixes, c->s, r, 2);
+        p += snprintf(p, room, "%u %.*s %.*s", (unsigned)(100 + shape_gen_below(c->s, r, 0, 9899)), (int)a.len, a.s,
+                      (int)b.len, b.s);
+        break;
+    case SC_P_POSTCODE:
+    case SC_P_ZIP4:
+        pl = &shape_retail_places[shape_gen_below(c->s, r, 0, shape_retail_place_count)];
+        p += snprintf(p, room, "%05u", (unsigned)pl->zip);
+        if (c->provider == SC_P_ZIP4) p += snprintf(p, 6, "-%04u", (unsigned)shape_gen_below(c->s, r, 1, 10000));
+        break;
+    case SC_P_IPV4: {
+        uint64_t x = shape_gen_u64(c->s, r, 0);
+        p += snprintf(p, room, "10.%u.%u.%u", (unsigned)(x >> 8 & 255), (unsigned)(x >> 16 & 255), (unsigned)(1 + (x >> 24) % 254));
+        break;
+    }
+    case SC_P_URI:
+    case SC_P_WORD:
+        a = pool_pick(&shape_retail_product_items, c->s, r, 0);
+        if (c->provider == SC_P_URI) p += snprintf(p, room, "https://www.example.com/");
+        p = put_lower(p, a.s, a.len);
+        break;
+    case SC_P_COMPANY:
+        a = pool_pick(&shape_retail_last_names, c->s, r, 0);
+        b = pool_pick(&shape_retail_last_names, c->s, r, 1);
+        p += snprintf(p, room, "%.*s & %.*s %s", (int)a.len, a.s, (int)b.len, b.s,
+                      (const char *const[]){"LLC", "Inc", "Group", "Partners"}[shape_gen_below(c->s, r, 2, 4)]);
+        break;
+    case SC_P_SSN:
+        p += snprintf(p, room, "9%02u-%02u-%04u", (unsigned)shape_gen_below(c->s, r, 0, 100),
+                      (unsigned)(1 + shape_gen_below(c->s, r, 1, 99)), (unsigned)(1 + shape_gen_below(c->s, r, 2, 9999)));
+        break;
+    case SC_P_DIGITS:
+    case SC_P_PYSTR: {
+        static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+        for (int k = 0; k < c->width; k++)
+            *p++ = c->provider == SC_P_DIGITS ? (char)('0' + shape_gen_below(c->s, r, (uint32_t)k, 10))
+                                               : alnum[shape_gen_below(c->s, r, (uint32_t)k, 52)];
+        break;
+    }
+    }
+    row->scratch_used += (size_t)(p - start);
+    set_text(out, start, (size_t)(p - start));
+}
+
 static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
 {
     const sc_column *c = &t->cols[ci];
@@ -424,6 +535,7 @@ static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
         return SHAPE_OK;
     }
     case SC_PATTERN: return eval_pattern(c, f, out);
+    case SC_NATIVE: eval_native(c, f, out); return SHAPE_OK;
     case SC_DISTRIBUTION: {
         double v = draw_dist(c, r);
         if (v < c->lo) v = c->lo;

@@ -59,6 +59,12 @@ enum sc_strategy {
     SC_REFERENCE_DATA,
     SC_RECORD_SAMPLE,
     SC_RECORD_FIELD,
+    SC_NATIVE, /* native / faker: the built-in pools of names and places */
+};
+
+enum sc_provider {
+    SC_P_FIRST_NAME, SC_P_LAST_NAME, SC_P_NAME, SC_P_EMAIL, SC_P_PHONE, SC_P_STREET, SC_P_CITY, SC_P_STATE,
+    SC_P_POSTCODE, SC_P_ZIP4, SC_P_IPV4, SC_P_URI, SC_P_WORD, SC_P_DIGITS, SC_P_PYSTR, SC_P_COMPANY, SC_P_SSN,
 };
 
 enum sc_dist_family {
@@ -213,6 +219,10 @@ typedef struct sc_column {
     int unique;
     int anchor; /* record_field: the record_sample column of the same dataset */
     shape_gen_perm record_perm;
+    /* native: the provider, and for email the row's name columns (or -1) */
+    int provider;
+    int first_col, last_col;
+    int width;
     /* the columns of this row this one needs, itself included (a bit per
      * column): another row reads one column without making the rest */
     uint32_t need;

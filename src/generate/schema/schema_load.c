@@ -213,6 +213,8 @@ static const struct strategy_info {
     {"reference_data", SC_REFERENCE_DATA, 3, {"dataset", "field", NULL}},
     {"record_sample", SC_RECORD_SAMPLE, 3, {"dataset", "field", "unique", NULL}},
     {"record_field", SC_RECORD_FIELD, 4, {"dataset", "field", NULL}},
+    {"native", SC_NATIVE, 3, {"provider", "domains", "range", "width", "args", NULL}},
+    {"faker", SC_NATIVE, 3, {"provider", "domains", "range", "width", "args", NULL}},
 };
 
 static const struct strategy_info *strategy_by_name(const char *name)
@@ -1079,6 +1081,37 @@ static int parse_generator(ld *L, int ti, int self)
     snprintf(what, sizeof what, "parameter of %s", info->name);
     TRY(check_keys(L, g, allowed, what));
     switch (c->strategy) {
+    case SC_NATIVE: {
+        static const struct {
+            const char *name;
+            int id;
+        } prov[] = {{"first_name", SC_P_FIRST_NAME}, {"last_name", SC_P_LAST_NAME}, {"name", SC_P_NAME},
+                    {"email", SC_P_EMAIL}, {"company_email", SC_P_EMAIL}, {"phone_number", SC_P_PHONE},
+                    {"street_address", SC_P_STREET}, {"city", SC_P_CITY}, {"state_abbr", SC_P_STATE},
+                    {"postcode", SC_P_POSTCODE}, {"zip_plus4", SC_P_ZIP4}, {"ipv4", SC_P_IPV4}, {"uri", SC_P_URI},
+                    {"word", SC_P_WORD}, {"digits", SC_P_DIGITS}, {"digit_ids", SC_P_DIGITS}, {"pystr", SC_P_PYSTR},
+                    {"company", SC_P_COMPANY}, {"ssn", SC_P_SSN}};
+        const char *pv = get_string(g, "provider");
+        c->provider = -1;
+        for (size_t i = 0; pv && i < sizeof prov / sizeof prov[0]; i++)
+            if (strcmp(prov[i].name, pv) == 0) c->provider = prov[i].id;
+        if (c->provider < 0)
+            return fail(L, "unknown provider '%.40s'; use first_name, last_name, name, email, company_email, phone_number, "
+                           "street_address, city, state_abbr, postcode, zip_plus4, ipv4, uri, word, digits, digit_ids, "
+                           "pystr, company or ssn", pv ? pv : "");
+        double w;
+        TRY(get_number(L, g, "width", c->provider == SC_P_PYSTR ? 20 : 8, &w));
+        if (w < 1 || w > 256 || w != sc_floor(w)) return fail(L, "width must be an integer 1..256");
+        c->width = (int)w;
+        c->first_col = c->last_col = -1;
+        for (int i = 0; i < self; i++)
+            if (t->cols[i].strategy == SC_NATIVE) {
+                if (t->cols[i].provider == SC_P_FIRST_NAME && c->first_col < 0) c->first_col = i;
+                if (t->cols[i].provider == SC_P_LAST_NAME && c->last_col < 0) c->last_col = i;
+            }
+        c->natural = SHAPE_GEN_STRING;
+        break;
+    }
     case SC_SEQUENCE: {
         double a, b;
         TRY(get_number(L, g, "start", 1, &a));
@@ -1340,6 +1373,9 @@ static void column_needs(sc_schema *s)
             case SC_LOOKUP: deps[n++] = c->via; break;
             case SC_DERIVED: deps[n++] = c->src_table >= 0 ? c->via : c->src_col; break;
             case SC_CORRELATED: deps[n++] = c->src_col; break;
+            case SC_NATIVE:
+                if (c->provider == SC_P_EMAIL) deps[n++] = c->first_col, deps[n++] = c->last_col;
+                break;
             case SC_FORMULA: n = sc_expr_columns(&c->expr, deps, SHAPE_GEN_MAX_COLUMNS); break;
             case SC_CONDITIONAL:
                 deps[n++] = c->src_col;
@@ -1403,11 +1439,9 @@ static int parse_column_props(ld *L, sc_column *c, const char *name, json_t *cj,
     }
     const struct strategy_info *info = strategy_by_name(st);
     if (!info) {
-        if (strcmp(st, "faker") == 0 || strcmp(st, "native") == 0)
-            return fail(L, "strategy '%s' is not supported; use pattern, weighted_enum or reference_data", st);
         return fail(L, "unknown strategy '%.40s'; use sequence, uuid, constant, choice, weighted_enum, lifecycle, pattern, "
                        "distribution, temporal, foreign_key, lookup, derived, correlated, formula, conditional, "
-                       "first_per_parent, computed, self_referencing, self_ref_field, reference_data, record_sample or record_field", st);
+                       "first_per_parent, computed, self_referencing, self_ref_field, reference_data, record_sample, record_field or native", st);
     }
     c->strategy = info->id;
     c->file_index = info->group;
