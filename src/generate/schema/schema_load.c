@@ -418,6 +418,9 @@ static int parse_enum(ld *L, sc_column *c, json_t *g)
     json_object_foreach(values, k, v)
     {
         if (!json_is_number(v)) return fail(L, "weight of '%.40s' must be a number", k);
+    }
+    json_object_foreach(values, k, v)
+    {
         vals[i] = json_string(k);
         w[i++] = json_number_value(v);
     }
