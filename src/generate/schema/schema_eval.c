@@ -304,7 +304,14 @@ static double draw_dist(const sc_column *c, uint64_t r)
         u = shape_gen_unit(s, r, 0);
         return c->p2 * shape_gen_pow(1.0 - u, -1.0 / c->p1);
     case SC_D_ZIPF: return (double)shape_gen_zipf_draw(c->zipf, s, r, 0);
-    case SC_D_GEOMETRIC: return (double)shape_gen_geometric(s, r, 0, c->p1, 1, INT64_MAX);
+    case SC_D_GEOMETRIC:
+        if (c->gcdf) {
+            u = shape_gen_unit(s, r, 0);
+            int k = 1;
+            while (k < c->gmax && !(u < c->gcdf[k])) k++;
+            return (double)k;
+        }
+        return (double)shape_gen_geometric(s, r, 0, c->p1, 1, INT64_MAX);
     case SC_D_POISSON: return (double)shape_gen_poisson(s, r, 0, c->p1, 0, INT64_MAX);
     case SC_D_BERNOULLI: return shape_gen_unit(s, r, 0) < c->p1 ? 1.0 : 0.0;
     case SC_D_TRIANGULAR: {

@@ -162,6 +162,8 @@ typedef struct sc_column {
     double p1, p2, p3;
     double lo, hi; /* clips (-inf/+inf) */
     shape_gen_zipf *zipf;
+    double *gcdf; /* geometric clipped to a small max: P(X <= k) for k = 1..gmax (inversion, no logs) */
+    int gmax;
     /* temporal */
     int64_t t_start_ns, t_end_ns;
     int day_granularity;

@@ -581,6 +581,16 @@ static int parse_distribution(ld *L, sc_column *c, json_t *g)
     case SC_D_GEOMETRIC:
         TRY(get_number(L, P, "p", 0.5, &c->p1));
         if (!(c->p1 > 0) || c->p1 > 1) return fail(L, "geometric needs 0 < p <= 1");
+        if (c->hi >= 1 && c->hi <= 256) { /* a small support: a table of the CDF */
+            c->gmax = (int)sc_floor(c->hi);
+            c->gcdf = calloc((size_t)c->gmax + 1, sizeof *c->gcdf);
+            if (!c->gcdf) return shape_err_set(L->err, SHAPE_ENOMEM, "out of memory");
+            double q = 1;
+            for (int k = 1; k <= c->gmax; k++) {
+                q *= 1 - c->p1;
+                c->gcdf[k] = 1 - q;
+            }
+        }
         break;
     case SC_D_POISSON: {
         static const char *const lk[] = {"lam", "lambda", "mean", NULL};
@@ -1994,6 +2004,7 @@ static void free_column(sc_column *c)
     free(c->pattern);
     free(c->tokens);
     free(c->zipf);
+    free(c->gcdf);
     if (c->seasonal) shape_gen_seasonal_free(&c->season);
     free(c->alloc);
     sc_expr_free(&c->expr);
