@@ -97,6 +97,16 @@ const shape_domain_type *shape_domain_builtin(size_t i);
  * available: retail" otherwise. */
 int shape_domain_lookup(const char *name, const shape_domain_type **out, shape_err *err);
 
+/* The same, also finding NAME.json in the ':'-separated folders `dirs`
+ * (NULL: none) and then SHAPE_DOMAIN_PATH; a NAME with a '/' or ending in
+ * ".json" is a generation-schema file (shape/generate_schema.h). A type that
+ * came from a file is the caller's: release it with shape_domain_release. */
+int shape_domain_lookup_in(const char *name, const char *dirs, const shape_domain_type **out, shape_err *err);
+
+/* Free a type shape_domain_lookup(_in) loaded from a file; a built-in type
+ * (static) is left alone, as is NULL. */
+void shape_domain_release(const shape_domain_type *type);
+
 /* 1 when the type lists `preset`. */
 int shape_domain_has_preset(const shape_domain_type *type, const char *preset);
 

@@ -223,6 +223,7 @@ static void state_free(emit_state *s)
     /* last: the emitters may still hold table names of the domain */
     shape_event_plan_reset(&s->plan);
     shape_domain_close(s->domain);
+    shape_domain_release(s->dtype);
 }
 
 static int emit_faulted(const emit_state *st)
@@ -302,7 +303,8 @@ static void print_report(const shape_emit_report *rep, const char *shard, int fa
 static int read_stream_options(emit_state *st, shape_err *err)
 {
     const shape_args *args = st->args;
-    SHAPE_RETURN_NOT_OK(shape_domain_lookup(shape_args_positional(args, 0), &st->dtype, err));
+    SHAPE_RETURN_NOT_OK(
+        shape_domain_lookup_in(shape_args_positional(args, 0), shape_args_value(args, "domain-path"), &st->dtype, err));
     st->scale = shape_args_value(args, "scale");
     if (!st->scale) st->scale = st->dtype->default_preset;
     if (!shape_domain_has_preset(st->dtype, st->scale)) {
@@ -954,6 +956,8 @@ static const shape_arg_spec emit_args[] = {
     {"scale", 0, SHAPE_ARG_VALUE, "PRESET", "small",
      "Scale preset: fabric_demo, small, medium, large, warehouse, xlarge, xxl, xxxl."},
     {"seed", 0, SHAPE_ARG_VALUE, "INT", "42", "Seed of the generator."},
+    {"domain-path", 0, SHAPE_ARG_VALUE, "DIR[:DIR]", "SHAPE_DOMAIN_PATH",
+     "Folders of generation schemas: DOMAIN names DIR/DOMAIN.json (docs/DOMAINS.md)."},
     {"table", 't', SHAPE_ARG_LIST, "NAME", "all tables", "Emit only this table; the dependency order is kept."},
     {"sink", 0, SHAPE_ARG_VALUE, "SINK", "console",
      "console, file (with -o FILE), null, or a URI: file:///PATH, jsonl:///DIR, kafka://HOST:PORT/TOPIC."},

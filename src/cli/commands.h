@@ -9,6 +9,7 @@ extern const shape_command shape_cmd_help;
 extern const shape_command shape_cmd_version;
 extern const shape_command shape_cmd_plugins;
 extern const shape_command shape_cmd_emit;
+extern const shape_command shape_cmd_domain;
 extern const shape_command shape_cmd_stream_read;
 extern const shape_command shape_cmd_stream_profile;
 extern const shape_command shape_cmd_profile_merge;

@@ -21,6 +21,7 @@ static const shape_command *const core_commands[] = {
     &shape_cmd_version,
     &shape_cmd_plugins,
     &shape_cmd_emit,
+    &shape_cmd_domain,
     &shape_cmd_stream_read,
     &shape_cmd_stream_profile,
     &shape_cmd_profile_merge,

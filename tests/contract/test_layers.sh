@@ -19,7 +19,7 @@ complain() { echo "FAIL: $*" >&2; fail=1; }
 room_of_header() {
   case $1 in
     profile|profile_worker) echo profile ;;
-    generate|generate_arrow|generate_retail|domain) echo generate ;;
+    generate|generate_arrow|generate_retail|generate_schema|domain) echo generate ;;
     stream|stream_checkpoint|stream_profiler|stream_window|windows_file|duration) echo stream ;;
     emit|emit_schedule|event) echo emit ;;
     arrow|arrow_json|arrow_value|atomic_file|base64|bytes|checkpoint_file|cli|clock|credref|decode|error|export|json|json_write|offsets|options|paths|plugin|registry|source|source_stream|task|timestamp|utf8|version) echo core ;;

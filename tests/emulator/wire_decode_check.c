@@ -9,7 +9,8 @@
  *   DIR/messages.bin   message values, each after a 4-byte big-endian length
  *   DIR/expected.jsonl the flat JSON event of each message, same order
  * The original Arrow schema (units the formats do not carry) is the retail
- * table's flat-event schema. Prints "N messages decoded and equal" or the
+ * table's flat-event schema, or with DOMAIN SCALE (e.g. a generation schema
+ * PATH.json and its preset) that domain's table's. Prints "N messages decoded and equal" or the
  * first difference, exit 1.
  */
 #include <stdio.h>
@@ -18,6 +19,7 @@
 
 #include "registry/client.h"
 #include "registry/wire_decode.h"
+#include "shape/domain.h"
 #include "shape/event.h"
 #include "shape/generate_retail.h"
 
@@ -49,25 +51,45 @@ static char *slurp(const char *path, size_t *len)
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: wire_decode_check REGISTRY_URL TABLE DIR\n");
+    if (argc != 4 && argc != 6) {
+        fprintf(stderr, "usage: wire_decode_check REGISTRY_URL TABLE DIR [DOMAIN SCALE]\n");
         return 2;
     }
     shape_err err;
     shape_err_clear(&err);
-    int table = shape_retail_table_find(argv[2]);
-    if (table < 0) {
-        fprintf(stderr, "wire_decode_check: unknown table %s\n", argv[2]);
-        return 2;
-    }
     const shape_gen_column *cols;
-    size_t ncols = shape_retail_columns((size_t)table, &cols);
+    size_t ncols;
+    int event_time;
+    const shape_domain_type *dtype = NULL;
+    shape_domain *domain = NULL;
+    if (argc == 6) { /* another domain (a generation schema): its table's columns */
+        int t = -1;
+        if (shape_domain_lookup(argv[4], &dtype, &err) == SHAPE_OK &&
+            shape_domain_open(dtype, argv[5], dtype->default_seed, &domain, &err) == SHAPE_OK)
+            t = shape_domain_table_find(domain, argv[2]);
+        if (t < 0) {
+            fprintf(stderr, "wire_decode_check: no table %s in %s: %s\n", argv[2], argv[4], err.message);
+            return 2;
+        }
+        const shape_domain_table *tab = shape_domain_table_at(domain, (size_t)t);
+        cols = tab->cols;
+        ncols = tab->ncols;
+        event_time = tab->event_time_col;
+    } else {
+        int table = shape_retail_table_find(argv[2]);
+        if (table < 0) {
+            fprintf(stderr, "wire_decode_check: unknown table %s\n", argv[2]);
+            return 2;
+        }
+        ncols = shape_retail_columns((size_t)table, &cols);
+        event_time = shape_retail_event_time_column((size_t)table);
+    }
     shape_event_table et;
     shape_event_rows rows;
     shape_kafka_schema_registry_settings s = {.url = argv[1], .ssl_verify = 1};
     shape_kafka_schema_registry_client *reg = NULL;
     shape_kafka_wire_decoder *dec = NULL;
-    if (shape_event_table_init(&et, argv[2], cols, ncols, shape_retail_event_time_column((size_t)table), &err) ||
+    if (shape_event_table_init(&et, argv[2], cols, ncols, event_time, &err) ||
         shape_event_rows_init(&rows, &et, &err) || shape_kafka_schema_registry_client_new(&s, &reg, &err) ||
         shape_kafka_wire_decoder_new(reg, &rows.schema, &dec, &err)) {
         fprintf(stderr, "wire_decode_check: %s\n", err.message);
@@ -121,5 +143,7 @@ int main(int argc, char **argv)
     shape_kafka_wire_decoder_free(dec);
     shape_kafka_schema_registry_client_free(reg);
     shape_event_rows_release(&rows);
+    shape_domain_close(domain);
+    shape_domain_release(dtype);
     return rc;
 }

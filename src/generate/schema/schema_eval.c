@@ -1,0 +1,854 @@
+/* schema_eval.c — one row of one table of a loaded generation schema.
+ *
+ * Why: every value must be a pure function of (seed, table, column, row) so
+ * any position of the stream is generated on its own, in bounded memory,
+ * the same on every run. Columns that read other rows — a foreign key's
+ * target key, a lookup, a derived date, a computed total over children —
+ * recompute those rows here rather than read stored tables.
+ * How: columns are evaluated in the load's group order into a shape_gen_row;
+ * a read of another row pushes a frame (its own row buffer) on the context's
+ * stack, evaluates that row's columns up to the one asked for, and copies
+ * the value back. Foreign keys whose children are counted (a computed total,
+ * first_per_parent, max_per_parent) use a stateless allocation
+ * (gen_alloc.c): child row → parent rank → parent row through a keyed
+ * permutation, and back, so a parent finds exactly its children and a total
+ * equals the sum over them by construction.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <jansson.h>
+
+#include "../retail/data/retail_data.h"
+#include "schema_internal.h"
+
+static int eval_mask(sc_ctx *ctx, sc_frame *f, uint32_t mask, shape_err *err);
+
+static char *scratch(shape_gen_row *row, size_t n)
+{
+    if (row->scratch_used + n > SHAPE_GEN_SCRATCH_BYTES) return NULL;
+    char *p = row->scratch + row->scratch_used;
+    row->scratch_used += n;
+    return p;
+}
+
+static void set_null(shape_gen_value *v) { memset(v, 0, sizeof *v); }
+
+static void set_int(shape_gen_value *v, uint8_t kind, int64_t i)
+{
+    v->kind = kind;
+    v->len = 0;
+    v->v.i = i;
+}
+
+static void set_float(shape_gen_value *v, double f)
+{
+    v->kind = SHAPE_GEN_FLOAT64;
+    v->len = 0;
+    v->v.f = f;
+}
+
+static void set_text(shape_gen_value *v, const char *s, size_t len)
+{
+    v->kind = SHAPE_GEN_STRING;
+    v->len = (uint32_t)len;
+    v->v.s = s;
+}
+
+static double as_double(const shape_gen_value *v)
+{
+    switch (v->kind) {
+    case SHAPE_GEN_FLOAT64: return v->v.f;
+    case SHAPE_GEN_BOOL: return v->v.b;
+    default: return (double)v->v.i;
+    }
+}
+
+/* Copy a string value into row's scratch (it may point into a frame that is
+ * about to be reused). */
+static void own_text(shape_gen_row *row, shape_gen_value *v)
+{
+    if (v->kind != SHAPE_GEN_STRING) return;
+    char *p = scratch(row, v->len);
+    if (!p) {
+        v->len = 0;
+        v->v.s = "";
+        return;
+    }
+    memcpy(p, v->v.s, v->len);
+    v->v.s = p;
+}
+
+/* Column c of row r of table t, through a new frame; strings are copied
+ * into `into`. *prow receives the frame's parent row of c (FK columns). */
+static int read_other(sc_ctx *ctx, int t, uint64_t r, int c, shape_gen_row *into, shape_gen_value *out, uint64_t *prow,
+                      shape_err *err)
+{
+    const sc_table *tab = &ctx->s->tables[t];
+    if (r >= tab->rows[ctx->s->preset]) {
+        set_null(out);
+        return SHAPE_OK;
+    }
+    /* a sequence needs no frame */
+    const sc_column *col = &tab->cols[c];
+    if (col->strategy == SC_SEQUENCE && !(col->null_rate > 0)) {
+        set_int(out, col->kind, (int64_t)((uint64_t)col->start + r * (uint64_t)col->step));
+        if (col->kind == SHAPE_GEN_FLOAT64) set_float(out, (double)out->v.i);
+        if (col->kind == SHAPE_GEN_STRING) {
+            char *p = scratch(into, 24);
+            int n = p ? snprintf(p, 24, "%lld", (long long)out->v.i) : 0;
+            set_text(out, p ? p : "", (size_t)n);
+        }
+        return SHAPE_OK;
+    }
+    if (ctx->depth + 1 >= SC_MAX_DEPTH)
+        return shape_err_set(err, SHAPE_EINVAL, "table '%s', column '%s': rows read each other more than %d deep",
+                             tab->name, col->name, SC_MAX_DEPTH);
+    /* a row being evaluated up the stack (a total's children reading their
+     * parent back) already holds the columns it made */
+    uint32_t bit = 1u << c;
+    for (int d = 0; d <= ctx->depth; d++) {
+        const sc_frame *a = &ctx->frames[d];
+        if (a->table == t && a->r == r && (a->valid & bit)) {
+            *out = a->row->values[c];
+            if (prow) *prow = a->prow[c];
+            own_text(into, out);
+            return SHAPE_OK;
+        }
+    }
+    if (!ctx->cache[t]) ctx->cache[t] = calloc(SC_CACHE_WAYS, sizeof *ctx->cache[t]);
+    sc_cache_entry *e = ctx->cache[t] ? &ctx->cache[t][r % SC_CACHE_WAYS] : NULL;
+    if (e && !e->busy && e->r == r && (e->valid & bit)) {
+        *out = e->row.values[c];
+        if (prow) *prow = e->prow[c];
+        own_text(into, out);
+        return SHAPE_OK;
+    }
+    ctx->depth++;
+    sc_frame *f = &ctx->frames[ctx->depth];
+    int rc;
+    f->table = t;
+    f->r = r;
+    if (e && !e->busy) {
+        if (e->r != r || !e->valid) {
+            e->r = r;
+            e->valid = 0;
+            e->row.scratch_used = 0;
+        }
+        e->row.ncols = tab->ncols;
+        f->row = &e->row;
+        f->prow = e->prow;
+        f->valid = e->valid;
+        e->busy = 1;
+        rc = eval_mask(ctx, f, col->need, err);
+        e->busy = 0;
+        e->valid = rc == SHAPE_OK ? f->valid : 0;
+    } else {
+        f->row = &ctx->stack[ctx->depth];
+        f->prow = ctx->prows[ctx->depth];
+        f->row->scratch_used = 0;
+        f->row->ncols = tab->ncols;
+        f->valid = 0;
+        rc = eval_mask(ctx, f, col->need, err);
+    }
+    if (rc == SHAPE_OK) {
+        *out = f->row->values[c];
+        if (prow) *prow = f->prow[c];
+        own_text(into, out);
+    }
+    f->valid = 0; /* the frame is finished: its slot may be reused */
+    ctx->depth--;
+    return rc;
+}
+
+void sc_ctx_release(sc_ctx *ctx)
+{
+    for (int t = 0; t < SC_MAX_TABLES; t++) {
+        free(ctx->cache[t]);
+        ctx->cache[t] = NULL;
+    }
+}
+
+/* ---- foreign keys --------------------------------------------------------------- */
+
+static uint64_t alloc_parent_of(const sc_column *c, uint64_t child_row, uint32_t *sibling, uint32_t *k)
+{
+    uint64_t childnum = c->alloc_perm_children ? shape_gen_perm_invert(&c->child_perm, child_row) : child_row;
+    shape_gen_alloc_run run;
+    shape_gen_alloc_child(c->alloc, childnum, &run);
+    uint64_t off = childnum - run.child;
+    uint64_t rank = run.rank + off / run.k;
+    if (sibling) *sibling = (uint32_t)(off % run.k);
+    if (k) *k = run.k;
+    return shape_gen_perm_apply(&c->parent_perm, rank);
+}
+
+/* The child rows of parent row p under FK c: first child number and count. */
+static void alloc_children_of(const sc_column *c, uint64_t p, uint64_t *first, uint32_t *k)
+{
+    uint64_t rank = shape_gen_perm_invert(&c->parent_perm, p);
+    shape_gen_alloc_run run;
+    shape_gen_alloc_parent(c->alloc, rank, &run);
+    *k = run.k;
+    *first = run.child + (rank - run.rank) * run.k;
+}
+
+static uint64_t child_row_of(const sc_column *c, uint64_t childnum)
+{
+    return c->alloc_perm_children ? shape_gen_perm_apply(&c->child_perm, childnum) : childnum;
+}
+
+static int values_equal(const shape_gen_value *a, const shape_gen_value *b)
+{
+    if (a->kind == SHAPE_GEN_NULL || b->kind == SHAPE_GEN_NULL) return 0;
+    if (a->kind == SHAPE_GEN_STRING || b->kind == SHAPE_GEN_STRING)
+        return a->kind == b->kind && a->len == b->len && memcmp(a->v.s, b->v.s, a->len) == 0;
+    return as_double(a) == as_double(b);
+}
+
+static int eval_fk(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
+{
+    const sc_column *c = &t->cols[ci];
+    const sc_table *p = &ctx->s->tables[c->ref_table];
+    uint64_t n = p->rows[ctx->s->preset], r = f->r, pr;
+    if (n == 0) {
+        set_null(out);
+        return SHAPE_OK;
+    }
+    if (c->alloc) {
+        pr = alloc_parent_of(c, r, NULL, NULL);
+    } else if (c->constrained_exact) {
+        /* the parents whose key column holds this row's value are the
+         * children of that grandparent row in the parent's allocation */
+        const sc_column *theirs = &p->cols[c->constrained_pcol];
+        uint64_t g = f->prow[c->constrained_by], c0 = 0;
+        uint32_t k = 0;
+        if (g != UINT64_MAX && theirs->alloc) alloc_children_of(theirs, g, &c0, &k);
+        if (k == 0) {
+            f->prow[ci] = UINT64_MAX;
+            if (c->nullable) return SHAPE_OK; /* out is null */
+            pr = shape_gen_below(c->s, r, 0, n);
+        } else
+            pr = child_row_of(theirs, c0 + shape_gen_below(c->s, r, 0, k));
+    } else if (c->constrained_by >= 0) {
+        const shape_gen_value *want = &f->row->values[c->constrained_by];
+        int found = 0;
+        pr = 0;
+        for (uint32_t i = 0; i < 64 && !found; i++) {
+            pr = shape_gen_below(c->s, r, i, n);
+            shape_gen_value pv;
+            shape_gen_row tmp;
+            tmp.scratch_used = 0;
+            SHAPE_RETURN_NOT_OK(read_other(ctx, c->ref_table, pr, c->constrained_pcol, &tmp, &pv, NULL, err));
+            found = values_equal(&pv, want);
+        }
+        if (!found && c->nullable) {
+            set_null(out);
+            f->prow[ci] = UINT64_MAX;
+            return SHAPE_OK;
+        }
+    } else if (c->fk_mode == SC_FK_ZIPF) {
+        pr = shape_gen_zipf_draw(c->zipf, c->s, r, 0) - 1;
+    } else if (c->fk_mode == SC_FK_PARETO) {
+        pr = shape_gen_pareto_rank(c->s, r, 0, c->alpha, 0.995, n);
+    } else {
+        pr = shape_gen_below(c->s, r, 0, n);
+    }
+    if (pr >= n) pr = n - 1;
+    f->prow[ci] = pr;
+    return read_other(ctx, c->ref_table, pr, c->ref_col, f->row, out, NULL, err);
+}
+
+/* ---- the rest of the strategies --------------------------------------------------- */
+
+static void json_value(json_t *v, shape_gen_value *out)
+{
+    if (json_is_string(v)) set_text(out, json_string_value(v), json_string_length(v));
+    else if (json_is_integer(v)) set_int(out, SHAPE_GEN_INT64, json_integer_value(v));
+    else if (json_is_number(v)) set_float(out, json_number_value(v));
+    else if (json_is_boolean(v)) out->kind = SHAPE_GEN_BOOL, out->v.b = json_is_true(v);
+    else set_null(out);
+}
+
+static void record_value(const sc_column *c, size_t i, shape_gen_value *out)
+{
+    json_t *rec = json_array_get(c->dataset->json, i);
+    if (json_is_object(rec)) {
+        json_t *v = c->field ? json_object_get(rec, c->field) : json_object_get(rec, "name");
+        if (!v && !c->field) v = json_object_get(rec, "value");
+        json_value(v, out);
+    } else
+        json_value(rec, out);
+}
+
+static int level_of(const sc_column *c, uint64_t r)
+{
+    for (int l = 0; l < c->levels; l++)
+        if (r < c->level_end[l]) return l;
+    return c->levels - 1;
+}
+
+static double draw_dist(const sc_column *c, uint64_t r)
+{
+    shape_gen_stream s = c->s;
+    double u;
+    switch (c->family) {
+    case SC_D_UNIFORM: return c->p1 + shape_gen_unit(s, r, 0) * (c->p2 - c->p1);
+    case SC_D_NORMAL: return c->p1 + c->p2 * shape_gen_normal(s, r, 0);
+    case SC_D_LOGNORMAL: return shape_gen_lognormal(s, r, 0, c->p1, c->p2, -INFINITY, INFINITY);
+    case SC_D_EXPONENTIAL: return -c->p1 * shape_gen_log1p(-shape_gen_unit(s, r, 0));
+    case SC_D_PARETO:
+        u = shape_gen_unit(s, r, 0);
+        return c->p2 * shape_gen_pow(1.0 - u, -1.0 / c->p1);
+    case SC_D_ZIPF: return (double)shape_gen_zipf_draw(c->zipf, s, r, 0);
+    case SC_D_GEOMETRIC:
+        if (c->gcdf) {
+            u = shape_gen_unit(s, r, 0);
+            int k = 1;
+            while (k < c->gmax && !(u < c->gcdf[k])) k++;
+            return (double)k;
+        }
+        return (double)shape_gen_geometric(s, r, 0, c->p1, 1, INT64_MAX);
+    case SC_D_POISSON: return (double)shape_gen_poisson(s, r, 0, c->p1, 0, INT64_MAX);
+    case SC_D_BERNOULLI: return shape_gen_unit(s, r, 0) < c->p1 ? 1.0 : 0.0;
+    case SC_D_TRIANGULAR: {
+        u = shape_gen_unit(s, r, 0);
+        double a = c->p1, m = c->p2, b = c->p3, fc = (m - a) / (b - a);
+        return u < fc ? a + shape_gen_sqrt(u * (b - a) * (m - a)) : b - shape_gen_sqrt((1 - u) * (b - a) * (b - m));
+    }
+    }
+    return 0;
+}
+
+static int64_t add_days_draw(const sc_column *c, uint64_t r)
+{
+    if (c->days_fixed != INT32_MIN) return c->days_fixed;
+    double d;
+    if (c->days_family == 1) d = shape_gen_exp(c->d_mean + c->d_sigma * shape_gen_normal(c->s, r, 1));
+    else if (c->days_family == 2) d = c->d_mean + c->d_sigma * shape_gen_normal(c->s, r, 1);
+    else d = c->d_min + shape_gen_unit(c->s, r, 1) * (c->d_max - c->d_min);
+    if (d < c->d_min) d = c->d_min;
+    if (d > c->d_max) d = c->d_max;
+    return (int64_t)sc_floor(d + 0.5);
+}
+
+static int eval_pattern(const sc_column *c, sc_frame *f, shape_gen_value *out)
+{
+    shape_gen_row *row = f->row;
+    char *start = row->scratch + row->scratch_used, *end = row->scratch + SHAPE_GEN_SCRATCH_BYTES, *p = start;
+    int random_i = 0;
+    for (size_t i = 0; i < c->ntokens; i++) {
+        const sc_token *t = &c->tokens[i];
+        char num[32];
+        const char *s = NULL;
+        size_t len = 0;
+        int pad = t->width < 0 ? 0 : t->width;
+        if (t->kind == 0) s = t->text, len = t->len, pad = 0;
+        else if (t->kind == 1) len = (size_t)snprintf(num, sizeof num, "%llu", (unsigned long long)(f->r + 1)), s = num;
+        else if (t->kind == 2) {
+            static const char alnum[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+            for (int k = 0; k < t->width && p < end; k++)
+                *p++ = alnum[shape_gen_below(c->s, f->r, (uint32_t)(random_i * 4096 + k), 36)];
+            random_i++;
+            continue;
+        } else {
+            const shape_gen_value *v = &row->values[t->col];
+            if (v->kind == SHAPE_GEN_NULL) {
+                set_null(out);
+                return SHAPE_OK;
+            }
+            if (v->kind == SHAPE_GEN_STRING) s = v->v.s, len = v->len;
+            else if (v->kind == SHAPE_GEN_FLOAT64) len = (size_t)snprintf(num, sizeof num, "%.17g", v->v.f), s = num;
+            else if (v->kind == SHAPE_GEN_BOOL) s = v->v.b ? "True" : "False", len = strlen(s);
+            else len = (size_t)snprintf(num, sizeof num, "%lld", (long long)v->v.i), s = num;
+        }
+        for (size_t k = len; (int)k < pad && p < end; k++) *p++ = '0';
+        if ((size_t)(end - p) < len) len = (size_t)(end - p);
+        memcpy(p, s, len);
+        p += len;
+    }
+    row->scratch_used += (size_t)(p - start);
+    set_text(out, start, (size_t)(p - start));
+    return SHAPE_OK;
+}
+
+/* The row of table src whose key column matches this row's `via` value: the
+ * FK's parent row when via is a foreign key to that key, else the inverse
+ * of a sequence key. 0 when there is none (a null or unmatched key). */
+static int lookup_row(const sc_schema *s, const sc_table *t, const sc_frame *f, int via_col, int src, int key_col,
+                      uint64_t *pr)
+{
+    const sc_column *via = &t->cols[via_col];
+    const shape_gen_value *v = &f->row->values[via_col];
+    if (v->kind == SHAPE_GEN_NULL) return 0;
+    if (via->strategy == SC_FOREIGN_KEY && via->ref_table == src && via->ref_col == key_col) {
+        *pr = f->prow[via_col];
+        return *pr != UINT64_MAX;
+    }
+    const sc_column *key = &s->tables[src].cols[key_col];
+    if (v->kind == SHAPE_GEN_STRING || key->step == 0) return 0;
+    double x = as_double(v) - (double)key->start;
+    if (sc_fmod(x, (double)key->step) != 0 || x / (double)key->step < 0) return 0;
+    *pr = (uint64_t)(x / (double)key->step);
+    return 1;
+}
+
+/* ---- native providers: the built-in pools (src/generate/retail/data/) ---- */
+
+static shape_retail_str pool_pick(const shape_retail_list *l, shape_gen_stream s, uint64_t r, uint32_t i)
+{
+    return l->items[shape_gen_below(s, r, i, l->n)];
+}
+
+static char *put_lower(char *p, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char ch = s[i];
+        if (ch >= 'A' && ch <= 'Z') ch = (char)(ch - 'A' + 'a');
+        if (ch == ' ' || ch == '\'') continue;
+        *p++ = ch;
+    }
+    return p;
+}
+
+static void eval_native(const sc_column *c, sc_frame *f, shape_gen_value *out)
+{
+    shape_gen_row *row = f->row;
+    uint64_t r = f->r;
+    char *start = row->scratch + row->scratch_used;
+    size_t room = SHAPE_GEN_SCRATCH_BYTES - row->scratch_used;
+    if (room < 300) { /* the row's text is full: an empty text, never a null in a column that has none */
+        set_text(out, "", 0);
+        return;
+    }
+    char *p = start;
+    shape_retail_str a, b;
+    const shape_retail_place *pl;
+    switch (c->provider) {
+    case SC_P_FIRST_NAME: a = pool_pick(&shape_retail_first_names, c->s, r, 0); set_text(out, a.s, a.len); return;
+    case SC_P_LAST_NAME: a = pool_pick(&shape_retail_last_names, c->s, r, 0); set_text(out, a.s, a.len); return;
+    case SC_P_CITY:
+        pl = &shape_retail_places[shape_gen_below(c->s, r, 0, shape_retail_place_count)];
+        set_text(out, shape_retail_city_blob + pl->city_off, pl->city_len);
+        return;
+    case SC_P_STATE: set_text(out, shape_retail_state_codes + 2 * shape_gen_below(c->s, r, 0, shape_retail_state_count), 2); return;
+    case SC_P_NAME:
+        a = pool_pick(&shape_retail_first_names, c->s, r, 0);
+        b = pool_pick(&shape_retail_last_names, c->s, r, 1);
+        p += snprintf(p, room, "%.*s %.*s", (int)a.len, a.s, (int)b.len, b.s);
+        break;
+    case SC_P_EMAIL: {
+        const shape_gen_value *fv = c->first_col >= 0 ? &row->values[c->first_col] : NULL;
+        const shape_gen_value *lv = c->last_col >= 0 ? &row->values[c->last_col] : NULL;
+        a = fv && fv->kind == SHAPE_GEN_STRING ? (shape_retail_str){fv->v.s, fv->len} : pool_pick(&shape_retail_first_names, c->s, r, 0);
+        b = lv && lv->kind == SHAPE_GEN_STRING ? (shape_retail_str){lv->v.s, lv->len} : pool_pick(&shape_retail_last_names, c->s, r, 1);
+        shape_retail_str dom = pool_pick(&shape_retail_email_domains, c->s, r, 2);
+        if (a.len > 100) a.len = 100;
+        if (b.len > 100) b.len = 100;
+        p = put_lower(p, a.s, a.len);
+        *p++ = '.';
+        p = put_lower(p, b.s, b.len);
+        p += snprintf(p, 8, "%u@", (unsigned)(1 + shape_gen_below(c->s, r, 3, 998)));
+        memcpy(p, dom.s, dom.len);
+        p += dom.len;
+        break;
+    }
+    case SC_P_PHONE:
+        p += snprintf(p, room, "%03u-555-01%02u", (unsigned)(201 + shape_gen_below(c->s, r, 0, 789)),
+                      (unsigned)shape_gen_below(c->s, r, 1, 100));
+        break;
+    case SC_P_STREET:
+        a = pool_pick(&shape_retail_street_names, c->s, r, 1);
+        b = pool_pick(&shape_retail_street_suffixes, c->s, r, 2);
+        p += snprintf(p, room, "%u %.*s %.*s", (unsigned)(100 + shape_gen_below(c->s, r, 0, 9899)), (int)a.len, a.s,
+                      (int)b.len, b.s);
+        break;
+    case SC_P_POSTCODE:
+    case SC_P_ZIP4:
+        pl = &shape_retail_places[shape_gen_below(c->s, r, 0, shape_retail_place_count)];
+        p += snprintf(p, room, "%05u", (unsigned)pl->zip);
+        if (c->provider == SC_P_ZIP4) p += snprintf(p, 6, "-%04u", (unsigned)shape_gen_below(c->s, r, 1, 10000));
+        break;
+    case SC_P_IPV4: {
+        uint64_t x = shape_gen_u64(c->s, r, 0);
+        p += snprintf(p, room, "10.%u.%u.%u", (unsigned)(x >> 8 & 255), (unsigned)(x >> 16 & 255), (unsigned)(1 + (x >> 24) % 254));
+        break;
+    }
+    case SC_P_URI:
+    case SC_P_WORD:
+        a = pool_pick(&shape_retail_product_items, c->s, r, 0);
+        if (c->provider == SC_P_URI) p += snprintf(p, room, "https://www.example.com/");
+        p = put_lower(p, a.s, a.len);
+        break;
+    case SC_P_COMPANY:
+        a = pool_pick(&shape_retail_last_names, c->s, r, 0);
+        b = pool_pick(&shape_retail_last_names, c->s, r, 1);
+        p += snprintf(p, room, "%.*s & %.*s %s", (int)a.len, a.s, (int)b.len, b.s,
+                      (const char *const[]){"LLC", "Inc", "Group", "Partners"}[shape_gen_below(c->s, r, 2, 4)]);
+        break;
+    case SC_P_SSN:
+        p += snprintf(p, room, "9%02u-%02u-%04u", (unsigned)shape_gen_below(c->s, r, 0, 100),
+                      (unsigned)(1 + shape_gen_below(c->s, r, 1, 99)), (unsigned)(1 + shape_gen_below(c->s, r, 2, 9999)));
+        break;
+    case SC_P_DIGITS:
+    case SC_P_PYSTR: {
+        static const char alnum[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+        for (int k = 0; k < c->width; k++)
+            *p++ = c->provider == SC_P_DIGITS ? (char)('0' + shape_gen_below(c->s, r, (uint32_t)k, 10))
+                                               : alnum[shape_gen_below(c->s, r, (uint32_t)k, 52)];
+        break;
+    }
+    }
+    row->scratch_used += (size_t)(p - start);
+    set_text(out, start, (size_t)(p - start));
+}
+
+static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
+{
+    const sc_column *c = &t->cols[ci];
+    uint64_t r = f->r;
+    shape_gen_row *row = f->row;
+    const sc_schema *s = ctx->s;
+    set_null(out);
+    switch (c->strategy) {
+    case SC_NONE: return SHAPE_OK;
+    case SC_SEQUENCE: /* wraps instead of overflowing (no undefined behaviour at any row) */
+        set_int(out, SHAPE_GEN_INT64, (int64_t)((uint64_t)c->start + r * (uint64_t)c->step));
+        return SHAPE_OK;
+    case SC_UUID: {
+        char *p = scratch(row, 36);
+        if (!p) return SHAPE_OK;
+        uint64_t a = shape_gen_u64(c->s, r, 0), b = shape_gen_u64(c->s, r, 1);
+        a = (a & ~0xf000ULL) | 0x4000ULL;                 /* version 4 */
+        b = (b & 0x3fffffffffffffffULL) | 0x8000000000000000ULL; /* variant 10 */
+        snprintf(p, 37, "%08llx-%04llx-%04llx-%04llx-%012llx", (unsigned long long)(a >> 32),
+                 (unsigned long long)((a >> 16) & 0xffff), (unsigned long long)(a & 0xffff),
+                 (unsigned long long)(b >> 48), (unsigned long long)(b & 0xffffffffffffULL));
+        set_text(out, p, 36);
+        return SHAPE_OK;
+    }
+    case SC_CONSTANT: *out = c->constant; return SHAPE_OK;
+    case SC_CHOICE:
+    case SC_WEIGHTED_ENUM:
+    case SC_LIFECYCLE: {
+        uint32_t i = shape_gen_alias_draw(&c->alias, c->s, r, 0);
+        if (c->natural == SHAPE_GEN_STRING) set_text(out, c->labels[i], strlen(c->labels[i]));
+        else if (c->natural == SHAPE_GEN_BOOL) out->kind = SHAPE_GEN_BOOL, out->v.b = c->label_num[i] != 0;
+        else if (c->natural == SHAPE_GEN_INT64) set_int(out, SHAPE_GEN_INT64, (int64_t)c->label_num[i]);
+        else set_float(out, c->label_num[i]);
+        return SHAPE_OK;
+    }
+    case SC_PATTERN: return eval_pattern(c, f, out);
+    case SC_NATIVE: eval_native(c, f, out); return SHAPE_OK;
+    case SC_DISTRIBUTION: {
+        double v = draw_dist(c, r);
+        if (v < c->lo) v = c->lo;
+        if (v > c->hi) v = c->hi;
+        set_float(out, v);
+        return SHAPE_OK;
+    }
+    case SC_TEMPORAL: {
+        /* a rule "this >= (or >) the parent's instant" is kept by drawing
+         * from the part of the model after it, so the repaired rows keep the
+         * seasons and hours instead of piling up a day after the parent */
+        int64_t nb = INT64_MIN;
+        for (int k = 0; k < c->nrepairs; k++) {
+            const sc_repair *rp = &c->repairs[k];
+            if (!rp->cross_table || rp->op < 2 || f->prow[rp->via] == UINT64_MAX) continue;
+            shape_gen_value pv;
+            shape_gen_row tmp;
+            tmp.scratch_used = 0;
+            SHAPE_RETURN_NOT_OK(read_other(ctx, rp->right_table, f->prow[rp->via], rp->right_col, &tmp, &pv, NULL, err));
+            if (pv.kind == SHAPE_GEN_TIMESTAMP_NS && pv.v.i + (rp->op == 2) > nb) nb = pv.v.i + (rp->op == 2);
+        }
+        int64_t ns;
+        if (c->seasonal)
+            ns = shape_gen_seasonal_draw(&c->season, c->s, r, 0, nb);
+        else if (nb > c->t_start_ns && nb < c->t_end_ns)
+            ns = shape_gen_instant_us(c->s, r, 0, nb - nb % 1000 + (nb % 1000 != 0) * 1000, c->t_end_ns);
+        else
+            ns = shape_gen_instant_us(c->s, r, 0, c->t_start_ns, c->t_end_ns);
+        if (ns >= c->t_end_ns) ns = c->t_end_ns - SHAPE_GEN_NS_PER_SEC;
+        if (c->day_granularity) ns -= ((ns % SHAPE_GEN_NS_PER_DAY) + SHAPE_GEN_NS_PER_DAY) % SHAPE_GEN_NS_PER_DAY;
+        set_int(out, SHAPE_GEN_TIMESTAMP_NS, ns);
+        return SHAPE_OK;
+    }
+    case SC_FOREIGN_KEY: return eval_fk(ctx, f, t, ci, out, err);
+    case SC_LOOKUP: {
+        uint64_t pr;
+        if (!lookup_row(s, t, f, c->via, c->src_table, c->key_col, &pr)) return SHAPE_OK;
+        return read_other(ctx, c->src_table, pr, c->src_col, row, out, NULL, err);
+    }
+    case SC_DERIVED: {
+        if (c->src_table >= 0) {
+            uint64_t pr = f->prow[c->via];
+            if (pr == UINT64_MAX || row->values[c->via].kind == SHAPE_GEN_NULL) return SHAPE_OK;
+            SHAPE_RETURN_NOT_OK(read_other(ctx, c->src_table, pr, c->src_col, row, out, NULL, err));
+        } else
+            *out = row->values[c->src_col];
+        if (c->add_days && out->kind == SHAPE_GEN_TIMESTAMP_NS) {
+            __int128 sum = (__int128)out->v.i + (__int128)add_days_draw(c, r) * SHAPE_GEN_NS_PER_DAY;
+            out->v.i = sum > INT64_MAX ? INT64_MAX : sum < INT64_MIN ? INT64_MIN : (int64_t)sum;
+        }
+        return SHAPE_OK;
+    }
+    case SC_CORRELATED: {
+        const shape_gen_value *v = &row->values[c->src_col];
+        if (v->kind == SHAPE_GEN_NULL) return SHAPE_OK;
+        double x = as_double(v), u = c->p1 + shape_gen_unit(c->s, r, 0) * (c->p2 - c->p1);
+        double y = c->corr_op == 0 ? x * u : c->corr_op == 1 ? x + u : x - u;
+        if (c->corr_op == 2 && y < 0) y = 0;
+        set_float(out, y);
+        return SHAPE_OK;
+    }
+    case SC_FORMULA: {
+        double y;
+        if (sc_expr_eval(&c->expr, row->values, &y) == 0 && !isnan(y)) set_float(out, y);
+        return SHAPE_OK;
+    }
+    case SC_CONDITIONAL: {
+        const shape_gen_value *v = &row->values[c->src_col];
+        int hit;
+        if (c->cond_op <= 1) hit = (v->kind == SHAPE_GEN_NULL) == (c->cond_op == 0);
+        else {
+            int eq;
+            if (v->kind == SHAPE_GEN_NULL) eq = -1;
+            else if (c->cond_numeric && v->kind != SHAPE_GEN_STRING) eq = as_double(v) == c->cond_num;
+            else if (v->kind == SHAPE_GEN_STRING) eq = v->len == strlen(c->cond_text) && memcmp(v->v.s, c->cond_text, v->len) == 0;
+            else if (v->kind == SHAPE_GEN_BOOL) eq = strcasecmp(c->cond_text, v->v.b ? "true" : "false") == 0;
+            else eq = 0;
+            hit = eq < 0 ? 0 : c->cond_op == 2 ? eq : !eq;
+        }
+        int b = hit ? 0 : 1;
+        if (c->branch_lookup[b]) {
+            uint64_t pr;
+            if (row->values[c->bl_via[b]].kind == SHAPE_GEN_NULL) {
+                set_float(out, 0.0); /* the original: a null via gives 0 */
+                return SHAPE_OK;
+            }
+            if (!lookup_row(s, t, f, c->bl_via[b], c->bl_table[b], c->bl_key[b], &pr)) return SHAPE_OK;
+            SHAPE_RETURN_NOT_OK(read_other(ctx, c->bl_table[b], pr, c->bl_col[b], row, out, NULL, err));
+            if (out->kind != SHAPE_GEN_NULL) set_float(out, as_double(out));
+            return SHAPE_OK;
+        }
+        *out = c->branch[b];
+        if (c->natural == SHAPE_GEN_STRING && out->kind != SHAPE_GEN_STRING && out->kind != SHAPE_GEN_NULL) {
+            char *p = scratch(row, 32);
+            int n = p ? snprintf(p, 32, "%.17g", as_double(out)) : 0;
+            set_text(out, p ? p : "", (size_t)n);
+        } else if (c->natural == SHAPE_GEN_FLOAT64 && out->kind != SHAPE_GEN_NULL)
+            set_float(out, as_double(out));
+        return SHAPE_OK;
+    }
+    case SC_FIRST_PER_PARENT: {
+        const sc_column *fk = &t->cols[c->parent_column];
+        int first;
+        if (!fk->alloc) first = 1;
+        else if (!fk->alloc_perm_children) {
+            uint32_t sib;
+            alloc_parent_of(fk, r, &sib, NULL);
+            first = sib == 0;
+        } else {
+            uint32_t sib, k;
+            uint64_t pr = alloc_parent_of(fk, r, &sib, &k), c0;
+            alloc_children_of(fk, pr, &c0, &k);
+            uint64_t lowest = UINT64_MAX;
+            for (uint32_t j = 0; j < k; j++) {
+                uint64_t cr = child_row_of(fk, c0 + j);
+                if (cr < lowest) lowest = cr;
+            }
+            first = lowest == r;
+        }
+        out->kind = SHAPE_GEN_BOOL;
+        out->v.b = c->invert ? !first : first;
+        return SHAPE_OK;
+    }
+    case SC_COMPUTED: {
+        const sc_table *ch = &s->tables[c->child_table];
+        const sc_column *fk = &ch->cols[c->child_fk];
+        uint64_t c0 = 0;
+        uint32_t k = 0;
+        if (fk->alloc) alloc_children_of(fk, r, &c0, &k);
+        if (c->rule == SC_COUNT) {
+            set_int(out, SHAPE_GEN_INT64, k);
+            return SHAPE_OK;
+        }
+        int isint = c->natural == SHAPE_GEN_INT64;
+        int64_t isum = 0, imin = 0, imax = 0;
+        double fsum = 0, fmin = 0, fmax = 0;
+        uint32_t seen = 0;
+        for (uint32_t j = 0; j < k; j++) {
+            shape_gen_value v;
+            shape_gen_row tmp;
+            tmp.scratch_used = 0;
+            SHAPE_RETURN_NOT_OK(read_other(ctx, c->child_table, child_row_of(fk, c0 + j), c->child_col, &tmp, &v, NULL, err));
+            if (v.kind == SHAPE_GEN_NULL) continue;
+            double x = as_double(&v);
+            int64_t xi = v.kind == SHAPE_GEN_INT64 ? v.v.i : (int64_t)x;
+            if (!seen || x < fmin) fmin = x, imin = xi;
+            if (!seen || x > fmax) fmax = x, imax = xi;
+            fsum += x;
+            isum += xi;
+            seen++;
+        }
+        if (c->rule == SC_AVG) set_float(out, seen ? shape_gen_round_scale(fsum / seen, 2) : 0.0);
+        else if (isint) set_int(out, SHAPE_GEN_INT64, c->rule == SC_SUM ? isum : c->rule == SC_MIN ? imin : imax);
+        else set_float(out, shape_gen_round_scale(c->rule == SC_SUM ? fsum : c->rule == SC_MIN ? fmin : fmax, 2));
+        return SHAPE_OK;
+    }
+    case SC_SELF_REFERENCING: {
+        int l = level_of(c, r);
+        if (l == 0) return SHAPE_OK;
+        uint64_t lo = l >= 2 ? c->level_end[l - 2] : 0, hi = c->level_end[l - 1];
+        if (hi <= lo) return SHAPE_OK;
+        uint64_t pr = lo + shape_gen_below(c->s, r, 0, hi - lo);
+        f->prow[ci] = pr;
+        return read_other(ctx, f->table, pr, c->pk_column, row, out, NULL, err);
+    }
+    case SC_SELF_REF_FIELD: set_int(out, SHAPE_GEN_INT64, level_of(&t->cols[c->src_col], r) + 1); return SHAPE_OK;
+    case SC_REFERENCE_DATA: record_value(c, (size_t)shape_gen_below(c->s, r, 0, c->dataset->n), out); return SHAPE_OK;
+    case SC_RECORD_SAMPLE:
+    case SC_RECORD_FIELD: {
+        const sc_column *a = c->strategy == SC_RECORD_SAMPLE ? c : &t->cols[c->anchor];
+        size_t i = a->unique ? (size_t)shape_gen_perm_apply(&a->record_perm, r) : (size_t)shape_gen_below(a->s, r, 0, a->dataset->n);
+        record_value(c, i, out);
+        return SHAPE_OK;
+    }
+    }
+    return SHAPE_OK;
+}
+
+/* The natural value into the declared type, rounded to scale, cut to max_length. */
+static void convert(const sc_column *c, shape_gen_row *row, shape_gen_value *v)
+{
+    if (v->kind == SHAPE_GEN_NULL) return;
+    switch (c->kind) {
+    case SHAPE_GEN_INT64:
+        if (v->kind == SHAPE_GEN_FLOAT64) {
+            double x = v->v.f;
+            if (!isfinite(x) || sc_fabs(x) > 9.2e18) {
+                set_null(v);
+                return;
+            }
+            set_int(v, SHAPE_GEN_INT64, (int64_t)sc_floor(x + 0.5));
+        } else if (v->kind == SHAPE_GEN_BOOL)
+            set_int(v, SHAPE_GEN_INT64, v->v.b);
+        break;
+    case SHAPE_GEN_FLOAT64:
+        if (v->kind != SHAPE_GEN_FLOAT64) set_float(v, as_double(v));
+        if (c->scale >= 0 && isfinite(v->v.f) && sc_fabs(v->v.f) < 1e15) v->v.f = shape_gen_round_scale(v->v.f, c->scale);
+        break;
+    case SHAPE_GEN_BOOL:
+        if (v->kind != SHAPE_GEN_BOOL) {
+            int b = as_double(v) != 0;
+            v->kind = SHAPE_GEN_BOOL;
+            v->v.b = b;
+        }
+        break;
+    case SHAPE_GEN_STRING:
+        if (v->kind != SHAPE_GEN_STRING) {
+            char *p = scratch(row, 40);
+            int n = 0;
+            if (p) {
+                if (v->kind == SHAPE_GEN_FLOAT64) n = snprintf(p, 40, "%.17g", v->v.f);
+                else if (v->kind == SHAPE_GEN_BOOL) n = snprintf(p, 40, "%s", v->v.b ? "true" : "false");
+                else n = snprintf(p, 40, "%lld", (long long)v->v.i);
+            }
+            set_text(v, p ? p : "", (size_t)n);
+        }
+        if (c->max_length > 0 && v->len > (uint32_t)c->max_length) {
+            uint32_t n = (uint32_t)c->max_length;
+            while (n > 0 && ((unsigned char)v->v.s[n] & 0xc0) == 0x80) n--; /* never cut a UTF-8 sequence */
+            v->len = n;
+        }
+        break;
+    default: break;
+    }
+}
+
+/* Keep the column's business rules (see sc_repair). */
+static int repair(sc_ctx *ctx, sc_frame *f, const sc_column *c, int ci, shape_err *err)
+{
+    shape_gen_value *v = &f->row->values[ci];
+    for (int k = 0; k < c->nrepairs && v->kind != SHAPE_GEN_NULL; k++) {
+        const sc_repair *rp = &c->repairs[k];
+        shape_gen_value rv;
+        if (rp->cross_table) {
+            uint64_t pr = f->prow[rp->via];
+            if (pr == UINT64_MAX) continue;
+            shape_gen_row tmp;
+            tmp.scratch_used = 0;
+            SHAPE_RETURN_NOT_OK(read_other(ctx, rp->right_table, pr, rp->right_col, &tmp, &rv, NULL, err));
+        } else if (rp->right_col >= 0)
+            rv = f->row->values[rp->right_col];
+        else
+            set_float(&rv, rp->right_num);
+        if (rv.kind == SHAPE_GEN_NULL) continue;
+        int ts = v->kind == SHAPE_GEN_TIMESTAMP_NS;
+        int cmp = ts ? (v->v.i > rv.v.i) - (v->v.i < rv.v.i) : (as_double(v) > as_double(&rv)) - (as_double(v) < as_double(&rv));
+        int ok = rp->op == 0 ? cmp < 0 : rp->op == 1 ? cmp <= 0 : rp->op == 2 ? cmp > 0 : cmp >= 0;
+        if (ok) continue;
+        double u = shape_gen_unit(rp->s, f->r, 0);
+        if (ts) {
+            int64_t days = rp->cross_table ? 1 : 1 + (int64_t)(29 * u);
+            __int128 x = (__int128)rv.v.i + (rp->op <= 1 ? -days : days) * (__int128)SHAPE_GEN_NS_PER_DAY;
+            set_int(v, SHAPE_GEN_TIMESTAMP_NS, x > INT64_MAX ? INT64_MAX : x < INT64_MIN ? INT64_MIN : (int64_t)x);
+            continue;
+        }
+        double r = as_double(&rv), y;
+        if (rp->cross_table) y = rp->op == 1 ? shape_gen_round_scale(r * (0.3 + 0.7 * u), 2) : r + 1.0;
+        else y = rp->op == 0 ? shape_gen_round_scale(r * (0.30 + 0.65 * u), 2) : r * (1.05 + 0.95 * u);
+        set_float(v, y);
+        convert(c, f->row, v);
+    }
+    return SHAPE_OK;
+}
+
+/* Make the columns of `mask` that the frame does not hold yet, in column
+ * order (a column's needs come before it). */
+static int eval_mask(sc_ctx *ctx, sc_frame *f, uint32_t mask, shape_err *err)
+{
+    const sc_table *t = &ctx->s->tables[f->table];
+    uint32_t todo = mask & ~f->valid;
+    while (todo) {
+        int ci = __builtin_ctz(todo);
+        todo &= todo - 1;
+        const sc_column *c = &t->cols[ci];
+        shape_gen_value *v = &f->row->values[ci];
+        f->prow[ci] = UINT64_MAX;
+        int rc = eval_strategy(ctx, f, t, ci, v, err);
+        if (rc == SHAPE_OK) {
+            convert(c, f->row, v);
+            if (c->null_rate > 0 && shape_gen_chance(c->s_null, f->r, 0, c->null_rate)) set_null(v);
+            if (c->nrepairs) rc = repair(ctx, f, c, ci, err);
+        }
+        if (rc != SHAPE_OK) {
+            f->valid = 0;
+            return rc;
+        }
+        f->valid |= 1u << ci;
+    }
+    return SHAPE_OK;
+}
+
+int sc_eval_row(sc_ctx *ctx, int t, uint64_t r, shape_gen_row *out, shape_err *err)
+{
+    const sc_table *tab = &ctx->s->tables[t];
+    ctx->depth = 0;
+    sc_frame *f = &ctx->frames[0];
+    f->row = out;
+    f->prow = ctx->prows[0];
+    f->table = t;
+    f->r = r;
+    out->ncols = tab->ncols;
+    out->scratch_used = 0;
+    f->valid = 0;
+    if (tab->ncols == 0) return SHAPE_OK;
+    uint32_t all = tab->ncols >= 32 ? UINT32_MAX : (1u << tab->ncols) - 1;
+    int rc = eval_mask(ctx, f, all, err);
+    f->valid = 0;
+    return rc;
+}

@@ -1,0 +1,388 @@
+/* schema_expr.c — the `formula` strategy's expressions: compiled once at
+ * load into a node array, evaluated per row over the row's earlier columns.
+ *
+ * Why: formulas (a line total from quantity, price and discount) are pure
+ * functions of the row, so they stream as they are; what they need is a
+ * safe, small language — the original's Python-expression subset — with
+ * errors at load time rather than per row.
+ * How: a recursive-descent parser with Python's precedence (conditional
+ * `a if c else b`, or, and, not, comparisons, + -, * / // %, unary -, **)
+ * builds nodes; evaluation is a recursive walk in doubles (booleans are
+ * 0/1). A null input makes the result null. Functions: abs, round, min, max
+ * and the np_* names of the original; np_nan is NaN.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schema_internal.h"
+
+enum {
+    OP_NUM, OP_COL, OP_NEG, OP_NOT, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FDIV, OP_MOD, OP_POW,
+    OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE, OP_AND, OP_OR, OP_IF,
+    OP_ABS, OP_ROUND, OP_MIN, OP_MAX, OP_SQRT, OP_LOG, OP_EXP, OP_FLOOR, OP_CEIL, OP_CLIP, OP_WHERE,
+};
+
+typedef struct parser {
+    const sc_table *t;
+    int self;
+    const char *p;
+    const char *text;
+    sc_expr *e;
+    int cap;
+    shape_err *err;
+    int failed;
+} parser;
+
+static int perr(parser *P, const char *what)
+{
+    if (!P->failed)
+        shape_err_set(P->err, SHAPE_EINVAL, "table '%.60s', column '%.60s': formula '%.80s': %s at offset %d",
+                      P->t->name, P->t->cols[P->self].name, P->text, what, (int)(P->p - P->text));
+    P->failed = 1;
+    return -1;
+}
+
+static int node(parser *P, int op, int a, int b, int c)
+{
+    if (P->failed) return -1;
+    if (P->e->nnodes == P->cap) {
+        int nc = P->cap ? P->cap * 2 : 16;
+        sc_node *g = realloc(P->e->nodes, (size_t)nc * sizeof *g);
+        if (!g) return perr(P, "out of memory");
+        P->e->nodes = g;
+        P->cap = nc;
+    }
+    sc_node *n = &P->e->nodes[P->e->nnodes];
+    memset(n, 0, sizeof *n);
+    n->op = op;
+    n->a = a;
+    n->b = b;
+    n->c = c;
+    return P->e->nnodes++;
+}
+
+static void ws(parser *P)
+{
+    while (*P->p == ' ' || *P->p == '\t' || *P->p == '\n') P->p++;
+}
+
+static int word(parser *P, const char *w)
+{
+    ws(P);
+    size_t n = strlen(w);
+    if (strncmp(P->p, w, n) == 0 && !(P->p[n] == '_' || (P->p[n] >= 'a' && P->p[n] <= 'z') ||
+                                      (P->p[n] >= 'A' && P->p[n] <= 'Z') || (P->p[n] >= '0' && P->p[n] <= '9'))) {
+        P->p += n;
+        return 1;
+    }
+    return 0;
+}
+
+static int sym(parser *P, const char *s)
+{
+    ws(P);
+    size_t n = strlen(s);
+    if (strncmp(P->p, s, n) == 0) {
+        P->p += n;
+        return 1;
+    }
+    return 0;
+}
+
+static int expr(parser *P);
+
+static int atom(parser *P)
+{
+    ws(P);
+    if (P->failed) return -1;
+    char ch = *P->p;
+    if (sym(P, "(")) {
+        int x = expr(P);
+        if (!sym(P, ")")) return perr(P, "expected ')'");
+        return x;
+    }
+    if ((ch >= '0' && ch <= '9') || ch == '.') {
+        char *end;
+        double v = strtod(P->p, &end);
+        if (end == P->p) return perr(P, "bad number");
+        P->p = end;
+        int n = node(P, OP_NUM, -1, -1, -1);
+        if (n >= 0) P->e->nodes[n].num = v;
+        return n;
+    }
+    if (ch == '_' || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z')) {
+        const char *s = P->p;
+        while (*P->p == '_' || (*P->p >= 'a' && *P->p <= 'z') || (*P->p >= 'A' && *P->p <= 'Z') ||
+               (*P->p >= '0' && *P->p <= '9'))
+            P->p++;
+        char name[128];
+        size_t len = (size_t)(P->p - s);
+        if (len >= sizeof name) return perr(P, "name too long");
+        memcpy(name, s, len);
+        name[len] = 0;
+        if (strcmp(name, "np_nan") == 0 || strcmp(name, "True") == 0 || strcmp(name, "False") == 0) {
+            int n = node(P, OP_NUM, -1, -1, -1);
+            if (n >= 0) P->e->nodes[n].num = name[0] == 'n' ? NAN : name[0] == 'T';
+            return n;
+        }
+        ws(P);
+        if (*P->p == '(') {
+            static const struct {
+                const char *name;
+                int op, min, max;
+            } fns[] = {{"abs", OP_ABS, 1, 1},      {"np_abs", OP_ABS, 1, 1},     {"round", OP_ROUND, 1, 2},
+                       {"np_round", OP_ROUND, 1, 2}, {"min", OP_MIN, 2, 8},       {"max", OP_MAX, 2, 8},
+                       {"np_minimum", OP_MIN, 2, 2}, {"np_maximum", OP_MAX, 2, 2}, {"np_sqrt", OP_SQRT, 1, 1},
+                       {"np_log", OP_LOG, 1, 1},     {"np_exp", OP_EXP, 1, 1},     {"np_floor", OP_FLOOR, 1, 1},
+                       {"np_ceil", OP_CEIL, 1, 1},   {"np_clip", OP_CLIP, 3, 3},   {"np_where", OP_WHERE, 3, 3}};
+            int fi = -1;
+            for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++)
+                if (strcmp(fns[i].name, name) == 0) fi = (int)i;
+            if (fi < 0) return perr(P, "unknown function (use abs, round, min, max or np_*)");
+            P->p++;
+            int args[8], na = 0;
+            ws(P);
+            if (*P->p != ')')
+                do {
+                    if (na == 8) return perr(P, "too many arguments");
+                    args[na++] = expr(P);
+                } while (sym(P, ","));
+            if (!sym(P, ")")) return perr(P, "expected ')'");
+            if (na < fns[fi].min || na > fns[fi].max) return perr(P, "wrong number of arguments");
+            int n = node(P, fns[fi].op, -1, -1, -1);
+            if (n >= 0) {
+                P->e->nodes[n].nargs = na;
+                memcpy(P->e->nodes[n].args, args, sizeof args);
+            }
+            return n;
+        }
+        int col = -1;
+        for (int i = 0; i < P->self; i++)
+            if (strcmp(P->t->cols[i].name, name) == 0) col = i;
+        if (col < 0) return perr(P, "names no earlier column (a formula reads columns generated before it)");
+        int k = P->t->cols[col].kind;
+        if (k != SHAPE_GEN_INT64 && k != SHAPE_GEN_FLOAT64 && k != SHAPE_GEN_BOOL)
+            return perr(P, "reads a column that is not numeric or boolean");
+        int n = node(P, OP_COL, -1, -1, -1);
+        if (n >= 0) P->e->nodes[n].col = col;
+        return n;
+    }
+    return perr(P, "expected a number, a column or '('");
+}
+
+static int unary(parser *P);
+
+static int power(parser *P)
+{
+    int a = atom(P);
+    if (sym(P, "**")) return node(P, OP_POW, a, unary(P), -1);
+    return a;
+}
+
+static int unary(parser *P)
+{
+    if (sym(P, "-")) return node(P, OP_NEG, unary(P), -1, -1);
+    if (sym(P, "+")) return unary(P);
+    return power(P);
+}
+
+static int term(parser *P)
+{
+    int a = unary(P);
+    for (;;) {
+        if (P->failed) return -1;
+        ws(P);
+        if (P->p[0] == '*' && P->p[1] != '*') P->p++, a = node(P, OP_MUL, a, unary(P), -1);
+        else if (sym(P, "//")) a = node(P, OP_FDIV, a, unary(P), -1);
+        else if (sym(P, "/")) a = node(P, OP_DIV, a, unary(P), -1);
+        else if (sym(P, "%")) a = node(P, OP_MOD, a, unary(P), -1);
+        else return a;
+    }
+}
+
+static int arith(parser *P)
+{
+    int a = term(P);
+    for (;;) {
+        if (P->failed) return -1;
+        if (sym(P, "+")) a = node(P, OP_ADD, a, term(P), -1);
+        else if (sym(P, "-")) a = node(P, OP_SUB, a, term(P), -1);
+        else return a;
+    }
+}
+
+static int comparison(parser *P)
+{
+    int a = arith(P), result = -1;
+    for (;;) {
+        if (P->failed) return -1;
+        int op = sym(P, "<=") ? OP_LE : sym(P, ">=") ? OP_GE : sym(P, "==") ? OP_EQ : sym(P, "!=") ? OP_NE
+               : sym(P, "<") ? OP_LT : sym(P, ">") ? OP_GT : -1;
+        if (op < 0) return result < 0 ? a : result;
+        int b = arith(P);
+        int cmp = node(P, op, a, b, -1);
+        result = result < 0 ? cmp : node(P, OP_AND, result, cmp, -1); /* chained */
+        a = b;
+    }
+}
+
+static int not_expr(parser *P)
+{
+    if (word(P, "not")) return node(P, OP_NOT, not_expr(P), -1, -1);
+    return comparison(P);
+}
+
+static int and_expr(parser *P)
+{
+    int a = not_expr(P);
+    while (!P->failed && word(P, "and")) a = node(P, OP_AND, a, not_expr(P), -1);
+    return a;
+}
+
+static int or_expr(parser *P)
+{
+    int a = and_expr(P);
+    while (!P->failed && word(P, "or")) a = node(P, OP_OR, a, and_expr(P), -1);
+    return a;
+}
+
+static int expr(parser *P)
+{
+    int a = or_expr(P);
+    if (!P->failed && word(P, "if")) {
+        int c = or_expr(P);
+        if (!word(P, "else")) return perr(P, "expected 'else'");
+        int b = expr(P);
+        return node(P, OP_IF, a, b, c);
+    }
+    return a;
+}
+
+int sc_expr_compile(const sc_table *t, int self, const char *text, sc_expr *out, shape_err *err)
+{
+    memset(out, 0, sizeof *out);
+    parser P = {.t = t, .self = self, .p = text, .text = text, .e = out, .err = err};
+    int root = expr(&P);
+    ws(&P);
+    if (!P.failed && *P.p) perr(&P, "unexpected text");
+    if (P.failed) {
+        sc_expr_free(out);
+        return err->code ? err->code : SHAPE_EINVAL;
+    }
+    out->root = root;
+    return SHAPE_OK;
+}
+
+int sc_expr_columns(const sc_expr *e, int *cols, int cap)
+{
+    int n = 0;
+    for (int k = 0; k < e->nnodes && n < cap; k++)
+        if (e->nodes[k].op == OP_COL) cols[n++] = e->nodes[k].col;
+    return n;
+}
+
+void sc_expr_free(sc_expr *e)
+{
+    free(e->nodes);
+    e->nodes = NULL;
+    e->nnodes = 0;
+}
+
+static double py_round(double x, double nd)
+{
+    double f = 1;
+    int d = (int)nd;
+    for (int i = 0; i < d && i < 15; i++) f *= 10;
+    double y = x * f, r = sc_floor(y), diff = y - r;
+    if (diff > 0.5 || (diff == 0.5 && sc_fmod(r, 2.0) != 0)) r += 1;
+    return r / f;
+}
+
+static int ev(const sc_expr *e, int n, const shape_gen_value *vals, double *out)
+{
+    const sc_node *x = &e->nodes[n];
+    double a = 0, b = 0, c = 0;
+    switch (x->op) {
+    case OP_NUM: *out = x->num; return 0;
+    case OP_COL: {
+        const shape_gen_value *v = &vals[x->col];
+        if (v->kind == SHAPE_GEN_NULL) return 1;
+        *out = v->kind == SHAPE_GEN_FLOAT64 ? v->v.f : v->kind == SHAPE_GEN_BOOL ? (double)v->v.b : (double)v->v.i;
+        return 0;
+    }
+    case OP_IF:
+        if (ev(e, x->c, vals, &c)) return 1;
+        return ev(e, c != 0 ? x->a : x->b, vals, out);
+    case OP_AND:
+        if (ev(e, x->a, vals, &a)) return 1;
+        if (a == 0) return *out = 0, 0;
+        if (ev(e, x->b, vals, &b)) return 1;
+        return *out = b != 0, 0;
+    case OP_OR:
+        if (ev(e, x->a, vals, &a)) return 1;
+        if (a != 0) return *out = 1, 0;
+        if (ev(e, x->b, vals, &b)) return 1;
+        return *out = b != 0, 0;
+    default: break;
+    }
+    if (x->op >= OP_ABS) {
+        double v[8];
+        for (int i = 0; i < x->nargs; i++)
+            if (ev(e, x->args[i], vals, &v[i])) return 1;
+        switch (x->op) {
+        case OP_ABS: *out = sc_fabs(v[0]); break;
+        case OP_ROUND: *out = py_round(v[0], x->nargs > 1 ? v[1] : 0); break;
+        case OP_MIN:
+        case OP_MAX: {
+            double r = v[0];
+            for (int i = 1; i < x->nargs; i++) r = x->op == OP_MIN ? (v[i] < r ? v[i] : r) : (v[i] > r ? v[i] : r);
+            *out = r;
+            break;
+        }
+        case OP_SQRT: *out = v[0] >= 0 ? shape_gen_sqrt(v[0]) : NAN; break;
+        case OP_LOG: *out = shape_gen_log(v[0]); break;
+        case OP_EXP: *out = shape_gen_exp(v[0]); break;
+        case OP_FLOOR: *out = sc_floor(v[0]); break;
+        case OP_CEIL: *out = sc_ceil(v[0]); break;
+        case OP_CLIP: *out = v[0] < v[1] ? v[1] : v[0] > v[2] ? v[2] : v[0]; break;
+        case OP_WHERE: *out = v[0] != 0 ? v[1] : v[2]; break;
+        }
+        return 0;
+    }
+    if (ev(e, x->a, vals, &a)) return 1;
+    if (x->op == OP_NEG) return *out = -a, 0;
+    if (x->op == OP_NOT) return *out = a == 0, 0;
+    if (ev(e, x->b, vals, &b)) return 1;
+    switch (x->op) {
+    case OP_ADD: *out = a + b; break;
+    case OP_SUB: *out = a - b; break;
+    case OP_MUL: *out = a * b; break;
+    case OP_DIV: *out = b != 0 ? a / b : NAN; break;
+    case OP_FDIV: *out = b != 0 ? sc_floor(a / b) : NAN; break;
+    case OP_MOD: *out = b != 0 ? a - sc_floor(a / b) * b : NAN; break;
+    case OP_POW:
+        if (a > 0) *out = shape_gen_pow(a, b);
+        else if (b == sc_floor(b) && sc_fabs(b) <= 64) {
+            double r = 1;
+            for (int i = 0; i < (int)sc_fabs(b); i++) r *= a;
+            *out = b < 0 ? (r != 0 ? 1 / r : NAN) : r;
+        } else
+            *out = NAN;
+        break;
+    case OP_LT: *out = a < b; break;
+    case OP_LE: *out = a <= b; break;
+    case OP_GT: *out = a > b; break;
+    case OP_GE: *out = a >= b; break;
+    case OP_EQ: *out = a == b; break;
+    case OP_NE: *out = a != b; break;
+    }
+    return 0;
+}
+
+int sc_expr_eval(const sc_expr *e, const shape_gen_value *vals, double *out)
+{
+    if (!e->nodes) return 1;
+    return ev(e, e->root, vals, out);
+}

@@ -1,0 +1,328 @@
+/* schema_internal.h — the loaded form of a generation schema, shared by the
+ * loader (schema_load.c), the formula compiler (schema_expr.c), the row
+ * evaluator (schema_eval.c) and the domain adapter (schema_domain.c).
+ *
+ * A schema is loaded and validated whole into these plain structs; after
+ * that it is read-only, so one loaded schema serves every thread. Every
+ * value of every row is computed from (seed, table, column, row) by
+ * sc_eval_column: a column that reads another table (a foreign key's target
+ * key, a lookup, a computed total over children) recomputes the rows it
+ * reads instead of looking them up in stored tables.
+ */
+#ifndef SHAPE_SCHEMA_INTERNAL_H
+#define SHAPE_SCHEMA_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "shape/domain.h"
+#include "shape/error.h"
+#include "shape/generate.h"
+
+/* libm-free rounding helpers (the generator core links no libm, so output
+ * never depends on the machine's math library). */
+static inline double sc_floor(double x)
+{
+    if (!(x > -4503599627370496.0 && x < 4503599627370496.0)) return x; /* already integral, or NaN */
+    double t = (double)(int64_t)x;
+    return t > x ? t - 1.0 : t;
+}
+static inline double sc_ceil(double x) { return -sc_floor(-x); }
+static inline double sc_fabs(double x) { return x < 0 ? -x : x; }
+static inline double sc_fmod(double a, double b) { return a - (double)(int64_t)(a / b) * b; }
+
+#define SC_MAX_TABLES 64
+#define SC_MAX_PRESETS 16
+#define SC_MAX_DEPTH 24 /* nested row evaluations (a total over children over grandchildren ...) */
+
+enum sc_strategy {
+    SC_NONE = 0,
+    SC_SEQUENCE,
+    SC_UUID,
+    SC_CONSTANT,
+    SC_CHOICE,
+    SC_WEIGHTED_ENUM,
+    SC_LIFECYCLE,
+    SC_PATTERN,
+    SC_DISTRIBUTION,
+    SC_TEMPORAL,
+    SC_FOREIGN_KEY,
+    SC_LOOKUP,
+    SC_DERIVED,
+    SC_CORRELATED,
+    SC_FORMULA,
+    SC_CONDITIONAL,
+    SC_FIRST_PER_PARENT,
+    SC_COMPUTED,
+    SC_SELF_REFERENCING,
+    SC_SELF_REF_FIELD,
+    SC_REFERENCE_DATA,
+    SC_RECORD_SAMPLE,
+    SC_RECORD_FIELD,
+    SC_NATIVE, /* native / faker: the built-in pools of names and places */
+};
+
+enum sc_provider {
+    SC_P_FIRST_NAME, SC_P_LAST_NAME, SC_P_NAME, SC_P_EMAIL, SC_P_PHONE, SC_P_STREET, SC_P_CITY, SC_P_STATE,
+    SC_P_POSTCODE, SC_P_ZIP4, SC_P_IPV4, SC_P_URI, SC_P_WORD, SC_P_DIGITS, SC_P_PYSTR, SC_P_COMPANY, SC_P_SSN,
+};
+
+enum sc_dist_family {
+    SC_D_UNIFORM,
+    SC_D_NORMAL,
+    SC_D_LOGNORMAL,
+    SC_D_EXPONENTIAL,
+    SC_D_PARETO,
+    SC_D_ZIPF,
+    SC_D_GEOMETRIC,
+    SC_D_POISSON,
+    SC_D_BERNOULLI,
+    SC_D_TRIANGULAR,
+};
+
+enum sc_fk_mode { SC_FK_UNIFORM, SC_FK_ZIPF, SC_FK_PARETO };
+
+enum sc_computed_rule { SC_SUM, SC_COUNT, SC_AVG, SC_MIN, SC_MAX };
+
+/* A formula node (schema_expr.c). */
+typedef struct sc_node {
+    int op;      /* enum in schema_expr.c */
+    int a, b, c; /* child node indices, or -1 */
+    double num;  /* constant */
+    int col;     /* column index (evaluation order) */
+    int nargs;
+    int args[8];
+} sc_node;
+
+typedef struct sc_expr {
+    sc_node *nodes;
+    int nnodes, root;
+} sc_expr;
+
+/* One token of a pattern. */
+typedef struct sc_token {
+    int kind; /* 0 literal, 1 seq, 2 random, 3 column */
+    int width;
+    int col;
+    const char *text; /* literal: into the pattern string */
+    size_t len;
+} sc_token;
+
+/* A reference dataset: a list of strings or of records (JSON objects). */
+typedef struct sc_dataset {
+    char *name;
+    size_t n;
+    void *json; /* json_t array, owned */
+} sc_dataset;
+
+/* A business rule kept on a column, row by row: after the column's value is
+ * made, a violating value is repaired as the original's post-pass would
+ * (reference/generation-schema.md 4), from the row's own values and its
+ * parent's. */
+#define SC_MAX_REPAIRS 4
+typedef struct sc_repair {
+    int op;          /* 0 <, 1 <=, 2 >, 3 >= */
+    int cross_table; /* right side is a parent's column through `via` */
+    int right_col;   /* a column of this table (cross_column) or of right_table; -1: right_num */
+    int right_table;
+    int via;
+    double right_num;
+    shape_gen_stream s; /* (seed, table, column, "fix:<name>") */
+} sc_repair;
+
+typedef struct sc_column {
+    char *name;
+    uint8_t kind;    /* declared type: enum shape_gen_kind */
+    uint8_t natural; /* what the strategy produces */
+    int nullable;
+    double null_rate;
+    int scale; /* -1: none */
+    int precision;
+    int max_length; /* 0: none */
+    int strategy;
+    int file_index;
+    shape_gen_stream s, s_null;
+
+    /* sequence */
+    int64_t start, step;
+    /* constant */
+    shape_gen_value constant;
+    char *constant_text;
+    /* choice, weighted_enum, lifecycle: labels and their alias table */
+    size_t nlabels;
+    char **labels;
+    double *label_num;
+    shape_gen_alias alias;
+    /* pattern */
+    char *pattern;
+    sc_token *tokens;
+    size_t ntokens;
+    /* distribution */
+    int family;
+    double p1, p2, p3;
+    double lo, hi; /* clips (-inf/+inf) */
+    shape_gen_zipf *zipf;
+    double *gcdf; /* geometric clipped to a small max: P(X <= k) for k = 1..gmax (inversion, no logs) */
+    int gmax;
+    /* temporal */
+    int64_t t_start_ns, t_end_ns;
+    int day_granularity;
+    int seasonal;
+    shape_gen_seasonal season;
+    /* foreign_key */
+    int ref_table, ref_col; /* parent table and its key column */
+    int fk_mode;
+    double alpha;
+    int allocated; /* children of a parent are counted (computed / first_per_parent / max_per_parent) */
+    int alloc_perm_children; /* 0: the table's first allocated FK, children consecutive */
+    shape_gen_alloc *alloc;
+    shape_gen_perm parent_perm, child_perm;
+    int max_per_parent;
+    int constrained_by;   /* column of this table, or -1 */
+    int constrained_pcol; /* the same-named column of the parent */
+    int constrained_exact; /* both are keys to one table and the parent's is allocated: pick among its children */
+    /* lookup, derived (via), conditional */
+    int via;        /* column of this table (an FK or a key value), or -1 */
+    int src_table;  /* table read, or -1 */
+    int src_col;    /* column read (of src_table, or of this table when src_table < 0) */
+    int key_col;    /* column of src_table matched against via's value */
+    /* derived */
+    int add_days;
+    int days_fixed; /* days != INT32_MIN: exactly that many */
+    int days_family; /* 0 uniform 1 lognormal 2 normal */
+    double d_mean, d_sigma, d_min, d_max;
+    /* correlated */
+    int corr_op; /* 0 multiply 1 add 2 subtract */
+    /* formula */
+    sc_expr expr;
+    /* conditional: cond column, op (0 is null, 1 is not null, 2 ==, 3 !=), value */
+    int cond_op;
+    int cond_numeric;
+    double cond_num;
+    char *cond_text;
+    shape_gen_value branch[2]; /* true, false */
+    int branch_lookup[2];      /* the branch is an inline lookup (cast to float) */
+    int bl_via[2], bl_table[2], bl_col[2], bl_key[2];
+    char *branch_text[2];
+    /* first_per_parent */
+    int parent_column;
+    int invert;
+    /* computed */
+    int rule;
+    int child_table, child_col, child_fk;
+    /* self_referencing */
+    int levels;
+    uint64_t level_end[16]; /* rows of levels 1..levels end here */
+    int pk_column;
+    /* reference_data / record_sample / record_field */
+    sc_dataset *dataset;
+    int dataset_index;
+    char *field;
+    int unique;
+    int anchor; /* record_field: the record_sample column of the same dataset */
+    shape_gen_perm record_perm;
+    /* native: the provider, and for email the row's name columns (or -1) */
+    int provider;
+    int first_col, last_col;
+    int width;
+    /* the columns of this row this one needs, itself included (a bit per
+     * column): another row reads one column without making the rest */
+    uint32_t need;
+    /* business rules on this column */
+    int nrepairs;
+    sc_repair repairs[SC_MAX_REPAIRS];
+} sc_column;
+
+typedef struct sc_table {
+    char *name;
+    size_t ncols;
+    sc_column *cols;                        /* in evaluation (= output) order */
+    shape_gen_column out[SHAPE_GEN_MAX_COLUMNS]; /* what emit sees */
+    int pk;                                 /* first primary-key column, or -1 */
+    int event_time_col;
+    uint64_t rows[SC_MAX_PRESETS];          /* per preset */
+    int deps[SC_MAX_TABLES];
+    int ndeps;
+} sc_table;
+
+typedef struct sc_schema {
+    char *name;
+    char *dir; /* the schema file's folder (datasets are looked up there) */
+    uint64_t seed;
+    uint64_t fingerprint; /* hash of the schema's bytes */
+    int64_t range_start_ns, range_end_ns; /* model.date_range, or 0/0 */
+    int has_range;
+    size_t npresets;
+    char *presets[SC_MAX_PRESETS];
+    int default_preset;
+    size_t preset; /* the one opened: tables[].rows[preset] */
+    size_t ntables;
+    sc_table *tables; /* in dependency (stream) order */
+    size_t ndatasets;
+    sc_dataset *datasets;
+    void *root; /* json_t of the document, owned */
+} sc_schema;
+
+/* ---- schema_load.c --------------------------------------------------------- */
+
+/* Load and validate text[0..len) (datasets are looked up in `dir`) for
+ * `preset` (NULL: the schema's own scale) and, when use_seed, `seed` (else
+ * model.seed). Every error is one line naming table and column. */
+int sc_schema_load(const char *text, size_t len, const char *dir, const char *preset, uint64_t seed, int use_seed,
+                   sc_schema **out, shape_err *err);
+void sc_schema_free(sc_schema *s);
+
+/* ---- schema_expr.c ---------------------------------------------------------- */
+
+/* Compile `text` over the columns of t that come before column `self`.
+ * The error names table.column. */
+int sc_expr_compile(const sc_table *t, int self, const char *text, sc_expr *out, shape_err *err);
+void sc_expr_free(sc_expr *e);
+/* The columns the expression reads (up to cap; repeats possible); returns the count. */
+int sc_expr_columns(const sc_expr *e, int *cols, int cap);
+/* Evaluate over a row's values; returns 0 and *out, or 1 when an input is
+ * null (the result is null). */
+int sc_expr_eval(const sc_expr *e, const shape_gen_value *vals, double *out);
+
+/* ---- schema_eval.c ---------------------------------------------------------- */
+
+/* One evaluation of a row: values, the parent row each FK column picked. */
+typedef struct sc_frame {
+    shape_gen_row *row;
+    uint64_t *prow; /* [SHAPE_GEN_MAX_COLUMNS] */
+    int table;
+    uint64_t r;
+    uint32_t valid; /* the columns evaluated so far (a bit per column) */
+} sc_frame;
+
+/* A row of another table read before, kept with the prefix of columns
+ * evaluated so far: consecutive children read the same parent, hot zipf
+ * parents repeat, a total reads children that read their parent back. A
+ * cache changes no value (every value is a pure function of its row); it
+ * only saves recomputing. Direct-mapped, SC_CACHE_WAYS rows per table,
+ * allocated per table on first use. */
+#define SC_CACHE_WAYS 32
+typedef struct sc_cache_entry {
+    uint64_t r;
+    uint32_t valid; /* the columns evaluated (a bit per column); 0 empty */
+    int busy;       /* being evaluated (a read of the same slot goes uncached) */
+    uint64_t prow[SHAPE_GEN_MAX_COLUMNS];
+    shape_gen_row row;
+} sc_cache_entry;
+
+typedef struct sc_ctx {
+    const sc_schema *s;
+    size_t preset;
+    int depth;
+    sc_cache_entry *cache[SC_MAX_TABLES];
+    uint64_t prows[SC_MAX_DEPTH][SHAPE_GEN_MAX_COLUMNS];
+    shape_gen_row stack[SC_MAX_DEPTH];
+    sc_frame frames[SC_MAX_DEPTH];
+} sc_ctx;
+
+void sc_ctx_release(sc_ctx *ctx);
+
+/* Fill row r of table t (all columns) into out. */
+int sc_eval_row(sc_ctx *ctx, int t, uint64_t r, shape_gen_row *out, shape_err *err);
+
+#endif

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""domain_invariants.py SCHEMA.json DIR — check every row of a schema domain
+emitted as DIR/TABLE.jsonl (shape emit SCHEMA --sink jsonl:///DIR) against the
+schema's rules, independently of the engine:
+
+  * every foreign key value is a key of an existing parent row;
+  * computed columns equal the aggregate over their children (sum, count,
+    avg, min, max; floats to the cent);
+  * first_per_parent is true on exactly the first row of each parent;
+  * lookups and derived copies equal the parent's value;
+  * null rates are within 3 sigma of the schema's null_rate;
+  * weighted_enum/lifecycle/choice frequencies pass a chi-square test.
+
+Prints one line per table and exits 1 on the first failure.
+"""
+import json
+import math
+import os
+import sys
+from collections import Counter, defaultdict
+
+schema = json.load(open(sys.argv[1]))
+folder = sys.argv[2]
+rows = {}
+for t in schema["tables"]:
+    path = os.path.join(folder, t + ".jsonl")
+    if not os.path.exists(path):
+        print(f"FAIL: {path} missing")
+        sys.exit(1)
+    rows[t] = [json.loads(l) for l in open(path)]
+
+def fail(msg):
+    print("FAIL: " + msg)
+    sys.exit(1)
+
+# chi-square critical values at p = 0.001 by degrees of freedom (1..63), from the
+# Wilson-Hilferty approximation
+def chi2_crit(df):
+    z = 3.09
+    return df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
+
+def parent_key(ref):
+    t, c = ref.split(".", 1)
+    return t, c
+
+checks = 0
+for tname, table in schema["tables"].items():
+    data = rows[tname]
+    n = len(data)
+    for cname, col in table["columns"].items():
+        g = col.get("generator", {})
+        st = g.get("strategy")
+        vals = [r.get(cname) for r in data]
+        rate = col.get("null_rate", 0)
+        if rate > 0 and n > 0:
+            nulls = sum(v is None for v in vals)
+            sd = math.sqrt(n * rate * (1 - rate))
+            if abs(nulls - n * rate) > 3 * sd + 1:
+                fail(f"{tname}.{cname}: {nulls} nulls in {n} rows, expected {n * rate:.0f} +- {3 * sd:.0f}")
+            checks += 1
+        if st == "foreign_key":
+            pt, pc = parent_key(g["ref"])
+            keys = {r[pc] for r in rows[pt]}
+            bad = [v for v in vals if v is not None and v not in keys]
+            if bad:
+                fail(f"{tname}.{cname}: {len(bad)} values point at no {pt}.{pc}, e.g. {bad[0]!r}")
+            checks += 1
+            cb = g.get("constrained_by")
+            if cb:
+                index = {r[pc]: r[cb] for r in rows[pt]}
+                wrong = [r for r in data if r[cname] is not None and index[r[cname]] != r[cb]]
+                if wrong:
+                    fail(f"{tname}.{cname}: {len(wrong)} rows pick a {pt} whose {cb} is not theirs")
+                has = {r[cb] for r in rows[pt]}
+                if col.get("nullable"):
+                    missed = [r for r in data if r[cname] is None and r[cb] in has]
+                    if missed:
+                        fail(f"{tname}.{cname}: {len(missed)} rows are null though a matching {pt} exists")
+                checks += 1
+        if st in ("weighted_enum", "lifecycle") and n >= 1000:
+            w = g.get("values") or g.get("phases")
+            total = sum(w.values())
+            seen = Counter(str(v) if not isinstance(v, float) else None for v in vals if v is not None)
+            m = sum(seen.values())
+            if all(isinstance(v, str) for v in vals if v is not None):
+                chi = sum((seen.get(k, 0) - m * x / total) ** 2 / (m * x / total) for k, x in w.items() if x > 0)
+                df = max(1, sum(1 for x in w.values() if x > 0) - 1)
+                if chi > chi2_crit(df):
+                    fail(f"{tname}.{cname}: chi-square {chi:.1f} > {chi2_crit(df):.1f} (df {df})")
+                checks += 1
+        if st == "computed":
+            ct, cc = g["child_table"], g["child_column"]
+            rule = g.get("rule", "sum_children")
+            fk = next(k for k, c in schema["tables"][ct]["columns"].items()
+                      if c["generator"].get("strategy") == "foreign_key" and c["generator"]["ref"].startswith(tname + "."))
+            pk = schema["tables"][ct]["columns"][fk]["generator"]["ref"].split(".", 1)[1]
+            kids = defaultdict(list)
+            for r in rows[ct]:
+                kids[r[fk]].append(r[cc])
+            if len(rows[ct]) == 0:
+                continue
+            for r in data:
+                xs = [x for x in kids.get(r[pk], []) if x is not None]
+                if rule == "count_children":
+                    want = len(kids.get(r[pk], []))
+                elif rule == "sum_children":
+                    want = sum(xs)
+                elif rule == "avg_children":
+                    want = sum(xs) / len(xs) if xs else 0
+                elif rule == "min_children":
+                    want = min(xs) if xs else 0
+                else:
+                    want = max(xs) if xs else 0
+                got = r[cname]
+                if got is None or abs(got - want) > 0.011 + 1e-9 * abs(want):
+                    fail(f"{tname}.{cname} of {pk}={r[pk]}: {got} != {rule} {want}")
+            checks += 1
+        if st == "self_referencing":
+            pkc = g["pk_column"]
+            keys = {r[pkc] for r in data}
+            lvl = next((k for k, c in table["columns"].items() if c["generator"].get("strategy") == "self_ref_field"), None)
+            level = {r[pkc]: r[lvl] for r in data} if lvl else {}
+            for r in data:
+                v = r[cname]
+                if v is not None and v not in keys:
+                    fail(f"{tname}.{cname} at {r['_shape_seq']}: parent {v!r} is no {pkc}")
+                if lvl and (v is None) != (r[lvl] == 1):
+                    fail(f"{tname}.{cname} at {r['_shape_seq']}: level {r[lvl]} but parent {v!r}")
+                if lvl and v is not None and level[v] != r[lvl] - 1:
+                    fail(f"{tname}.{cname} at {r['_shape_seq']}: level {r[lvl]} under a level {level[v]} parent")
+            checks += 1
+        if st == "first_per_parent":
+            pcol = g["parent_column"]
+            seen = set()
+            for r in data:
+                first = r[pcol] not in seen
+                seen.add(r[pcol])
+                want = first if g.get("default", True) else not first
+                if r[cname] != want:
+                    fail(f"{tname}.{cname} at {r['_shape_seq']}: {r[cname]} but first={first}")
+            checks += 1
+        if st == "lookup" or (st == "derived" and "." in g.get("source", "") and g.get("rule", g.get("operation", "copy")) == "copy"):
+            if st == "lookup":
+                src_t, src_c, via = g["source_table"], g["source_column"], g["via"]
+            else:
+                (src_t, src_c), via = g["source"].split(".", 1), g["via"]
+            viacol = table["columns"][via]["generator"]
+            key = g.get("key") or (viacol["ref"].split(".", 1)[1] if viacol.get("strategy") == "foreign_key" else via)
+            if rows[src_t]:
+                index = {r[key]: r[src_c] for r in rows[src_t]}
+                for r in data:
+                    if r[via] is not None and r[cname] != index.get(r[via]):
+                        fail(f"{tname}.{cname} at {r['_shape_seq']}: {r[cname]!r} != {src_t}.{src_c} {index.get(r[via])!r}")
+                checks += 1
+    print(f"ok {tname}: {n} rows")
+
+# business rules that the engine keeps row by row (cross_table >=, >, <=; cross_column <, >)
+import re
+for rule in schema.get("business_rules", []):
+    m = re.match(r"\s*(\S+)\s*(>=|<=|==|>|<)\s*(\S+)\s*$", rule["rule"])
+    left, op, right = m.groups()
+    kind = rule["type"]
+    if not ((kind == "cross_table" and op in (">=", ">", "<=")) or (kind == "cross_column" and op in ("<", ">"))):
+        continue
+    lt, lc = left.split(".", 1) if "." in left else (rule["table"], left)
+    data = rows[lt]
+    if kind == "cross_table":
+        rt, rc = right.split(".", 1)
+        via = rule["via"]
+        pk = schema["tables"][lt]["columns"][via]["generator"]["ref"].split(".", 1)[1]
+        index = {r[pk]: r[rc] for r in rows[rt]}
+        pairs = [(r[lc], index.get(r[via])) for r in data]
+    else:
+        rc = right.split(".", 1)[-1]
+        try:
+            num = float(rc)
+            pairs = [(r[lc], num) for r in data]
+        except ValueError:
+            pairs = [(r[lc], r[rc]) for r in data]
+    cmp = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b + 1e-9, "<": lambda a, b: a < b}[op]
+    bad = [p for p in pairs if p[0] is not None and p[1] is not None and not cmp(p[0], p[1])]
+    if bad:
+        fail(f"rule {rule['name']}: {len(bad)} rows break '{rule['rule']}', e.g. {bad[0]}")
+    checks += 1
+    print(f"ok rule {rule['name']}")
+print(f"ok: {checks} checks")
