@@ -12,16 +12,24 @@
  * killed at any point and rerun prints every row at least once, repeating
  * at most the batch that was in flight. A summary of the decoder's counters
  * goes to stderr.
+ * --format arrow writes the batches as an Arrow IPC stream instead
+ * (shape/arrow_ipc.h), --format parquet as one Parquet file
+ * (shape/parquet.h), to stdout or -o FILE; both read with a frozen schema
+ * (every batch has the first batch's columns, across reconnects too) and
+ * refuse --checkpoint (a resumed run would begin a second stream or file).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <unistd.h>
+
 #include <jansson.h>
 
 #include "cli/commands.h"
 #include "cli/stream_common.h"
+#include "shape/arrow_ipc.h"
 #include "shape/arrow_json.h"
 #include "shape/paths.h"
 #include "shape/stream.h"
@@ -44,15 +52,16 @@ static int load_checkpoint(const char *path, const char *uri, shape_offsets *sta
  * of many lines instead of one per line). */
 enum { PRINT_ROWS = 512 };
 
-static int print_batch(const struct ArrowSchema *schema, const struct ArrowArray *array, shape_json_buf *lines,
-                       shape_err *err)
+static int print_batch(FILE *out, const struct ArrowSchema *schema, const struct ArrowArray *array,
+                       shape_json_buf *lines, shape_err *err)
 {
     for (int64_t r = 0; r < array->length; r += PRINT_ROWS) {
         int64_t n = array->length - r < PRINT_ROWS ? array->length - r : PRINT_ROWS;
         lines->len = 0;
         SHAPE_RETURN_NOT_OK(shape_arrow_rows_jsonl(schema, array, r, n, lines, err));
-        if (fwrite(lines->data, 1, lines->len, stdout) != lines->len)
-            return shape_err_set(err, SHAPE_EIO, "cannot write to stdout: %s", strerror(errno));
+        if (fwrite(lines->data, 1, lines->len, out) != lines->len)
+            return shape_err_set(err, SHAPE_EIO, "cannot write to %s: %s", out == stdout ? "stdout" : "the output",
+                                 strerror(errno));
     }
     return SHAPE_OK;
 }
@@ -76,28 +85,79 @@ static int reading_flags(const shape_args *args, shape_options *o, shape_err *er
     return SHAPE_OK;
 }
 
+enum format { FORMAT_JSONL, FORMAT_NULL, FORMAT_ARROW };
+
+static int parse_format(const char *text, int *format, shape_err *err)
+{
+    static const char *const names[] = {"jsonl", "null", "arrow"};
+    *format = FORMAT_JSONL;
+    if (!text) return SHAPE_OK;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(text, names[i]) == 0) {
+            *format = i;
+            return SHAPE_OK;
+        }
+    return shape_err_set(err, SHAPE_EINVAL, "--format must be 'jsonl', 'null' or 'arrow', got '%.32s'", text);
+}
+
+/* Where rows go: stdout, or -o FILE (opened here, closed by close_output). */
+static int open_output(const char *path, int format, FILE **out, shape_err *err)
+{
+    *out = stdout;
+    if (!path || strcmp(path, "-") == 0) {
+        if (format == FORMAT_ARROW && isatty(STDOUT_FILENO))
+            return shape_err_set(err, SHAPE_EINVAL,
+                                 "--format arrow writes binary data: give -o FILE or redirect stdout");
+        return SHAPE_OK;
+    }
+    if (format == FORMAT_NULL) return shape_err_set(err, SHAPE_EINVAL, "-o makes no sense with --format null");
+    *out = fopen(path, "wb");
+    if (!*out) {
+        *out = stdout;
+        return shape_err_set(err, SHAPE_EIO, "cannot create %.200s: %s", path, strerror(errno));
+    }
+    return SHAPE_OK;
+}
+
+static int close_output(FILE *out, int rc, shape_err *err)
+{
+    if (out == stdout) return rc;
+    if (fclose(out) != 0 && rc == SHAPE_OK)
+        rc = shape_err_set(err, SHAPE_EIO, "cannot write the output: %s", strerror(errno));
+    return rc;
+}
+
 static int run_stream_read(const shape_args *args, shape_err *err)
 {
     const char *uri = shape_args_positional(args, 0);
     const char *checkpoint = shape_args_value(args, "checkpoint");
+    const char *output = shape_args_value(args, "output");
     shape_options *options = NULL;
     shape_offsets start = SHAPE_OFFSETS_INIT;
     shape_stream *stream = NULL;
     shape_json_buf lines = SHAPE_JSON_BUF_INIT;
-    int found = 0, end = 0;
+    shape_ipc_writer *ipc = NULL;
+    FILE *out = stdout;
+    int found = 0, end = 0, format;
     int64_t max_reconnects = 0;
-    const char *format = shape_args_value(args, "format");
-    int print = !format || strcmp(format, "jsonl") == 0;
-    if (format && !print && strcmp(format, "null") != 0)
-        return shape_err_set(err, SHAPE_EINVAL, "--format must be 'jsonl' or 'null', got '%.32s'", format);
+    SHAPE_RETURN_NOT_OK(parse_format(shape_args_value(args, "format"), &format, err));
+    int binary = format == FORMAT_ARROW;
+    if (binary && checkpoint)
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "--checkpoint cannot be used with --format arrow (a resumed run would begin a second stream)");
+    if (output && !output[0]) return shape_err_set(err, SHAPE_EINVAL, "-o needs a file name");
     int rc = shape_args_int(args, "max-reconnects", 0, 1000000, 5, &max_reconnects, err);
-    shape_path_use uses[] = {{"--checkpoint", checkpoint, 1}, {"the input", shape_paths_uri_file(uri), 0}};
-    if (rc == SHAPE_OK) rc = shape_paths_check(uses, 2, err);
+    shape_path_use uses[] = {{"--checkpoint", checkpoint, 1},
+                             {"-o", output && strcmp(output, "-") != 0 ? output : NULL, 1},
+                             {"the input", shape_paths_uri_file(uri), 0}};
+    if (rc == SHAPE_OK) rc = shape_paths_check(uses, 3, err);
     if (rc == SHAPE_OK) rc = shape_cli_source_options(args, &options, err);
     if (rc == SHAPE_OK) rc = reading_flags(args, options, err);
     if (rc == SHAPE_OK && checkpoint) rc = load_checkpoint(checkpoint, uri, &start, &found, err);
     shape_stream_config sc = {.uri = uri, .options = options, .registry = shape_cli_registry(),
-                              .max_reconnects = max_reconnects};
+                              .max_reconnects = max_reconnects, .freeze_schema = binary};
+    if (rc == SHAPE_OK) rc = open_output(output, format, &out, err);
+    if (rc == SHAPE_OK && format == FORMAT_ARROW) rc = shape_ipc_writer_new(out, &ipc, err);
     if (rc == SHAPE_OK) rc = shape_stream_new(&sc, &stream, err);
     shape_stream_resume_point at = {.offset = found ? &start : NULL};
     if (rc == SHAPE_OK) rc = shape_stream_restore(stream, &at, err);
@@ -106,13 +166,16 @@ static int run_stream_read(const shape_args *args, shape_err *err)
         struct ArrowArray array;
         rc = shape_stream_next(stream, &schema, &array, &end, err);
         if (rc != SHAPE_OK || end) break;
-        if (print) rc = print_batch(&schema, &array, &lines, err);
+        if (format == FORMAT_JSONL) rc = print_batch(out, &schema, &array, &lines, err);
+        else if (ipc) rc = shape_ipc_writer_write(ipc, &schema, &array, err);
         array.release(&array);
         schema.release(&schema);
-        if (rc == SHAPE_OK && fflush(stdout) != 0)
-            rc = shape_err_set(err, SHAPE_EIO, "cannot write to stdout: %s", strerror(errno));
+        if (rc == SHAPE_OK && fflush(out) != 0)
+            rc = shape_err_set(err, SHAPE_EIO, "cannot write to %s: %s", out == stdout ? "stdout" : "the output",
+                               strerror(errno));
         if (rc == SHAPE_OK && checkpoint) rc = shape_stream_read_checkpoint_write(checkpoint, uri, shape_stream_offset(stream), err);
     }
+    if (rc == SHAPE_OK && ipc) rc = shape_ipc_writer_finish(ipc, NULL, err);
     if (rc == SHAPE_OK && checkpoint && shape_stream_offset(stream))
         rc = shape_stream_read_checkpoint_write(checkpoint, uri, shape_stream_offset(stream), err);
     if (stream && shape_stream_opened(stream)) {
@@ -124,6 +187,8 @@ static int run_stream_read(const shape_args *args, shape_err *err)
                 (long long)st.messages, (long long)st.rows, (long long)st.undecodable, (long long)st.rejected,
                 extra, found ? " (resumed from the checkpoint)" : "");
     }
+    shape_ipc_writer_free(ipc);
+    rc = close_output(out, rc, err);
     shape_stream_free(stream);
     shape_options_free(options);
     shape_offsets_free(&start);
@@ -139,8 +204,10 @@ static const shape_arg_spec stream_read_args[] = {
      "Keep reading new messages instead of stopping at the end the stream had at start (kafka://)."},
     {"idle-timeout", 0, SHAPE_ARG_VALUE, "SECONDS", NULL, "Stop after this long without a message (with --follow)."},
     {"partitions", 0, SHAPE_ARG_VALUE, "LIST", NULL, "Kafka partitions to read, e.g. 0,3-5 (default: all)."},
-    {"format", 0, SHAPE_ARG_VALUE, "jsonl|null", "jsonl",
-     "jsonl prints each row; null decodes every message into Arrow batches and drops them (benchmarks)."},
+    {"format", 0, SHAPE_ARG_VALUE, "jsonl|null|arrow", "jsonl",
+     "jsonl prints each row; arrow writes the Arrow IPC stream format (a schema message, one record batch "
+     "per micro-batch); null decodes every message into Arrow batches and drops them (benchmarks)."},
+    {"output", 'o', SHAPE_ARG_VALUE, "FILE", "-", "Write there instead of stdout ('-')."},
     {"checkpoint", 0, SHAPE_ARG_VALUE, "FILE", NULL,
      "Resume from FILE if present; after each batch printed, record the position there (atomically)."},
     {"max-reconnects", 0, SHAPE_ARG_VALUE, "N", "5",
