@@ -31,6 +31,7 @@
 #include "cli/stream_common.h"
 #include "shape/arrow_ipc.h"
 #include "shape/arrow_json.h"
+#include "shape/parquet.h"
 #include "shape/paths.h"
 #include "shape/stream.h"
 #include "shape/stream_checkpoint.h"
@@ -85,19 +86,19 @@ static int reading_flags(const shape_args *args, shape_options *o, shape_err *er
     return SHAPE_OK;
 }
 
-enum format { FORMAT_JSONL, FORMAT_NULL, FORMAT_ARROW };
+enum format { FORMAT_JSONL, FORMAT_NULL, FORMAT_ARROW, FORMAT_PARQUET };
 
 static int parse_format(const char *text, int *format, shape_err *err)
 {
-    static const char *const names[] = {"jsonl", "null", "arrow"};
+    static const char *const names[] = {"jsonl", "null", "arrow", "parquet"};
     *format = FORMAT_JSONL;
     if (!text) return SHAPE_OK;
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 4; i++)
         if (strcmp(text, names[i]) == 0) {
             *format = i;
             return SHAPE_OK;
         }
-    return shape_err_set(err, SHAPE_EINVAL, "--format must be 'jsonl', 'null' or 'arrow', got '%.32s'", text);
+    return shape_err_set(err, SHAPE_EINVAL, "--format must be 'jsonl', 'null', 'arrow' or 'parquet', got '%.32s'", text);
 }
 
 /* Where rows go: stdout, or -o FILE (opened here, closed by close_output). */
@@ -105,9 +106,9 @@ static int open_output(const char *path, int format, FILE **out, shape_err *err)
 {
     *out = stdout;
     if (!path || strcmp(path, "-") == 0) {
-        if (format == FORMAT_ARROW && isatty(STDOUT_FILENO))
-            return shape_err_set(err, SHAPE_EINVAL,
-                                 "--format arrow writes binary data: give -o FILE or redirect stdout");
+        if ((format == FORMAT_ARROW || format == FORMAT_PARQUET) && isatty(STDOUT_FILENO))
+            return shape_err_set(err, SHAPE_EINVAL, "--format %s writes binary data: give -o FILE or redirect stdout",
+                                 format == FORMAT_ARROW ? "arrow" : "parquet");
         return SHAPE_OK;
     }
     if (format == FORMAT_NULL) return shape_err_set(err, SHAPE_EINVAL, "-o makes no sense with --format null");
@@ -137,14 +138,22 @@ static int run_stream_read(const shape_args *args, shape_err *err)
     shape_stream *stream = NULL;
     shape_json_buf lines = SHAPE_JSON_BUF_INIT;
     shape_ipc_writer *ipc = NULL;
+    shape_parquet_writer *parquet = NULL;
     FILE *out = stdout;
     int found = 0, end = 0, format;
     int64_t max_reconnects = 0;
     SHAPE_RETURN_NOT_OK(parse_format(shape_args_value(args, "format"), &format, err));
-    int binary = format == FORMAT_ARROW;
+    int binary = format == FORMAT_ARROW || format == FORMAT_PARQUET;
     if (binary && checkpoint)
-        return shape_err_set(err, SHAPE_EINVAL,
-                             "--checkpoint cannot be used with --format arrow (a resumed run would begin a second stream)");
+        return shape_err_set(err, SHAPE_EINVAL, "--checkpoint cannot be used with --format %s (a resumed run would begin a second %s)",
+                             format == FORMAT_ARROW ? "arrow" : "parquet", format == FORMAT_ARROW ? "stream" : "file");
+    shape_parquet_options popts = {0};
+    const char *compression = shape_args_value(args, "compression");
+    if (compression && strcmp(compression, "zstd") != 0 && strcmp(compression, "none") != 0)
+        return shape_err_set(err, SHAPE_EINVAL, "--compression must be 'zstd' or 'none', got '%.32s'", compression);
+    if (compression && format != FORMAT_PARQUET)
+        return shape_err_set(err, SHAPE_EINVAL, "--compression applies to --format parquet only");
+    if (compression && strcmp(compression, "none") == 0) popts.codec = SHAPE_PARQUET_UNCOMPRESSED;
     if (output && !output[0]) return shape_err_set(err, SHAPE_EINVAL, "-o needs a file name");
     int rc = shape_args_int(args, "max-reconnects", 0, 1000000, 5, &max_reconnects, err);
     shape_path_use uses[] = {{"--checkpoint", checkpoint, 1},
@@ -158,6 +167,7 @@ static int run_stream_read(const shape_args *args, shape_err *err)
                               .max_reconnects = max_reconnects, .freeze_schema = binary};
     if (rc == SHAPE_OK) rc = open_output(output, format, &out, err);
     if (rc == SHAPE_OK && format == FORMAT_ARROW) rc = shape_ipc_writer_new(out, &ipc, err);
+    if (rc == SHAPE_OK && format == FORMAT_PARQUET) rc = shape_parquet_writer_new(out, &popts, &parquet, err);
     if (rc == SHAPE_OK) rc = shape_stream_new(&sc, &stream, err);
     shape_stream_resume_point at = {.offset = found ? &start : NULL};
     if (rc == SHAPE_OK) rc = shape_stream_restore(stream, &at, err);
@@ -168,6 +178,7 @@ static int run_stream_read(const shape_args *args, shape_err *err)
         if (rc != SHAPE_OK || end) break;
         if (format == FORMAT_JSONL) rc = print_batch(out, &schema, &array, &lines, err);
         else if (ipc) rc = shape_ipc_writer_write(ipc, &schema, &array, err);
+        else if (parquet) rc = shape_parquet_writer_write(parquet, &schema, &array, err);
         array.release(&array);
         schema.release(&schema);
         if (rc == SHAPE_OK && fflush(out) != 0)
@@ -176,6 +187,7 @@ static int run_stream_read(const shape_args *args, shape_err *err)
         if (rc == SHAPE_OK && checkpoint) rc = shape_stream_read_checkpoint_write(checkpoint, uri, shape_stream_offset(stream), err);
     }
     if (rc == SHAPE_OK && ipc) rc = shape_ipc_writer_finish(ipc, NULL, err);
+    if (rc == SHAPE_OK && parquet) rc = shape_parquet_writer_finish(parquet, NULL, err);
     if (rc == SHAPE_OK && checkpoint && shape_stream_offset(stream))
         rc = shape_stream_read_checkpoint_write(checkpoint, uri, shape_stream_offset(stream), err);
     if (stream && shape_stream_opened(stream)) {
@@ -188,6 +200,7 @@ static int run_stream_read(const shape_args *args, shape_err *err)
                 extra, found ? " (resumed from the checkpoint)" : "");
     }
     shape_ipc_writer_free(ipc);
+    shape_parquet_writer_free(parquet);
     rc = close_output(out, rc, err);
     shape_stream_free(stream);
     shape_options_free(options);
@@ -204,9 +217,11 @@ static const shape_arg_spec stream_read_args[] = {
      "Keep reading new messages instead of stopping at the end the stream had at start (kafka://)."},
     {"idle-timeout", 0, SHAPE_ARG_VALUE, "SECONDS", NULL, "Stop after this long without a message (with --follow)."},
     {"partitions", 0, SHAPE_ARG_VALUE, "LIST", NULL, "Kafka partitions to read, e.g. 0,3-5 (default: all)."},
-    {"format", 0, SHAPE_ARG_VALUE, "jsonl|null|arrow", "jsonl",
+    {"format", 0, SHAPE_ARG_VALUE, "jsonl|null|arrow|parquet", "jsonl",
      "jsonl prints each row; arrow writes the Arrow IPC stream format (a schema message, one record batch "
-     "per micro-batch); null decodes every message into Arrow batches and drops them (benchmarks)."},
+     "per micro-batch); parquet one Parquet file (a row group per micro-batch, ZSTD, statistics); null "
+     "decodes every message into Arrow batches and drops them (benchmarks)."},
+    {"compression", 0, SHAPE_ARG_VALUE, "zstd|none", "zstd", "Parquet page compression."},
     {"output", 'o', SHAPE_ARG_VALUE, "FILE", "-", "Write there instead of stdout ('-')."},
     {"checkpoint", 0, SHAPE_ARG_VALUE, "FILE", NULL,
      "Resume from FILE if present; after each batch printed, record the position there (atomically)."},
