@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <jansson.h>
@@ -101,10 +102,23 @@ static int parse_format(const char *text, int *format, shape_err *err)
     return shape_err_set(err, SHAPE_EINVAL, "--format must be 'jsonl', 'null', 'arrow' or 'parquet', got '%.32s'", text);
 }
 
-/* Where rows go: stdout, or -o FILE (opened here, closed by close_output). */
-static int open_output(const char *path, int format, FILE **out, shape_err *err)
+/* Where rows go: stdout, or -o FILE. A Parquet file is written as
+ * FILE.tmp.PID beside it and renamed over FILE only once complete (a file
+ * without its footer is no Parquet file); other formats write FILE as they
+ * go (an IPC stream is readable up to where a failed run stopped), and a
+ * FILE of no batch at all is removed when the run fails. Devices and FIFOs
+ * are written through. */
+typedef struct output {
+    FILE *f;
+    const char *path; /* NULL: stdout */
+    char *tmp;        /* the temporary name, when renamed at the end */
+} out_file;
+
+static int open_output(const char *path, int format, out_file *o, shape_err *err)
 {
-    *out = stdout;
+    o->f = stdout;
+    o->path = NULL;
+    o->tmp = NULL;
     if (!path || strcmp(path, "-") == 0) {
         if ((format == FORMAT_ARROW || format == FORMAT_PARQUET) && isatty(STDOUT_FILENO))
             return shape_err_set(err, SHAPE_EINVAL, "--format %s writes binary data: give -o FILE or redirect stdout",
@@ -112,19 +126,39 @@ static int open_output(const char *path, int format, FILE **out, shape_err *err)
         return SHAPE_OK;
     }
     if (format == FORMAT_NULL) return shape_err_set(err, SHAPE_EINVAL, "-o makes no sense with --format null");
-    *out = fopen(path, "wb");
-    if (!*out) {
-        *out = stdout;
-        return shape_err_set(err, SHAPE_EIO, "cannot create %.200s: %s", path, strerror(errno));
+    struct stat st;
+    int regular = stat(path, &st) != 0 || S_ISREG(st.st_mode);
+    if (format == FORMAT_PARQUET && regular) {
+        size_t n = strlen(path) + 32;
+        o->tmp = malloc(n);
+        if (!o->tmp) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        snprintf(o->tmp, n, "%s.tmp.%ld", path, (long)getpid());
     }
+    FILE *f = fopen(o->tmp ? o->tmp : path, "wb");
+    if (!f) {
+        int e = errno;
+        free(o->tmp);
+        o->tmp = NULL;
+        return shape_err_set(err, SHAPE_EIO, "cannot create %.200s: %s", path, strerror(e));
+    }
+    o->f = f;
+    o->path = regular ? path : NULL;
     return SHAPE_OK;
 }
 
-static int close_output(FILE *out, int rc, shape_err *err)
+static int close_output(out_file *o, int rc, int wrote_batches, shape_err *err)
 {
-    if (out == stdout) return rc;
-    if (fclose(out) != 0 && rc == SHAPE_OK)
-        rc = shape_err_set(err, SHAPE_EIO, "cannot write the output: %s", strerror(errno));
+    if (o->f == stdout) return rc;
+    if (fclose(o->f) != 0 && rc == SHAPE_OK)
+        rc = shape_err_set(err, SHAPE_EIO, "cannot write %.200s: %s", o->path ? o->path : "the output", strerror(errno));
+    if (o->tmp) {
+        if (rc == SHAPE_OK && rename(o->tmp, o->path) != 0)
+            rc = shape_err_set(err, SHAPE_EIO, "cannot rename %.200s to %.200s: %s", o->tmp, o->path, strerror(errno));
+        if (rc != SHAPE_OK) unlink(o->tmp);
+        free(o->tmp);
+    } else if (rc != SHAPE_OK && o->path && !wrote_batches) {
+        unlink(o->path);
+    }
     return rc;
 }
 
@@ -139,6 +173,7 @@ static int run_stream_read(const shape_args *args, shape_err *err)
     shape_json_buf lines = SHAPE_JSON_BUF_INIT;
     shape_ipc_writer *ipc = NULL;
     shape_parquet_writer *parquet = NULL;
+    out_file o = {stdout, NULL, NULL};
     FILE *out = stdout;
     int found = 0, end = 0, format;
     int64_t max_reconnects = 0;
@@ -165,7 +200,8 @@ static int run_stream_read(const shape_args *args, shape_err *err)
     if (rc == SHAPE_OK && checkpoint) rc = load_checkpoint(checkpoint, uri, &start, &found, err);
     shape_stream_config sc = {.uri = uri, .options = options, .registry = shape_cli_registry(),
                               .max_reconnects = max_reconnects, .freeze_schema = binary};
-    if (rc == SHAPE_OK) rc = open_output(output, format, &out, err);
+    if (rc == SHAPE_OK) rc = open_output(output, format, &o, err);
+    out = o.f;
     if (rc == SHAPE_OK && format == FORMAT_ARROW) rc = shape_ipc_writer_new(out, &ipc, err);
     if (rc == SHAPE_OK && format == FORMAT_PARQUET) rc = shape_parquet_writer_new(out, &popts, &parquet, err);
     if (rc == SHAPE_OK) rc = shape_stream_new(&sc, &stream, err);
@@ -199,9 +235,10 @@ static int run_stream_read(const shape_args *args, shape_err *err)
                 (long long)st.messages, (long long)st.rows, (long long)st.undecodable, (long long)st.rejected,
                 extra, found ? " (resumed from the checkpoint)" : "");
     }
+    int64_t written = (ipc ? shape_ipc_writer_batches(ipc) : 0) + (parquet ? shape_parquet_writer_row_groups(parquet) : 0);
     shape_ipc_writer_free(ipc);
     shape_parquet_writer_free(parquet);
-    rc = close_output(out, rc, err);
+    rc = close_output(&o, rc, written > 0 || format == FORMAT_JSONL, err);
     shape_stream_free(stream);
     shape_options_free(options);
     shape_offsets_free(&start);

@@ -38,6 +38,12 @@ run stream-read all.jsonl --format parquet --checkpoint cp.json -o x.parquet; ex
 run stream-read all.jsonl --format parquet --compression lz4 -o x.parquet; expect_error 2 "--compression must be"
 run stream-read all.jsonl --compression none; expect_error 2 "--compression applies to --format parquet"
 [[ ! -e x.parquet ]] || fail "a refused run created its output"
+# A column of the null type (here forced by the schema option) has no Parquet form: one line, exit 2, no file.
+run stream-read all.jsonl --option 'schema=[["id","n"],["name","u"]]' --format parquet -o null.parquet
+[[ $RC -eq 2 ]] || fail "the null type must be refused (exit $RC)"
+grep -q "^shape: error: cannot write column 'id' of Arrow format 'n' as Parquet$" err || fail "the refusal names the column"
+[[ -z $(ls null.parquet* 2>/dev/null) ]] || fail "a refused Parquet run left a file: $(ls null.parquet*)"
+run stream-read all.jsonl --format parquet -o /dev/null; expect_ok "a device is written through"
 run stream-read all.jsonl --format parquet "${meta[@]}" -o all.parquet; expect_ok "parquet -o"
 [[ $(head -c 4 all.parquet) == PAR1 && $(tail -c 4 all.parquet) == PAR1 ]] || fail "not framed by PAR1"
 run stream-read all.jsonl --format parquet "${meta[@]}"; expect_ok "parquet to stdout"
