@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "flatbuf.h"
+#include "writer_common.h"
 
 /* Message header and type union members of the Arrow format (Message.fbs, Schema.fbs). */
 enum { HDR_SCHEMA = 1, HDR_RECORD_BATCH = 3 };
@@ -514,18 +515,6 @@ static int write_schema(shape_ipc_writer *w, const struct ArrowSchema *schema, s
     return SHAPE_OK;
 }
 
-static const char *text(const char *s) { return s ? s : ""; }
-
-static int same_field(const struct ArrowSchema *a, const struct ArrowSchema *b)
-{
-    if (strcmp(text(a->format), text(b->format)) != 0 || strcmp(text(a->name), text(b->name)) != 0 ||
-        ((a->flags ^ b->flags) & ARROW_FLAG_NULLABLE) || a->n_children != b->n_children)
-        return 0;
-    for (int64_t i = 0; i < a->n_children; i++)
-        if (!same_field(a->children[i], b->children[i])) return 0;
-    return 1;
-}
-
 int shape_ipc_writer_write(shape_ipc_writer *w, const struct ArrowSchema *schema, const struct ArrowArray *array,
                            shape_err *err)
 {
@@ -533,7 +522,7 @@ int shape_ipc_writer_write(shape_ipc_writer *w, const struct ArrowSchema *schema
         SHAPE_RETURN_NOT_OK(shape_ipc_check_schema(schema, err));
         SHAPE_RETURN_NOT_OK(shape_arrow_schema_deep_copy(schema, &w->first, err));
         SHAPE_RETURN_NOT_OK(write_schema(w, schema, err));
-    } else if (schema != &w->first && !same_field(schema, &w->first)) {
+    } else if (schema != &w->first && !io_same_field(schema, &w->first)) {
         return shape_err_set(err, SHAPE_EINVAL,
                              "batch %lld has other columns than the first batch: an Arrow IPC stream has one schema",
                              (long long)w->batches + 1);
@@ -589,30 +578,18 @@ int shape_ipc_writer_finish(shape_ipc_writer *w, const struct ArrowSchema *schem
     return SHAPE_OK;
 }
 
+static int ipc_write(void *w, const struct ArrowSchema *s, const struct ArrowArray *a, shape_err *err)
+{
+    return shape_ipc_writer_write(w, s, a, err);
+}
+static int ipc_finish(void *w, const struct ArrowSchema *s, shape_err *err) { return shape_ipc_writer_finish(w, s, err); }
+
 int shape_ipc_write_stream(struct ArrowArrayStream *stream, FILE *out, shape_err *err)
 {
-    struct ArrowSchema schema;
-    memset(&schema, 0, sizeof schema);
-    if (stream->get_schema(stream, &schema) != 0) {
-        const char *m = stream->get_last_error(stream);
-        return shape_err_set(err, SHAPE_EIO, "the stream gave no schema: %s", m ? m : "unknown error");
-    }
     shape_ipc_writer *w = NULL;
-    int rc = shape_ipc_writer_new(out, &w, err);
-    while (rc == SHAPE_OK) {
-        struct ArrowArray a;
-        memset(&a, 0, sizeof a);
-        if (stream->get_next(stream, &a) != 0) {
-            const char *m = stream->get_last_error(stream);
-            rc = shape_err_set(err, SHAPE_EIO, "the stream failed: %s", m ? m : "unknown error");
-            break;
-        }
-        if (!a.release) break;
-        rc = shape_ipc_writer_write(w, &schema, &a, err);
-        a.release(&a);
-    }
-    if (rc == SHAPE_OK) rc = shape_ipc_writer_finish(w, &schema, err);
+    SHAPE_RETURN_NOT_OK(shape_ipc_writer_new(out, &w, err));
+    io_sink sink = {w, ipc_write, ipc_finish};
+    int rc = io_drain_stream(stream, &sink, shape_ipc_check_schema, err);
     shape_ipc_writer_free(w);
-    schema.release(&schema);
     return rc;
 }

@@ -21,6 +21,7 @@
 #include <zstd.h>
 
 #include "shape/version.h"
+#include "writer_common.h"
 
 /* ---- growable bytes -------------------------------------------------------- */
 
@@ -341,18 +342,6 @@ static int start(shape_parquet_writer *w, const struct ArrowSchema *schema, shap
     if (w->o.codec == SHAPE_PARQUET_ZSTD && !(w->cctx = ZSTD_createCCtx())) return oom(err);
     w->started = 1;
     return emit(w, "PAR1", 4, err);
-}
-
-static const char *text(const char *s) { return s ? s : ""; }
-
-static int same_field(const struct ArrowSchema *a, const struct ArrowSchema *b)
-{
-    if (strcmp(text(a->format), text(b->format)) != 0 || strcmp(text(a->name), text(b->name)) != 0 ||
-        ((a->flags ^ b->flags) & ARROW_FLAG_NULLABLE) || a->n_children != b->n_children)
-        return 0;
-    for (int64_t i = 0; i < a->n_children; i++)
-        if (!same_field(a->children[i], b->children[i])) return 0;
-    return 1;
 }
 
 /* ---- levels and values -------------------------------------------------------- */
@@ -704,11 +693,11 @@ static int check_array(const struct ArrowSchema *f, const struct ArrowArray *a, 
     if (a->n_buffers != want || a->n_children != f->n_children || a->length < need ||
         (need > 0 && !a->buffers[1]))
         return shape_err_set(err, SHAPE_EINVAL, "column '%.64s': the array does not match its format '%.32s'",
-                             text(f->name), fmt);
+                             io_text(f->name), fmt);
     if (fmt[0] == '+') {
         const struct ArrowArray *e = a->children[0];
         if (e->n_children != 2 || e->n_buffers != 1 || e->children[0]->n_buffers != 3 || e->children[1]->n_buffers != 3)
-            return shape_err_set(err, SHAPE_EINVAL, "column '%.64s': the map array is malformed", text(f->name));
+            return shape_err_set(err, SHAPE_EINVAL, "column '%.64s': the map array is malformed", io_text(f->name));
     }
     return SHAPE_OK;
 }
@@ -718,7 +707,7 @@ int shape_parquet_writer_write(shape_parquet_writer *w, const struct ArrowSchema
 {
     if (!w->started) {
         SHAPE_RETURN_NOT_OK(start(w, schema, err));
-    } else if (!same_field(schema, &w->first)) {
+    } else if (!io_same_field(schema, &w->first)) {
         return shape_err_set(err, SHAPE_EINVAL,
                              "batch %lld has other columns than the first batch: a Parquet file has one schema",
                              (long long)w->n_groups + 1);
@@ -751,7 +740,7 @@ int shape_parquet_writer_write(shape_parquet_writer *w, const struct ArrowSchema
         if (l->part == 0) {
             if (!l->max_def && a->buffers[0] && a->null_count != 0)
                 return shape_err_set(err, SHAPE_EINVAL, "column '%.64s' is not nullable but holds nulls",
-                                     text(schema->children[l->column]->name));
+                                     io_text(schema->children[l->column]->name));
             values = flat_page(w, l, a, start, array->length, c);
         } else {
             values = map_page(w, l, a, start, array->length,
@@ -846,15 +835,15 @@ static int write_footer(shape_parquet_writer *w, shape_err *err)
         const struct ArrowSchema *c = s->children[l->column];
         int opt = (c->flags & ARROW_FLAG_NULLABLE) ? OPTIONAL : REQUIRED;
         if (l->part == 0) {
-            schema_element(&t, text(c->name), l->type.phys, opt, -1, &l->type, 0);
+            schema_element(&t, io_text(c->name), l->type.phys, opt, -1, &l->type, 0);
         } else if (l->part == 1) {
             const struct ArrowSchema *e = c->children[0];
-            schema_element(&t, text(c->name), -1, opt, 1, NULL, 1);
-            schema_element(&t, text(e->name)[0] ? text(e->name) : "key_value", -1, REPEATED, 2, NULL, 0);
-            schema_element(&t, text(e->children[0]->name), l->type.phys, REQUIRED, -1, &l->type, 0);
+            schema_element(&t, io_text(c->name), -1, opt, 1, NULL, 1);
+            schema_element(&t, io_text(e->name)[0] ? io_text(e->name) : "key_value", -1, REPEATED, 2, NULL, 0);
+            schema_element(&t, io_text(e->children[0]->name), l->type.phys, REQUIRED, -1, &l->type, 0);
         } else {
             const struct ArrowSchema *v = c->children[0]->children[1];
-            schema_element(&t, text(v->name), l->type.phys, (v->flags & ARROW_FLAG_NULLABLE) ? OPTIONAL : REQUIRED, -1,
+            schema_element(&t, io_text(v->name), l->type.phys, (v->flags & ARROW_FLAG_NULLABLE) ? OPTIONAL : REQUIRED, -1,
                            &l->type, 0);
         }
     }
@@ -875,12 +864,12 @@ static int write_footer(shape_parquet_writer *w, shape_err *err)
             tc_list(&t, 2, TC_I32, 2);
             put_varint(&f, zigzag(ENC_PLAIN));
             put_varint(&f, zigzag(ENC_RLE));
-            const char *path[3] = {text(col->name), NULL, NULL};
+            const char *path[3] = {io_text(col->name), NULL, NULL};
             size_t depth = 1;
             if (l->part) {
                 const struct ArrowSchema *e = col->children[0];
-                path[1] = text(e->name)[0] ? text(e->name) : "key_value";
-                path[2] = text(e->children[l->part - 1]->name);
+                path[1] = io_text(e->name)[0] ? io_text(e->name) : "key_value";
+                path[2] = io_text(e->children[l->part - 1]->name);
                 depth = 3;
             }
             tc_list(&t, 3, TC_BINARY, depth);
@@ -934,32 +923,22 @@ int shape_parquet_writer_finish(shape_parquet_writer *w, const struct ArrowSchem
     return SHAPE_OK;
 }
 
+static int parquet_write(void *w, const struct ArrowSchema *s, const struct ArrowArray *a, shape_err *err)
+{
+    return shape_parquet_writer_write(w, s, a, err);
+}
+static int parquet_finish(void *w, const struct ArrowSchema *s, shape_err *err)
+{
+    return shape_parquet_writer_finish(w, s, err);
+}
+
 int shape_parquet_write_stream(struct ArrowArrayStream *stream, FILE *out, const shape_parquet_options *o,
                                shape_err *err)
 {
-    struct ArrowSchema schema;
-    memset(&schema, 0, sizeof schema);
-    if (stream->get_schema(stream, &schema) != 0) {
-        const char *m = stream->get_last_error(stream);
-        return shape_err_set(err, SHAPE_EIO, "the stream gave no schema: %s", m ? m : "unknown error");
-    }
     shape_parquet_writer *w = NULL;
-    int rc = shape_parquet_check_schema(&schema, err);
-    if (rc == SHAPE_OK) rc = shape_parquet_writer_new(out, o, &w, err);
-    while (rc == SHAPE_OK) {
-        struct ArrowArray a;
-        memset(&a, 0, sizeof a);
-        if (stream->get_next(stream, &a) != 0) {
-            const char *m = stream->get_last_error(stream);
-            rc = shape_err_set(err, SHAPE_EIO, "the stream failed: %s", m ? m : "unknown error");
-            break;
-        }
-        if (!a.release) break;
-        rc = shape_parquet_writer_write(w, &schema, &a, err);
-        a.release(&a);
-    }
-    if (rc == SHAPE_OK) rc = shape_parquet_writer_finish(w, &schema, err);
+    SHAPE_RETURN_NOT_OK(shape_parquet_writer_new(out, o, &w, err));
+    io_sink sink = {w, parquet_write, parquet_finish};
+    int rc = io_drain_stream(stream, &sink, shape_parquet_check_schema, err);
     shape_parquet_writer_free(w);
-    schema.release(&schema);
     return rc;
 }

@@ -12,6 +12,21 @@
 #include "shape/parquet.h"
 #include "support/random_batch.h"
 
+struct print_ctx {
+    FILE *out;
+    shape_json_buf *lines;
+};
+
+/* The batch's rows as stream-read prints them. */
+static int print_rows(void *ud, const struct ArrowSchema *schema, const struct ArrowArray *array, shape_err *err)
+{
+    struct print_ctx *p = ud;
+    p->lines->len = 0;
+    SHAPE_RETURN_NOT_OK(shape_arrow_rows_jsonl(schema, array, 0, array->length, p->lines, err));
+    fwrite(p->lines->data, 1, p->lines->len, p->out);
+    return SHAPE_OK;
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -29,38 +44,18 @@ int main(int argc, char **argv)
     }
     rb_source src = {.state = 0x9E3779B97F4A7C15ull ^ strtoull(argv[2], NULL, 10)};
     rb_byte(&src);
-    int batches = atoi(argv[3]);
     shape_err err = {0};
-    shape_batch *b = NULL;
     shape_ipc_writer *ipc = NULL;
     shape_parquet_writer *pq = NULL;
     shape_json_buf lines = SHAPE_JSON_BUF_INIT;
-    rb_schema sc;
-    rb_pick_schema(&src, &sc);
-    int rc = shape_batch_new(&b, &err);
-    if (rc == SHAPE_OK) rc = rb_add_columns(b, &sc, &err);
-    if (rc == SHAPE_OK) rc = shape_ipc_writer_new(ipc_out, &ipc, &err);
-    if (rc == SHAPE_OK) rc = shape_parquet_writer_new(pq_out, NULL, &pq, &err);
+    struct print_ctx ctx = {jsonl, &lines};
+    int columns = 0;
     int64_t rows = 0;
-    for (int i = 0; rc == SHAPE_OK && i < batches; i++) {
-        struct ArrowSchema schema;
-        struct ArrowArray array;
-        rc = rb_batch(&src, b, &schema, &array, &err);
-        if (rc != SHAPE_OK) break;
-        lines.len = 0;
-        rc = shape_arrow_rows_jsonl(&schema, &array, 0, array.length, &lines, &err);
-        if (rc == SHAPE_OK) fwrite(lines.data, 1, lines.len, jsonl);
-        if (rc == SHAPE_OK) rc = shape_ipc_writer_write(ipc, &schema, &array, &err);
-        if (rc == SHAPE_OK) rc = shape_parquet_writer_write(pq, &schema, &array, &err);
-        rows += array.length;
-        array.release(&array);
-        schema.release(&schema);
-    }
-    if (rc == SHAPE_OK) rc = shape_ipc_writer_finish(ipc, NULL, &err);
-    if (rc == SHAPE_OK) rc = shape_parquet_writer_finish(pq, NULL, &err);
+    int rc = shape_ipc_writer_new(ipc_out, &ipc, &err);
+    if (rc == SHAPE_OK) rc = shape_parquet_writer_new(pq_out, NULL, &pq, &err);
+    if (rc == SHAPE_OK) rc = rb_write_stream(&src, atoi(argv[3]), ipc, pq, print_rows, &ctx, &columns, &rows, &err);
     shape_ipc_writer_free(ipc);
     shape_parquet_writer_free(pq);
-    shape_batch_free(b);
     shape_json_buf_release(&lines);
     fclose(ipc_out);
     fclose(pq_out);
@@ -69,6 +64,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "random_batches: %s\n", err.message);
         return 1;
     }
-    printf("%d columns, %lld rows\n", sc.n, (long long)rows);
+    printf("%d columns, %lld rows\n", columns, (long long)rows);
     return 0;
 }

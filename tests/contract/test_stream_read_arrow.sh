@@ -17,15 +17,10 @@ set -euo pipefail
 source "$(dirname "$0")/cli_lib.sh"
 npm_dir=$SHAPE_SOURCE_DIR/tests/npm
 
-cat >all.jsonl <<'JSON'
-{"id": 1, "price": 2.5, "name": "caf\u00e9 \u2615 \ud834\udd1e", "ok": true, "tags": [1, "a", {"z": 1, "b": null}], "nothing": null, "mixed": 1, "big": 1e400, "_shape_event_time": "2024-01-02T03:04:05.123456Z"}
-{"id": -9223372036854775808, "price": -1e-300, "name": "", "ok": false, "tags": null, "nothing": null, "mixed": "x", "big": -1e400, "_shape_event_time": 1700000000000}
-{"id": 9223372036854775807, "price": 3, "name": "line\nbreak \"q\" \\ \u0001 \u0000", "ok": null, "tags": {}, "nothing": null, "mixed": [1], "big": 0.1}
-{"id": null, "price": null, "name": null, "ok": true, "nothing": null, "mixed": null, "big": null, "_shape_event_time": "1969-12-31T23:59:59.999999Z"}
-{"id": 0, "price": 1.7976931348623157e308, "name": "\u00ff\u0100", "ok": false, "tags": [[[]]], "nothing": null, "mixed": true, "big": -0.0, "_shape_event_time": "0001-01-01T00:00:00Z"}
-not json at all
-{"id": 42}
-JSON
+# The sample of every kind the decoder makes (tests/data/all_kinds.jsonl): int64 at both ends,
+# floats with ±inf and -0.0, unicode and escapes (NUL too), bools, nested-as-text, all-null and
+# mixed columns, event times before 1970 and in year 1, an undecodable line, a sparse row.
+cp "$SHAPE_SOURCE_DIR/tests/data/all_kinds.jsonl" all.jsonl
 meta=(--with-key --with-headers --with-timestamp --with-offsets)
 
 # Output side, no reader needed.
@@ -38,7 +33,7 @@ run stream-read all.jsonl --format arrow "${meta[@]}" -o file.arrow; expect_ok "
 cmp -s stdout.arrow file.arrow || fail "--format arrow: stdout and -o differ"
 [[ $(head -c 4 file.arrow | od -An -tx1 | tr -d ' ') == ffffffff ]] || fail "no continuation marker first"
 [[ $(tail -c 8 file.arrow | od -An -tx1 | tr -d ' ') == ffffffff00000000 ]] || fail "no end-of-stream marker last"
-grep -q "7 messages, 6 rows, 1 undecodable" err || fail "counters on stderr"
+grep -q "8 messages, 7 rows, 1 undecodable" err || fail "counters on stderr"
 
 run stream-read all.jsonl --format arrow --checkpoint cp.json -o x.arrow
 expect_error 2 "--checkpoint" "--format arrow"

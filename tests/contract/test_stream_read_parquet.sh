@@ -5,23 +5,20 @@
 # text length) equal shape's own profile of the same input, and whose footer
 # statistics agree (tests/npm/parquet_matches_profile.mjs).
 #
-# How: the all-kinds file of test_stream_read_arrow.sh (int64 at both ends,
+# How: tests/data/all_kinds.jsonl (int64 at both ends,
 # ±inf, unicode, all-null and mixed columns, event times, every metadata
 # column) and 3,000 generated rows with nulls scattered in every column, in
-# row groups of 1,000 and 7 rows, ZSTD and uncompressed; the map column's
-# values are checked through DuckDB's map access; refusals are one line and
+# row groups of 1,000 and 7 rows, ZSTD and uncompressed (the map column's
+# values: emulator_stream_read_arrow, through DuckDB's map access); refusals are one line and
 # exit 2. Without node or the npm packages: SKIP (77) after the refusals.
 set -euo pipefail
 source "$(dirname "$0")/cli_lib.sh"
 npm_dir=$SHAPE_SOURCE_DIR/tests/npm
 
-cat >all.jsonl <<'JSON'
-{"id": 1, "price": 2.5, "name": "caf\u00e9 \u2615 \ud834\udd1e", "ok": true, "tags": [1, "a", {"z": 1, "b": null}], "nothing": null, "mixed": 1, "big": 1e400, "_shape_event_time": "2024-01-02T03:04:05.123456Z"}
-{"id": -9223372036854775808, "price": -1e-300, "name": "", "ok": false, "tags": null, "nothing": null, "mixed": "x", "big": -1e400, "_shape_event_time": 1700000000000}
-{"id": 9223372036854775807, "price": 3, "name": "line\nbreak \"q\" \\ \u0001", "ok": null, "tags": {}, "nothing": null, "mixed": [1], "big": 0.1}
-{"id": null, "price": null, "name": null, "ok": true, "nothing": null, "mixed": null, "big": null, "_shape_event_time": "1969-12-31T23:59:59.999999Z"}
-{"id": 0, "price": -0.0, "name": "\u00ff\u0100", "ok": false, "tags": [[[]]], "nothing": null, "mixed": true, "big": 0.0, "_shape_event_time": "0001-01-01T00:00:00Z"}
-JSON
+# The sample of every kind the decoder makes (tests/data/all_kinds.jsonl): int64 at both ends,
+# floats with ±inf and -0.0, unicode and escapes (NUL too), bools, nested-as-text, all-null and
+# mixed columns, event times before 1970 and in year 1, an undecodable line, a sparse row.
+cp "$SHAPE_SOURCE_DIR/tests/data/all_kinds.jsonl" all.jsonl
 python3 - >many.jsonl <<'PY'
 import json, random
 r = random.Random(7)

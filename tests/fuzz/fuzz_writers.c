@@ -28,31 +28,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FILE *ipc_out = open_memstream(&ipc_bytes, &ipc_len), *pq_out = open_memstream(&pq_bytes, &pq_len);
     if (!ipc_out || !pq_out) abort();
     shape_err err = {0};
-    shape_batch *b = NULL;
     shape_ipc_writer *ipc = NULL;
     shape_parquet_writer *pq = NULL;
-    rb_schema sc;
-    rb_pick_schema(&src, &sc);
-    int rc = shape_batch_new(&b, &err);
-    if (rc == SHAPE_OK) rc = rb_add_columns(b, &sc, &err);
-    if (rc == SHAPE_OK) rc = shape_ipc_writer_new(ipc_out, &ipc, &err);
+    int columns;
+    int64_t rows;
+    int rc = shape_ipc_writer_new(ipc_out, &ipc, &err);
     if (rc == SHAPE_OK) rc = shape_parquet_writer_new(pq_out, NULL, &pq, &err);
-    unsigned batches = rb_byte(&src) % 4;
-    for (unsigned i = 0; rc == SHAPE_OK && i < batches; i++) {
-        struct ArrowSchema schema;
-        struct ArrowArray array;
-        rc = rb_batch(&src, b, &schema, &array, &err);
-        if (rc != SHAPE_OK) break;
-        rc = shape_ipc_writer_write(ipc, &schema, &array, &err);
-        if (rc == SHAPE_OK) rc = shape_parquet_writer_write(pq, &schema, &array, &err);
-        array.release(&array);
-        schema.release(&schema);
-    }
-    if (rc == SHAPE_OK) rc = shape_ipc_writer_finish(ipc, NULL, &err);
-    if (rc == SHAPE_OK) rc = shape_parquet_writer_finish(pq, NULL, &err);
+    if (rc == SHAPE_OK) rc = rb_write_stream(&src, (int)(rb_byte(&src) % 4), ipc, pq, NULL, NULL, &columns, &rows, &err);
     shape_ipc_writer_free(ipc);
     shape_parquet_writer_free(pq);
-    shape_batch_free(b);
     fclose(ipc_out);
     fclose(pq_out);
     if (rc != SHAPE_OK) abort(); /* the writers take every batch of core types */

@@ -20,6 +20,8 @@
 #include <string.h>
 
 #include "shape/arrow.h"
+#include "shape/arrow_ipc.h"
+#include "shape/parquet.h"
 
 typedef struct rb_source {
     const uint8_t *data; /* NULL: use the generator */
@@ -164,6 +166,39 @@ static inline int rb_batch(rb_source *s, shape_batch *b, struct ArrowSchema *sch
         array->length -= k;
     }
     return SHAPE_OK;
+}
+
+/* A whole stream: the columns, then `batches` batches, each shown to
+ * each(ud, ...) when not NULL (before the writers) and written by both
+ * writers, which are then finished. *rows counts the rows written. */
+static inline int rb_write_stream(rb_source *s, int batches, shape_ipc_writer *ipc, shape_parquet_writer *pq,
+                                  int (*each)(void *ud, const struct ArrowSchema *, const struct ArrowArray *,
+                                              shape_err *),
+                                  void *ud, int *columns, int64_t *rows, shape_err *err)
+{
+    shape_batch *b = NULL;
+    rb_schema sc;
+    rb_pick_schema(s, &sc);
+    *columns = sc.n;
+    *rows = 0;
+    int rc = shape_batch_new(&b, err);
+    if (rc == SHAPE_OK) rc = rb_add_columns(b, &sc, err);
+    for (int i = 0; rc == SHAPE_OK && i < batches; i++) {
+        struct ArrowSchema schema;
+        struct ArrowArray array;
+        rc = rb_batch(s, b, &schema, &array, err);
+        if (rc != SHAPE_OK) break;
+        if (each) rc = each(ud, &schema, &array, err);
+        if (rc == SHAPE_OK) rc = shape_ipc_writer_write(ipc, &schema, &array, err);
+        if (rc == SHAPE_OK) rc = shape_parquet_writer_write(pq, &schema, &array, err);
+        *rows += array.length;
+        array.release(&array);
+        schema.release(&schema);
+    }
+    if (rc == SHAPE_OK) rc = shape_ipc_writer_finish(ipc, NULL, err);
+    if (rc == SHAPE_OK) rc = shape_parquet_writer_finish(pq, NULL, err);
+    shape_batch_free(b);
+    return rc;
 }
 
 #endif
