@@ -61,6 +61,11 @@ for bs in 65536 3 1; do
 done
 run stream-read all.jsonl --format arrow -o bare.arrow; expect_ok "no metadata columns"
 check bare.arrow plain.jsonl
+# The null type (here forced by the schema option): a node without buffers.
+opt=(--option 'schema=[["id","n"],["name","u"],["ok","b"]]')
+run stream-read all.jsonl "${opt[@]}"; expect_ok "jsonl, null type"; cp out null.jsonl
+run stream-read all.jsonl "${opt[@]}" --format arrow -o null.arrow; expect_ok "arrow, null type"
+check null.arrow null.jsonl
 
 : >empty.jsonl
 run stream-read empty.jsonl --format arrow -o empty.arrow; expect_ok "empty input"
