@@ -17,6 +17,9 @@
  * the lines fit its width (TIOCGWINSZ), headings are bold and bars use
  * block characters; piped, the text is plain ASCII with no escapes and
  * nothing cut. --json prints the same figures as one compact JSON document.
+ * A profiler state (stream-profile --state, profile-merge --state: it
+ * begins with SHPROFST) is shown too: loaded with --top-n (the one it was
+ * made with) and turned into its document first.
  */
 #include <errno.h>
 #include <math.h>
@@ -30,6 +33,7 @@
 #include <jansson.h>
 
 #include "cli/commands.h"
+#include "shape/profile.h"
 
 typedef struct view {
     int tty;
@@ -361,11 +365,45 @@ static json_t *compact(const json_t *doc)
     return out;
 }
 
+/* The document of a profiler state file: *doc, or NULL when the file is not a state. */
+static int state_document(const char *path, const shape_args *args, json_t **doc, shape_err *err)
+{
+    *doc = NULL;
+    FILE *f = fopen(path, "rb");
+    if (!f) return SHAPE_OK; /* json_load_file says why */
+    char magic[8] = {0};
+    size_t got = fread(magic, 1, sizeof magic, f);
+    if (got != sizeof magic || memcmp(magic, "SHPROFST", 8) != 0 || fseek(f, 0, SEEK_END) != 0) {
+        fclose(f);
+        return SHAPE_OK;
+    }
+    long size = ftell(f);
+    uint8_t *bytes = size > 0 ? malloc((size_t)size) : NULL;
+    int rc = SHAPE_OK;
+    if (!bytes) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory reading %.200s", path);
+    if (rc == SHAPE_OK && (fseek(f, 0, SEEK_SET) != 0 || fread(bytes, 1, (size_t)size, f) != (size_t)size))
+        rc = shape_err_set(err, SHAPE_EINVAL, "cannot read the state %.200s: %s", path, strerror(errno));
+    fclose(f);
+    shape_profile_config cfg;
+    shape_profile_config_default(&cfg);
+    shape_profile *profile = NULL;
+    if (rc == SHAPE_OK) rc = shape_args_int(args, "top-n", 1, INT32_MAX, SHAPE_PROFILE_TOP_N, &cfg.top_n, err);
+    if (rc == SHAPE_OK) rc = shape_profile_state_load(bytes, (size_t)size, &cfg, &profile, err);
+    if (rc != SHAPE_OK && rc != SHAPE_ENOMEM) shape_err_prefix(err, "%s", path);
+    const shape_profile *tables[1] = {profile};
+    if (rc == SHAPE_OK) rc = shape_profile_document_json(tables, 1, doc, err);
+    shape_profile_free(profile);
+    free(bytes);
+    return rc;
+}
+
 static int run_profile_show(const shape_args *args, shape_err *err)
 {
     const char *path = shape_args_positional(args, 0);
     json_error_t je;
-    json_t *doc = strcmp(path, "-") == 0 ? json_loadf(stdin, 0, &je) : json_load_file(path, 0, &je);
+    json_t *doc = NULL;
+    if (strcmp(path, "-") != 0) SHAPE_RETURN_NOT_OK(state_document(path, args, &doc, err));
+    if (!doc) doc = strcmp(path, "-") == 0 ? json_loadf(stdin, 0, &je) : json_load_file(path, 0, &je);
     if (!doc) return shape_err_set(err, SHAPE_EINVAL, "cannot read the profile %.200s: %s (line %d)", path, je.text, je.line);
     const json_t *tables = json_object_get(doc, "tables");
     if (!json_is_object(tables)) {
@@ -407,6 +445,7 @@ static int run_profile_show(const shape_args *args, shape_err *err)
 
 static const shape_arg_spec profile_show_args[] = {
     {"json", 0, SHAPE_ARG_FLAG, NULL, NULL, "Print the summary's figures as one compact JSON document."},
+    {"top-n", 0, SHAPE_ARG_VALUE, "N", "500", "For a state file: the --top-n it was made with."},
     {0},
 };
 
@@ -420,6 +459,6 @@ const shape_command shape_cmd_profile_show = {
     .epilog = "Per table: rows and columns; per column: kind, nulls, distinct (~ when estimated), its range\n"
               "(numbers, times), top values (text) or true/false counts, and for numbers a histogram read\n"
               "from the quantiles. Sized to the terminal on a TTY; plain ASCII, nothing cut, when piped.\n"
-              "PROFILE.json may be '-' (stdin).",
+              "PROFILE.json may be '-' (stdin), or a profiler state (stream-profile --state FILE).",
     .run = run_profile_show,
 };

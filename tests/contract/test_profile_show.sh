@@ -2,7 +2,8 @@
 # test_profile_show.sh — `shape profile-show PROFILE.json`: the key figures
 # of a known profile, piped (plain ASCII, no escapes, nothing cut), on a
 # terminal (script(1) from util-linux: bold headings, block bars, every line
-# within the terminal's width) and as --json; refusals are one line, exit 2.
+# within the terminal's width) and as --json; the --state file of the same
+# run shows the same; refusals are one line, exit 2.
 #
 # How: 200 generated rows whose exact figures are known (ids 1..200, qty
 # 1..4 in turn, a status of three values with counts 67/67/66, every 4th
@@ -18,7 +19,7 @@ for i in $(seq 1 200); do
     printf '{"id": %d, "qty": %d, "price": %d.25, "status": "%s", "note": %s, "gift": %s, "_shape_event_time": %d}\n' \
         "$i" $((i % 4 + 1)) "$i" "$st" "$note" "$gift" $((1700000000000 + i * 1000))
 done >rows.jsonl
-run stream-profile rows.jsonl -o p.json --name orders; expect_ok "profile"
+run stream-profile rows.jsonl -o p.json --state p.state --name orders; expect_ok "profile"
 
 run profile-show p.json; expect_ok "piped"
 cp out piped.txt
@@ -60,6 +61,11 @@ if command -v script >/dev/null; then
 else
     echo "SKIP (part): script(1) is not installed: no terminal check"
 fi
+
+# A profiler state shows as the document made from it.
+run profile-show p.state; expect_ok "a state file"
+cmp -s out piped.txt || fail "the state shows otherwise than its document: $(diff out piped.txt | head -5)"
+run profile-show p.state --top-n 7; expect_error 2 "p.state" "different profiler configuration"
 
 run profile-show missing.json; expect_error 2 "cannot read the profile" "missing.json"
 echo '{"a": 1}' >not.json
