@@ -14,7 +14,8 @@
  * bins between its min and max quantiles, each bin's mass read off the
  * piecewise-linear distribution through the KLL quantiles (an integer
  * column of few values: one bar per value, from the step function). On a terminal
- * the lines fit its width (TIOCGWINSZ), headings are bold and bars use
+ * the lines fit its width (TIOCGWINSZ; a summary that would be cut short
+ * goes on a line of its own), headings are bold and bars use
  * block characters; piped, the text is plain ASCII with no escapes and
  * nothing cut. --json prints the same figures as one compact JSON document.
  * A profiler state (stream-profile --state, profile-merge --state: it
@@ -298,7 +299,7 @@ static void show_table(const view *v, const char *name, const json_t *t)
     fprintf(v->out, "%stable %s: %lld rows, %zu columns%s\n", v->tty ? "\x1b[1m" : "", name, rows, json_array_size(cols),
             v->tty ? "\x1b[0m" : "");
     char line[2048], head[256];
-    snprintf(line, sizeof line, "  %-*s  %-8s  %16s  %9s  %s", (int)width, "column", "kind", "nulls", "distinct", "summary");
+    snprintf(line, sizeof line, "  %-*s  %-8s  %14s  %9s  %s", (int)width, "column", "kind", "nulls", "distinct", "summary");
     emit_line(v, line);
     json_array_foreach(cols, i, c)
     {
@@ -314,7 +315,15 @@ static void show_table(const view *v, const char *name, const json_t *t)
         /* pad the name by display width, not bytes */
         size_t nw = text_width(cname);
         snprintf(head, sizeof head, "%s%*s", cname, nw < width ? (int)(width - nw) : 0, "");
-        snprintf(line, sizeof line, "  %s  %-8s  %16s  %9s  %s", head, kind, nullbuf, distinct, sum);
+        int prefix = snprintf(line, sizeof line, "  %s  %-8s  %14s  %9s  ", head, kind, nullbuf, distinct);
+        if (v->width && v->width - prefix < 32 && (int)text_width(sum) > v->width - prefix) {
+            /* a narrow terminal: the summary on a line of its own */
+            while (prefix > 0 && line[prefix - 1] == ' ') line[--prefix] = 0;
+            emit_line(v, line);
+            snprintf(line, sizeof line, "    %s", sum);
+        } else {
+            snprintf(line + prefix, sizeof line - (size_t)prefix, "%s", sum);
+        }
         emit_line(v, line);
         if (strcmp(kind, "int") == 0 || strcmp(kind, "float") == 0) print_histogram(v, c, (int)width + 4);
     }
