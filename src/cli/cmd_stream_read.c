@@ -106,19 +106,22 @@ static int parse_format(const char *text, int *format, shape_err *err)
  * FILE.tmp.PID beside it and renamed over FILE only once complete (a file
  * without its footer is no Parquet file); other formats write FILE as they
  * go (an IPC stream is readable up to where a failed run stopped), and a
- * FILE of no batch at all is removed when the run fails. Devices and FIFOs
+ * FILE of no batch at all is removed when the run fails. JSON lines resumed
+ * from a checkpoint are appended to FILE (the rows before are kept). Devices and FIFOs
  * are written through. */
 typedef struct output {
     FILE *f;
     const char *path; /* NULL: stdout */
     char *tmp;        /* the temporary name, when renamed at the end */
+    int append;       /* FILE was opened to append (a resumed run): never removed */
 } out_file;
 
-static int open_output(const char *path, int format, out_file *o, shape_err *err)
+static int open_output(const char *path, int format, int append, out_file *o, shape_err *err)
 {
     o->f = stdout;
     o->path = NULL;
     o->tmp = NULL;
+    o->append = append;
     if (!path || strcmp(path, "-") == 0) {
         if ((format == FORMAT_ARROW || format == FORMAT_PARQUET) && isatty(STDOUT_FILENO))
             return shape_err_set(err, SHAPE_EINVAL, "--format %s writes binary data: give -o FILE or redirect stdout",
@@ -134,7 +137,7 @@ static int open_output(const char *path, int format, out_file *o, shape_err *err
         if (!o->tmp) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
         snprintf(o->tmp, n, "%s.tmp.%ld", path, (long)getpid());
     }
-    FILE *f = fopen(o->tmp ? o->tmp : path, "wb");
+    FILE *f = fopen(o->tmp ? o->tmp : path, append ? "ab" : "wb");
     if (!f) {
         int e = errno;
         free(o->tmp);
@@ -156,7 +159,7 @@ static int close_output(out_file *o, int rc, int wrote_batches, shape_err *err)
             rc = shape_err_set(err, SHAPE_EIO, "cannot rename %.200s to %.200s: %s", o->tmp, o->path, strerror(errno));
         if (rc != SHAPE_OK) unlink(o->tmp);
         free(o->tmp);
-    } else if (rc != SHAPE_OK && o->path && !wrote_batches) {
+    } else if (rc != SHAPE_OK && o->path && !wrote_batches && !o->append) {
         unlink(o->path);
     }
     return rc;
@@ -173,7 +176,7 @@ static int run_stream_read(const shape_args *args, shape_err *err)
     shape_json_buf lines = SHAPE_JSON_BUF_INIT;
     shape_ipc_writer *ipc = NULL;
     shape_parquet_writer *parquet = NULL;
-    out_file o = {stdout, NULL, NULL};
+    out_file o = {stdout, NULL, NULL, 0};
     FILE *out = stdout;
     int found = 0, end = 0, format;
     int64_t max_reconnects = 0;
@@ -200,7 +203,7 @@ static int run_stream_read(const shape_args *args, shape_err *err)
     if (rc == SHAPE_OK && checkpoint) rc = load_checkpoint(checkpoint, uri, &start, &found, err);
     shape_stream_config sc = {.uri = uri, .options = options, .registry = shape_cli_registry(),
                               .max_reconnects = max_reconnects, .freeze_schema = binary};
-    if (rc == SHAPE_OK) rc = open_output(output, format, &o, err);
+    if (rc == SHAPE_OK) rc = open_output(output, format, found, &o, err);
     out = o.f;
     if (rc == SHAPE_OK && format == FORMAT_ARROW) rc = shape_ipc_writer_new(out, &ipc, err);
     if (rc == SHAPE_OK && format == FORMAT_PARQUET) rc = shape_parquet_writer_new(out, &popts, &parquet, err);

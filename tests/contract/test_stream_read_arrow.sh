@@ -28,6 +28,11 @@ run stream-read all.jsonl; expect_ok "jsonl"; cp out plain.jsonl
 run stream-read all.jsonl -o rows.jsonl; expect_ok "jsonl -o"
 [[ ! -s out ]] || fail "-o must leave stdout empty"
 cmp -s plain.jsonl rows.jsonl || fail "jsonl through -o differs from stdout"
+# A run resumed from its checkpoint appends to -o FILE (the rows before stay).
+seq 1 10 | sed 's/.*/{"n": &}/' >ten.jsonl
+run stream-read ten.jsonl --batch-size 3 --max-events 4 --checkpoint cp.json -o resumed.jsonl; expect_ok "first part"
+run stream-read ten.jsonl --batch-size 3 --checkpoint cp.json -o resumed.jsonl; expect_ok "resumed"
+run stream-read ten.jsonl; cmp -s out resumed.jsonl || fail "a resumed -o run must append: $(wc -l <resumed.jsonl) lines"
 run stream-read all.jsonl --format arrow "${meta[@]}"; expect_ok "arrow to stdout"; cp out stdout.arrow
 run stream-read all.jsonl --format arrow "${meta[@]}" -o file.arrow; expect_ok "arrow -o"
 cmp -s stdout.arrow file.arrow || fail "--format arrow: stdout and -o differ"
