@@ -23,7 +23,7 @@ static int print_rows(void *ud, const struct ArrowSchema *schema, const struct A
     struct print_ctx *p = ud;
     p->lines->len = 0;
     SHAPE_RETURN_NOT_OK(shape_arrow_rows_jsonl(schema, array, 0, array->length, p->lines, err));
-    fwrite(p->lines->data, 1, p->lines->len, p->out);
+    if (p->lines->len) fwrite(p->lines->data, 1, p->lines->len, p->out);
     return SHAPE_OK;
 }
 
