@@ -13,6 +13,7 @@ extern const shape_command shape_cmd_domain;
 extern const shape_command shape_cmd_stream_read;
 extern const shape_command shape_cmd_stream_profile;
 extern const shape_command shape_cmd_profile_merge;
+extern const shape_command shape_cmd_profile_show;
 
 /* The process's plugin registry (loaded before any command runs). */
 shape_registry *shape_cli_registry(void);

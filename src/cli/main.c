@@ -25,6 +25,7 @@ static const shape_command *const core_commands[] = {
     &shape_cmd_stream_read,
     &shape_cmd_stream_profile,
     &shape_cmd_profile_merge,
+    &shape_cmd_profile_show,
     NULL,
 };
 

@@ -22,6 +22,7 @@ room_of_header() {
     generate|generate_arrow|generate_retail|generate_schema|domain) echo generate ;;
     stream|stream_checkpoint|stream_profiler|stream_window|windows_file|duration) echo stream ;;
     emit|emit_schedule|event) echo emit ;;
+    arrow_ipc|parquet) echo io ;;
     arrow|arrow_json|arrow_value|atomic_file|base64|bytes|checkpoint_file|cli|clock|credref|decode|error|export|json|json_write|offsets|options|paths|plugin|registry|source|source_stream|task|timestamp|utf8|version) echo core ;;
     *) echo unknown ;;
   esac
@@ -34,8 +35,9 @@ allowed() {
     generate) echo "core generate" ;;
     stream) echo "core profile stream" ;;
     emit) echo "core generate emit" ;;
+    io) echo "core io" ;;
     plugins) echo "core emit plugins" ;;
-    cli) echo "core profile generate stream emit cli" ;;
+    cli) echo "core profile generate stream emit io cli" ;;
   esac
 }
 
@@ -52,7 +54,7 @@ check_file() { # ROOM FILE
   done < <(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\(shape\/[^"]*\)".*/\1/p' "$file")
 }
 
-for dir in core profile generate stream emit cli; do
+for dir in core profile generate stream emit io cli; do
   while IFS= read -r f; do check_file "$dir" "$f"; done < <(find "$root/src/$dir" -name '*.[ch]')
 done
 while IFS= read -r f; do check_file plugins "$f"; done < <(find "$root/src/plugins" -name '*.[ch]')
@@ -69,4 +71,4 @@ fi
 # The broker's socket fix is the plugin's, not a process-wide patch by the command.
 if grep -rn 'accept(' "$root/src/cli" >/dev/null; then complain "src/cli defines or calls accept()"; fi
 [ $fail -eq 0 ] || exit 1
-echo "ok: every include points down (core < profile, generate < stream, emit < plugins, cli)"
+echo "ok: every include points down (core < profile, generate, io < stream, emit < plugins, cli)"

@@ -45,7 +45,7 @@ expect_refusal() { # expect_refusal NEEDLE ARGS...
   grep -q "^shape: error: .*$needle" "$tmp/err" || fail "'$*': expected '$needle' in: $(cat "$tmp/err")"
 }
 expect_refusal "no such file" "$tmp/missing.jsonl"
-expect_refusal "--format must be 'jsonl' or 'null'" "$tmp/orders.jsonl" --format xml
+expect_refusal "--format must be 'jsonl', 'null', 'arrow' or 'parquet'" "$tmp/orders.jsonl" --format xml
 expect_refusal "no file matches" "$tmp/*.nothing"
 expect_refusal "unknown file source options: \['bogus'\]" "$tmp/orders.jsonl" --option bogus=1
 expect_refusal "event_time_unit must be one of" "$tmp/orders.jsonl" --event-time-unit h
