@@ -235,14 +235,40 @@ static int merge_window_states(const shape_args *args, const shape_profile_confi
     return rc;
 }
 
-/* 1 when path holds a global profile's binary state (else window states). */
-static int is_binary_state(const char *path)
+/* What an input holds, from its first bytes (so that a file of neither kind,
+ * such as /dev/zero, is refused before it is read whole). */
+enum state_kind { STATE_BINARY, STATE_WINDOWS, STATE_NEITHER };
+
+static int state_kind(const char *path)
 {
     FILE *f = fopen(path, "rb");
-    char magic[8] = {0};
-    size_t n = f ? fread(magic, 1, sizeof magic, f) : 0;
+    char head[8] = {0};
+    size_t n = f ? fread(head, 1, sizeof head, f) : 0;
     if (f) fclose(f);
-    return !f || (n == sizeof magic && memcmp(magic, "SHPROFST", 8) == 0);
+    if (!f) return STATE_BINARY; /* the loader says why it cannot be read */
+    if (n == sizeof head && memcmp(head, "SHPROFST", 8) == 0) return STATE_BINARY;
+    return n == 0 || head[0] == '{' ? STATE_WINDOWS : STATE_NEITHER; /* an idle worker's file is empty */
+}
+
+/* Every input of one kind, known from its first bytes. */
+static int check_kinds(const shape_args *args, int *kind, shape_err *err)
+{
+    size_t n = shape_args_positional_count(args);
+    for (size_t i = 0; i < n; i++) {
+        const char *path = shape_args_positional(args, i);
+        int k = state_kind(path);
+        if (k == STATE_NEITHER)
+            return shape_err_set(err, SHAPE_EINVAL,
+                                 "%s is neither a profile state nor a window states file (stream-profile --state writes them)",
+                                 path);
+        if (i == 0) *kind = k;
+        else if (k != *kind)
+            return shape_err_set(err, SHAPE_EINVAL, "%s is a %s, %s a %s: merge them apart", path,
+                                 k == STATE_BINARY ? "global profile's state" : "window states file",
+                                 shape_args_positional(args, 0),
+                                 *kind == STATE_BINARY ? "global profile's state" : "window states file");
+    }
+    return SHAPE_OK;
 }
 
 static int run_profile_merge(const shape_args *args, shape_err *err)
@@ -254,7 +280,9 @@ static int run_profile_merge(const shape_args *args, shape_err *err)
     shape_profile_config cfg;
     shape_profile_config_default(&cfg);
     SHAPE_RETURN_NOT_OK(shape_args_int(args, "top-n", 1, INT32_MAX, SHAPE_PROFILE_TOP_N, &cfg.top_n, err));
-    if (!is_binary_state(shape_args_positional(args, 0))) return merge_window_states(args, &cfg, output, state_out, err);
+    int kind = STATE_BINARY;
+    SHAPE_RETURN_NOT_OK(check_kinds(args, &kind, err));
+    if (kind == STATE_WINDOWS) return merge_window_states(args, &cfg, output, state_out, err);
     shape_profile *merged = NULL;
     int rc = SHAPE_OK;
     size_t n = shape_args_positional_count(args);

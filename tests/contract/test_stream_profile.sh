@@ -286,6 +286,12 @@ expect_refusal "--state /nonexistent/x: the folder /nonexistent does not exist" 
 [ "$(sha256sum <"$tmp/in.jsonl")" = "$sum_before" ] && [ ! -e "$tmp/x.json" ] || fail "a refused run changed the input or wrote -o"
 rc=0; shape profile-merge "$tmp/h1.state" "$tmp/h2.state" -o "$tmp/h1.state" >/dev/null 2>"$tmp/err" || rc=$?
 [ "$rc" -eq 2 ] && grep -q 'is also the input' "$tmp/err" || fail "profile-merge -o over a state: rc $rc $(cat "$tmp/err")"
+# an input of neither kind is refused from its first bytes, not read whole (issue 24, item 8)
+rc=0; timeout 20 "$SHAPE_BIN" profile-merge /dev/zero -o "$tmp/zero.json" >/dev/null 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q '/dev/zero is neither a profile state nor a window states file' "$tmp/err" && [ ! -e "$tmp/zero.json" ] \
+  || fail "profile-merge /dev/zero: rc $rc $(cat "$tmp/err")"
+rc=0; shape profile-merge "$tmp/h1.state" "$tmp/data.jsonl" -o "$tmp/mixed.json" >/dev/null 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q 'merge them apart' "$tmp/err" || fail "profile-merge of two kinds: rc $rc $(cat "$tmp/err")"
 rc=0; shape stream-read "$tmp/in.jsonl" --checkpoint "$tmp/in.jsonl" >/dev/null 2>"$tmp/err" || rc=$?
 [ "$rc" -eq 2 ] && grep -q 'is also the input' "$tmp/err" || fail "stream-read --checkpoint over its input: rc $rc $(cat "$tmp/err")"
 [ "$(sha256sum <"$tmp/in.jsonl")" = "$sum_before" ] || fail "a refused run changed the input"
