@@ -5,6 +5,10 @@
 #   starts `shape broker` with a bootstrap file, waits for it, and stops it
 #   (SIGTERM, then checks it exited cleanly) when the test exits.
 # fail MESSAGE                      print and exit 1.
+# on_real_kafka                     true when the test runs against SHAPE_TEST_KAFKA.
+# skip_on_real_kafka REASON         on SHAPE_TEST_KAFKA: print the reason, exit 77
+#                                   (ctest's SKIP_RETURN_CODE); else nothing.
+# Every test says which broker it ran on (the first line kafka_up prints).
 set -euo pipefail
 
 : "${SHAPE_BIN:?SHAPE_BIN must point at build/shape}"
@@ -21,6 +25,13 @@ trap cleanup EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
+on_real_kafka() { [ -n "${SHAPE_TEST_KAFKA:-}" ]; }
+skip_on_real_kafka() {
+  on_real_kafka || return 0
+  echo "SKIP on $SHAPE_TEST_KAFKA (SHAPE_TEST_KAFKA): $*"
+  exit 77
+}
+
 # A topic name unique to this run, so a shared real cluster never mixes runs.
 unique_topic() { echo "$1-$$-$RANDOM"; }
 
@@ -28,6 +39,7 @@ kafka_up() {
   local topics=("$@")
   if [ -n "${SHAPE_TEST_KAFKA:-}" ]; then
     BOOTSTRAP=$SHAPE_TEST_KAFKA
+    echo "broker: $BOOTSTRAP (SHAPE_TEST_KAFKA${SHAPE_TEST_KAFKA_NAME:+: $SHAPE_TEST_KAFKA_NAME})"
     local spec
     for spec in "${topics[@]}"; do
       "$SHAPE_KAFKA_TOPIC_TOOL" "$BOOTSTRAP" "${spec%%:*}" "${spec##*:}" || fail "cannot create topic $spec"
@@ -47,4 +59,5 @@ kafka_up() {
   done
   [ -s "$TEST_TMP/bootstrap" ] || fail "shape broker wrote no bootstrap file in 10 s"
   BOOTSTRAP=$(head -n 1 "$TEST_TMP/bootstrap")
+  echo "broker: $BOOTSTRAP (shape broker: librdkafka's mock cluster)"
 }

@@ -5,7 +5,7 @@
 # How: the broker runs under strace, a client (kcat -L) connects, and every
 # TCP connection the broker accepted must have had TCP_NODELAY set on it.
 source "$(dirname "$0")/lib.sh"
-[ -z "${SHAPE_TEST_KAFKA:-}" ] || { echo "SKIP: tests shape broker itself, not a live cluster"; exit 77; }
+skip_on_real_kafka "tests shape broker itself (TCP_NODELAY on its sockets)"
 command -v strace >/dev/null || fail "strace is not installed (scripts/install-deps installs it)"
 command -v kcat >/dev/null || fail "kcat is not installed (scripts/install-deps installs it)"
 strace -f -qq -e trace=accept,accept4,setsockopt -o "$TEST_TMP/trace" \

@@ -21,6 +21,7 @@
 #   - unknown TLS CA (tls_proxy.py in front of the registry, a throwaway CA
 #     the client is not given): exit 2, nothing sent.
 source "$(dirname "$0")/lib.sh"
+FAULTS_ANY_BROKER=1  # the faults are the registry's: runs on a real cluster too
 source "$(dirname "$0")/faults_lib.sh"
 command -v openssl >/dev/null || fail "openssl is needed for the TLS scenario"
 here=$(cd "$(dirname "$0")" && pwd)
