@@ -8,11 +8,15 @@
  * With "abort" the transaction is aborted instead: its messages stay in the
  * log, with an abort marker, and a read_committed consumer never sees them
  * (offsets with gaps: the real-broker test test_real_kafka_topics.sh).
+ * With SHAPE_TXN_HOLD_MS set, the transaction is held open that long (its
+ * messages flushed, no marker yet) before it is committed or aborted: a read
+ * meanwhile meets the last stable offset below the high watermark.
  * Usage: kafka_txn_produce BOOTSTRAP TOPIC PARTITION N [commit|abort [FIRST_ID]]
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <librdkafka/rdkafka.h>
@@ -59,6 +63,14 @@ int main(int argc, char **argv)
             fprintf(stderr, "kafka_txn_produce: produce: %s\n", rd_kafka_err2str(r));
             return 2;
         }
+    }
+    const char *hold = getenv("SHAPE_TXN_HOLD_MS");
+    if (hold && atoi(hold) > 0) {
+        if (rd_kafka_flush(rk, 10000)) return fail("flush", NULL);
+        printf("open\n");
+        fflush(stdout);
+        long ms = atol(hold);
+        nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000L}, NULL);
     }
     if (abort_it) {
         if ((e = rd_kafka_flush(rk, 10000) ? rd_kafka_error_new(RD_KAFKA_RESP_ERR__TIMED_OUT, "flush timed out") : NULL))

@@ -9,6 +9,12 @@
 # skip_on_real_kafka REASON         on SHAPE_TEST_KAFKA: print the reason, exit 77
 #                                   (ctest's SKIP_RETURN_CODE); else nothing.
 # Every test says which broker it ran on (the first line kafka_up prints).
+# wait_stable TOPIC PARTITION OFFSET
+#                                   wait (10 s at most) until the partition's last
+#                                   stable offset is OFFSET: a real broker writes a
+#                                   commit's markers after EndTxn has answered, so
+#                                   a read right after a commit may still stop
+#                                   before it (read_committed reads to the LSO).
 # kafka_node_up [--topic NAME:PARTS]...
 #                                   (test_real_kafka_*.sh, which kill the broker) a
 #                                   private Apache Kafka node of scripts/kafka in
@@ -75,6 +81,16 @@ kafka_up() {
   [ -s "$TEST_TMP/bootstrap" ] || fail "shape broker wrote no bootstrap file in 10 s"
   BOOTSTRAP=$(head -n 1 "$TEST_TMP/bootstrap")
   echo "broker: $BOOTSTRAP (shape broker: librdkafka's mock cluster)"
+}
+
+wait_stable() {
+  local lso= i
+  for i in $(seq 1 100); do
+    lso=$(kcat -b "$BOOTSTRAP" -Q -t "$1:$2:-1" 2>/dev/null | awk '{print $NF}')
+    [ "$lso" = "$3" ] && return 0
+    sleep 0.1
+  done
+  fail "$1 [$2]: last stable offset $lso, not $3, after 10 s"
 }
 
 kafka_node() { "$SHAPE_SOURCE_DIR/scripts/kafka" "$1" "$KAFKA_NODE" "${@:2}"; }

@@ -41,6 +41,27 @@ for t in "$here"/test_faults_*.sh; do
   printf '%s\t%s\t%s\n' "$name" "$secs" "$verdict" >>"$verdicts"
 done
 
+# The real-broker counterparts (test_real_kafka_*.sh: a real Apache Kafka node
+# killed and restarted, missing topics, transactions, retention) under one
+# scripts/kafka node, when its jars can be had; their rows join the table.
+if "$root/scripts/kafka" fetch; then
+  for t in "$here"/test_real_kafka_*.sh; do
+    name=$(basename "$t")
+    echo "== $name (real Kafka)" >&2
+    start=$(date +%s)
+    log=$(SHAPE_SOURCE_DIR=$root SHAPE_KAFKA_TOPIC_TOOL=${SHAPE_KAFKA_TOPIC_TOOL:-$root/build/tests/bin/kafka_topic} \
+      SHAPE_KAFKA_TXN_TOOL=${SHAPE_KAFKA_TXN_TOOL:-$root/build/tests/bin/kafka_txn_produce} \
+      SHAPE_TOPIC_TOOL=$root/build/tests/bin/kafka_topic "$root/scripts/kafka" run -- bash "$t" 2>&1); rc=$?
+    secs=$(( $(date +%s) - start ))
+    echo "$log" >&2
+    case $rc in
+      0) verdict="pass" ;;
+      *) verdict="FAIL: $(sed -n 's/^FAIL: //p' <<<"$log" | paste -sd ';' | cut -c1-400)" ;;
+    esac
+    printf '%s\t%s\t%s\n' "$name (real Kafka)" "$secs" "$verdict" >>"$verdicts"
+  done
+fi
+
 {
   cat <<'HEAD'
 # Reliability: faults injected and what happened
@@ -52,7 +73,10 @@ channel, `shape broker --control PATH` (commands in `docs/plugins/streaming.md`,
 section "Fault controls of shape broker"), by `shape schema-registry`'s own
 options (`--fail-next N:STATUS`, `--refuse SUBJECT=MESSAGE`), by killing it or
 putting a TLS front with an unknown CA before it, or by damaging files /
-filling a small tmpfs. *Lost* counts expected keys (emit) or rows (stream-read) that
+filling a small tmpfs; the rows "real Kafka: ..." come from
+`tests/emulator/test_real_kafka_*.sh` against a real Apache Kafka node
+(`scripts/kafka`), killed with SIGKILL and restarted on the same port and
+storage. *Lost* counts expected keys (emit) or rows (stream-read) that
 never arrived; *Duplicates* counts extra deliveries of the same key or row;
 *Exit* lists the exit codes of the run and of its reruns.
 

@@ -42,19 +42,22 @@ outage() {  # [PID]: kill -9, 2 s down, start again on the same port and storage
   echo "outage: node killed, restarted in $((SECONDS - t0)) s ($(grep -o 'up at .*' restart.err))"
 }
 
+mid_run() {  # PID CHECKPOINT WHAT ERR: wait for the run's first checkpoint; fail if it ended first
+  for _ in $(seq 1 3000); do
+    [ -s "$2" ] && break
+    kill -0 "$1" 2>/dev/null || break
+    sleep 0.01
+  done
+  kill -0 "$1" 2>/dev/null || fail "$3 ended before the outage (test not effective): $(tail -3 "$4")"
+}
+
 # ------------------------------------------------------------------ emit --------
 "$SHAPE_BIN" emit retail --no-progress >stream.jsonl 2>/dev/null || fail "emit to the console"
 EVENTS=$(wc -l <stream.jsonl)
 "$SHAPE_BIN" emit retail --realtime --rate 3000 --sink "kafka://$BOOTSTRAP/events" --json --no-progress \
   --checkpoint emit.ck --checkpoint-every 500 >emit.json 2>emit.err &
 pid=$!
-# The first checkpoint: 500 events confirmed by the broker.
-for _ in $(seq 1 3000); do
-  [ -s emit.ck ] && break
-  kill -0 $pid 2>/dev/null || break
-  sleep 0.01
-done
-kill -0 $pid 2>/dev/null || fail "emit ended before the outage (test not effective): $(tail -3 emit.err)"
+mid_run $pid emit.ck emit emit.err  # the first checkpoint: 500 events confirmed by the broker
 outage
 rc=0; wait $pid || rc=$?
 [ $rc -eq 0 ] || fail "emit through a broker kill -9 exited $rc: $(tail -3 emit.err)"
@@ -88,12 +91,7 @@ t0=$(date +%s%N)
 echo "stream-profile: a clean run of $N rows takes $(( ($(date +%s%N) - t0) / 1000000 )) ms"
 "${profile[@]}" -o run.json --checkpoint prof.ck --checkpoint-every 5 --max-reconnects 8 >run.sum 2>run.err &
 pid=$!
-for _ in $(seq 1 1000); do
-  [ -s prof.ck ] && break
-  kill -0 $pid 2>/dev/null || break
-  sleep 0.01
-done
-kill -0 $pid 2>/dev/null || fail "stream-profile ended before the outage (test not effective): $(cat run.err)"
+mid_run $pid prof.ck stream-profile run.err
 outage $pid
 at=$(python3 -c 'import json,sys; print(sum(json.load(open(sys.argv[1]))["positions"].values()))' prof.ck 2>/dev/null || echo "?")
 rc=0; wait $pid || rc=$?

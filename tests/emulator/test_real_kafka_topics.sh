@@ -15,7 +15,9 @@
 #     abort last: reads give the 70 committed rows, ids 0-49 and 80-99, and
 #     the checkpoint sits at the high watermark (markers and aborted records
 #     counted in offsets, never as rows); a resumed read gets only what was
-#     committed after it;
+#     committed after it; with a transaction still open a bounded read ends
+#     at the last stable offset (what read_committed may see), and the resume
+#     after the commit reads the rest;
 #   - retention (retention.bytes=1, segments rolled by segment.ms): a
 #     checkpoint taken before the old segment is deleted resumes at the first
 #     record left, with a warning that names the skipped offsets, and reads
@@ -28,6 +30,7 @@ command -v kcat >/dev/null || fail "kcat is not installed (scripts/install-deps 
 cd "$TEST_TMP"
 export SHAPE_CONFIRM_REMOTE=0
 admin=$(unique_topic admin); txn=$(unique_topic txn); ret=$(unique_topic retention); missing=$(unique_topic missing)
+opentx=$(unique_topic opentx)
 kafka_up "$admin:5" "$txn:1"
 ids() { sed -n 's/^{"id":\([0-9]*\).*/\1/p'; }
 topic_exists() { kcat -b "$BOOTSTRAP" -L -t "$1" 2>/dev/null | grep -q "topic \"$1\" with [1-9]"; }
@@ -67,8 +70,7 @@ tx 50 commit 0
 tx 30 abort 50
 tx 20 commit 80
 tx 10 abort 100
-high=$(kcat -b "$BOOTSTRAP" -Q -t "$txn:0:-1" | awk '{print $NF}')
-[ "$high" -eq 114 ] || fail "transactional partition ends at $high, expected 114 (110 records, 4 markers)"
+wait_stable "$txn" 0 114  # 110 records, 4 markers
 t0=$(date +%s%N)
 timeout 30 "$SHAPE_BIN" stream-read "kafka://$BOOTSTRAP/$txn" --checkpoint tx.ck >tx.rows 2>tx.err || fail "read $txn: $(cat tx.err)"
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
@@ -79,11 +81,31 @@ timeout 30 "$SHAPE_BIN" stream-profile "kafka://$BOOTSTRAP/$txn" -o tx.json >/de
 python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["tables"]["stream"]["rows"]; assert r == 70, r' tx.json ||
   fail "transactions: the profile does not count 70 rows"
 tx 5 commit 200
+wait_stable "$txn" 0 120
 timeout 30 "$SHAPE_BIN" stream-read "kafka://$BOOTSTRAP/$txn" --checkpoint tx.ck >tx2.rows 2>tx.err || fail "resume $txn: $(cat tx.err)"
 [ "$(ids <tx2.rows | tr '\n' ' ')" = "200 201 202 203 204 " ] || fail "transactions: resumed rows $(ids <tx2.rows | tr '\n' ' ')"
 grep -q '"offset":{"0":120}' tx.ck || fail "transactions: checkpoint after the resume $(cat tx.ck)"
 echo "transactions: 70 committed of 110 records (offsets to 114, an abort last) read in $ms ms, profiled as 70 rows;" \
   "the resumed read got the 5 committed after it, checkpoint 120"
+
+# --- a transaction still open: a bounded read ends at the last stable offset --------------
+kafka_up "$opentx:1"
+seq 0 9 | sed 's/.*/{"id":&}/' | kcat -b "$BOOTSTRAP" -t "$opentx" -P -p 0
+SHAPE_TXN_HOLD_MS=8000 "$SHAPE_KAFKA_TXN_TOOL" "$BOOTSTRAP" "$opentx" 0 30 commit 10 >hold.out 2>hold.err &
+hold=$!
+for _ in $(seq 1 100); do [ -s hold.out ] && break; sleep 0.1; done
+[ -s hold.out ] || fail "the held transaction did not open: $(cat hold.err)"
+timeout 30 "$SHAPE_BIN" stream-read "kafka://$BOOTSTRAP/$opentx" --checkpoint open.ck >open1.rows 2>open.err ||
+  fail "read with a transaction open: $(cat open.err)"
+kill -0 $hold 2>/dev/null || fail "the transaction was committed before the read ended (test not effective)"
+wait $hold || fail "the held transaction failed: $(cat hold.err)"
+wait_stable "$opentx" 0 41
+timeout 30 "$SHAPE_BIN" stream-read "kafka://$BOOTSTRAP/$opentx" --checkpoint open.ck >open2.rows 2>open.err ||
+  fail "resume after the commit: $(cat open.err)"
+[ "$(ids <open1.rows | tr '\n' ' ')" = "$(seq 0 9 | tr '\n' ' ')" ] &&
+  [ "$(ids <open2.rows | tr '\n' ' ')" = "$(seq 10 39 | tr '\n' ' ')" ] && grep -q '"offset":{"0":41}' open.ck ||
+  fail "open transaction: rows '$(ids <open1.rows | tr '\n' ' ')' then '$(ids <open2.rows | tr '\n' ' ')', checkpoint $(cat open.ck)"
+echo "open transaction: the read ended at the last stable offset (10 rows), the resume after the commit read its 30"
 
 # --- retention that deletes a segment ----------------------------------------------------
 "$SHAPE_KAFKA_TOPIC_TOOL" "$BOOTSTRAP" "$ret" 1 retention.bytes=1 segment.ms=1000 || fail "create $ret"
