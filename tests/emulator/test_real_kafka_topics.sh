@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test_real_kafka_topics.sh — what only a real Apache Kafka shows: a topic
 # that does not exist (no auto-creation), topics made through the Admin API,
-# aborted transactions (control records, gaps in offsets) and retention that
-# really deletes old segments.
+# aborted and open transactions (control records, gaps in offsets), retention that
+# really deletes old segments and compaction.
 #
 # Why: issue 25 — shape broker creates unknown topics on first use, keeps
 # ~5 MB a partition and has no real transaction log, so none of these can
@@ -21,7 +21,10 @@
 #   - retention (retention.bytes=1, segments rolled by segment.ms): a
 #     checkpoint taken before the old segment is deleted resumes at the first
 #     record left, with a warning that names the skipped offsets, and reads
-#     the rest exactly once.
+#     the rest exactly once;
+#   - compaction (cleanup.policy=compact, cleaned within seconds): a read in
+#     two runs (checkpoint after 10 rows) gives exactly kcat's (offset, id)
+#     pairs, the latest value of every key, and ends at the high watermark.
 # How: against the tier's node (SHAPE_TEST_KAFKA, topics unique to the run);
 # skipped on shape broker.
 source "$(dirname "$0")/lib.sh"
@@ -30,7 +33,7 @@ command -v kcat >/dev/null || fail "kcat is not installed (scripts/install-deps 
 cd "$TEST_TMP"
 export SHAPE_CONFIRM_REMOTE=0
 admin=$(unique_topic admin); txn=$(unique_topic txn); ret=$(unique_topic retention); missing=$(unique_topic missing)
-opentx=$(unique_topic opentx)
+opentx=$(unique_topic opentx); comp=$(unique_topic compacted)
 kafka_up "$admin:5" "$txn:1"
 ids() { sed -n 's/^{"id":\([0-9]*\).*/\1/p'; }
 topic_exists() { kcat -b "$BOOTSTRAP" -L -t "$1" 2>/dev/null | grep -q "topic \"$1\" with [1-9]"; }
@@ -129,4 +132,36 @@ grep -q '"offset":{"0":2000}' ret.ck || fail "retention: final checkpoint $(cat 
 grep -q "^shape: warning: kafka: $ret partition 0: offsets 300 to 999 are no longer on the broker" ret.err ||
   fail "retention: the gap is not reported: $(cat ret.err)"
 echo "retention: $(grep '^shape: warning' ret.err)"
-echo "ok: missing topic refused, Admin API topics, aborted transactions and retention on a real broker"
+# --- a compacted topic: offsets with gaps, the latest value of every key ------------------
+"$SHAPE_KAFKA_TOPIC_TOOL" "$BOOTSTRAP" "$comp" 1 cleanup.policy=compact segment.ms=500 min.cleanable.dirty.ratio=0.01 \
+  delete.retention.ms=0 min.compaction.lag.ms=0 || fail "create $comp"
+for r in 0 1 2 3 4; do seq 0 99 | awk -v r=$r '{ printf "k%d:{\"id\":%d,\"round\":%d}\n", $1, $1, r }'; done |
+  kcat -b "$BOOTSTRAP" -t "$comp" -P -p 0 -K: -X batch.num.messages=20
+sleep 1  # past segment.ms: the next record rolls the segment, which the cleaner then compacts
+echo 'k0:{"id":0,"round":5}' | kcat -b "$BOOTSTRAP" -t "$comp" -P -p 0 -K:
+n=501
+for _ in $(seq 1 120); do
+  n=$(kcat -b "$BOOTSTRAP" -t "$comp" -C -e -q | wc -l)
+  [ "$n" -lt 501 ] && break
+  sleep 0.25
+done
+[ "$n" -lt 501 ] || fail "the cleaner did not compact $comp in 30 s"
+kcat -b "$BOOTSTRAP" -t "$comp" -C -e -q -f '%o %s\n' | sed 's/,"round".*//; s/{"id"://' >comp.kcat
+"$SHAPE_BIN" stream-read "kafka://$BOOTSTRAP/$comp" --max-events 10 --checkpoint comp.ck --with-offsets >comp1.rows 2>comp.err ||
+  fail "first read of $comp: $(cat comp.err)"
+"$SHAPE_BIN" stream-read "kafka://$BOOTSTRAP/$comp" --checkpoint comp.ck --with-offsets >comp2.rows 2>comp.err ||
+  fail "resumed read of $comp: $(cat comp.err)"
+cat comp1.rows comp2.rows | sed -n 's/^{"id":\([0-9]*\),.*"_shape_offset":\([0-9]*\)}$/\2 \1/p' >comp.shape
+cmp -s comp.kcat comp.shape || fail "compacted topic: shape's (offset, id) pairs differ from kcat's ($(wc -l <comp.shape) vs $n)"
+grep -q '"offset":{"0":501}' comp.ck || fail "compacted topic: final checkpoint $(cat comp.ck)"
+python3 - <<'PY' || fail "compacted topic: not the latest value of every key"
+import json
+rows = [json.loads(l) for f in ("comp1.rows", "comp2.rows") for l in open(f)]
+last = {}
+for r in rows:
+    last[r["id"]] = r["round"]
+assert sorted(last) == list(range(100)), sorted(last)[:5]
+assert all(v == 4 for k, v in last.items() if k) and last[0] == 5, last
+PY
+echo "compacted topic: $n of 501 records left after cleaning; read in two runs exactly as kcat sees them, offsets to 501"
+echo "ok: missing topic refused, Admin API topics, transactions, retention and compaction on a real broker"
