@@ -163,7 +163,8 @@ static int use_cluster(broker_ctx *b, const char *servers)
             return -1;
         }
     }
-    printf("broker: %s (SHAPE_TEST_KAFKA)\n", servers);
+    const char *name = getenv("SHAPE_TEST_KAFKA_NAME");
+    printf("broker: %s (SHAPE_TEST_KAFKA%s%s)\n", servers, name ? ": " : "", name ? name : "");
     fflush(stdout);
     return 0;
 }
