@@ -8,7 +8,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 30
 FUZZ_TARGETS ?= fuzz_options fuzz_kafka_uri fuzz_json fuzz_decode fuzz_wire_decode fuzz_registry_http fuzz_registry_answer fuzz_timestamp fuzz_checkpoint fuzz_duration fuzz_rate_curve fuzz_schema fuzz_writers
 
-.PHONY: all deps configure test unit contract emulator live sanitize valgrind install demo bench bench-check bench-baseline clean
+.PHONY: all deps configure test unit contract emulator emulator-kafka live sanitize valgrind install demo bench bench-check bench-baseline clean
 
 all: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -25,6 +25,11 @@ test: deps all
 
 unit contract emulator live: deps all
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS) -L '^$@$$' $(CTEST_ARGS)
+
+# The emulator tier again against a real Apache Kafka (one KRaft node, started
+# once by scripts/kafka and stopped at the end; jars fetched by install-deps).
+emulator-kafka: deps all
+	tests/emulator/run-real-kafka --build $(BUILD) --jobs $(JOBS) $(CTEST_ARGS)
 
 # The whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer.
 sanitize: deps

@@ -19,7 +19,11 @@
 #                             "equal", or the first differences of two stream-profile
 #                             documents: every field equal, both of ROWS rows, mean, m2
 #                             and the variances within TOL relative.
-[ -z "${SHAPE_TEST_KAFKA:-}" ] || { echo "SKIP: fault tests need the embedded broker (SHAPE_TEST_KAFKA is set)"; exit 77; }
+# A test that uses none of the mock's fault control sets FAULTS_ANY_BROKER=1
+# before sourcing this file; the others skip on a real cluster, saying why.
+[ "${FAULTS_ANY_BROKER:-0}" = 1 ] ||
+  skip_on_real_kafka "injects faults through shape broker's --control socket (ctl down/fail/rtt), which a real" \
+    "cluster has not; the real-broker counterparts are test_real_kafka_*.sh"
 command -v kcat >/dev/null || fail "kcat is not installed (scripts/install-deps installs it)"
 command -v python3 >/dev/null || fail "python3 is needed to talk to the control socket"
 CTL=$TEST_TMP/ctl
@@ -36,6 +40,7 @@ faults_broker_up() {
   done
   [ -S "$CTL" ] || fail "shape broker made no control socket in 10 s"
   BOOTSTRAP=$(head -n 1 "$TEST_TMP/bootstrap")
+  echo "broker: $BOOTSTRAP (shape broker --control: librdkafka's mock cluster)"
 }
 
 faults_broker_down() {  # stop it (SIGTERM) and check it went cleanly

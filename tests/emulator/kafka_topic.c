@@ -4,7 +4,9 @@
  * Why: emulator tests must also run against a real Apache Kafka
  * (SHAPE_TEST_KAFKA=host:port, ci/emulators/docker-compose.yml), where
  * `shape broker --topic` is not available; kcat cannot create topics.
- * Usage: kafka_topic BOOTSTRAP TOPIC PARTITIONS  (exit 0 also when it exists)
+ * Usage: kafka_topic BOOTSTRAP TOPIC PARTITIONS [KEY=VALUE...]  (exit 0 also
+ * when it exists); KEY=VALUE are topic configs (cleanup.policy=compact,
+ * retention.bytes=..., segment.bytes=...: the real-broker tests).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,8 +16,8 @@
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: kafka_topic BOOTSTRAP TOPIC PARTITIONS\n");
+    if (argc < 4) {
+        fprintf(stderr, "usage: kafka_topic BOOTSTRAP TOPIC PARTITIONS [KEY=VALUE...]\n");
         return 2;
     }
     char errstr[512];
@@ -34,6 +36,18 @@ int main(int argc, char **argv)
     if (!topic) {
         fprintf(stderr, "kafka_topic: %s\n", errstr);
         return 2;
+    }
+    for (int i = 4; i < argc; i++) {
+        char *eq = strchr(argv[i], '=');
+        if (!eq) {
+            fprintf(stderr, "kafka_topic: '%s' is not KEY=VALUE\n", argv[i]);
+            return 2;
+        }
+        *eq = 0;
+        if (rd_kafka_NewTopic_set_config(topic, argv[i], eq + 1)) {
+            fprintf(stderr, "kafka_topic: bad config %s\n", argv[i]);
+            return 2;
+        }
     }
     rd_kafka_queue_t *q = rd_kafka_queue_new(rk);
     rd_kafka_AdminOptions_t *opts = rd_kafka_AdminOptions_new(rk, RD_KAFKA_ADMIN_OP_CREATETOPICS);

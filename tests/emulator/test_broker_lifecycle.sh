@@ -3,7 +3,7 @@
 # stop it with exit 0, several brokers and auto-created topics work, and bad
 # arguments are refused before anything listens.
 source "$(dirname "$0")/lib.sh"
-[ -z "${SHAPE_TEST_KAFKA:-}" ] || { echo "skipped: tests shape broker itself"; exit 77; }
+skip_on_real_kafka "tests shape broker itself (its options, start-up and shutdown)"
 
 start() { # start ARGS... : sets PID, waits for the bootstrap file
   rm -f "$TEST_TMP/bs"

@@ -9,7 +9,7 @@
 # every connection the broker accepted must have it. The same after
 # `down 1` / `up 1`, which re-create broker 1's listener.
 source "$(dirname "$0")/lib.sh"
-[ -z "${SHAPE_TEST_KAFKA:-}" ] || { echo "SKIP: tests shape broker itself, not a live cluster"; exit 77; }
+skip_on_real_kafka "tests shape broker itself (TCP_NODELAY on its sockets)"
 command -v kcat >/dev/null || fail "kcat is not installed (scripts/install-deps installs it)"
 # Python starts the broker itself: a parent may read its child's descriptors
 # even where ptrace is limited to descendants (Yama ptrace_scope 1).

@@ -5,9 +5,11 @@
  *
  * How: the test starts `shape broker` itself with one-partition topics
  * contract-0 .. contract-11 (so delivery order is comparable), stops it by
- * its pid at the end. Emptying the destination moves to the next topic;
- * reading it back is a librdkafka consumer assigned from the beginning up
- * to the high watermark. Faults are the suite's generic ones (sends that
+ * its pid at the end. With SHAPE_TEST_KAFKA=host:port (a real cluster, e.g.
+ * `make emulator-kafka`) it uses that one instead, with topics
+ * contract-<pid>-0 .. 11 made by SHAPE_KAFKA_TOPIC_TOOL (kafka_topic.c).
+ * Emptying the destination moves to the next topic; reading it back is a
+ * librdkafka consumer assigned from the beginning up to the high watermark. Faults are the suite's generic ones (sends that
  * deliver half and fail); the broker itself is not made to fail here
  * (tests/emulator/test_faults_emit.sh does that).
  */
@@ -35,14 +37,15 @@
 
 typedef struct broker_ctx {
     char bootstrap[256];
-    int topic;     /* the current destination: contract-<topic> */
+    char prefix[64]; /* "contract-" or, on a real cluster, "contract-<pid>-" */
+    int topic;     /* the current destination: <prefix><topic> */
     char uri[384];
     const shape_emitter_type *kafka;
 } broker_ctx;
 
 static void set_uri(broker_ctx *b)
 {
-    snprintf(b->uri, sizeof b->uri, "kafka://%s/contract-%d", b->bootstrap, b->topic);
+    snprintf(b->uri, sizeof b->uri, "kafka://%s/%s%d", b->bootstrap, b->prefix, b->topic);
 }
 
 static int broker_open(void *ctx, const shape_options *o, const shape_emitter_type **type, shape_emitter **out,
@@ -66,8 +69,8 @@ static void broker_reset(void *ctx)
 static void broker_delivered(void *ctx, shape_kafka_contract_list *out)
 {
     broker_ctx *b = ctx;
-    char topic[32], errstr[256];
-    snprintf(topic, sizeof topic, "contract-%d", b->topic);
+    char topic[96], errstr[256];
+    snprintf(topic, sizeof topic, "%s%d", b->prefix, b->topic);
     rd_kafka_conf_t *conf = rd_kafka_conf_new();
     assert_int_equal(rd_kafka_conf_set(conf, "bootstrap.servers", b->bootstrap, errstr, sizeof errstr), 0);
     assert_int_equal(rd_kafka_conf_set(conf, "group.id", "emitter-contract", errstr, sizeof errstr), 0);
@@ -142,6 +145,30 @@ static pid_t start_broker(broker_ctx *b, const char *dir)
     return -1;
 }
 
+/* SHAPE_TEST_KAFKA: its bootstrap in b and the topics made; 0 on success. */
+static int use_cluster(broker_ctx *b, const char *servers)
+{
+    const char *tool = getenv("SHAPE_KAFKA_TOPIC_TOOL");
+    if (!tool) {
+        fprintf(stderr, "SHAPE_TEST_KAFKA is set but SHAPE_KAFKA_TOPIC_TOOL is not (ctest sets it)\n");
+        return -1;
+    }
+    snprintf(b->bootstrap, sizeof b->bootstrap, "%s", servers);
+    snprintf(b->prefix, sizeof b->prefix, "contract-%ld-", (long)getpid());
+    for (int i = 0; i < TOPICS; i++) {
+        char cmd[1024];
+        snprintf(cmd, sizeof cmd, "'%s' '%s' '%s%d' 1", tool, servers, b->prefix, i);
+        if (system(cmd) != 0) {
+            fprintf(stderr, "cannot create topic %s%d on %s\n", b->prefix, i, servers);
+            return -1;
+        }
+    }
+    const char *name = getenv("SHAPE_TEST_KAFKA_NAME");
+    printf("broker: %s (SHAPE_TEST_KAFKA%s%s)\n", servers, name ? ": " : "", name ? name : "");
+    fflush(stdout);
+    return 0;
+}
+
 int main(void)
 {
     const char *build = getenv("SHAPE_BUILD_DIR");
@@ -154,11 +181,16 @@ int main(void)
     char cmd[96];
     snprintf(cmd, sizeof cmd, "mkdir -p %s", dir);
     if (system(cmd) != 0) return 1;
-    broker_ctx b = {.topic = 0};
-    pid_t pid = start_broker(&b, dir);
-    if (pid < 0) {
+    broker_ctx b = {.prefix = "contract-", .topic = 0};
+    const char *cluster = getenv("SHAPE_TEST_KAFKA");
+    pid_t pid = -1;
+    if (cluster && *cluster) {
+        if (use_cluster(&b, cluster) != 0) return 1;
+    } else if ((pid = start_broker(&b, dir)) < 0) {
         fprintf(stderr, "cannot start shape broker\n");
         return 1;
+    } else {
+        printf("broker: %s (shape broker: librdkafka's mock cluster)\n", b.bootstrap);
     }
     set_uri(&b);
     shape_registry *reg = shape_registry_new();
@@ -171,16 +203,19 @@ int main(void)
     } else if (!(b.kafka = shape_registry_emitter_for_uri(reg, b.uri, &err))) {
         fprintf(stderr, "no kafka:// emitter: %s\n", err.message);
     } else {
-        const shape_kafka_emitter_harness h = {.name = "kafka over shape broker", .option_noun = "kafka", .ctx = &b,
+        const shape_kafka_emitter_harness h = {.name = pid < 0 ? "kafka over SHAPE_TEST_KAFKA" : "kafka over shape broker", .option_noun = "kafka", .ctx = &b,
                                          .ordered = 1, .open = broker_open, .reset = broker_reset,
                                          .delivered = broker_delivered};
         const shape_kafka_emitter_harness *const harnesses[] = {&h};
-        failed = shape_kafka_emitter_contract_run("emitter contract (shape broker)", harnesses, 1);
+        failed = shape_kafka_emitter_contract_run(pid < 0 ? "emitter contract (SHAPE_TEST_KAFKA)"
+                                                    : "emitter contract (shape broker)", harnesses, 1);
     }
     shape_registry_free(reg);
-    kill(pid, SIGTERM);
-    int status = 0;
-    waitpid(pid, &status, 0);
+    if (pid > 0) {
+        kill(pid, SIGTERM);
+        int status = 0;
+        waitpid(pid, &status, 0);
+    }
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) failed++;
     return failed ? 1 : 0;

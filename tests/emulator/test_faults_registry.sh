@@ -21,6 +21,7 @@
 #   - unknown TLS CA (tls_proxy.py in front of the registry, a throwaway CA
 #     the client is not given): exit 2, nothing sent.
 source "$(dirname "$0")/lib.sh"
+FAULTS_ANY_BROKER=1  # the faults are the registry's: runs on a real cluster too
 source "$(dirname "$0")/faults_lib.sh"
 command -v openssl >/dev/null || fail "openssl is needed for the TLS scenario"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -65,8 +66,13 @@ set -e
 [ $rc1 -eq 2 ] || fail "registry down: expected exit 2, got $rc1: $(cat down.err)"
 grep -q "delivery failed after 3 retries" down.err || fail "registry down: not retried: $(cat down.err)"
 grep -q "schema registry unreachable" down.err || fail "registry down: message: $(cat down.err)"
-# killed once customer's schema was registered: every customer delivered, no address (no schema)
-ck=$(python3 -c "import json; d=json.load(open('down.ck')); assert not d['complete'] and d['offset'] == 1000, d; print(d['offset'])") ||
+# killed once customer's schema was registered: every customer delivered, no address (no schema).
+# On a real broker the last customers may still be unconfirmed when the first
+# address send fails (delivery takes longer than on the mock): the checkpoint is
+# then a few events short of 1000, and the check below still asks that exactly
+# the events before it arrived.
+lowest=1000; ! on_real_kafka || lowest=990
+ck=$(python3 -c "import json; d=json.load(open('down.ck')); assert not d['complete'] and $lowest <= d['offset'] <= 1000, d; print(d['offset'])") ||
   fail "registry down: no checkpoint: $(cat down.ck 2>/dev/null)"
 keys "$td" | sort >down.keys1
 python3 - "$ck" <<'PY' || fail "registry down: the checkpoint is not at the last delivered event"

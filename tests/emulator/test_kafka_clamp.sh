@@ -11,7 +11,7 @@
 # edited to point below it; the resumed read must start exactly at the low
 # watermark (the first row the broker still has) and end at the high one.
 source "$(dirname "$0")/lib.sh"
-[ -z "${SHAPE_TEST_KAFKA:-}" ] || { echo "SKIP: needs the embedded broker's retention (SHAPE_TEST_KAFKA is set)"; exit 77; }
+skip_on_real_kafka "needs the embedded broker's ~5 MB per-partition drop (retention the mock applies at once); test_real_kafka_topics.sh has real retention"
 command -v kcat >/dev/null || fail "kcat is not installed (scripts/install-deps installs it)"
 kafka_up "clamp:1"
 read_topic() { "$SHAPE_BIN" stream-read "kafka://$BOOTSTRAP/clamp" "$@"; }

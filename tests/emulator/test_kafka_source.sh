@@ -64,6 +64,7 @@ n=$(read_topic "$orders" 2>/dev/null | wc -l)
 # A committed transaction leaves a marker at the end of the partition: the
 # bounded read must still end, promptly, with every message.
 "$SHAPE_KAFKA_TXN_TOOL" "$BOOTSTRAP" "$txn" 0 50 || fail "transactional produce failed"
+! on_real_kafka || wait_stable "$txn" 0 51  # 50 records and the commit marker
 [ "$(timeout 20 "$SHAPE_BIN" stream-read "kafka://$BOOTSTRAP/$txn" 2>/dev/null | wc -l)" -eq 50 ] \
   || fail "transactional topic: wrong row count or a hang (no end within 20 s)"
 

@@ -659,9 +659,15 @@ static int discover(kafka_source *ks, const shape_offsets *start, int latest, co
         int64_t low, high;
         SHAPE_RETURN_NOT_OK(c->ops->watermarks(c, ks->uri.topic, p->id, &low, &high, err));
         int64_t wanted;
-        if (start && shape_offsets_get(start, p->id, &wanted))
+        if (start && shape_offsets_get(start, p->id, &wanted)) {
             p->position = wanted < low ? low : wanted > high ? high : wanted;
-        else
+            if (wanted < low) /* a gap: records removed by retention or DeleteRecords since */
+                fprintf(stderr,
+                        "shape: warning: kafka: %s partition %d: offsets %lld to %lld are no longer on the broker "
+                        "(retention or deleted records); %lld records skipped, resuming at %lld\n",
+                        ks->uri.topic, (int)p->id, (long long)wanted, (long long)low - 1, (long long)(low - wanted),
+                        (long long)low);
+        } else
             p->position = latest ? high : low;
         p->end = ks->bounded ? high : INT64_MAX;
         p->low = low;
