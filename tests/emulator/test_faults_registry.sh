@@ -67,11 +67,12 @@ set -e
 grep -q "delivery failed after 3 retries" down.err || fail "registry down: not retried: $(cat down.err)"
 grep -q "schema registry unreachable" down.err || fail "registry down: message: $(cat down.err)"
 # killed once customer's schema was registered: every customer delivered, no address (no schema).
-# On a real broker the last customers may still be unconfirmed when the first
-# address send fails (delivery takes longer than on the mock): the checkpoint is
-# then a few events short of 1000, and the check below still asks that exactly
-# the events before it arrived.
-lowest=1000; ! on_real_kafka || lowest=990
+# The last customers may still be unconfirmed when the first address send
+# fails (delivery takes longer on a real broker, or on a loaded machine: seen
+# at 992 under ASan on 2 busy cores): the checkpoint is then a few events short
+# of 1000, and the check below still asks that exactly the events before it
+# arrived.
+lowest=990
 ck=$(python3 -c "import json; d=json.load(open('down.ck')); assert not d['complete'] and $lowest <= d['offset'] <= 1000, d; print(d['offset'])") ||
   fail "registry down: no checkpoint: $(cat down.ck 2>/dev/null)"
 keys "$td" | sort >down.keys1
