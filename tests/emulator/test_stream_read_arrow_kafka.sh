@@ -17,7 +17,7 @@ if ! command -v node >/dev/null || ! [ -d "$npm_dir/node_modules/apache-arrow" ]
   exit 77
 fi
 topic=$(unique_topic arrowmeta)
-kafka_up --topic "$topic:3"
+kafka_up "$topic:3"
 
 for i in $(seq 1 12); do printf 'k%d\xff\xfe|{"n": %d, "s": "v\\u00e9%d", "x": %d.5}\n' "$i" "$i" "$i" "$i"; done >"$TEST_TMP/keyed.txt"
 for i in $(seq 13 20); do printf '{"n": %d, "s": null, "x": -%d}\n' "$i" "$i"; done >"$TEST_TMP/plain.txt"
