@@ -33,6 +33,11 @@ for d in payments iot clickstream; do
     done
 done
 
+# --- many children per parent (the reference's worked example: 200 readings a device) ---
+"$SHAPE_BIN" emit "$here/../data/domains/sensors.json" --sink "jsonl://$work/sensors" --no-progress >/dev/null
+python3 "$here/domain_invariants.py" "$here/../data/domains/sensors.json" "$work/sensors" >inv.out || { cat inv.out; fail "sensors"; }
+echo "sensors (200 children a parent): $(tail -1 inv.out)"
+
 # --- retail as a schema: the built-in's row counts at every preset, its rules, equivalent statistics ---
 rs="$examples/retail/retail.json"
 for p in fabric_demo small medium large warehouse xlarge xxl; do

@@ -174,26 +174,30 @@ void sc_ctx_release(sc_ctx *ctx)
 
 /* ---- foreign keys --------------------------------------------------------------- */
 
-static uint64_t alloc_parent_of(const sc_column *c, uint64_t child_row, uint32_t *sibling, uint32_t *k)
+static uint64_t alloc_parent_of(const sc_column *c, uint64_t child_row, uint64_t *sibling)
 {
     uint64_t childnum = c->alloc_perm_children ? shape_gen_perm_invert(&c->child_perm, child_row) : child_row;
+    uint64_t un = childnum / c->unit;
+    if (un >= c->units) un = c->units - 1; /* the remainder belongs to the last unit */
     shape_gen_alloc_run run;
-    shape_gen_alloc_child(c->alloc, childnum, &run);
-    uint64_t off = childnum - run.child;
+    shape_gen_alloc_child(c->alloc, un, &run);
+    uint64_t off = un - run.child;
     uint64_t rank = run.rank + off / run.k;
-    if (sibling) *sibling = (uint32_t)(off % run.k);
-    if (k) *k = run.k;
+    if (sibling) *sibling = (off % run.k) * c->unit + (childnum - un * c->unit);
     return shape_gen_perm_apply(&c->parent_perm, rank);
 }
 
-/* The child rows of parent row p under FK c: first child number and count. */
-static void alloc_children_of(const sc_column *c, uint64_t p, uint64_t *first, uint32_t *k)
+/* The children of parent row p under FK c: the first child number and how
+ * many (consecutive child numbers). */
+static void alloc_children_of(const sc_column *c, uint64_t p, uint64_t *first, uint64_t *count)
 {
     uint64_t rank = shape_gen_perm_invert(&c->parent_perm, p);
     shape_gen_alloc_run run;
     shape_gen_alloc_parent(c->alloc, rank, &run);
-    *k = run.k;
-    *first = run.child + (rank - run.rank) * run.k;
+    uint64_t fu = run.child + (rank - run.rank) * run.k;
+    *first = fu * c->unit;
+    *count = (uint64_t)run.k * c->unit;
+    if (run.k > 0 && fu + run.k == c->units) *count += c->nchildren - c->units * c->unit;
 }
 
 static uint64_t child_row_of(const sc_column *c, uint64_t childnum)
@@ -219,13 +223,12 @@ static int eval_fk(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_ge
         return SHAPE_OK;
     }
     if (c->alloc) {
-        pr = alloc_parent_of(c, r, NULL, NULL);
+        pr = alloc_parent_of(c, r, NULL);
     } else if (c->constrained_exact) {
         /* the parents whose key column holds this row's value are the
          * children of that grandparent row in the parent's allocation */
         const sc_column *theirs = &p->cols[c->constrained_pcol];
-        uint64_t g = f->prow[c->constrained_by], c0 = 0;
-        uint32_t k = 0;
+        uint64_t g = f->prow[c->constrained_by], c0 = 0, k = 0;
         if (g != UINT64_MAX && theirs->alloc) alloc_children_of(theirs, g, &c0, &k);
         if (k == 0) {
             f->prow[ci] = UINT64_MAX;
@@ -648,15 +651,14 @@ static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
         int first;
         if (!fk->alloc) first = 1;
         else if (!fk->alloc_perm_children) {
-            uint32_t sib;
-            alloc_parent_of(fk, r, &sib, NULL);
+            uint64_t sib;
+            alloc_parent_of(fk, r, &sib);
             first = sib == 0;
         } else {
-            uint32_t sib, k;
-            uint64_t pr = alloc_parent_of(fk, r, &sib, &k), c0;
+            uint64_t pr = alloc_parent_of(fk, r, NULL), c0, k;
             alloc_children_of(fk, pr, &c0, &k);
             uint64_t lowest = UINT64_MAX;
-            for (uint32_t j = 0; j < k; j++) {
+            for (uint64_t j = 0; j < k; j++) {
                 uint64_t cr = child_row_of(fk, c0 + j);
                 if (cr < lowest) lowest = cr;
             }
@@ -669,18 +671,17 @@ static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
     case SC_COMPUTED: {
         const sc_table *ch = &s->tables[c->child_table];
         const sc_column *fk = &ch->cols[c->child_fk];
-        uint64_t c0 = 0;
-        uint32_t k = 0;
+        uint64_t c0 = 0, k = 0;
         if (fk->alloc) alloc_children_of(fk, r, &c0, &k);
         if (c->rule == SC_COUNT) {
-            set_int(out, SHAPE_GEN_INT64, k);
+            set_int(out, SHAPE_GEN_INT64, (int64_t)k);
             return SHAPE_OK;
         }
         int isint = c->natural == SHAPE_GEN_INT64;
         int64_t isum = 0, imin = 0, imax = 0;
         double fsum = 0, fmin = 0, fmax = 0;
-        uint32_t seen = 0;
-        for (uint32_t j = 0; j < k; j++) {
+        uint64_t seen = 0;
+        for (uint64_t j = 0; j < k; j++) {
             shape_gen_value v;
             shape_gen_row tmp;
             tmp.scratch_used = 0;
@@ -694,7 +695,7 @@ static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
             isum += xi;
             seen++;
         }
-        if (c->rule == SC_AVG) set_float(out, seen ? shape_gen_round_scale(fsum / seen, 2) : 0.0);
+        if (c->rule == SC_AVG) set_float(out, seen ? shape_gen_round_scale(fsum / (double)seen, 2) : 0.0);
         else if (isint) set_int(out, SHAPE_GEN_INT64, c->rule == SC_SUM ? isum : c->rule == SC_MIN ? imin : imax);
         else set_float(out, shape_gen_round_scale(c->rule == SC_SUM ? fsum : c->rule == SC_MIN ? fmin : fmax, 2));
         return SHAPE_OK;

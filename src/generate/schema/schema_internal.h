@@ -176,6 +176,8 @@ typedef struct sc_column {
     int allocated; /* children of a parent are counted (computed / first_per_parent / max_per_parent) */
     int alloc_perm_children; /* 0: the table's first allocated FK, children consecutive */
     shape_gen_alloc *alloc;
+    uint64_t unit, units, nchildren; /* children are allocated `unit` at a time: units = nchildren / unit,
+                                        the remainder goes with the last unit (more than ~100 per parent) */
     shape_gen_perm parent_perm, child_perm;
     int max_per_parent;
     int constrained_by;   /* column of this table, or -1 */

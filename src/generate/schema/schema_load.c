@@ -1646,9 +1646,15 @@ static int prepare_columns(ld *L, size_t pi)
                     double q[SHAPE_GEN_ALLOC_MAX_K + 1];
                     double mean = (double)n / (double)parents;
                     uint32_t cap = c->max_per_parent ? (uint32_t)c->max_per_parent : SHAPE_GEN_ALLOC_MAX_K;
-                    if (mean > cap)
+                    if (c->max_per_parent && mean > cap)
                         return fail(L, "%llu rows over %llu parents is %.1f per parent, above the cap of %u; lower the row "
                                        "count or raise max_per_parent", (unsigned long long)n, (unsigned long long)parents, mean, cap);
+                    /* many children per parent: allocate them `unit` at a time */
+                    c->nchildren = n;
+                    c->unit = !c->max_per_parent && mean > 100 ? (uint64_t)(mean / 50) + 1 : 1;
+                    c->units = n / c->unit;
+                    n = c->units;
+                    mean = (double)n / (double)parents;
                     if (c->fk_mode == SC_FK_UNIFORM) {
                         uint32_t kmax = (uint32_t)(mean + 6 * shape_gen_sqrt(mean) + 8);
                         if (kmax > cap) kmax = cap;
@@ -1662,7 +1668,7 @@ static int prepare_columns(ld *L, size_t pi)
                     if (shape_gen_alloc_init(c->alloc, parents, n, q, cap, &e) != SHAPE_OK) return fail(L, "%s", e.message);
                     shape_gen_perm_init(&c->parent_perm, parents, shape_gen_stream_make(s->seed, t->name, c->name, "parents"));
                     c->alloc_perm_children = !first_alloc;
-                    shape_gen_perm_init(&c->child_perm, n ? n : 1, shape_gen_stream_make(s->seed, t->name, c->name, "children"));
+                    shape_gen_perm_init(&c->child_perm, c->nchildren ? c->nchildren : 1, shape_gen_stream_make(s->seed, t->name, c->name, "children"));
                     first_alloc = 0;
                 }
             }
