@@ -74,7 +74,7 @@ static void build(shape_retail *d, size_t table, table_batches *tb)
                 die("rows", &err);
         if (shape_event_rows_finish(&tb->rows, &tb->batches[b], &err)) die("finish", &err);
     }
-    shape_retail_table_close(t);
+    shape_retail_table_free(t);
 }
 
 /* One pass over every row in format f (-1: plain flat JSON); bytes written. */
@@ -138,12 +138,12 @@ int main(int argc, char **argv)
         }
         for (size_t b = 0; b < tb.nbatches; b++) tb.batches[b].release(&tb.batches[b]);
         free(tb.batches);
-        shape_event_rows_release(&tb.rows);
+        shape_event_rows_reset(&tb.rows);
     }
     struct rusage ru;
     getrusage(RUSAGE_SELF, &ru);
     printf("{\"bench\":\"encode\",\"peak_rss_kb\":%ld}\n", ru.ru_maxrss);
-    shape_json_buf_release(&out);
-    shape_retail_close(d);
+    shape_json_buf_reset(&out);
+    shape_retail_free(d);
     return 0;
 }

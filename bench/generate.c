@@ -86,7 +86,7 @@ static int run(shape_retail *d, out *o, table_result res[SHAPE_RETAIL_TABLES])
         if (shape_event_table_init(&et, shape_retail_table_name(t), cols, ncols,
                                    shape_retail_event_time_column(t), &err) != SHAPE_OK) {
             fprintf(stderr, "bench: %s\n", err.message);
-            shape_retail_table_close(tab);
+            shape_retail_table_free(tab);
             free(row);
             return 1;
         }
@@ -95,7 +95,7 @@ static int run(shape_retail *d, out *o, table_result res[SHAPE_RETAIL_TABLES])
         for (uint64_t r = 0; r < rows; r++) {
             if (shape_retail_table_row(tab, r, row, &err) != SHAPE_OK) {
                 fprintf(stderr, "bench: %s\n", err.message);
-                shape_retail_table_close(tab);
+                shape_retail_table_free(tab);
                 free(row);
                 return 1;
             }
@@ -107,7 +107,7 @@ static int run(shape_retail *d, out *o, table_result res[SHAPE_RETAIL_TABLES])
         res[t].seconds = now() - t0;
         res[t].events = rows;
         res[t].bytes = o->bytes + o->len - bytes0;
-        shape_retail_table_close(tab);
+        shape_retail_table_free(tab);
     }
     flush(o);
     free(row);
@@ -146,7 +146,7 @@ int main(int argc, char **argv)
     }
     if (print) {
         fflush(stdout);
-        shape_retail_close(d);
+        shape_retail_free(d);
         free(o.buf);
         return 0;
     }
@@ -171,7 +171,7 @@ int main(int argc, char **argv)
            (double)bytes / (double)events);
     printf("peak RSS %.1f MB (checksum %016llx)\n", (double)ru.ru_maxrss / 1024.0,
            (unsigned long long)o.checksum);
-    shape_retail_close(d);
+    shape_retail_free(d);
     free(o.buf);
     return 0;
 }

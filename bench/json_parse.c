@@ -206,8 +206,8 @@ int main(int argc, char **argv)
     printf("walk vs jansson loadb:               %.1fx\n", best[JANSSON] / best[WALK]);
     printf("walk+render vs jansson loadb:        %.1fx\n", best[JANSSON] / best[WALK_RENDER]);
     printf("walk+render vs jansson loadb+walk:   %.1fx\n", best[JANSSON_WALK] / best[WALK_RENDER]);
-    shape_json_buf_release(&buf);
-    shape_json_scanner_destroy(sc);
+    shape_json_buf_reset(&buf);
+    shape_json_scanner_free(sc);
     free(c.data);
     free(c.off);
     return 0;

@@ -27,7 +27,7 @@
  * Ownership and threads: types are static (or, for a loaded schema, live as
  * long as their `data`). A shape_domain is immutable once open and may be
  * shared by threads; it must outlive its cursors and everything that borrows
- * its tables (names and column arrays stay valid until shape_domain_close).
+ * its tables (names and column arrays stay valid until shape_domain_free).
  * A cursor is one thread's (it holds caches). Rows go into a caller-owned
  * shape_gen_row (shape/generate.h).
  */
@@ -100,12 +100,12 @@ int shape_domain_lookup(const char *name, const shape_domain_type **out, shape_e
 /* The same, also finding NAME.json in the ':'-separated folders `dirs`
  * (NULL: none) and then SHAPE_DOMAIN_PATH; a NAME with a '/' or ending in
  * ".json" is a generation-schema file (shape/generate_schema.h). A type that
- * came from a file is the caller's: release it with shape_domain_release. */
+ * came from a file is the caller's: release it with shape_domain_type_free. */
 int shape_domain_lookup_in(const char *name, const char *dirs, const shape_domain_type **out, shape_err *err);
 
 /* Free a type shape_domain_lookup(_in) loaded from a file; a built-in type
  * (static) is left alone, as is NULL. */
-void shape_domain_release(const shape_domain_type *type);
+void shape_domain_type_free(const shape_domain_type *type);
 
 /* 1 when the type lists `preset`. */
 int shape_domain_has_preset(const shape_domain_type *type, const char *preset);
@@ -115,10 +115,10 @@ int shape_domain_has_preset(const shape_domain_type *type, const char *preset);
 typedef struct shape_domain shape_domain;
 
 /* Open `type` at `preset` (NULL: its default) and `seed`. *out is freed with
- * shape_domain_close. */
+ * shape_domain_free. */
 int shape_domain_open(const shape_domain_type *type, const char *preset, uint64_t seed, shape_domain **out,
                       shape_err *err);
-void shape_domain_close(shape_domain *d);
+void shape_domain_free(shape_domain *d);
 
 const shape_domain_type *shape_domain_type_of(const shape_domain *d);
 const char *shape_domain_name(const shape_domain *d);
@@ -144,7 +144,7 @@ int shape_domain_cursor_open(shape_domain *d, size_t t, shape_domain_cursor **ou
 /* Fill `out` with row `row` of the cursor's table. SHAPE_EINVAL past the
  * table's end. */
 int shape_domain_cursor_row(shape_domain_cursor *c, uint64_t row, shape_gen_row *out, shape_err *err);
-void shape_domain_cursor_close(shape_domain_cursor *c);
+void shape_domain_cursor_free(shape_domain_cursor *c);
 
 #ifdef __cplusplus
 }

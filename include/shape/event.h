@@ -112,7 +112,7 @@ int shape_event_rows_append(shape_event_rows *r, uint64_t seq, const shape_gen_r
  * r->schema (owned by the caller: call its release; the builder's buffers
  * come back to it when released). */
 int shape_event_rows_finish(shape_event_rows *r, struct ArrowArray *out, shape_err *err);
-void shape_event_rows_release(shape_event_rows *r);
+void shape_event_rows_reset(shape_event_rows *r);
 
 /* ---- the event plan (src/emit/event_plan.c) --------------------------------
  * The selected tables of a domain (shape/domain.h) in its dependency order,

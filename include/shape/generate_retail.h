@@ -94,9 +94,9 @@ int shape_retail_table_find(const char *name);
 typedef struct shape_retail shape_retail;
 
 /* Open the domain for a preset (NULL = "small") and seed. Builds the shared
- * tables (a few ms). *out is freed with shape_retail_close. */
+ * tables (a few ms). *out is freed with shape_retail_free. */
 int shape_retail_open(const char *preset, uint64_t seed, shape_retail **out, shape_err *err);
-void shape_retail_close(shape_retail *r);
+void shape_retail_free(shape_retail *r);
 
 const char *shape_retail_preset(const shape_retail *r); /* static string */
 uint64_t shape_retail_seed(const shape_retail *r);
@@ -120,7 +120,7 @@ int shape_retail_table_open(shape_retail *r, const char *name, shape_retail_tabl
                             shape_err *err);
 int shape_retail_table_open_id(shape_retail *r, size_t table, shape_retail_table **out,
                                shape_err *err);
-void shape_retail_table_close(shape_retail_table *t);
+void shape_retail_table_free(shape_retail_table *t);
 
 size_t shape_retail_table_id(const shape_retail_table *t);
 uint64_t shape_retail_table_rows(const shape_retail_table *t);

@@ -70,7 +70,7 @@
  *     buffers owned by the scanner (keys and strings that had escapes). Body
  *     slices live as long as the body. Scratch slices stay valid until the
  *     next shape_json_next(), shape_json_begin(), shape_json_canonical(),
- *     shape_json_validate() or shape_json_scanner_destroy() on the same
+ *     shape_json_validate() or shape_json_scanner_free() on the same
  *     scanner; shape_json_render() and shape_json_skip() of the current value
  *     do not invalidate the current member's key or string.
  *   - Scratch buffers grow to the largest body seen and are reused: after the
@@ -174,7 +174,7 @@ typedef struct shape_json_error {
 /* A growable byte buffer: the library's one (rendered JSON, documents,
  * files read whole, HTTP bodies, serialized state). `data` comes from
  * malloc/realloc (a caller may lend any buffer that realloc can grow) and is
- * owned by the caller: free it with shape_json_buf_release() or free(), or
+ * owned by the caller: free it with shape_json_buf_reset() or free(), or
  * take it over. It grows by doubling (from 32 bytes) and always keeps one
  * spare byte after len; rendering and shape_json_buf_append() keep
  * data[len] == '\0' (not counted in len) for convenience; on error the
@@ -201,7 +201,7 @@ static inline int shape_json_buf_room(shape_json_buf *buf, size_t extra)
  * trailing NUL. Returns 0 or SHAPE_JSON_ENOMEM (the buffer is unchanged). */
 int shape_json_buf_append(shape_json_buf *buf, const void *bytes, size_t n);
 /* Free data and reset to empty. */
-void shape_json_buf_release(shape_json_buf *buf);
+void shape_json_buf_reset(shape_json_buf *buf);
 
 /* Render flags. */
 #define SHAPE_JSON_RENDER_ASCII 0x1u /* escape bytes >= 0x7F as \uXXXX (Python's ensure_ascii) */
@@ -211,7 +211,7 @@ typedef struct shape_json_scanner shape_json_scanner;
 /* A new scanner with empty scratch buffers, or NULL when out of memory. */
 shape_json_scanner *shape_json_scanner_new(void);
 /* Free the scanner and its scratch buffers (every scratch slice dies). NULL is ok. */
-void shape_json_scanner_destroy(shape_json_scanner *sc);
+void shape_json_scanner_free(shape_json_scanner *sc);
 
 /* Point the scanner at a body of `len` bytes (not copied; see lifetimes). Any
  * previous walk is abandoned. Nothing is read until shape_json_next(). */

@@ -83,7 +83,7 @@ static int sample(const shape_args *args, shape_domain *d, shape_err *err)
         free(buf);
     }
     free(row);
-    shape_domain_cursor_close(cur);
+    shape_domain_cursor_free(cur);
     return rc;
 }
 
@@ -96,8 +96,8 @@ static int run_domain(const shape_args *args, shape_err *err)
     shape_domain *d = NULL;
     int rc = open_domain(args, &type, &d, err);
     if (rc == SHAPE_OK) rc = verb[0] == 'c' ? check(d) : sample(args, d, err);
-    shape_domain_close(d);
-    shape_domain_release(type);
+    shape_domain_free(d);
+    shape_domain_type_free(type);
     return rc;
 }
 

@@ -222,8 +222,8 @@ static void state_free(emit_state *s)
     shape_options_free(s->file_options);
     /* last: the emitters may still hold table names of the domain */
     shape_event_plan_reset(&s->plan);
-    shape_domain_close(s->domain);
-    shape_domain_release(s->dtype);
+    shape_domain_free(s->domain);
+    shape_domain_type_free(s->dtype);
 }
 
 static int emit_faulted(const emit_state *st)
@@ -699,7 +699,7 @@ static int first_event_time(emit_state *st, int64_t *out, shape_err *err)
         int rc = row ? shape_domain_cursor_row(cur, 0, row, err) : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
         if (rc == SHAPE_OK) *out = row->values[t->event_time_col].v.i;
         free(row);
-        shape_domain_cursor_close(cur);
+        shape_domain_cursor_free(cur);
         return rc;
     }
     return shape_err_set(err, SHAPE_EINVAL, "--time-origin: none of the selected tables has an event time");

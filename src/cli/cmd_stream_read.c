@@ -245,7 +245,7 @@ static int run_stream_read(const shape_args *args, shape_err *err)
     shape_stream_free(stream);
     shape_options_free(options);
     shape_offsets_free(&start);
-    shape_json_buf_release(&lines);
+    shape_json_buf_reset(&lines);
     return rc;
 }
 

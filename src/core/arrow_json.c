@@ -241,7 +241,7 @@ int shape_arrow_rows_json(const struct ArrowSchema *schema, const struct ArrowAr
     free(types);
     free(known);
     free(key_end);
-    shape_json_buf_release(&keys);
+    shape_json_buf_reset(&keys);
     if (rc == SHAPE_ENOMEM) return shape_err_set(err, SHAPE_ENOMEM, "out of memory printing a row");
     return rc;
 }

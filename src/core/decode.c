@@ -160,8 +160,8 @@ void shape_decoder_free(shape_decoder *dec)
 {
     if (!dec) return;
     free(dec->event_field);
-    shape_json_scanner_destroy(dec->sc);
-    shape_json_buf_release(&dec->text);
+    shape_json_scanner_free(dec->sc);
+    shape_json_buf_reset(&dec->text);
     shape_batch_free(dec->batch);
     free(dec->cols);
     free(dec->stringify);
@@ -333,7 +333,7 @@ static void registry_free(registry *g)
     free(g->qname);
     free(g->qlen);
     free(g->qoff);
-    shape_json_buf_release(&g->quoted);
+    shape_json_buf_reset(&g->quoted);
 }
 
 /* Register a new name (index = the count before); SHAPE_OK or an error. */
@@ -492,7 +492,7 @@ static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n
     if (rc == SHAPE_OK) dec->frozen = 1;
     registry_free(&g);
     free(row);
-    shape_json_buf_release(&keybuf);
+    shape_json_buf_reset(&keybuf);
     return rc;
 }
 

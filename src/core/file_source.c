@@ -398,11 +398,11 @@ static void fs_close(shape_source *src)
     if (!fs) return;
     if (fs->fd >= 0 && fs->fd != STDIN_FILENO) close(fs->fd);
     free_paths(fs->paths, fs->n_paths);
-    shape_json_buf_release(&fs->buf);
+    shape_json_buf_reset(&fs->buf);
     free(fs->line_off);
     free(fs->line_len);
     free(fs->msgs);
-    shape_json_scanner_destroy(fs->ce);
+    shape_json_scanner_free(fs->ce);
     shape_decoder_free(fs->dec);
     free(fs);
 }

@@ -1955,7 +1955,7 @@ shape_json_scanner *shape_json_scanner_new(void)
     return sc;
 }
 
-void shape_json_scanner_destroy(shape_json_scanner *sc)
+void shape_json_scanner_free(shape_json_scanner *sc)
 {
     if (!sc) return;
     free(sc->kbuf.data);

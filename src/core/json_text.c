@@ -37,7 +37,7 @@ int shape_json_buf_append(shape_json_buf *buf, const void *bytes, size_t n)
     return 0;
 }
 
-void shape_json_buf_release(shape_json_buf *buf)
+void shape_json_buf_reset(shape_json_buf *buf)
 {
     if (!buf) return;
     free(buf->data);

@@ -178,7 +178,7 @@ int shape_options_load_file(shape_options *o, const char *path, shape_err *err)
     }
     rc = shape_options_load_buffer(o, buf.data, buf.len, path, err);
 done:
-    shape_json_buf_release(&buf);
+    shape_json_buf_reset(&buf);
     fclose(f);
     return rc;
 }

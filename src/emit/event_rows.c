@@ -60,7 +60,7 @@ int shape_event_rows_init(shape_event_rows *r, const shape_event_table *t, shape
     if (rc == SHAPE_OK && t->event_time_col >= 0)
         rc = add_column(r, t->ncols + 2, "_shape_event_time", SHAPE_GEN_TIMESTAMP_NS,
                         t->cols[t->event_time_col].nullable, err);
-    if (rc != SHAPE_OK) shape_event_rows_release(r);
+    if (rc != SHAPE_OK) shape_event_rows_reset(r);
     return rc;
 }
 
@@ -93,7 +93,7 @@ int shape_event_rows_finish(shape_event_rows *r, struct ArrowArray *out, shape_e
     return shape_batch_finish(r->builder, NULL, out, err);
 }
 
-void shape_event_rows_release(shape_event_rows *r)
+void shape_event_rows_reset(shape_event_rows *r)
 {
     if (!r) return;
     shape_batch_free(r->builder);

@@ -98,7 +98,7 @@ static pending_copy heap_pop(fault_state *fs)
 
 void shape_emit_faults_free(fault_state *fs)
 {
-    shape_domain_cursor_close(fs->cur);
+    shape_domain_cursor_free(fs->cur);
     shape_emit_ooo_free(&fs->ow);
     free(fs->heap);
     memset(fs, 0, sizeof *fs);
@@ -159,7 +159,7 @@ int shape_emit_faults_copies(runtime *rt, fault_state *fs, batch *b, uint64_t po
     while (fs->n && fs->heap[0].due <= pos && b->n < b->mcap) {
         pending_copy c = heap_pop(fs);
         if (c.k != fs->cur_k) {
-            shape_domain_cursor_close(fs->cur);
+            shape_domain_cursor_free(fs->cur);
             fs->cur = NULL;
             fs->cur_k = SIZE_MAX;
             SHAPE_RETURN_NOT_OK(shape_domain_cursor_open(cfg->plan->domain, cfg->plan->table_ids[c.k], &fs->cur, err));

@@ -288,7 +288,7 @@ void *shape_emit_generator_main(void *arg)
         rc = shape_event_plan_locate(cfg->plan, first + offset * stride, &k, &r, &err);
         if (rc != SHAPE_OK) break;
         if (k != cur_k) {
-            shape_domain_cursor_close(cur);
+            shape_domain_cursor_free(cur);
             cur = NULL;
             rc = shape_domain_cursor_open(cfg->plan->domain, cfg->plan->table_ids[k], &cur, &err);
             if (rc != SHAPE_OK) break;
@@ -326,7 +326,7 @@ void *shape_emit_generator_main(void *arg)
         pthread_mutex_unlock(&rt->mu);
         offset += n;
     }
-    shape_domain_cursor_close(cur);
+    shape_domain_cursor_free(cur);
     shape_emit_faults_free(&fstate);
     free(row);
     pthread_mutex_lock(&rt->mu);

@@ -665,7 +665,7 @@ static void runtime_free(runtime *rt)
     pthread_cond_destroy(&rt->ck_cond);
     shape_emit_headers_free(rt->hdrs, cfg->nheaders);
     for (size_t k = 0; rt->meta && k < cfg->plan->ntables; k++)
-        if (rt->meta[k].rows_made) shape_event_rows_release(&rt->meta[k].rows);
+        if (rt->meta[k].rows_made) shape_event_rows_reset(&rt->meta[k].rows);
     free(rt->meta);
     free(rt->pool);
     free(rt->fullq);

@@ -202,7 +202,7 @@ static void close_sink(shape_emitter *s)
     }
     pthread_mutex_destroy(&s->mu);
     free(s->path);
-    shape_json_buf_release(&s->lines);
+    shape_json_buf_reset(&s->lines);
     free(s);
 }
 

@@ -55,11 +55,11 @@ int shape_domain_open(const shape_domain_type *type, const char *preset, uint64_
     if (rc == SHAPE_OK)
         *out = d;
     else
-        shape_domain_close(d);
+        shape_domain_free(d);
     return rc;
 }
 
-void shape_domain_close(shape_domain *d)
+void shape_domain_free(shape_domain *d)
 {
     if (!d) return;
     if (d->impl) d->type->close(d->impl);
@@ -121,7 +121,7 @@ int shape_domain_cursor_row(shape_domain_cursor *c, uint64_t row, shape_gen_row 
     return c->row(c->impl, row, out, err);
 }
 
-void shape_domain_cursor_close(shape_domain_cursor *c)
+void shape_domain_cursor_free(shape_domain_cursor *c)
 {
     if (!c) return;
     c->type->cursor_close(c->impl);

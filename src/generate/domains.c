@@ -78,7 +78,7 @@ int shape_domain_lookup_in(const char *name, const char *dirs, const shape_domai
     return shape_err_set(err, SHAPE_EINVAL, "unknown domain '%.60s'; available: %s", name ? name : "", list);
 }
 
-void shape_domain_release(const shape_domain_type *type) { shape_schema_domain_free(type); }
+void shape_domain_type_free(const shape_domain_type *type) { shape_schema_domain_free(type); }
 
 int shape_domain_has_preset(const shape_domain_type *type, const char *preset)
 {

@@ -209,7 +209,7 @@ char *prof_arrow_type_name(const struct ArrowSchema *schema)
     strbuf b = {0};
     type_name(&b, schema, 0);
     if (b.failed) {
-        shape_json_buf_release(&b.b);
+        shape_json_buf_reset(&b.b);
         return NULL;
     }
     if (!b.b.data) return strdup("");

@@ -558,7 +558,7 @@ int shape_profile_json_dumps(const json_t *v, int indent, char **out, size_t *le
     int rc = dump(&o, v, indent, 0, err);
     if (rc == SHAPE_OK && o.failed) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory writing JSON");
     if (rc != SHAPE_OK) {
-        shape_json_buf_release(&o.b);
+        shape_json_buf_reset(&o.b);
         return rc;
     }
     if (!o.b.data) out_add(&o, "", 0);

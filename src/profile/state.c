@@ -265,7 +265,7 @@ int shape_profile_state_save(const shape_profile *p, uint8_t **out, size_t *len,
     for (size_t i = 0; i < p->ncols; i++) w_column(&w, p->cols[i]);
     if (!w.failed) w_u64(&w, XXH3_64bits_withSeed(w.b.data, w.b.len, 0));
     if (w.failed) {
-        shape_json_buf_release(&w.b);
+        shape_json_buf_reset(&w.b);
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory saving the profile state of '%s'", p->name);
     }
     *out = (uint8_t *)w.b.data;

@@ -56,7 +56,7 @@ int main(int argc, char **argv)
     if (rc == SHAPE_OK) rc = rb_write_stream(&src, atoi(argv[3]), ipc, pq, print_rows, &ctx, &columns, &rows, &err);
     shape_ipc_writer_free(ipc);
     shape_parquet_writer_free(pq);
-    shape_json_buf_release(&lines);
+    shape_json_buf_reset(&lines);
     fclose(ipc_out);
     fclose(pq_out);
     fclose(jsonl);

@@ -300,7 +300,7 @@ static void test_runtime_loses_nothing(void **state)
     assert_int_equal(f->store->log_len, 3000);
     free(seen);
     shape_event_plan_reset(&plan);
-    shape_domain_close(d);
+    shape_domain_free(d);
 }
 
 int main(void)

@@ -137,13 +137,13 @@ int main(int argc, char **argv)
         rc = 1;
     }
     if (rc == 0) printf("wire_decode_check: %s: %zu messages decoded and equal\n", argv[2], count);
-    shape_json_buf_release(&out);
+    shape_json_buf_reset(&out);
     free(msgs);
     free(expected);
     shape_kafka_wire_decoder_free(dec);
     shape_kafka_schema_registry_client_free(reg);
-    shape_event_rows_release(&rows);
-    shape_domain_close(domain);
-    shape_domain_release(dtype);
+    shape_event_rows_reset(&rows);
+    shape_domain_free(domain);
+    shape_domain_type_free(dtype);
     return rc;
 }

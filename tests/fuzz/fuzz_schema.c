@@ -51,9 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         if (v->kind == SHAPE_GEN_NULL && !tab->cols[k].nullable) abort();
                     }
                 }
-            shape_domain_cursor_close(c);
+            shape_domain_cursor_free(c);
         }
-        shape_domain_close(d);
+        shape_domain_free(d);
     }
     shape_schema_domain_free(type);
     return 0;

@@ -227,8 +227,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int ok2 = decode_checked(dec, copy, msg_len, &second);
     if (ok1 != ok2 || first.len != second.len || memcmp(first.data, second.data, first.len) != 0) abort();
 
-    shape_json_buf_release(&first);
-    shape_json_buf_release(&second);
+    shape_json_buf_reset(&first);
+    shape_json_buf_reset(&second);
     free(copy);
     shape_kafka_wire_decoder_free(dec);
     shape_kafka_schema_registry_client_free(client);
@@ -277,7 +277,7 @@ static void seed(const char *dir, int f, int t, int64_t row, int with_schema, ui
     snprintf(name, sizeof name, "%s_%s_row%d_id%u", shape_kafka_regfmt_name(FORMATS[f]), t == 0 ? "typed" : "small",
              (int)row, (unsigned)id);
     write_seed(dir, name, (const uint8_t *)b.data, b.len);
-    shape_json_buf_release(&b);
+    shape_json_buf_reset(&b);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);

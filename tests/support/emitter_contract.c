@@ -720,6 +720,6 @@ int shape_kafka_emitter_contract_run(const char *group, const shape_kafka_emitte
     rmdir(dir);
     shape_kafka_contract_list_reset(&reference);
     shape_event_plan_reset(&plan);
-    shape_domain_close(domain);
+    shape_domain_free(domain);
     return failed;
 }

@@ -54,7 +54,7 @@ static void check_string(const unsigned char *bytes, size_t len)
     assert_int_equal(out.len, want_len + 1);
     assert_memory_equal(out.data + 1, want, want_len);
     assert_int_equal(out.data[out.len], '\0');
-    shape_json_buf_release(&out);
+    shape_json_buf_reset(&out);
     free(in);
 }
 
@@ -128,8 +128,8 @@ static void test_rows_jsonl(void **state)
         }
         assert_int_equal(lines.len, one.len);
         assert_memory_equal(lines.data, one.data, one.len);
-        shape_json_buf_release(&lines);
-        shape_json_buf_release(&one);
+        shape_json_buf_reset(&lines);
+        shape_json_buf_reset(&one);
     }
     for (int r = 0; r <= N; r++) {
         shape_json_buf row = SHAPE_JSON_BUF_INIT;
@@ -142,7 +142,7 @@ static void test_rows_jsonl(void **state)
         else
             snprintf(want, sizeof want, "{\"i\":null,\"s\\\"q\":null,\"f\":null}");
         assert_string_equal(row.data, want);
-        shape_json_buf_release(&row);
+        shape_json_buf_reset(&row);
     }
     array.release(&array);
     schema.release(&schema);
@@ -214,7 +214,7 @@ static void test_timestamps_as_stream_read_printed_them(void **state)
             snprintf(want, sizeof want, "{\"t\":%s}", text);
             if (strcmp(row.data, want) != 0)
                 fail_msg("%s %lld: %s, was %s", ns ? "ns" : "us", (long long)values[r], row.data, want);
-            shape_json_buf_release(&row);
+            shape_json_buf_reset(&row);
         }
         array.release(&array);
         schema.release(&schema);
@@ -245,7 +245,7 @@ static void test_stream_read_types(void **state)
     out.len = 0;
     assert_int_equal(shape_arrow_rows_json(&s, &a, 0, 1, '\0', 0, &out, &err), SHAPE_OK);
     assert_string_equal(out.data, "{\"n\":7,\"t\":\"1970-01-01T00:00:01.500\"}");
-    shape_json_buf_release(&out);
+    shape_json_buf_reset(&out);
     rt_batch_release(&s, &a);
 }
 

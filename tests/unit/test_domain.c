@@ -82,8 +82,8 @@ static void test_retail_through_the_interface(void **state)
         }
         shape_gen_row past;
         assert_int_equal(shape_domain_cursor_row(c, tab->rows, &past, &err), SHAPE_EINVAL);
-        shape_domain_cursor_close(c);
-        shape_retail_table_close(rt);
+        shape_domain_cursor_free(c);
+        shape_retail_table_free(rt);
     }
     assert_int_equal(shape_domain_table_find(d, "orders"), -1);
     assert_int_equal(shape_domain_column_find(d, SHAPE_RETAIL_ORDER, "customer_id"), 1);
@@ -103,9 +103,9 @@ static void test_retail_through_the_interface(void **state)
     assert_null(f[3].text);
     assert_int_equal(f[3].integer, 7);
     assert_int_equal(shape_domain_identity(d, f, 2), 2);
-    shape_retail_close(r);
-    shape_domain_close(d);
-    shape_domain_close(NULL);
+    shape_retail_free(r);
+    shape_domain_free(d);
+    shape_domain_free(NULL);
 }
 
 static void test_unknown_preset(void **state)

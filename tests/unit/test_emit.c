@@ -158,7 +158,7 @@ static void fx_free(fx *f)
 {
     fake_free(&f->em);
     shape_event_plan_reset(&f->plan);
-    shape_domain_close(f->d);
+    shape_domain_free(f->d);
     unlink(f->ck_path);
     free(f);
 }
@@ -435,7 +435,7 @@ static void test_dead_letter_utf8(void **state)
         fake_free(&dl_em);
     }
     shape_event_plan_reset(&plan);
-    shape_domain_close(d);
+    shape_domain_free(d);
 }
 
 /* Destinations that encode from the typed rows alone get no JSON bodies,

@@ -249,7 +249,7 @@ static const char *encode_row(shape_retail *d, size_t table, uint64_t r, shape_e
     assert_true(shape_event_bound(&et, &row) < sizeof buf);
     char *e = shape_event_encode(&et, env, r, &row, buf);
     *e = 0;
-    shape_retail_table_close(t);
+    shape_retail_table_free(t);
     return buf;
 }
 
@@ -285,7 +285,7 @@ static void test_events(void **state)
     char key[64];
     *shape_event_key(key, "order_line", 12499) = 0;
     assert_string_equal(key, "order_line/12499");
-    shape_retail_close(d);
+    shape_retail_free(d);
 }
 
 /* `_shape_event_time` repeats its column's text whatever the column's place
@@ -363,7 +363,7 @@ static void test_plan(void **state)
     shape_event_plan_reset(&plan);
     assert_int_equal(shape_event_plan_init(&plan, d, bad, 1, &err), SHAPE_EINVAL);
     assert_non_null(strstr(err.message, "unknown table 'orders'; the schema has customer, address"));
-    shape_domain_close(d);
+    shape_domain_free(d);
 }
 
 int main(void)

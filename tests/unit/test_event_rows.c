@@ -34,9 +34,9 @@ static void open_table(fixture *f, size_t table)
 
 static void close_table(fixture *f)
 {
-    shape_event_rows_release(&f->rows);
-    shape_retail_table_close(f->table);
-    shape_retail_close(f->domain);
+    shape_event_rows_reset(&f->rows);
+    shape_retail_table_free(f->table);
+    shape_retail_free(f->domain);
 }
 
 static void check_field(const struct ArrowSchema *s, const char *name, const char *format, int nullable)

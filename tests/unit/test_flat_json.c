@@ -27,7 +27,7 @@ static void expect_row(const rt_column *cols, int n, int64_t length, int64_t off
     if (rc != SHAPE_OK) fail_msg("refused: %s", err.message);
     assert_string_equal(out.data, expected);
     assert_int_equal(out.len, strlen(expected));
-    shape_json_buf_release(&out);
+    shape_json_buf_reset(&out);
     rt_batch_release(&s, &a);
 }
 
@@ -221,7 +221,7 @@ static void refused(struct ArrowSchema *s, struct ArrowArray *a, const char *mes
     assert_string_equal(err.message, message);
     assert_int_equal(out.len, 4);
     assert_string_equal(out.data, "keep");
-    shape_json_buf_release(&out);
+    shape_json_buf_reset(&out);
 }
 
 static void test_refuses_unmapped_types(void **state)

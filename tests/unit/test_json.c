@@ -26,7 +26,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    shape_json_scanner_destroy(sc);
+    shape_json_scanner_free(sc);
     sc = NULL;
     return 0;
 }
@@ -67,7 +67,7 @@ static const char *canon_flags(const char *doc, size_t len, unsigned flags)
         assert_int_equal(b.data[b.len], '\0');
         memcpy(canon_buf, b.data, b.len + 1);
     }
-    shape_json_buf_release(&b);
+    shape_json_buf_reset(&b);
     return canon_buf;
 }
 
@@ -674,7 +674,7 @@ static void test_depth_limit(void **state)
     canon_flags(deep, 100000, 0);
     assert_int_equal(canon_rc, SHAPE_JSON_EDEPTH);
     free(deep);
-    shape_json_buf_release(&b);
+    shape_json_buf_reset(&b);
 }
 
 /* ------------------------------------------------------------ rendering */
@@ -688,7 +688,7 @@ static const char *render_member(const char *doc, unsigned flags, int *rc)
     *rc = shape_json_render(sc, &b, flags);
     out[0] = '\0';
     if (*rc == 0) memcpy(out, b.data, b.len + 1);
-    shape_json_buf_release(&b);
+    shape_json_buf_reset(&b);
     return out;
 }
 
@@ -768,7 +768,7 @@ static void test_render_scalars(void **state)
     assert_int_equal(shape_json_render(sc, &b, 0), 0);
     assert_string_equal(b.data, "truenull");
     assert_int_equal(shape_json_next(sc, &m), SHAPE_JSON_DONE);
-    shape_json_buf_release(&b);
+    shape_json_buf_reset(&b);
 }
 
 static void test_render_appends_and_keeps_key(void **state)
@@ -794,7 +794,7 @@ static void test_render_appends_and_keeps_key(void **state)
     assert_int_equal(shape_json_skip(sc, NULL), SHAPE_JSON_EUSAGE); /* not a container */
     assert_int_equal(shape_json_next(sc, &m), SHAPE_JSON_DONE);
     assert_int_equal(shape_json_render(sc, &b, 0), SHAPE_JSON_EUSAGE);
-    shape_json_buf_release(&b);
+    shape_json_buf_reset(&b);
 }
 
 static void test_skip_gives_raw_text(void **state)
@@ -833,7 +833,7 @@ static void test_canonical_documents(void **state)
     assert_int_equal(shape_json_canonical(sc, "[1,", 3, &b, 0), SHAPE_JSON_ESYNTAX);
     assert_int_equal(b.len, 3);
     assert_string_equal(b.data, "[1]");
-    shape_json_buf_release(&b);
+    shape_json_buf_reset(&b);
 }
 
 static void test_reuse_across_messages(void **state)
@@ -866,9 +866,9 @@ static void test_usage_errors(void **state)
     assert_int_equal(shape_json_skip(fresh, NULL), SHAPE_JSON_EUSAGE);
     shape_err err;
     assert_int_equal(shape_json_error_to_err(shape_json_last_error(fresh), &err), SHAPE_EINTERNAL);
-    shape_json_scanner_destroy(fresh);
-    shape_json_scanner_destroy(NULL);
-    shape_json_buf_release(NULL);
+    shape_json_scanner_free(fresh);
+    shape_json_scanner_free(NULL);
+    shape_json_buf_reset(NULL);
 }
 
 int main(void)

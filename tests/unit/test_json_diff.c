@@ -79,7 +79,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    shape_json_scanner_destroy(sc);
+    shape_json_scanner_free(sc);
     return 0;
 }
 
@@ -237,7 +237,7 @@ static void compare_members(const char *doc, size_t len, json_t *jdoc, size_t jf
         DIFF_FAIL(doc, len, "%zu distinct keys, jansson has %zu", distinct, json_object_size(jdoc));
     for (size_t i = 0; i < n; i++) free(keys[i].p);
     free(keys);
-    shape_json_buf_release(&buf);
+    shape_json_buf_reset(&buf);
 }
 
 /* Canonical renderings (plain and ASCII) parse back to jansson's value, with
@@ -260,8 +260,8 @@ static void compare_canonical(const char *doc, size_t len, json_t *jdoc, size_t 
         if (shape_json_canonical(sc, b.data, b.len, &b2, modes[k]) != 0 || b2.len != b.len ||
             memcmp(b.data, b2.data, b.len) != 0)
             DIFF_FAIL(doc, len, "canonical text is not a fixed point: %s", b.data);
-        shape_json_buf_release(&b);
-        shape_json_buf_release(&b2);
+        shape_json_buf_reset(&b);
+        shape_json_buf_reset(&b2);
     }
 }
 
@@ -284,7 +284,7 @@ static int check_document(const char *doc, size_t len, int expect)
     shape_json_buf cb = SHAPE_JSON_BUF_INIT;
     int c = shape_json_canonical(sc, doc, len, &cb, 0);
     shape_json_error ce = *shape_json_last_error(sc);
-    shape_json_buf_release(&cb);
+    shape_json_buf_reset(&cb);
     size_t lead = 0;
     while (lead < len && (doc[lead] == ' ' || doc[lead] == '\t' || doc[lead] == '\n' || doc[lead] == '\r')) lead++;
     const int is_object = lead < len && doc[lead] == '{';

@@ -42,7 +42,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     (void)state;
-    shape_json_scanner_destroy(sc);
+    shape_json_scanner_free(sc);
     sc = NULL;
     return 0;
 }
@@ -313,7 +313,7 @@ static void test_expected_key_later_members_and_errors(void **state)
     int hit = 1;
     assert_int_equal(shape_json_next_expect(sc, &m, "e", 1, &hit), SHAPE_JSON_DONE);
     assert_int_equal(hit, 0);
-    shape_json_scanner_destroy(other);
+    shape_json_scanner_free(other);
 
     static const char *const bad[] = {"{\"a\":01}", "{\"a\":\"\x01\"}", "{\"a\":tru}", "{\"a\" 1}", "{\"a\":}",
                                       "{\"a\":1,}", "{\"a\":\"\xc3\"}", "{\"a\":1 2}"};
@@ -411,7 +411,7 @@ static void expect_run_walk(const char *doc, const char *const *names, size_t n_
         assert_int_equal(count, 0);
         break;
     }
-    shape_json_scanner_destroy(plain);
+    shape_json_scanner_free(plain);
 }
 
 static void test_member_runs(void **state)
@@ -512,7 +512,7 @@ static void render_first(const char *doc, unsigned flags, char *out, size_t cap,
     } else {
         assert_int_equal(b.len, 3); /* a failed render leaves the buffer as it was */
     }
-    shape_json_buf_release(&b);
+    shape_json_buf_reset(&b);
 }
 
 /* The same value spaced out (no fast path takes whitespace). */
@@ -565,7 +565,7 @@ static void expect_render_fast_like_render(const char *doc)
             }
         }
         assert_int_equal(rc, rc_want);
-        shape_json_buf_release(&b);
+        shape_json_buf_reset(&b);
     }
     free(dst);
 }

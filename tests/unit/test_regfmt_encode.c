@@ -78,8 +78,8 @@ static void expect_cursor_agrees(fixture *fx, int64_t row)
     assert_int_equal(got.len, ref.len);
     assert_memory_equal(got.data, ref.data, ref.len);
     shape_kafka_regfmt_cursor_free(cu);
-    shape_json_buf_release(&ref);
-    shape_json_buf_release(&got);
+    shape_json_buf_reset(&ref);
+    shape_json_buf_reset(&got);
 }
 
 /* Encode row `row` after a 3-byte prefix already in the buffer and compare
@@ -103,7 +103,7 @@ static void expect_payload(fixture *fx, int64_t row, const char *hex)
             sprintf(got + strlen(got), "%02x ", (uint8_t)out.data[i]);
         fail_msg("row %lld: expected %s, got %s", (long long)row, hex, got);
     }
-    shape_json_buf_release(&out);
+    shape_json_buf_reset(&out);
     expect_cursor_agrees(fx, row);
 }
 
@@ -115,7 +115,7 @@ static void expect_text_payload(fixture *fx, int64_t row, const char *text)
     int rc = shape_kafka_regfmt_encode(fx->codec, &fx->array, row, &out, &err);
     if (rc != SHAPE_OK) fail_msg("row %lld refused: %s", (long long)row, err.message);
     assert_string_equal(out.data, text);
-    shape_json_buf_release(&out);
+    shape_json_buf_reset(&out);
 }
 
 /* The row is refused with the message and the buffer is left as it was. */
@@ -131,7 +131,7 @@ static void expect_encode_error(fixture *fx, int64_t row, const char *message)
     assert_string_equal(err.message, message);
     assert_int_equal(out.len, 3);
     assert_string_equal(out.data, "pre");
-    shape_json_buf_release(&out);
+    shape_json_buf_reset(&out);
     expect_cursor_agrees(fx, row);
 }
 
@@ -345,7 +345,7 @@ static void test_avro_struct_offset(void **state)
     shape_err_clear(&err);
     assert_int_equal(shape_kafka_regfmt_encode(fx.codec, &fx.array, 2, &out, &err), SHAPE_EINVAL);
     assert_int_equal(out.len, 0);
-    shape_json_buf_release(&out);
+    shape_json_buf_reset(&out);
     expect_cursor_agrees(&fx, 2);
     expect_cursor_agrees(&fx, -1);
     fixture_free(&fx);
@@ -470,8 +470,8 @@ static void test_cursor_matches_encode_on_random_batches(void **state)
         if (round & 1) assert_true(refused > 0);
         else assert_int_equal(refused, 0);
         shape_kafka_regfmt_cursor_free(cu);
-        shape_json_buf_release(&ref);
-        shape_json_buf_release(&got);
+        shape_json_buf_reset(&ref);
+        shape_json_buf_reset(&got);
         fixture_free(&fx);
     }
 }
@@ -503,8 +503,8 @@ static void test_cursor_set_again_and_other_formats(void **state)
                 assert_int_equal(shape_kafka_regfmt_cursor_encode(cu, row, &got, &err), SHAPE_OK);
                 assert_int_equal(got.len, ref.len);
                 assert_memory_equal(got.data, ref.data, ref.len);
-                shape_json_buf_release(&ref);
-                shape_json_buf_release(&got);
+                shape_json_buf_reset(&ref);
+                shape_json_buf_reset(&got);
             }
             /* the next batch in the same struct */
             fx.array.children[0]->buffers[1] = second;

@@ -51,8 +51,8 @@ static fixture *fixture_open(const char *preset, uint64_t seed)
 
 static void fixture_close(fixture *f)
 {
-    for (size_t i = 0; i < SHAPE_RETAIL_TABLES; i++) shape_retail_table_close(f->t[i]);
-    shape_retail_close(f->d);
+    for (size_t i = 0; i < SHAPE_RETAIL_TABLES; i++) shape_retail_table_free(f->t[i]);
+    shape_retail_free(f->d);
     free(f);
 }
 
@@ -187,7 +187,7 @@ static void test_preset_row_counts(void **state)
             assert_int_equal(shape_retail_table_row(tab, last, &row, &err), SHAPE_OK);
             assert_true(row.values[0].v.i == (int64_t)last + 1); /* id = row + 1 */
             assert_int_equal(shape_retail_table_row(tab, rows[t], &row, &err), SHAPE_EINVAL);
-            shape_retail_table_close(tab);
+            shape_retail_table_free(tab);
         }
         /* Stream positions: tables one after another. */
         size_t table;
@@ -197,7 +197,7 @@ static void test_preset_row_counts(void **state)
         assert_int_equal(shape_retail_locate(d, expect[p].total - 1, &table, &r, &err), SHAPE_OK);
         assert_true(table == SHAPE_RETAIL_RETURN && r == expect[p].rows[8] - 1);
         assert_int_equal(shape_retail_locate(d, expect[p].total, &table, &r, &err), SHAPE_EINVAL);
-        shape_retail_close(d);
+        shape_retail_free(d);
     }
     assert_null(shape_retail_preset_name(8));
     shape_retail *d = NULL;
@@ -213,7 +213,7 @@ static void test_preset_row_counts(void **state)
     assert_true(table == SHAPE_RETAIL_ORDER_LINE && r == 0);
     assert_int_equal(shape_retail_locate(d, 20899, &table, &r, &err), SHAPE_OK);
     assert_true(table == SHAPE_RETAIL_ORDER_LINE && r == 12499);
-    shape_retail_close(d);
+    shape_retail_free(d);
 }
 
 static void test_columns(void **state)
@@ -262,8 +262,8 @@ static void test_columns(void **state)
     assert_int_equal(shape_retail_table_open(d, "order_line", &t, &err), SHAPE_OK);
     assert_int_equal(shape_retail_table_id(t), SHAPE_RETAIL_ORDER_LINE);
     assert_true(shape_retail_table_rows(t) == 12500);
-    shape_retail_table_close(t);
-    shape_retail_close(d);
+    shape_retail_table_free(t);
+    shape_retail_free(d);
 }
 
 /* ---- rules over whole tables -------------------------------------------- */

@@ -64,7 +64,7 @@ static void check_batch_equals_rows(shape_retail *r, const char *table, uint64_t
     }
     array.release(&array);
     schema.release(&schema);
-    shape_retail_table_close(t);
+    shape_retail_table_free(t);
 }
 
 static void test_batches_equal_rows_from_any_start(void **state)
@@ -78,7 +78,7 @@ static void test_batches_equal_rows_from_any_start(void **state)
         check_batch_equals_rows(r, shape_retail_table_name(t), shape_retail_rows(r, t) - 7, 300); /* the end */
     }
     check_batch_equals_rows(r, "order_line", 9999, 1000);
-    shape_retail_close(r);
+    shape_retail_free(r);
 }
 
 static void test_bounds(void **state)
@@ -97,8 +97,8 @@ static void test_bounds(void **state)
     schema.release(&schema);
     assert_int_equal(shape_retail_table_batch(t, 151, 10, &schema, &array, &err), SHAPE_EINVAL);
     assert_null(array.release);
-    shape_retail_table_close(t);
-    shape_retail_close(r);
+    shape_retail_table_free(t);
+    shape_retail_free(r);
 }
 
 int main(void)

@@ -54,7 +54,7 @@ static opened open_text(const char *text)
 
 static void close_opened(opened *o)
 {
-    shape_domain_close(o->d);
+    shape_domain_free(o->d);
     shape_schema_domain_free(o->type);
 }
 
@@ -78,7 +78,7 @@ static double *column(opened *o, const char *table, const char *col, uint64_t *n
              : x->kind == SHAPE_GEN_STRING ? (double)(unsigned char)x->v.s[0]
              : (double)x->v.i;
     }
-    shape_domain_cursor_close(cur);
+    shape_domain_cursor_free(cur);
     *n = tab->rows;
     return v;
 }
@@ -379,14 +379,14 @@ static void test_rows_are_positions(void **state)
                  (int)b.values[2].len, b.values[2].v.s);
         assert_string_equal(buf, fwd[r]);
     }
-    shape_domain_cursor_close(c);
+    shape_domain_cursor_free(c);
     shape_domain *d2;
     assert_int_equal(shape_domain_open(o.type, NULL, 6, &d2, &err), SHAPE_OK);
     assert_int_equal(shape_domain_cursor_open(d2, 1, &c, &err), SHAPE_OK);
     assert_int_equal(shape_domain_cursor_row(c, 0, &b, &err), SHAPE_OK);
     assert_memory_not_equal(b.values[2].v.s, strchr(fwd[0], '|') + 1, 8);
-    shape_domain_cursor_close(c);
-    shape_domain_close(d2);
+    shape_domain_cursor_free(c);
+    shape_domain_free(d2);
     close_opened(&o);
 }
 

@@ -119,7 +119,7 @@ static int teardown(void **state)
     shape_kafka_schema_registry_client_free(fx->client);
     shape_kafka_fake_registry_free(fx->fake);
     original_free(&fx->cols);
-    shape_json_buf_release(&fx->out);
+    shape_json_buf_reset(&fx->out);
     free(fx);
     return 0;
 }
@@ -741,8 +741,8 @@ static void round_trip(fixture *fx, shape_kafka_regfmt format, const char *subje
                      cut, len, fx->out.data);
         assert_int_equal(fx->out.len, 0);
     }
-    shape_json_buf_release(&msg);
-    shape_json_buf_release(&flat);
+    shape_json_buf_reset(&msg);
+    shape_json_buf_reset(&flat);
     shape_kafka_regfmt_codec_free(codec);
     rt_batch_release(&schema, &array);
 }
@@ -797,7 +797,7 @@ static void test_nanoseconds_are_truncated_to_microseconds(void **state)
         decodes_to(fx, (const uint8_t *)msg.data, len, id, expected);
         shape_kafka_regfmt_codec_free(codec);
     }
-    shape_json_buf_release(&msg);
+    shape_json_buf_reset(&msg);
     rt_batch_release(&schema, &array);
 }
 

@@ -393,14 +393,14 @@ int shape_retail_open(const char *name, uint64_t seed, shape_retail **out, shape
     preset_rows(p, d->rows);
     int rc = build(d, err);
     if (rc != SHAPE_OK) {
-        shape_retail_close(d);
+        shape_retail_free(d);
         return rc;
     }
     *out = d;
     return SHAPE_OK;
 }
 
-void shape_retail_close(shape_retail *d)
+void shape_retail_free(shape_retail *d)
 {
     if (!d) return;
     shape_gen_seasonal_free(&d->season);
@@ -469,7 +469,7 @@ int shape_retail_table_open(shape_retail *d, const char *name, shape_retail_tabl
     return shape_retail_table_open_id(d, (size_t)id, out, err);
 }
 
-void shape_retail_table_close(shape_retail_table *t) { free(t); }
+void shape_retail_table_free(shape_retail_table *t) { free(t); }
 
 size_t shape_retail_table_id(const shape_retail_table *t) { return t->id; }
 

@@ -29,7 +29,7 @@ static int retail_open(const shape_domain_type *type, const char *preset, uint64
     return rc;
 }
 
-static void retail_close(void *impl) { shape_retail_close(impl); }
+static void retail_close(void *impl) { shape_retail_free(impl); }
 
 static size_t retail_table_count(const void *impl)
 {
@@ -72,7 +72,7 @@ static int retail_cursor_row(void *cursor, uint64_t row, shape_gen_row *out, sha
     return shape_retail_table_row(cursor, row, out, err);
 }
 
-static void retail_cursor_close(void *cursor) { shape_retail_table_close(cursor); }
+static void retail_cursor_close(void *cursor) { shape_retail_table_free(cursor); }
 
 static const shape_domain_type RETAIL = {
     .name = "retail",

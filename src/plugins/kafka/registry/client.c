@@ -380,7 +380,7 @@ static int curl_transport(void *ctx, const char *method, const char *url, const 
     curl_easy_setopt(c->curl, CURLOPT_ERRORBUFFER, NULL);
     free_header_list(list);
     if (code != CURLE_OK) {
-        shape_json_buf_release(&answer.b);
+        shape_json_buf_reset(&answer.b);
         if (answer.failed) return out_of_memory(err);
         return shape_err_set(err, SHAPE_ECONN, "schema registry unreachable: %s",
                              error_buffer[0] ? error_buffer : curl_easy_strerror(code));

@@ -483,7 +483,7 @@ int shape_kafka_regfmt_codec_new(shape_kafka_regfmt f, const char *table, const 
     else if (f == SHAPE_KAFKA_REGFMT_PROTOBUF) protobuf_document(&d, table, c);
     else json_schema_document(&d, table, c);
     if (d.failed) {
-        shape_json_buf_release(&d.buf);
+        shape_json_buf_reset(&d.buf);
         shape_kafka_regfmt_codec_free(c);
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory building a schema");
     }

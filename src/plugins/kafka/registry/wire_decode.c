@@ -680,8 +680,8 @@ void shape_kafka_wire_decoder_free(shape_kafka_wire_decoder *d)
     }
     columns_free(d->columns, d->ncolumns);
     free(d->values);
-    shape_json_scanner_destroy(d->scanner);
-    shape_json_buf_release(&d->scratch);
+    shape_json_scanner_free(d->scanner);
+    shape_json_buf_reset(&d->scratch);
     free(d);
 }
 

@@ -137,7 +137,7 @@ void shape_kafka_wire_encoder_free(shape_kafka_wire_encoder *w)
         free(w->codecs[i].table);
     }
     shape_kafka_schema_registry_client_free(w->registry);
-    shape_json_buf_release(&w->arena);
+    shape_json_buf_reset(&w->arena);
     free(w->offsets);
     free(w->codec_of);
     free(w->topic);
