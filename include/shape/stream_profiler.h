@@ -44,6 +44,16 @@ typedef struct shape_stream_profiler_config {
     shape_window_config window;
     const char *windows_path;
     const char *window_states_path; /* windowed --state: each closed window's state too; NULL: none */
+    /* One table per distinct value (global window only): "header:NAME" (each
+     * row's header NAME, read from the _shape_headers map column, which is
+     * left out of the tables unless keep_headers) or "field:NAME" (a body
+     * column: text, integer or bool). Rows without it (absent, null, a header
+     * that is not UTF-8) go to the table `name`; at most max_tables distinct
+     * values get a table of their own, the rest share one named "_other"
+     * (one warning). NULL: one table. */
+    const char *split_by;
+    int64_t max_tables;
+    int keep_headers;
     int64_t checkpoint_every;      /* processed batches between checkpoints (>= 1) */
     int64_t max_reconnects;
     const shape_options *options;  /* the source's options */
@@ -88,6 +98,11 @@ int shape_stream_profiler_finish(shape_stream_profiler *p, int complete,
                                  shape_err *err);
 
 const shape_profile *shape_stream_profiler_profile(const shape_stream_profiler *p);
+/* With split_by: the tables so far, in order of first row (*out points into
+ * the profiler, valid until the next run or free); without: 0. */
+size_t shape_stream_profiler_tables(const shape_stream_profiler *p, const shape_profile *const **out);
+/* Check a --split-by spec ("header:NAME" or "field:NAME", NAME not empty). */
+int shape_stream_split_parse(const char *spec, int *by_header, const char **name, shape_err *err);
 /* Rows profiled (global) or taken in (windowed: late and untimed rows too). */
 int64_t shape_stream_profiler_events(const shape_stream_profiler *p);
 /* The windowed profiler's counters; NULL for the global window. */

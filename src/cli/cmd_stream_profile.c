@@ -95,9 +95,47 @@ static int write_state(const run *r, const shape_profile *profile, shape_err *er
     return rc;
 }
 
+/* Split: every table, each without the columns that are null in all its
+ * rows (the fields other tables carry), in order of first row. */
+static int write_split(const run *r, shape_err *err)
+{
+    const shape_profile *const *tables;
+    size_t n = shape_stream_profiler_tables(r->profiler, &tables);
+    json_t *doc = NULL;
+    SHAPE_RETURN_NOT_OK(shape_profile_document_json(tables, n, &doc, err));
+    const char *name;
+    json_t *t;
+    json_object_foreach(json_object_get(doc, "tables"), name, t) {
+        json_t *cols = json_object_get(t, "columns");
+        for (size_t i = json_array_size(cols); i-- > 0;) {
+            json_t *c = json_array_get(cols, i);
+            if (json_integer_value(json_object_get(c, "null_count")) == json_integer_value(json_object_get(c, "count")))
+                json_array_remove(cols, i);
+        }
+    }
+    char *text = NULL;
+    size_t len = 0;
+    int rc = shape_profile_json_dumps(doc, 2, &text, &len, err);
+    json_decref(doc);
+    if (rc == SHAPE_OK) {
+        char *full = realloc(text, len + 2);
+        if (full) {
+            text = full;
+            text[len++] = '\n';
+            text[len] = '\0';
+            rc = shape_atomic_write(r->output, text, len, err);
+        } else {
+            rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory writing the profile document");
+        }
+    }
+    free(text);
+    return rc;
+}
+
 static int write_outputs(void *ud, const shape_profile *profile, shape_err *err)
 {
     const run *r = ud;
+    if (r->pc.split_by) return write_split(r, err);
     const shape_profile *tables[1] = {profile};
     char *text = NULL;
     size_t len = 0;
@@ -233,11 +271,26 @@ static int read_options(const shape_args *args, run *r, shape_err *err)
     r->bounded = !follow;
     SHAPE_RETURN_NOT_OK(read_window_options(args, r, follow, err));
     r->limited = shape_args_value(args, "max-events") || idle_text;
+    r->pc.split_by = shape_args_value(args, "split-by");
+    SHAPE_RETURN_NOT_OK(shape_args_int(args, "max-tables", 1, 1000000, 100, &r->pc.max_tables, err));
+    if (!r->pc.split_by && shape_args_value(args, "max-tables"))
+        return shape_err_set(err, SHAPE_EINVAL, "--max-tables goes with --split-by");
+    int by_header = 0;
+    const char *split_name;
+    if (r->pc.split_by) {
+        SHAPE_RETURN_NOT_OK(shape_stream_split_parse(r->pc.split_by, &by_header, &split_name, err));
+        if (r->pc.window.kind != SHAPE_WINDOW_GLOBAL)
+            return shape_err_set(err, SHAPE_EINVAL, "--split-by goes with --window global only (not yet with windows)");
+        if (r->state_path) return shape_err_set(err, SHAPE_EINVAL, "--split-by does not go with --state yet");
+        if (r->pc.checkpoint) return shape_err_set(err, SHAPE_EINVAL, "--split-by does not go with --checkpoint yet");
+        r->pc.keep_headers = shape_args_flag(args, "with-headers") > 0;
+    }
 
     SHAPE_RETURN_NOT_OK(shape_cli_source_options(args, &r->options, err));
     SHAPE_RETURN_NOT_OK(shape_options_set_string(r->options, "start_at", start, err));
     SHAPE_RETURN_NOT_OK(shape_options_set_bool(r->options, "stop_at_end", !follow, err));
     if (idle_text) SHAPE_RETURN_NOT_OK(shape_options_set_double(r->options, "idle_timeout", idle, err));
+    if (by_header) SHAPE_RETURN_NOT_OK(shape_options_set_bool(r->options, "with_headers", 1, err));
     r->pc.partitions = shape_args_value(args, "partitions");
     if (r->pc.partitions) SHAPE_RETURN_NOT_OK(shape_options_set_string(r->options, "partitions", r->pc.partitions, err));
     shape_path_use uses[] = {{"-o", r->output, 1},
@@ -362,7 +415,11 @@ static const shape_arg_spec stream_profile_args[] = {
      "How far (event time) a partition may trail the newest event before windows stop waiting for it."},
     {"partition-idle-timeout", 0, SHAPE_ARG_VALUE, "SECONDS", NULL,
      "A partition silent this long stops holding the watermark (default 30 with --follow, else never; 0 never)."},
-    {"name", 0, SHAPE_ARG_VALUE, "NAME", "stream", "Table name in the profile."},
+    {"name", 0, SHAPE_ARG_VALUE, "NAME", "stream", "Table name in the profile (with --split-by: of the rows without the value)."},
+    {"split-by", 0, SHAPE_ARG_VALUE, "header:NAME|field:NAME", NULL,
+     "One table per distinct value of this message header or body field (text, integer, bool), named by it; columns null in all of a table's rows are left out."},
+    {"max-tables", 0, SHAPE_ARG_VALUE, "N", "100",
+     "With --split-by: at most N tables of their own; rows of further values are profiled together as '_other' (one warning)."},
     {"top-n", 0, SHAPE_ARG_VALUE, "N", "500", "Top values kept per column (at most 64 in bounded mode)."},
     SHAPE_STREAM_ARGS, /* --batch-size: 65536, with a window kind 1024 */
     {"start", 0, SHAPE_ARG_VALUE, "earliest|latest", "earliest", "Where partitions without a checkpoint position begin."},
