@@ -282,7 +282,6 @@ static int read_options(const shape_args *args, run *r, shape_err *err)
         if (r->pc.window.kind != SHAPE_WINDOW_GLOBAL)
             return shape_err_set(err, SHAPE_EINVAL, "--split-by goes with --window global only (not yet with windows)");
         if (r->state_path) return shape_err_set(err, SHAPE_EINVAL, "--split-by does not go with --state yet");
-        if (r->pc.checkpoint) return shape_err_set(err, SHAPE_EINVAL, "--split-by does not go with --checkpoint yet");
         r->pc.keep_headers = shape_args_flag(args, "with-headers") > 0;
     }
 

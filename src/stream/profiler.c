@@ -368,6 +368,8 @@ static int load_checkpoint(shape_stream_profiler *p, shape_err *err)
                                           .kind = shape_window_kind_name(p->cfg.window.kind),
                                           .window = p->win ? p->window_identity : NULL,
                                           .cfg = &p->cfg.profile,
+                                          .split_by = p->cfg.split_by,
+                                          .max_tables = p->cfg.max_tables,
                                           .counter_names = shape_stream_counter_names(),
                                           .n_counters = SHAPE_STREAM_N_COUNTERS};
     shape_stream_profile_resume got;
@@ -387,6 +389,12 @@ static int load_checkpoint(shape_stream_profiler *p, shape_err *err)
     if (rc != SHAPE_OK && p->win) shape_err_prefix(err, "checkpoint %s (use another file)", p->cfg.checkpoint);
     p->profile = got.profile; /* moved: the resume no longer owns it */
     got.profile = NULL;
+    p->tables = got.tables; /* likewise the split's tables */
+    p->n_tables = p->cap_tables = got.n_tables;
+    p->n_values = (size_t)got.split_values;
+    p->overflowed = got.split_overflowed;
+    got.tables = NULL;
+    got.n_tables = 0;
     p->was_finished = got.finished;
     p->resumed = 1;
     shape_stream_profile_resume_free(&got);
@@ -416,8 +424,6 @@ int shape_stream_profiler_new(const shape_stream_profiler_config *cfg, shape_str
             rc = shape_err_set(err, SHAPE_EINVAL, "--max-tables must be at least 1");
         if (rc == SHAPE_OK && cfg->window.kind != SHAPE_WINDOW_GLOBAL)
             rc = shape_err_set(err, SHAPE_EINVAL, "--split-by goes with --window global only (not yet with windows)");
-        if (rc == SHAPE_OK && cfg->checkpoint)
-            rc = shape_err_set(err, SHAPE_EINVAL, "--split-by does not go with --checkpoint yet");
     }
     if (rc == SHAPE_OK && cfg->window.kind != SHAPE_WINDOW_GLOBAL) {
         shape_window_config_identity(&cfg->window, p->window_identity, sizeof p->window_identity);
@@ -529,6 +535,12 @@ static int save_checkpoint(shape_stream_profiler *p, int finished, shape_err *er
                                           .window = p->win ? p->window_identity : NULL,
                                           .profile = p->profile,
                                           .windowed = windowed,
+                                          .split_by = p->split ? p->cfg.split_by : NULL,
+                                          .max_tables = p->cfg.max_tables,
+                                          .split_values = (int64_t)p->n_values,
+                                          .split_overflowed = p->overflowed,
+                                          .tables = (const shape_profile *const *)p->tables,
+                                          .n_tables = p->n_tables,
                                           .finished = finished};
     int rc = shape_stream_profile_checkpoint_write(p->cfg.checkpoint, &snap, err);
     json_decref(windowed);

@@ -73,7 +73,7 @@ python3 -c 'import json; t = json.load(open("byint.json"))["tables"]; assert sor
 
 # Refusals: one line, exit 2, nothing written.
 for bad in "--split-by table" "--split-by field:" "--split-by header:" "--split-by field:x --max-tables 0" \
-    "--max-tables 3" "--split-by field:x --state s.state" "--split-by field:x --checkpoint c.json"; do
+    "--max-tables 3" "--split-by field:x --state s.state"; do
     # shellcheck disable=SC2086
     run stream-profile mixed.jsonl $bad -o bad.json; expect_error 2 "--"
     [[ ! -e bad.json && ! -e s.state && ! -e c.json ]] || fail "$bad wrote a file"
@@ -82,4 +82,39 @@ run stream-profile mixed.jsonl --split-by field:x --window tumbling --size 1m --
 expect_error 2 "--split-by" "global"
 run stream-profile mixed.jsonl --split-by field:x -o bad.json; expect_error 2 "field:x" "text, integer and bool"
 [[ ! -e bad.json ]] || fail "a float split column wrote a file"
+
+# kill -9 at two points with a checkpoint after every batch, then resume:
+# byte-identical to a clean run (every table's state is in the checkpoint).
+run stream-profile retail.jsonl --split-by field:_shape_table --batch-size 200 -o clean.json; expect_ok "clean"
+batches_at() { python3 -c 'import json,sys
+try: print(json.load(open(sys.argv[1]))["counters"]["batches_processed"])
+except Exception: print(0)' "$1"; }
+points=""
+for target in 15 50; do
+    "$SHAPE_BIN" stream-profile retail.jsonl --split-by field:_shape_table --batch-size 200 -o killed.json \
+        --checkpoint ck9 --checkpoint-every 1 >/dev/null 2>&1 &
+    pid=$!
+    for _ in $(seq 1 3000); do
+        [ "$(batches_at ck9)" -ge $target ] && break
+        kill -0 $pid 2>/dev/null || break
+        sleep 0.005
+    done
+    kill -9 $pid 2>/dev/null || true
+    wait $pid 2>/dev/null || true
+    points="$points $(batches_at ck9)"
+done
+python3 -c 'import json,sys; s = json.load(open("ck9"))["profiler"]["split"]; assert s["by"] == "field:_shape_table" and s["tables"], s' ||
+    fail "the checkpoint holds no split tables"
+run stream-profile retail.jsonl --split-by field:_shape_table --batch-size 200 -o resumed.json --checkpoint ck9 \
+    --checkpoint-every 1
+expect_ok "final resume"
+cmp -s clean.json resumed.json || fail "resumed split differs from the clean run (killed at batches:$points)"
+grep -q '"events": 21750' out || fail "resumed summary"
+echo "ok: killed at batches$points, resumed, byte-identical"
+# a checkpoint keeps its split: another --split-by, none, or another --max-tables is refused
+run stream-profile retail.jsonl --split-by field:other -o x.json --checkpoint ck9; expect_error 2 "different profiler" "--split-by"
+run stream-profile retail.jsonl -o x.json --checkpoint ck9; expect_error 2 "different profiler" "--split-by"
+run stream-profile retail.jsonl --split-by field:_shape_table --max-tables 5 -o x.json --checkpoint ck9
+expect_error 2 "different profiler" "--max-tables"
+[[ ! -e x.json ]] || fail "a refused resume wrote -o"
 echo "ok"
