@@ -146,7 +146,14 @@ static int read_split(const char *path, const json_t *split, const shape_profile
         SHAPE_RETURN_NOT_OK(
             load_b64_state(path, json_string_value(json_array_get(tables, i)), cfg, &out->tables[i], err));
         out->n_tables++;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(shape_profile_name(out->tables[j]), shape_profile_name(out->tables[i])))
+                return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s holds two split tables named '%.100s': use another file",
+                                     path, shape_profile_name(out->tables[i]));
     }
+    if (out->split_values < 0 || (size_t)out->split_values > out->n_tables)
+        return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s: the split's value count is out of range: use another file",
+                             path);
     return SHAPE_OK;
 }
 
