@@ -95,39 +95,19 @@ static int write_state(const run *r, const shape_profile *profile, shape_err *er
     return rc;
 }
 
-/* Split: every table, each without the columns that are null in all its
- * rows (the fields other tables carry), in order of first row. */
+/* Split: every table (shape_stream_split_document) and, with --state, their states. */
 static int write_split(const run *r, shape_err *err)
 {
     const shape_profile *const *tables;
     size_t n = shape_stream_profiler_tables(r->profiler, &tables);
-    json_t *doc = NULL;
-    SHAPE_RETURN_NOT_OK(shape_profile_document_json(tables, n, &doc, err));
-    const char *name;
-    json_t *t;
-    json_object_foreach(json_object_get(doc, "tables"), name, t) {
-        json_t *cols = json_object_get(t, "columns");
-        for (size_t i = json_array_size(cols); i-- > 0;) {
-            json_t *c = json_array_get(cols, i);
-            if (json_integer_value(json_object_get(c, "null_count")) == json_integer_value(json_object_get(c, "count")))
-                json_array_remove(cols, i);
-        }
-    }
     char *text = NULL;
     size_t len = 0;
-    int rc = shape_profile_json_dumps(doc, 2, &text, &len, err);
-    json_decref(doc);
-    if (rc == SHAPE_OK) {
-        char *full = realloc(text, len + 2);
-        if (full) {
-            text = full;
-            text[len++] = '\n';
-            text[len] = '\0';
-            rc = shape_atomic_write(r->output, text, len, err);
-        } else {
-            rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory writing the profile document");
-        }
-    }
+    int rc = shape_stream_split_document(tables, n, &text, &len, err);
+    if (rc == SHAPE_OK) rc = shape_atomic_write(r->output, text, len, err);
+    free(text);
+    text = NULL;
+    if (rc == SHAPE_OK && r->state_path) rc = shape_stream_split_states(tables, n, &text, &len, err);
+    if (rc == SHAPE_OK && r->state_path) rc = shape_atomic_write(r->state_path, text, len, err);
     free(text);
     return rc;
 }
@@ -281,7 +261,6 @@ static int read_options(const shape_args *args, run *r, shape_err *err)
         SHAPE_RETURN_NOT_OK(shape_stream_split_parse(r->pc.split_by, &by_header, &split_name, err));
         if (r->pc.window.kind != SHAPE_WINDOW_GLOBAL)
             return shape_err_set(err, SHAPE_EINVAL, "--split-by goes with --window global only (not yet with windows)");
-        if (r->state_path) return shape_err_set(err, SHAPE_EINVAL, "--split-by does not go with --state yet");
         r->pc.keep_headers = shape_args_flag(args, "with-headers") > 0;
     }
 
@@ -348,7 +327,8 @@ static int finish(run *r, shape_err *err)
                                  (long long)st.undecodable, (long long)st.rejected);
         fprintf(stderr, "shape: the stream had no events; nothing was written%s\n",
                 r->state_path ? " but the (empty) state" : "");
-        if (r->state_path && r->pc.window.kind == SHAPE_WINDOW_GLOBAL) /* an empty worker still merges */
+        if (r->state_path && r->pc.split_by) SHAPE_RETURN_NOT_OK(shape_atomic_write(r->state_path, "", 0, err));
+        else if (r->state_path && r->pc.window.kind == SHAPE_WINDOW_GLOBAL) /* an empty worker still merges */
             SHAPE_RETURN_NOT_OK(write_state(r, shape_stream_profiler_profile(r->profiler), err));
         else if (r->state_path) SHAPE_RETURN_NOT_OK(empty_window_states(r->state_path, err));
         return print_summary(r, 0, interrupted, "no events", err);

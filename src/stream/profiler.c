@@ -34,6 +34,7 @@
 
 #include <jansson.h>
 
+#include "shape/base64.h"
 #include "shape/clock.h"
 #include "shape/profile_worker.h"
 #include "shape/stream_checkpoint.h"
@@ -345,6 +346,80 @@ static int split_submit(shape_stream_profiler *p, struct ArrowSchema *schema, st
     j->p = p;
     j->busy = 1;
     shape_task_start(p->stask, split_job_run, j);
+    return SHAPE_OK;
+}
+
+int shape_stream_split_document(const shape_profile *const *tables, size_t n, char **out, size_t *len, shape_err *err)
+{
+    *out = NULL;
+    *len = 0;
+    json_t *doc = NULL;
+    SHAPE_RETURN_NOT_OK(shape_profile_document_json(tables, n, &doc, err));
+    const char *name;
+    json_t *t;
+    json_object_foreach(json_object_get(doc, "tables"), name, t) {
+        json_t *cols = json_object_get(t, "columns");
+        for (size_t i = json_array_size(cols); i-- > 0;) {
+            json_t *c = json_array_get(cols, i);
+            if (json_integer_value(json_object_get(c, "null_count")) == json_integer_value(json_object_get(c, "count")))
+                json_array_remove(cols, i);
+        }
+    }
+    char *text = NULL;
+    size_t tlen = 0;
+    int rc = shape_profile_json_dumps(doc, 2, &text, &tlen, err);
+    json_decref(doc);
+    if (rc != SHAPE_OK) return rc;
+    char *full = realloc(text, tlen + 2);
+    if (!full) {
+        free(text);
+        return shape_err_set(err, SHAPE_ENOMEM, "out of memory writing the profile document");
+    }
+    full[tlen] = '\n';
+    full[tlen + 1] = '\0';
+    *out = full;
+    *len = tlen + 1;
+    return SHAPE_OK;
+}
+
+int shape_stream_split_states(const shape_profile *const *tables, size_t n, char **out, size_t *len, shape_err *err)
+{
+    *out = NULL;
+    *len = 0;
+    char *all = calloc(1, 1);
+    size_t used = 0;
+    int rc = all ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {
+        uint8_t *state = NULL;
+        size_t slen = 0;
+        rc = shape_profile_state_save(tables[i], &state, &slen, err);
+        char *b64 = rc == SHAPE_OK ? shape_base64_encode(state, slen) : NULL;
+        free(state);
+        json_t *line = b64 ? json_pack("{s:s, s:s}", "state", b64, "table", shape_profile_name(tables[i])) : NULL;
+        free(b64);
+        char *text = NULL;
+        size_t tlen = 0;
+        if (rc == SHAPE_OK)
+            rc = line ? shape_profile_json_dumps(line, -1, &text, &tlen, err)
+                      : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        json_decref(line);
+        char *grown = rc == SHAPE_OK ? realloc(all, used + tlen + 2) : NULL;
+        if (rc == SHAPE_OK && !grown) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        if (grown) {
+            all = grown;
+            memcpy(all + used, text, tlen);
+            used += tlen;
+            all[used++] = '\n';
+            all[used] = '\0';
+        }
+        free(text);
+    }
+    if (rc != SHAPE_OK) {
+        free(all);
+        return rc;
+    }
+    *out = all;
+    *len = used;
     return SHAPE_OK;
 }
 

@@ -10,7 +10,8 @@
 # row of a table are left out of the split (the split's promise), so they
 # are left out of the comparison too. Then --max-tables overflow into
 # _other with one warning line, rows without the field going to --name, and
-# the refusals (one line, exit 2, nothing written).
+# --state merged by profile-merge, kill -9 and resume, and the refusals
+# (one line, exit 2, nothing written).
 set -euo pipefail
 source "$(dirname "$0")/cli_lib.sh"
 
@@ -73,7 +74,7 @@ python3 -c 'import json; t = json.load(open("byint.json"))["tables"]; assert sor
 
 # Refusals: one line, exit 2, nothing written.
 for bad in "--split-by table" "--split-by field:" "--split-by header:" "--split-by field:x --max-tables 0" \
-    "--max-tables 3" "--split-by field:x --state s.state"; do
+    "--max-tables 3"; do
     # shellcheck disable=SC2086
     run stream-profile mixed.jsonl $bad -o bad.json; expect_error 2 "--"
     [[ ! -e bad.json && ! -e s.state && ! -e c.json ]] || fail "$bad wrote a file"
@@ -82,6 +83,36 @@ run stream-profile mixed.jsonl --split-by field:x --window tumbling --size 1m --
 expect_error 2 "--split-by" "global"
 run stream-profile mixed.jsonl --split-by field:x -o bad.json; expect_error 2 "field:x" "text, integer and bool"
 [[ ! -e bad.json ]] || fail "a float split column wrote a file"
+
+# --state: one line per table; profile-merge merges them table by table. One
+# state merged alone gives the run's own document; two halves of the file,
+# profiled apart, merge into the whole file's tables (exact fields).
+run stream-profile retail.jsonl --split-by field:_shape_table -o whole.json --state whole.state; expect_ok "--state"
+[[ $(wc -l <whole.state) -eq 9 ]] || fail "nine state lines"
+run profile-merge whole.state -o remerged.json; expect_ok "merge one split state"
+cmp -s split.json remerged.json || fail "one split state merged alone differs from the run's document"
+head -n 10000 retail.jsonl >half1.jsonl
+tail -n +10001 retail.jsonl >half2.jsonl
+run stream-profile half1.jsonl --split-by field:_shape_table -o h1.json --state h1.state; expect_ok "half 1"
+run stream-profile half2.jsonl --split-by field:_shape_table -o h2.json --state h2.state; expect_ok "half 2"
+run profile-merge h1.state h2.state -o merged.json --state merged.state; expect_ok "merge halves"
+grep -q '"tables": 9' out && grep -q '"events": 21750' out || fail "merge summary"
+python3 - <<'PY' || fail "merged halves differ from the whole"
+import json
+a = json.load(open("merged.json"))["tables"]
+b = json.load(open("split.json"))["tables"]
+assert sorted(a) == sorted(b), (sorted(a), sorted(b))
+for t in b:
+    assert a[t]["rows"] == b[t]["rows"], t
+    ac = {c["name"]: c for c in a[t]["columns"]}
+    for c in b[t]["columns"]:
+        for k in ("kind", "count", "null_count", "min", "max", "true_count", "false_count", "length", "patterns"):
+            assert ac[c["name"]].get(k) == c.get(k), (t, c["name"], k)
+PY
+[[ $(wc -l <merged.state) -eq 9 ]] || fail "the merged state has nine lines"
+run stream-profile mixed.jsonl -o plain.json --state plain.state; expect_ok "plain state"
+run profile-merge whole.state plain.state -o x.json; expect_error 2 "plain.state" "merge them apart"
+[[ ! -e x.json ]] || fail "a refused merge wrote -o"
 
 # kill -9 at two points with a checkpoint after every batch, then resume:
 # byte-identical to a clean run (every table's state is in the checkpoint).
