@@ -97,6 +97,8 @@ int shape_stream_profiler_finish(shape_stream_profiler *p, int complete,
                                  int (*write)(void *ud, const shape_profile *profile, shape_err *err), void *ud,
                                  shape_err *err);
 
+/* The global window's profile (with split_by: an empty one, also the one
+ * finish's write() gets; the tables are below). */
 const shape_profile *shape_stream_profiler_profile(const shape_stream_profiler *p);
 /* With split_by: the tables so far, in order of first row (*out points into
  * the profiler, valid until the next run or free); without: 0. */
