@@ -61,6 +61,8 @@ typedef struct shape_stream_profile_expect {
     const char *kind;        /* the window kind ("global", "tumbling", ...); NULL: global */
     const char *window;      /* windowed kinds: shape_window_config_identity; NULL for global */
     const shape_profile_config *cfg;
+    const char *split_by;    /* --split-by as given; NULL: one table */
+    int64_t max_tables;      /* with split_by */
     const char *const *counter_names; /* the counters the run keeps, in its order */
     size_t n_counters;
 } shape_stream_profile_expect;
@@ -79,6 +81,10 @@ typedef struct shape_stream_profile_resume {
     int64_t null_event_time;
     shape_profile *profile;  /* global: the profiler state (NULL for windowed kinds) */
     struct json_t *windowed; /* windowed kinds: shape_window_profiler_save's object (a reference) */
+    shape_profile **tables;  /* split: n_tables profiles, in the order saved */
+    size_t n_tables;
+    int64_t split_values;    /* split: tables that count toward max_tables */
+    int split_overflowed;    /* split: rows went to _other */
     int finished;            /* the checkpoint is of a finished run */
 } shape_stream_profile_resume;
 
@@ -110,6 +116,14 @@ typedef struct shape_stream_profile_snapshot {
     const char *window;              /* windowed kinds: the config's identity */
     const shape_profile *profile;    /* global: its state is saved (base64) */
     const struct json_t *windowed;   /* windowed kinds: the window profiler's state (instead of profile) */
+    /* split (split_by not NULL): the profiler section also holds "split":
+     * {by, max_tables, values, overflowed, tables: [state, ...]}; without
+     * it the document is the unsplit one, byte for byte */
+    const char *split_by;
+    int64_t max_tables, split_values;
+    int split_overflowed;
+    const shape_profile *const *tables;
+    size_t n_tables;
     int finished;
 } shape_stream_profile_snapshot;
 

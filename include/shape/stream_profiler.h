@@ -44,6 +44,16 @@ typedef struct shape_stream_profiler_config {
     shape_window_config window;
     const char *windows_path;
     const char *window_states_path; /* windowed --state: each closed window's state too; NULL: none */
+    /* One table per distinct value (global window only): "header:NAME" (each
+     * row's header NAME, read from the _shape_headers map column, which is
+     * left out of the tables unless keep_headers) or "field:NAME" (a body
+     * column: text, integer or bool). Rows without it (absent, null, a header
+     * that is not UTF-8) go to the table `name`; at most max_tables distinct
+     * values get a table of their own, the rest share one named "_other"
+     * (one warning). NULL: one table. */
+    const char *split_by;
+    int64_t max_tables;
+    int keep_headers;
     int64_t checkpoint_every;      /* processed batches between checkpoints (>= 1) */
     int64_t max_reconnects;
     const shape_options *options;  /* the source's options */
@@ -87,7 +97,23 @@ int shape_stream_profiler_finish(shape_stream_profiler *p, int complete,
                                  int (*write)(void *ud, const shape_profile *profile, shape_err *err), void *ud,
                                  shape_err *err);
 
+/* The global window's profile (with split_by: an empty one, also the one
+ * finish's write() gets; the tables are below). */
 const shape_profile *shape_stream_profiler_profile(const shape_stream_profiler *p);
+/* With split_by: the tables so far, in order of first row (*out points into
+ * the profiler, valid until the next run or free); without: 0. */
+size_t shape_stream_profiler_tables(const shape_stream_profiler *p, const shape_profile *const **out);
+/* The profile document of a split's tables (shape_profile_document's text),
+ * each entry without the columns null in every one of its rows. *out
+ * malloc'd. */
+int shape_stream_split_document(const shape_profile *const *tables, size_t n, char **out, size_t *len,
+                                shape_err *err);
+/* The split --state file: one JSON line {"state": base64, "table": NAME}
+ * per table, in order (for profile-merge). *out malloc'd ("" for none). */
+int shape_stream_split_states(const shape_profile *const *tables, size_t n, char **out, size_t *len,
+                              shape_err *err);
+/* Check a --split-by spec ("header:NAME" or "field:NAME", NAME not empty). */
+int shape_stream_split_parse(const char *spec, int *by_header, const char **name, shape_err *err);
 /* Rows profiled (global) or taken in (windowed: late and untimed rows too). */
 int64_t shape_stream_profiler_events(const shape_stream_profiler *p);
 /* The windowed profiler's counters; NULL for the global window. */

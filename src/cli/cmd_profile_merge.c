@@ -16,6 +16,9 @@
  * same (kind, start, end) in several files is one window of the whole topic;
  * -o then gets the merged windows as a windows file (JSON lines, sorted by
  * start and end) and --state their states.
+ * Split states (`stream-profile --split-by --state FILE`: JSON lines
+ * {"state", "table"}) are merged table by table, tables in order of first
+ * appearance; -o gets one document of them (shape_stream_split_document).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -29,6 +32,7 @@
 #include "shape/paths.h"
 #include "shape/base64.h"
 #include "shape/profile.h"
+#include "shape/stream_profiler.h"
 #include "shape/windows_file.h"
 
 static int load_state(const char *path, const shape_profile_config *cfg, shape_profile **out, shape_err *err)
@@ -235,25 +239,136 @@ static int merge_window_states(const shape_args *args, const shape_profile_confi
     return rc;
 }
 
+/* ---- split states (stream-profile --split-by --state) ----------------------- */
+
+#define SPLIT_LINE_START "{\"state\": "
+
+typedef struct split_set {
+    shape_profile **t;
+    size_t n, cap;
+} split_set;
+
+/* One line {"state", "table"}: merged into its table (first seen order). */
+static int add_split_line(split_set *set, const char *path, size_t line_no, const char *line, size_t len,
+                          const shape_profile_config *cfg, shape_err *err)
+{
+    json_t *doc = json_loadb(line, len, 0, NULL);
+    const char *b64 = json_string_value(json_object_get(doc, "state"));
+    const char *table = json_string_value(json_object_get(doc, "table"));
+    size_t blen = 0;
+    uint8_t *bytes = b64 && table ? shape_base64_decode(b64, &blen) : NULL;
+    shape_profile *p = NULL;
+    int rc = bytes ? shape_profile_state_load(bytes, blen, cfg, &p, err)
+                   : shape_err_set(err, SHAPE_EINVAL, "%s line %zu is not a split table's state", path, line_no);
+    free(bytes);
+    if (rc == SHAPE_OK && strcmp(shape_profile_name(p), table) != 0)
+        rc = shape_err_set(err, SHAPE_EINVAL, "%s line %zu: the state is of table '%.100s', not '%.100s'", path, line_no,
+                           shape_profile_name(p), table);
+    json_decref(doc);
+    if (rc != SHAPE_OK) {
+        shape_profile_free(p);
+        if (err->message[0] && !strstr(err->message, path)) shape_err_prefix(err, "%s line %zu", path, line_no);
+        return rc;
+    }
+    for (size_t i = 0; i < set->n; i++)
+        if (!strcmp(shape_profile_name(set->t[i]), shape_profile_name(p))) {
+            rc = shape_profile_merge(set->t[i], p, err);
+            if (rc != SHAPE_OK) shape_err_prefix(err, "cannot merge %s line %zu", path, line_no);
+            shape_profile_free(p);
+            return rc;
+        }
+    if (set->n == set->cap) {
+        size_t cap = set->cap ? 2 * set->cap : 16;
+        shape_profile **t = realloc(set->t, cap * sizeof *t);
+        if (!t) {
+            shape_profile_free(p);
+            return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        }
+        set->t = t;
+        set->cap = cap;
+    }
+    set->t[set->n++] = p;
+    return SHAPE_OK;
+}
+
+static int merge_split_states(const shape_args *args, const shape_profile_config *cfg, const char *output,
+                              const char *state_out, shape_err *err)
+{
+    split_set set = {0};
+    int rc = SHAPE_OK;
+    size_t n = shape_args_positional_count(args);
+    for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {
+        const char *path = shape_args_positional(args, i);
+        char *bytes = NULL;
+        size_t len = 0;
+        rc = shape_file_read_all(path, "state", &bytes, &len, NULL, err);
+        if (rc == SHAPE_OK && len > 0 && (len < strlen(SPLIT_LINE_START) || memcmp(bytes, SPLIT_LINE_START, strlen(SPLIT_LINE_START)) != 0))
+            rc = shape_err_set(err, SHAPE_EINVAL, "%s holds no split table states (stream-profile --split-by --state): merge them apart", path);
+        size_t at = 0, line_no = 0;
+        while (rc == SHAPE_OK && at < len) {
+            const char *nl = memchr(bytes + at, '\n', len - at);
+            size_t m = nl ? (size_t)(nl - (bytes + at)) : len - at;
+            line_no++;
+            if (m > 0) rc = add_split_line(&set, path, line_no, bytes + at, m, cfg, err);
+            at += m + 1;
+        }
+        free(bytes);
+    }
+    char *text = NULL;
+    size_t len = 0;
+    const shape_profile *const *tables = (const shape_profile *const *)set.t;
+    if (rc == SHAPE_OK && set.n == 0) rc = shape_err_set(err, SHAPE_EINVAL, "the split states hold no table");
+    if (rc == SHAPE_OK) rc = shape_stream_split_document(tables, set.n, &text, &len, err);
+    if (rc == SHAPE_OK) rc = shape_atomic_write(output, text, len, err);
+    free(text);
+    text = NULL;
+    if (rc == SHAPE_OK && state_out) rc = shape_stream_split_states(tables, set.n, &text, &len, err);
+    if (rc == SHAPE_OK && state_out) rc = shape_atomic_write(state_out, text, len, err);
+    free(text);
+    if (rc == SHAPE_OK) {
+        int64_t events = 0;
+        for (size_t i = 0; i < set.n; i++) events += shape_profile_rows(set.t[i]);
+        json_t *s = json_pack("{s:I, s:I, s:I, s:s}", "states", (json_int_t)n, "tables", (json_int_t)set.n, "events",
+                              (json_int_t)events, "written", output);
+        char *line = NULL;
+        rc = s ? shape_profile_json_dumps(s, -1, &line, &len, err) : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        json_decref(s);
+        if (rc == SHAPE_OK) printf("%s\n", line);
+        free(line);
+    }
+    for (size_t i = 0; i < set.n; i++) shape_profile_free(set.t[i]);
+    free(set.t);
+    return rc;
+}
+
 /* What an input holds, from its first bytes (so that a file of neither kind,
  * such as /dev/zero, is refused before it is read whole). */
-enum state_kind { STATE_BINARY, STATE_WINDOWS, STATE_NEITHER };
+enum state_kind { STATE_BINARY, STATE_WINDOWS, STATE_SPLIT, STATE_NEITHER, STATE_EMPTY };
 
 static int state_kind(const char *path)
 {
     FILE *f = fopen(path, "rb");
-    char head[8] = {0};
+    char head[16] = {0};
     size_t n = f ? fread(head, 1, sizeof head, f) : 0;
     if (f) fclose(f);
     if (!f) return STATE_BINARY; /* the loader says why it cannot be read */
-    if (n == sizeof head && memcmp(head, "SHPROFST", 8) == 0) return STATE_BINARY;
-    return n == 0 || head[0] == '{' ? STATE_WINDOWS : STATE_NEITHER; /* an idle worker's file is empty */
+    if (n >= 8 && memcmp(head, "SHPROFST", 8) == 0) return STATE_BINARY;
+    if (n >= strlen(SPLIT_LINE_START) && memcmp(head, SPLIT_LINE_START, strlen(SPLIT_LINE_START)) == 0) return STATE_SPLIT;
+    if (n == 0) return STATE_EMPTY; /* an idle worker's states file */
+    return head[0] == '{' ? STATE_WINDOWS : STATE_NEITHER;
 }
 
-/* Every input of one kind, known from its first bytes. */
+static const char *kind_name(int k)
+{
+    return k == STATE_BINARY ? "global profile's state" : k == STATE_SPLIT ? "split tables' states file" : "window states file";
+}
+
+/* Every input of one kind, known from its first bytes (an empty file, an
+ * idle worker's, counts as the first input's kind). */
 static int check_kinds(const shape_args *args, int *kind, shape_err *err)
 {
     size_t n = shape_args_positional_count(args);
+    long first = -1; /* the first input that is not empty */
     for (size_t i = 0; i < n; i++) {
         const char *path = shape_args_positional(args, i);
         int k = state_kind(path);
@@ -261,13 +376,16 @@ static int check_kinds(const shape_args *args, int *kind, shape_err *err)
             return shape_err_set(err, SHAPE_EINVAL,
                                  "%s is neither a profile state nor a window states file (stream-profile --state writes them)",
                                  path);
-        if (i == 0) *kind = k;
-        else if (k != *kind)
-            return shape_err_set(err, SHAPE_EINVAL, "%s is a %s, %s a %s: merge them apart", path,
-                                 k == STATE_BINARY ? "global profile's state" : "window states file",
-                                 shape_args_positional(args, 0),
-                                 *kind == STATE_BINARY ? "global profile's state" : "window states file");
+        if (k == STATE_EMPTY) continue;
+        if (first < 0) {
+            first = (long)i;
+            *kind = k;
+        } else if (k != *kind) {
+            return shape_err_set(err, SHAPE_EINVAL, "%s is a %s, %s a %s: merge them apart", path, kind_name(k),
+                                 shape_args_positional(args, (size_t)first), kind_name(*kind));
+        }
     }
+    if (first < 0) *kind = STATE_WINDOWS; /* only empty files: idle windowed workers */
     return SHAPE_OK;
 }
 
@@ -282,6 +400,7 @@ static int run_profile_merge(const shape_args *args, shape_err *err)
     SHAPE_RETURN_NOT_OK(shape_args_int(args, "top-n", 1, INT32_MAX, SHAPE_PROFILE_TOP_N, &cfg.top_n, err));
     int kind = STATE_BINARY;
     SHAPE_RETURN_NOT_OK(check_kinds(args, &kind, err));
+    if (kind == STATE_SPLIT) return merge_split_states(args, &cfg, output, state_out, err);
     if (kind == STATE_WINDOWS) return merge_window_states(args, &cfg, output, state_out, err);
     shape_profile *merged = NULL;
     int rc = SHAPE_OK;
@@ -344,6 +463,7 @@ const shape_command shape_cmd_profile_merge = {
               "--top-n. Exact statistics (counts, min/max, histograms, patterns) come out identical to one\n"
               "run over all the rows; mean and m2 agree to rounding; distinct (HyperLogLog) is identical;\n"
               "top values and quantiles stay within their error bounds. Window states (stream-profile --window\n"
-              "KIND --state FILE) merge window by window; -o then gets a windows file (JSON lines).",
+              "KIND --state FILE) merge window by window; -o then gets a windows file (JSON lines). Split\n"
+              "states (stream-profile --split-by --state FILE) merge table by table into one document.",
     .run = run_profile_merge,
 };

@@ -95,9 +95,27 @@ static int write_state(const run *r, const shape_profile *profile, shape_err *er
     return rc;
 }
 
+/* Split: every table (shape_stream_split_document) and, with --state, their states. */
+static int write_split(const run *r, shape_err *err)
+{
+    const shape_profile *const *tables;
+    size_t n = shape_stream_profiler_tables(r->profiler, &tables);
+    char *text = NULL;
+    size_t len = 0;
+    int rc = shape_stream_split_document(tables, n, &text, &len, err);
+    if (rc == SHAPE_OK) rc = shape_atomic_write(r->output, text, len, err);
+    free(text);
+    text = NULL;
+    if (rc == SHAPE_OK && r->state_path) rc = shape_stream_split_states(tables, n, &text, &len, err);
+    if (rc == SHAPE_OK && r->state_path) rc = shape_atomic_write(r->state_path, text, len, err);
+    free(text);
+    return rc;
+}
+
 static int write_outputs(void *ud, const shape_profile *profile, shape_err *err)
 {
     const run *r = ud;
+    if (r->pc.split_by) return write_split(r, err);
     const shape_profile *tables[1] = {profile};
     char *text = NULL;
     size_t len = 0;
@@ -233,11 +251,24 @@ static int read_options(const shape_args *args, run *r, shape_err *err)
     r->bounded = !follow;
     SHAPE_RETURN_NOT_OK(read_window_options(args, r, follow, err));
     r->limited = shape_args_value(args, "max-events") || idle_text;
+    r->pc.split_by = shape_args_value(args, "split-by");
+    SHAPE_RETURN_NOT_OK(shape_args_int(args, "max-tables", 1, 1000000, 100, &r->pc.max_tables, err));
+    if (!r->pc.split_by && shape_args_value(args, "max-tables"))
+        return shape_err_set(err, SHAPE_EINVAL, "--max-tables goes with --split-by");
+    int by_header = 0;
+    const char *split_name;
+    if (r->pc.split_by) {
+        SHAPE_RETURN_NOT_OK(shape_stream_split_parse(r->pc.split_by, &by_header, &split_name, err));
+        if (r->pc.window.kind != SHAPE_WINDOW_GLOBAL)
+            return shape_err_set(err, SHAPE_EINVAL, "--split-by goes with --window global only (not yet with windows)");
+        r->pc.keep_headers = shape_args_flag(args, "with-headers") > 0;
+    }
 
     SHAPE_RETURN_NOT_OK(shape_cli_source_options(args, &r->options, err));
     SHAPE_RETURN_NOT_OK(shape_options_set_string(r->options, "start_at", start, err));
     SHAPE_RETURN_NOT_OK(shape_options_set_bool(r->options, "stop_at_end", !follow, err));
     if (idle_text) SHAPE_RETURN_NOT_OK(shape_options_set_double(r->options, "idle_timeout", idle, err));
+    if (by_header) SHAPE_RETURN_NOT_OK(shape_options_set_bool(r->options, "with_headers", 1, err));
     r->pc.partitions = shape_args_value(args, "partitions");
     if (r->pc.partitions) SHAPE_RETURN_NOT_OK(shape_options_set_string(r->options, "partitions", r->pc.partitions, err));
     shape_path_use uses[] = {{"-o", r->output, 1},
@@ -296,7 +327,8 @@ static int finish(run *r, shape_err *err)
                                  (long long)st.undecodable, (long long)st.rejected);
         fprintf(stderr, "shape: the stream had no events; nothing was written%s\n",
                 r->state_path ? " but the (empty) state" : "");
-        if (r->state_path && r->pc.window.kind == SHAPE_WINDOW_GLOBAL) /* an empty worker still merges */
+        if (r->state_path && r->pc.split_by) SHAPE_RETURN_NOT_OK(shape_atomic_write(r->state_path, "", 0, err));
+        else if (r->state_path && r->pc.window.kind == SHAPE_WINDOW_GLOBAL) /* an empty worker still merges */
             SHAPE_RETURN_NOT_OK(write_state(r, shape_stream_profiler_profile(r->profiler), err));
         else if (r->state_path) SHAPE_RETURN_NOT_OK(empty_window_states(r->state_path, err));
         return print_summary(r, 0, interrupted, "no events", err);
@@ -362,7 +394,11 @@ static const shape_arg_spec stream_profile_args[] = {
      "How far (event time) a partition may trail the newest event before windows stop waiting for it."},
     {"partition-idle-timeout", 0, SHAPE_ARG_VALUE, "SECONDS", NULL,
      "A partition silent this long stops holding the watermark (default 30 with --follow, else never; 0 never)."},
-    {"name", 0, SHAPE_ARG_VALUE, "NAME", "stream", "Table name in the profile."},
+    {"name", 0, SHAPE_ARG_VALUE, "NAME", "stream", "Table name in the profile (with --split-by: of the rows without the value)."},
+    {"split-by", 0, SHAPE_ARG_VALUE, "header:NAME|field:NAME", NULL,
+     "One table per distinct value of this message header or body field (text, integer, bool), named by it; columns null in all of a table's rows are left out."},
+    {"max-tables", 0, SHAPE_ARG_VALUE, "N", "100",
+     "With --split-by: at most N tables of their own; rows of further values are profiled together as '_other' (one warning)."},
     {"top-n", 0, SHAPE_ARG_VALUE, "N", "500", "Top values kept per column (at most 64 in bounded mode)."},
     SHAPE_STREAM_ARGS, /* --batch-size: 65536, with a window kind 1024 */
     {"start", 0, SHAPE_ARG_VALUE, "earliest|latest", "earliest", "Where partitions without a checkpoint position begin."},

@@ -15,6 +15,7 @@
  */
 #include "shape/stream_checkpoint.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -71,6 +72,8 @@ void shape_stream_profile_resume_free(shape_stream_profile_resume *r)
     }
     free(r->schema);
     shape_profile_free(r->profile);
+    for (size_t i = 0; i < r->n_tables; i++) shape_profile_free(r->tables[i]);
+    free(r->tables);
     json_decref(r->windowed);
     memset(r, 0, sizeof *r);
 }
@@ -101,6 +104,56 @@ static int read_profiler_identity(const char *path, const json_t *prof, const sh
     if (!et || strcmp(et, x->event_time) != 0) return refuse_profiler(path, "event time", et, x->event_time, err);
     if (!config || strcmp(config, x->fingerprint) != 0)
         return refuse_profiler(path, "configuration", config, x->fingerprint, err);
+    const json_t *split = json_object_get(prof, "split");
+    const char *by = json_string_value(json_object_get(split, "by"));
+    if ((split || x->split_by) && (!by || !x->split_by || strcmp(by, x->split_by) != 0))
+        return refuse_profiler(path, "--split-by", split ? by : "(none)", x->split_by ? x->split_by : "(none)", err);
+    if (split && json_integer_value(json_object_get(split, "max_tables")) != x->max_tables) {
+        char theirs[32], ours[32];
+        snprintf(theirs, sizeof theirs, "%lld", (long long)json_integer_value(json_object_get(split, "max_tables")));
+        snprintf(ours, sizeof ours, "%lld", (long long)x->max_tables);
+        return refuse_profiler(path, "--max-tables", theirs, ours, err);
+    }
+    return SHAPE_OK;
+}
+
+static int load_b64_state(const char *path, const char *b64, const shape_profile_config *cfg, shape_profile **out,
+                          shape_err *err)
+{
+    size_t len = 0;
+    uint8_t *bytes = b64 ? shape_base64_decode(b64, &len) : NULL;
+    if (!bytes)
+        return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s: the profiler state is not base64: use another file",
+                             path);
+    int rc = shape_profile_state_load(bytes, len, cfg, out, err);
+    free(bytes);
+    if (rc != SHAPE_OK) shape_err_prefix(err, "checkpoint %s (use another file)", path);
+    return rc;
+}
+
+/* The split's tables, each a state of its own. */
+static int read_split(const char *path, const json_t *split, const shape_profile_config *cfg,
+                      shape_stream_profile_resume *out, shape_err *err)
+{
+    const json_t *tables = json_object_get(split, "tables");
+    if (!json_is_array(tables))
+        return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s holds no split tables: use another file", path);
+    out->split_values = json_integer_value(json_object_get(split, "values"));
+    out->split_overflowed = json_is_true(json_object_get(split, "overflowed"));
+    out->tables = calloc(json_array_size(tables) + 1, sizeof *out->tables);
+    if (!out->tables) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    for (size_t i = 0; i < json_array_size(tables); i++) {
+        SHAPE_RETURN_NOT_OK(
+            load_b64_state(path, json_string_value(json_array_get(tables, i)), cfg, &out->tables[i], err));
+        out->n_tables++;
+        for (size_t j = 0; j < i; j++)
+            if (!strcmp(shape_profile_name(out->tables[j]), shape_profile_name(out->tables[i])))
+                return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s holds two split tables named '%.100s': use another file",
+                                     path, shape_profile_name(out->tables[i]));
+    }
+    if (out->split_values < 0 || (size_t)out->split_values > out->n_tables)
+        return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s: the split's value count is out of range: use another file",
+                             path);
     return SHAPE_OK;
 }
 
@@ -156,16 +209,9 @@ static int read_state(const char *path, const json_t *prof, const shape_profile_
         out->windowed = json_incref(w);
         return SHAPE_OK;
     }
-    const char *b64 = json_string_value(json_object_get(prof, "state"));
-    size_t len = 0;
-    uint8_t *bytes = b64 ? shape_base64_decode(b64, &len) : NULL;
-    if (!bytes)
-        return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s: the profiler state is not base64: use another file",
-                             path);
-    int rc = shape_profile_state_load(bytes, len, cfg, &out->profile, err);
-    free(bytes);
-    if (rc != SHAPE_OK) shape_err_prefix(err, "checkpoint %s (use another file)", path);
-    return rc;
+    SHAPE_RETURN_NOT_OK(load_b64_state(path, json_string_value(json_object_get(prof, "state")), cfg, &out->profile, err));
+    const json_t *split = json_object_get(prof, "split");
+    return split ? read_split(path, split, cfg, out, err) : SHAPE_OK;
 }
 
 static int read_profile_checkpoint(const char *cp, const json_t *doc, const shape_stream_profile_expect *x,
@@ -259,6 +305,31 @@ int shape_stream_profile_checkpoint_write(const char *path, const shape_stream_p
          json_object_set(profiler, "windows", (json_t *)s->windowed))) {
         json_decref(profiler);
         profiler = NULL;
+    }
+    if (profiler && s->split_by) {
+        json_t *tables = json_array();
+        json_t *split = json_pack("{s:s, s:I, s:I, s:b, s:o*}", "by", s->split_by, "max_tables",
+                                  (json_int_t)s->max_tables, "values", (json_int_t)s->split_values, "overflowed",
+                                  s->split_overflowed, "tables", tables);
+        int rc = split ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory writing checkpoint %s", path);
+        for (size_t i = 0; rc == SHAPE_OK && i < s->n_tables; i++) {
+            uint8_t *state = NULL;
+            size_t len = 0;
+            rc = shape_profile_state_save(s->tables[i], &state, &len, err);
+            char *t = rc == SHAPE_OK ? shape_base64_encode(state, len) : NULL;
+            free(state);
+            if (rc == SHAPE_OK && (!t || json_array_append_new(tables, json_string(t))))
+                rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory writing checkpoint %s", path);
+            free(t);
+        }
+        if (rc == SHAPE_OK && json_object_set_new(profiler, "split", split))
+            rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory writing checkpoint %s", path);
+        else if (rc != SHAPE_OK) json_decref(split);
+        if (rc != SHAPE_OK) {
+            json_decref(profiler);
+            free(b64);
+            return rc;
+        }
     }
     json_t *doc = json_pack("{s:s, s:i, s:s, s:s, s:s*, s:o*, s:o, s:o*, s:o*, s:b}", "format",
                             SHAPE_STREAM_PROFILE_CHECKPOINT_FORMAT, "version", 1, "shape_version", shape_version(),

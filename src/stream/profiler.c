@@ -19,6 +19,12 @@
  * windows the batch closes are in the windows file before the checkpoint
  * that counts the batch — so a crash can repeat a window (the file drops
  * it) but never lose one.
+ * Split (--split-by, the global window): each batch goes to a task thread
+ * like the windowed one, which cuts it into runs of rows with the same
+ * header or field value (a topic written table after table has few, long
+ * runs) and profiles each run, a zero-copy slice of the struct array, into
+ * that value's table; so each table sees its rows in stream order, as a
+ * profile of those rows alone would.
  */
 #include "shape/stream_profiler.h"
 
@@ -28,10 +34,12 @@
 
 #include <jansson.h>
 
+#include "shape/base64.h"
 #include "shape/clock.h"
 #include "shape/profile_worker.h"
 #include "shape/stream_checkpoint.h"
 #include "shape/task.h"
+#include "shape/utf8.h"
 #include "shape/windows_file.h"
 
 struct shape_stream_profiler {
@@ -59,9 +67,367 @@ struct shape_stream_profiler {
         int busy, rc; /* rc: the first failure sticks */
         shape_err err;
     } job;
+    /* split: the tables in order of first row, batch k split on stask */
+    int split, by_header;
+    const char *split_name;
+    shape_profile **tables;
+    size_t n_tables, cap_tables, n_values;
+    int overflowed, warned;
+    shape_task *stask;
+    struct split_job {
+        shape_stream_profiler *p;
+        struct ArrowSchema schema;
+        struct ArrowArray array;
+        int busy, rc;
+        shape_err err;
+    } sjob;
     int64_t since_checkpoint;
     int resumed, was_finished;
 };
+
+/* ---- split ---------------------------------------------------------------- */
+
+int shape_stream_split_parse(const char *spec, int *by_header, const char **name, shape_err *err)
+{
+    if (spec && strncmp(spec, "header:", 7) == 0 && spec[7]) {
+        *by_header = 1;
+        *name = spec + 7;
+    } else if (spec && strncmp(spec, "field:", 6) == 0 && spec[6]) {
+        *by_header = 0;
+        *name = spec + 6;
+    } else {
+        return shape_err_set(err, SHAPE_EINVAL, "--split-by must be header:NAME or field:NAME, not '%.60s'",
+                             spec ? spec : "");
+    }
+    return SHAPE_OK;
+}
+
+static int bit_set(const struct ArrowArray *a, int64_t i)
+{
+    const uint8_t *v = a->buffers[0];
+    return a->null_count == 0 || !v || ((v[i >> 3] >> (i & 7)) & 1);
+}
+
+/* Element i (before a's own offset) of a utf8/binary array ("u"/"z", or
+ * "U"/"Z" when large); 0 when null. */
+static int bytes_at(const struct ArrowArray *a, int large, int64_t i, const uint8_t **s, size_t *n)
+{
+    i += a->offset;
+    if (!bit_set(a, i)) return 0;
+    int64_t from, to;
+    if (large) {
+        const int64_t *o = a->buffers[1];
+        from = o[i], to = o[i + 1];
+    } else {
+        const int32_t *o = a->buffers[1];
+        from = o[i], to = o[i + 1];
+    }
+    *s = (const uint8_t *)a->buffers[2] + from;
+    *n = (size_t)(to - from);
+    return 1;
+}
+
+/* How a batch's rows name their table: the column and its layout. */
+typedef struct split_key {
+    const struct ArrowArray *col; /* NULL: no row has one */
+    char type;                    /* 'u' 'U' (text), 'l' (int64), 'b' (bool), 'm' (header map) */
+    char buf[2][24];              /* an int rendered, for this row and the one before */
+} split_key;
+
+static int split_key_open(const shape_stream_profiler *p, const struct ArrowSchema *schema,
+                          const struct ArrowArray *array, split_key *k, int64_t *hidden, shape_err *err)
+{
+    const char *want = p->by_header ? "_shape_headers" : p->split_name;
+    memset(k, 0, sizeof *k);
+    *hidden = -1;
+    for (int64_t i = 0; i < schema->n_children; i++) {
+        if (strcmp(schema->children[i]->name, want) != 0) continue;
+        const char *f = schema->children[i]->format;
+        if (p->by_header) {
+            const struct ArrowSchema *e = schema->children[i]->n_children == 1 ? schema->children[i]->children[0] : NULL;
+            if (strcmp(f, "+m") != 0 || !e || e->n_children != 2 || strcmp(e->children[0]->format, "u") != 0 ||
+                strcmp(e->children[1]->format, "z") != 0)
+                return shape_err_set(err, SHAPE_EINVAL, "--split-by header: needs the headers as a map (not nested=0)");
+            if (!p->cfg.keep_headers) *hidden = i;
+            k->type = 'm';
+        } else if (!strcmp(f, "u") || !strcmp(f, "U") || !strcmp(f, "l") || !strcmp(f, "b")) {
+            k->type = f[0];
+        } else {
+            return shape_err_set(err, SHAPE_EINVAL,
+                                 "--split-by field:%s: the column is of Arrow type '%s'; only text, integer and bool "
+                                 "columns name tables",
+                                 p->split_name, f);
+        }
+        k->col = array->children[i];
+        break;
+    }
+    return SHAPE_OK;
+}
+
+/* Row r's table name (*s, *n), or 0 when the row has none. */
+static int split_key_at(const shape_stream_profiler *p, split_key *k, int64_t r, int slot, const uint8_t **s,
+                        size_t *n)
+{
+    const struct ArrowArray *c = k->col;
+    if (!c) return 0;
+    switch (k->type) {
+    case 'u':
+    case 'U':
+        return bytes_at(c, k->type == 'U', r, s, n) && shape_utf8_valid(*s, *n);
+    case 'l':
+        if (!bit_set(c, r + c->offset)) return 0;
+        *n = (size_t)snprintf(k->buf[slot], sizeof k->buf[slot], "%lld",
+                              (long long)((const int64_t *)c->buffers[1])[r + c->offset]);
+        *s = (const uint8_t *)k->buf[slot];
+        return 1;
+    case 'b': {
+        if (!bit_set(c, r + c->offset)) return 0;
+        int64_t i = r + c->offset;
+        int v = (((const uint8_t *)c->buffers[1])[i >> 3] >> (i & 7)) & 1;
+        *s = (const uint8_t *)(v ? "true" : "false");
+        *n = v ? 4 : 5;
+        return 1;
+    }
+    default: { /* the header map: the first entry named split_name */
+        int64_t i = r + c->offset;
+        if (!bit_set(c, i)) return 0;
+        const int32_t *o = c->buffers[1];
+        const struct ArrowArray *e = c->children[0];
+        size_t want = strlen(p->split_name);
+        for (int64_t j = o[i]; j < o[i + 1]; j++) {
+            const uint8_t *name;
+            size_t len;
+            if (!bytes_at(e->children[0], 0, j + e->offset, &name, &len) || len != want ||
+                memcmp(name, p->split_name, want) != 0)
+                continue;
+            return bytes_at(e->children[1], 0, j + e->offset, s, n) && shape_utf8_valid(*s, *n);
+        }
+        return 0;
+    }
+    }
+}
+
+/* The table named (s, n); value: a distinct value (counts toward max_tables). */
+static int split_table(shape_stream_profiler *p, const uint8_t *s, size_t n, int value, shape_profile **out,
+                       shape_err *err)
+{
+    if (!value) {
+        s = (const uint8_t *)p->cfg.name;
+        n = strlen(p->cfg.name);
+    }
+    for (;;) {
+        for (size_t i = 0; i < p->n_tables; i++) {
+            const char *t = shape_profile_name(p->tables[i]);
+            if (strlen(t) == n && memcmp(t, s, n) == 0) return (*out = p->tables[i], SHAPE_OK);
+        }
+        if (!value || p->n_values < (size_t)p->cfg.max_tables) break;
+        p->overflowed = 1; /* too many values: into _other */
+        s = (const uint8_t *)"_other";
+        n = 6;
+        value = 0;
+        for (size_t i = 0; i < p->n_tables; i++)
+            if (!strcmp(shape_profile_name(p->tables[i]), "_other")) return (*out = p->tables[i], SHAPE_OK);
+        break;
+    }
+    if (p->n_tables == p->cap_tables) {
+        size_t cap = p->cap_tables ? 2 * p->cap_tables : 16;
+        shape_profile **t = realloc(p->tables, cap * sizeof *t);
+        if (!t) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        p->tables = t;
+        p->cap_tables = cap;
+    }
+    char *name = malloc(n + 1);
+    if (!name) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    memcpy(name, s, n);
+    name[n] = '\0';
+    int rc = shape_profile_new(name, &p->cfg.profile, &p->tables[p->n_tables], err);
+    free(name);
+    if (rc != SHAPE_OK) return rc;
+    *out = p->tables[p->n_tables++];
+    if (value) p->n_values++;
+    return SHAPE_OK;
+}
+
+/* Rows [from, from + len) of the batch into table t, without the hidden column. */
+static int split_run(shape_stream_profiler *p, const struct ArrowSchema *schema, const struct ArrowArray *array,
+                     int64_t hidden, int64_t from, int64_t len, const uint8_t *s, size_t n, int value,
+                     struct ArrowSchema **sch, struct ArrowArray **arr, shape_err *err)
+{
+    shape_profile *t = NULL;
+    SHAPE_RETURN_NOT_OK(split_table(p, s, n, value, &t, err));
+    struct ArrowSchema vs = *schema;
+    struct ArrowArray va = *array;
+    if (hidden >= 0) {
+        int64_t m = 0;
+        for (int64_t i = 0; i < schema->n_children; i++)
+            if (i != hidden) sch[m] = schema->children[i], arr[m++] = array->children[i];
+        vs.children = sch;
+        vs.n_children = m;
+        va.children = arr;
+        va.n_children = m;
+    }
+    va.offset = array->offset + from;
+    va.length = len;
+    va.null_count = 0;
+    return shape_profile_update(t, &vs, &va, err);
+}
+
+static int split_batch(shape_stream_profiler *p, const struct ArrowSchema *schema, const struct ArrowArray *array,
+                       shape_err *err)
+{
+    split_key k;
+    int64_t hidden;
+    SHAPE_RETURN_NOT_OK(split_key_open(p, schema, array, &k, &hidden, err));
+    struct ArrowSchema **sch = malloc(((size_t)schema->n_children + 1) * sizeof *sch);
+    struct ArrowArray **arr = malloc(((size_t)array->n_children + 1) * sizeof *arr);
+    int rc = sch && arr ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    const uint8_t *ks = NULL;
+    size_t kn = 0;
+    int have = 0, slot = 0;
+    int64_t from = 0;
+    for (int64_t r = 0; rc == SHAPE_OK && r < array->length; r++) {
+        const uint8_t *s = NULL;
+        size_t n = 0;
+        int h = split_key_at(p, &k, array->offset + r, slot, &s, &n);
+        if (r > 0 && h == have && (!h || (n == kn && memcmp(s, ks, n) == 0))) continue;
+        if (r > 0) rc = split_run(p, schema, array, hidden, from, r - from, ks, kn, have, sch, arr, err);
+        from = r, have = h, ks = s, kn = n, slot ^= 1;
+    }
+    if (rc == SHAPE_OK && array->length > from)
+        rc = split_run(p, schema, array, hidden, from, array->length - from, ks, kn, have, sch, arr, err);
+    free(sch);
+    free(arr);
+    return rc;
+}
+
+static void split_job_run(void *arg)
+{
+    struct split_job *j = arg;
+    if (j->rc == SHAPE_OK) j->rc = split_batch(j->p, &j->schema, &j->array, &j->err);
+    j->array.release(&j->array);
+    j->schema.release(&j->schema);
+}
+
+/* Wait for the batch in flight on the split task; its failure, if any. */
+static int split_drain(shape_stream_profiler *p, shape_err *err)
+{
+    if (p->sjob.busy) {
+        shape_task_wait(p->stask);
+        p->sjob.busy = 0;
+    }
+    if (p->overflowed && !p->warned) {
+        p->warned = 1;
+        char message[300];
+        snprintf(message, sizeof message,
+                 "--split-by %.100s: more than %lld distinct values; the rest are profiled together as table '_other'",
+                 p->cfg.split_by, (long long)p->cfg.max_tables);
+        if (p->cfg.warn) p->cfg.warn(p->cfg.ud, message);
+        else fprintf(stderr, "shape: warning: %s\n", message);
+    }
+    if (p->sjob.rc != SHAPE_OK) *err = p->sjob.err;
+    return p->sjob.rc;
+}
+
+/* Hand the batch (moved) to the split task, after the one before it. */
+static int split_submit(shape_stream_profiler *p, struct ArrowSchema *schema, struct ArrowArray *array,
+                        shape_err *err)
+{
+    int rc = split_drain(p, err);
+    if (rc != SHAPE_OK) {
+        array->release(array);
+        schema->release(schema);
+        return rc;
+    }
+    struct split_job *j = &p->sjob;
+    j->schema = *schema;
+    j->array = *array;
+    schema->release = NULL;
+    array->release = NULL;
+    j->p = p;
+    j->busy = 1;
+    shape_task_start(p->stask, split_job_run, j);
+    return SHAPE_OK;
+}
+
+int shape_stream_split_document(const shape_profile *const *tables, size_t n, char **out, size_t *len, shape_err *err)
+{
+    *out = NULL;
+    *len = 0;
+    json_t *doc = NULL;
+    SHAPE_RETURN_NOT_OK(shape_profile_document_json(tables, n, &doc, err));
+    const char *name;
+    json_t *t;
+    json_object_foreach(json_object_get(doc, "tables"), name, t) {
+        json_t *cols = json_object_get(t, "columns");
+        for (size_t i = json_array_size(cols); i-- > 0;) {
+            json_t *c = json_array_get(cols, i);
+            if (json_integer_value(json_object_get(c, "null_count")) == json_integer_value(json_object_get(c, "count")))
+                json_array_remove(cols, i);
+        }
+    }
+    char *text = NULL;
+    size_t tlen = 0;
+    int rc = shape_profile_json_dumps(doc, 2, &text, &tlen, err);
+    json_decref(doc);
+    if (rc != SHAPE_OK) return rc;
+    char *full = realloc(text, tlen + 2);
+    if (!full) {
+        free(text);
+        return shape_err_set(err, SHAPE_ENOMEM, "out of memory writing the profile document");
+    }
+    full[tlen] = '\n';
+    full[tlen + 1] = '\0';
+    *out = full;
+    *len = tlen + 1;
+    return SHAPE_OK;
+}
+
+int shape_stream_split_states(const shape_profile *const *tables, size_t n, char **out, size_t *len, shape_err *err)
+{
+    *out = NULL;
+    *len = 0;
+    char *all = calloc(1, 1);
+    size_t used = 0;
+    int rc = all ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {
+        uint8_t *state = NULL;
+        size_t slen = 0;
+        rc = shape_profile_state_save(tables[i], &state, &slen, err);
+        char *b64 = rc == SHAPE_OK ? shape_base64_encode(state, slen) : NULL;
+        free(state);
+        json_t *line = b64 ? json_pack("{s:s, s:s}", "state", b64, "table", shape_profile_name(tables[i])) : NULL;
+        free(b64);
+        char *text = NULL;
+        size_t tlen = 0;
+        if (rc == SHAPE_OK)
+            rc = line ? shape_profile_json_dumps(line, -1, &text, &tlen, err)
+                      : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        json_decref(line);
+        char *grown = rc == SHAPE_OK ? realloc(all, used + tlen + 2) : NULL;
+        if (rc == SHAPE_OK && !grown) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        if (grown) {
+            all = grown;
+            memcpy(all + used, text, tlen);
+            used += tlen;
+            all[used++] = '\n';
+            all[used] = '\0';
+        }
+        free(text);
+    }
+    if (rc != SHAPE_OK) {
+        free(all);
+        return rc;
+    }
+    *out = all;
+    *len = used;
+    return SHAPE_OK;
+}
+
+size_t shape_stream_profiler_tables(const shape_stream_profiler *p, const shape_profile *const **out)
+{
+    *out = (const shape_profile *const *)p->tables;
+    return p->split ? p->n_tables : 0;
+}
 
 /* Resume from the checkpoint if there is one. */
 static int load_checkpoint(shape_stream_profiler *p, shape_err *err)
@@ -77,6 +443,8 @@ static int load_checkpoint(shape_stream_profiler *p, shape_err *err)
                                           .kind = shape_window_kind_name(p->cfg.window.kind),
                                           .window = p->win ? p->window_identity : NULL,
                                           .cfg = &p->cfg.profile,
+                                          .split_by = p->cfg.split_by,
+                                          .max_tables = p->cfg.max_tables,
                                           .counter_names = shape_stream_counter_names(),
                                           .n_counters = SHAPE_STREAM_N_COUNTERS};
     shape_stream_profile_resume got;
@@ -96,6 +464,12 @@ static int load_checkpoint(shape_stream_profiler *p, shape_err *err)
     if (rc != SHAPE_OK && p->win) shape_err_prefix(err, "checkpoint %s (use another file)", p->cfg.checkpoint);
     p->profile = got.profile; /* moved: the resume no longer owns it */
     got.profile = NULL;
+    p->tables = got.tables; /* likewise the split's tables */
+    p->n_tables = p->cap_tables = got.n_tables;
+    p->n_values = (size_t)got.split_values;
+    p->overflowed = got.split_overflowed;
+    got.tables = NULL;
+    got.n_tables = 0;
     p->was_finished = got.finished;
     p->resumed = 1;
     shape_stream_profile_resume_free(&got);
@@ -118,6 +492,14 @@ int shape_stream_profiler_new(const shape_stream_profiler_config *cfg, shape_str
                               .warn = cfg->warn,
                               .ud = cfg->ud};
     int rc = shape_stream_new(&sc, &p->stream, err);
+    if (rc == SHAPE_OK && cfg->split_by) {
+        p->split = 1;
+        rc = shape_stream_split_parse(cfg->split_by, &p->by_header, &p->split_name, err);
+        if (rc == SHAPE_OK && cfg->max_tables < 1)
+            rc = shape_err_set(err, SHAPE_EINVAL, "--max-tables must be at least 1");
+        if (rc == SHAPE_OK && cfg->window.kind != SHAPE_WINDOW_GLOBAL)
+            rc = shape_err_set(err, SHAPE_EINVAL, "--split-by goes with --window global only (not yet with windows)");
+    }
     if (rc == SHAPE_OK && cfg->window.kind != SHAPE_WINDOW_GLOBAL) {
         shape_window_config_identity(&cfg->window, p->window_identity, sizeof p->window_identity);
         rc = shape_window_profiler_new(cfg->name, &p->cfg.profile, &cfg->window, &p->win, err);
@@ -150,6 +532,12 @@ void shape_stream_profiler_free(shape_stream_profiler *p)
     if (p->job.array.release) p->job.array.release(&p->job.array);
     if (p->job.schema.release) p->job.schema.release(&p->job.schema);
     free(p->job.known);
+    if (p->stask) shape_task_wait(p->stask);
+    shape_task_free(p->stask);
+    if (p->sjob.array.release) p->sjob.array.release(&p->sjob.array);
+    if (p->sjob.schema.release) p->sjob.schema.release(&p->sjob.schema);
+    for (size_t i = 0; i < p->n_tables; i++) shape_profile_free(p->tables[i]);
+    free(p->tables);
     shape_profile_free(p->profile);
     shape_window_profiler_free(p->win);
     shape_windows_file_close(p->wfile);
@@ -170,6 +558,11 @@ const shape_window_counters *shape_stream_profiler_window_counters(const shape_s
 
 int64_t shape_stream_profiler_events(const shape_stream_profiler *p)
 {
+    if (p->split) {
+        int64_t rows = 0;
+        for (size_t i = 0; i < p->n_tables; i++) rows += shape_profile_rows(p->tables[i]);
+        return rows;
+    }
     return p->win ? shape_window_profiler_counters(p->win)->rows_in : shape_profile_rows(p->profile);
 }
 shape_stream *shape_stream_profiler_stream(const shape_stream_profiler *p) { return p->stream; }
@@ -188,6 +581,7 @@ static int save_checkpoint(shape_stream_profiler *p, int finished, shape_err *er
 {
     if (p->worker) SHAPE_RETURN_NOT_OK(shape_profile_worker_drain(p->worker, err)); /* every batch taken is in the state */
     SHAPE_RETURN_NOT_OK(window_drain(p, err));
+    if (p->split) SHAPE_RETURN_NOT_OK(split_drain(p, err));
     shape_stream_counters *n = shape_stream_counters_mut(p->stream);
     size_t n_schema;
     const shape_stream_column *schema = shape_stream_schema(p->stream, &n_schema);
@@ -216,6 +610,12 @@ static int save_checkpoint(shape_stream_profiler *p, int finished, shape_err *er
                                           .window = p->win ? p->window_identity : NULL,
                                           .profile = p->profile,
                                           .windowed = windowed,
+                                          .split_by = p->split ? p->cfg.split_by : NULL,
+                                          .max_tables = p->cfg.max_tables,
+                                          .split_values = (int64_t)p->n_values,
+                                          .split_overflowed = p->overflowed,
+                                          .tables = (const shape_profile *const *)p->tables,
+                                          .n_tables = p->n_tables,
                                           .finished = finished};
     int rc = shape_stream_profile_checkpoint_write(p->cfg.checkpoint, &snap, err);
     json_decref(windowed);
@@ -295,6 +695,7 @@ static int consume(shape_stream_profiler *p, shape_err *err)
         rc = shape_stream_next(p->stream, &schema, &array, &end, err);
         if (rc != SHAPE_OK || end) break;
         if (p->win) rc = window_batch(p, &schema, &array, err);
+        else if (p->split) rc = split_submit(p, &schema, &array, err);
         else rc = shape_profile_worker_submit(p->worker, &schema, &array, err); /* moved in */
         p->since_checkpoint++; /* every batch the stream hands out is a processed one */
         if (rc == SHAPE_OK && p->cfg.checkpoint && p->since_checkpoint >= p->cfg.checkpoint_every)
@@ -307,9 +708,14 @@ static int consume(shape_stream_profiler *p, shape_err *err)
 
 int shape_stream_profiler_run(shape_stream_profiler *p, shape_err *err)
 {
-    if (!p->worker && !p->win) SHAPE_RETURN_NOT_OK(shape_profile_worker_new(p->profile, &p->worker, err));
+    if (!p->worker && !p->win && !p->split) SHAPE_RETURN_NOT_OK(shape_profile_worker_new(p->profile, &p->worker, err));
     if (p->win && !p->wtask) SHAPE_RETURN_NOT_OK(shape_task_new(&p->wtask, err));
+    if (p->split && !p->stask) SHAPE_RETURN_NOT_OK(shape_task_new(&p->stask, err));
     int rc = consume(p, err);
+    if (p->split) {
+        int src = split_drain(p, rc == SHAPE_OK ? err : &(shape_err){0});
+        if (rc == SHAPE_OK) rc = src;
+    }
     if (rc == SHAPE_OK && p->worker) rc = shape_profile_worker_drain(p->worker, err);
     if (rc == SHAPE_OK && p->win) rc = window_drain(p, err);
     else if (p->wtask) shape_task_wait(p->wtask); /* nothing runs behind a failed read */
