@@ -714,7 +714,7 @@ static int time_origin_shift(emit_state *st, shape_err *err)
     if (strcmp(origin, "now") == 0 && st->found && st->ck.time_shifted) {
         st->cfg.time_shift_ns = st->ck.time_shift_ns;
     } else {
-        int64_t at_ns, first = 0;
+        int64_t at_ns = 0, first = 0;
         SHAPE_RETURN_NOT_OK(origin_instant(origin, &at_ns, err));
         SHAPE_RETURN_NOT_OK(first_event_time(st, &first, err));
         st->cfg.time_shift_ns = at_ns - first;

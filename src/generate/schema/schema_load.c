@@ -95,10 +95,8 @@ static int check_keys(ld *L, json_t *obj, const char *const *allowed, const char
 static int get_number(ld *L, json_t *obj, const char *key, double def, double *out)
 {
     json_t *v = obj ? json_object_get(obj, key) : NULL;
-    if (!v || json_is_null(v)) {
-        *out = def;
-        return SHAPE_OK;
-    }
+    *out = def; /* set on every path, the refusal's too (an optimizing build cannot tell fail() refuses) */
+    if (!v || json_is_null(v)) return SHAPE_OK;
     if (!json_is_number(v) || !isfinite(json_number_value(v)))
         return fail(L, "'%s' must be a finite number", key);
     *out = json_number_value(v);
@@ -1112,7 +1110,7 @@ static int parse_generator(ld *L, int ti, int self)
             return fail(L, "unknown provider '%.40s'; use first_name, last_name, name, email, company_email, phone_number, "
                            "street_address, city, state_abbr, postcode, zip_plus4, ipv4, uri, word, digits, digit_ids, "
                            "pystr, company or ssn", pv ? pv : "");
-        double w;
+        double w = 0;
         TRY(get_number(L, g, "width", c->provider == SC_P_PYSTR ? 20 : 8, &w));
         if (w < 1 || w > 256 || w != sc_floor(w)) return fail(L, "width must be an integer 1..256");
         c->width = (int)w;
