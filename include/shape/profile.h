@@ -426,6 +426,10 @@ int shape_profile_document(const shape_profile *const *tables, size_t n, char **
 int shape_profile_json_dumps(const struct json_t *v, int indent, char **out, size_t *len,
                              shape_err *err);
 
+/* A document's text as shape_profile_document writes it: indented, then one
+ * newline. *out malloc'd, NUL-terminated; len may be NULL. */
+int shape_profile_document_text(const struct json_t *doc, char **out, size_t *len, shape_err *err);
+
 /* ------------------------------------------------------------------------ */
 /* 10. The mergeable state                                                   */
 /* ------------------------------------------------------------------------ */

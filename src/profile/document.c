@@ -574,11 +574,18 @@ int shape_profile_document(const shape_profile *const *tables, size_t n, char **
     if (len) *len = 0;
     json_t *doc = NULL;
     SHAPE_RETURN_NOT_OK(shape_profile_document_json(tables, n, &doc, err));
+    int rc = shape_profile_document_text(doc, out, len, err);
+    json_decref(doc);
+    return rc;
+}
+
+int shape_profile_document_text(const json_t *doc, char **out, size_t *len, shape_err *err)
+{
+    *out = NULL;
+    if (len) *len = 0;
     char *text = NULL;
     size_t tlen = 0;
-    int rc = shape_profile_json_dumps(doc, 2, &text, &tlen, err);
-    json_decref(doc);
-    if (rc != SHAPE_OK) return rc;
+    SHAPE_RETURN_NOT_OK(shape_profile_json_dumps(doc, 2, &text, &tlen, err));
     char *full = realloc(text, tlen + 2);
     if (!full) {
         free(text);

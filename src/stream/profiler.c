@@ -365,21 +365,9 @@ int shape_stream_split_document(const shape_profile *const *tables, size_t n, ch
                 json_array_remove(cols, i);
         }
     }
-    char *text = NULL;
-    size_t tlen = 0;
-    int rc = shape_profile_json_dumps(doc, 2, &text, &tlen, err);
+    int rc = shape_profile_document_text(doc, out, len, err);
     json_decref(doc);
-    if (rc != SHAPE_OK) return rc;
-    char *full = realloc(text, tlen + 2);
-    if (!full) {
-        free(text);
-        return shape_err_set(err, SHAPE_ENOMEM, "out of memory writing the profile document");
-    }
-    full[tlen] = '\n';
-    full[tlen + 1] = '\0';
-    *out = full;
-    *len = tlen + 1;
-    return SHAPE_OK;
+    return rc;
 }
 
 int shape_stream_split_states(const shape_profile *const *tables, size_t n, char **out, size_t *len, shape_err *err)
