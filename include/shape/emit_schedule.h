@@ -46,6 +46,7 @@ extern "C" {
 #define SHAPE_RATE_CURVE_MAX_POINTS 1440
 #define SHAPE_DAY_SECONDS 86400.0
 #define SHAPE_SCHEDULE_MAX_MULT 1e6   /* largest multiplier of a burst, ramp or curve point */
+#define SHAPE_SCHEDULE_MIN_MULT 1e-6  /* smallest one above 0 (below it a stream is stopped in all but name) */
 
 typedef struct shape_emit_burst {
     double start, duration, mult; /* run seconds; START >= 0, DURATION > 0, MULT > 0 */

@@ -41,14 +41,20 @@ static int parse_fields(const char *text, double *out, size_t n)
     return 0;
 }
 
+/* A multiplier is 0 or within [SHAPE_SCHEDULE_MIN_MULT, SHAPE_SCHEDULE_MAX_MULT]. */
+static int multiplier_ok(double m)
+{
+    return m == 0 || (m >= SHAPE_SCHEDULE_MIN_MULT && m <= SHAPE_SCHEDULE_MAX_MULT);
+}
+
 int shape_emit_burst_parse(const char *text, shape_emit_burst *out, shape_err *err)
 {
     double f[3];
     if (parse_fields(text, f, 3) != 0)
         return shape_err_set(err, SHAPE_EINVAL, "--burst wants START:DURATION:MULT (seconds, seconds, factor), got '%.60s'",
                              text);
-    if (f[0] < 0 || f[1] <= 0 || f[2] <= 0 || f[2] > SHAPE_SCHEDULE_MAX_MULT)
-        return shape_err_set(err, SHAPE_EINVAL, "--burst '%.60s': START must be >= 0, DURATION > 0, MULT in (0, 1e6]",
+    if (f[0] < 0 || f[1] <= 0 || !multiplier_ok(f[2]) || f[2] == 0)
+        return shape_err_set(err, SHAPE_EINVAL, "--burst '%.60s': START must be >= 0, DURATION > 0, MULT in [1e-6, 1e6]",
                              text);
     *out = (shape_emit_burst){f[0], f[1], f[2]};
     return SHAPE_OK;
@@ -60,8 +66,9 @@ int shape_emit_ramp_parse(const char *text, shape_emit_ramp *out, shape_err *err
     if (parse_fields(text, f, 4) != 0)
         return shape_err_set(err, SHAPE_EINVAL, "--ramp wants START:DURATION:FROM:TO (seconds, seconds, factors), got '%.60s'",
                              text);
-    if (f[0] < 0 || f[1] <= 0 || f[2] < 0 || f[3] < 0 || f[2] > SHAPE_SCHEDULE_MAX_MULT || f[3] > SHAPE_SCHEDULE_MAX_MULT)
-        return shape_err_set(err, SHAPE_EINVAL, "--ramp '%.60s': START must be >= 0, DURATION > 0, FROM and TO in [0, 1e6]",
+    if (f[0] < 0 || f[1] <= 0 || !multiplier_ok(f[2]) || !multiplier_ok(f[3]))
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "--ramp '%.60s': START must be >= 0, DURATION > 0, FROM and TO 0 or in [1e-6, 1e6]",
                              text);
     *out = (shape_emit_ramp){f[0], f[1], f[2], f[3]};
     return SHAPE_OK;
@@ -117,6 +124,7 @@ int shape_emit_schedule_is_constant(const shape_emit_schedule *s)
  * generator's math is its own, shape/generate.h). */
 static double floor_of(double x)
 {
+    if (!(x > -4503599627370496.0 && x < 4503599627370496.0)) return x; /* |x| >= 2^52: already whole */
     double t = (double)(int64_t)x;
     return t > x ? t - 1 : t;
 }
@@ -372,10 +380,10 @@ static int curve_points(const json_t *points, const char *what, shape_rate_curve
         const char *tod = json_string_value(json_array_get(pt, 0));
         const json_t *mult = json_array_get(pt, 1);
         double t = tod ? shape_emit_time_of_day(tod) : -1, m = json_number_value(mult);
-        if (json_array_size(pt) != 2 || t < 0 || !json_is_number(mult) || !isfinite(m) || m < 0 ||
-            m > SHAPE_SCHEDULE_MAX_MULT)
+        if (json_array_size(pt) != 2 || t < 0 || !json_is_number(mult) || !multiplier_ok(m))
             return shape_err_set(err, SHAPE_EINVAL,
-                                 "rate curve %s: point %zu must be [\"HH:MM[:SS]\", multiplier in [0, 1e6]]", what, i + 1);
+                                 "rate curve %s: point %zu must be [\"HH:MM[:SS]\", multiplier 0 or in [1e-6, 1e6]]", what,
+                                 i + 1);
         size_t j = out->n;
         while (j > 0 && out->t[j - 1] > t) {
             out->t[j] = out->t[j - 1];
