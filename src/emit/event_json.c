@@ -21,7 +21,7 @@
 
 #include "shape/event.h"
 
-static inline char *json_gen_value(char *p, const shape_gen_value *v)
+static inline __attribute__((always_inline)) char *json_gen_value(char *p, const shape_gen_value *v)
 {
     switch (v->kind) {
     case SHAPE_GEN_INT64: return shape_json_i64(p, v->v.i);

@@ -9,7 +9,9 @@
  * rd_kafka_conf_set in order (a refusal names the setting; librdkafka's
  * reason is shown only for a value that cannot be a secret). produce is
  * rd_kafka_producev with the message as the opaque (no copy; the header list
- * is the only allocation, owned by librdkafka once queued); each delivery
+ * is the only allocation, owned by librdkafka once queued) and the topic as
+ * a handle made once (by name, producev would look the topic up, take its
+ * lock and drop its reference again for every message); each delivery
  * report goes to the emitter's callback with the error's name. librdkafka's
  * own log lines are silenced: what matters reaches the user through
  * outcomes and errors, in one line.
@@ -30,6 +32,8 @@
 typedef struct rdkafka_client {
     shape_kafka_producer base; /* first: the seam's view */
     rd_kafka_t *rk;
+    rd_kafka_topic_t *rkt; /* the last topic produced to, and its name */
+    char *rkt_name;
     shape_kafka_delivery_fn on_delivery;
     void *report_ctx;
 } rdkafka_client;
@@ -99,6 +103,20 @@ static int rdkafka_produce(shape_kafka_producer *p, const char *topic, shape_emi
                            int *retriable)
 {
     rdkafka_client *c = (rdkafka_client *)p;
+    if (!c->rkt || strcmp(c->rkt_name, topic) != 0) {
+        char *name = strdup(topic);
+        rd_kafka_topic_t *rkt = name ? rd_kafka_topic_new(c->rk, topic, NULL) : NULL;
+        if (!rkt) {
+            free(name);
+            *error = name ? rd_kafka_err2name(rd_kafka_last_error()) : "_NO_MEMORY";
+            *retriable = 0;
+            return SHAPE_KAFKA_PRODUCE_FAILED;
+        }
+        if (c->rkt) rd_kafka_topic_destroy(c->rkt);
+        free(c->rkt_name);
+        c->rkt = rkt;
+        c->rkt_name = name;
+    }
     rd_kafka_headers_t *hdrs = NULL;
     if (m->header_count) {
         hdrs = rd_kafka_headers_new(m->header_count);
@@ -107,7 +125,7 @@ static int rdkafka_produce(shape_kafka_producer *p, const char *topic, shape_emi
                                 (ssize_t)m->headers[h].value_len);
     }
     rd_kafka_resp_err_t rc = rd_kafka_producev(
-        c->rk, RD_KAFKA_V_TOPIC(topic),
+        c->rk, RD_KAFKA_V_RKT(c->rkt),
         RD_KAFKA_V_PARTITION(m->partition < 0 ? RD_KAFKA_PARTITION_UA : m->partition),
         RD_KAFKA_V_KEY(m->key, m->key ? m->key_len : 0), RD_KAFKA_V_VALUE((void *)m->value, m->value_len),
         RD_KAFKA_V_TIMESTAMP(m->timestamp_ms), RD_KAFKA_V_OPAQUE(m), RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_END);
@@ -151,7 +169,9 @@ static void rdkafka_close(shape_kafka_producer *p, int flush_timeout_ms)
 {
     rdkafka_client *c = (rdkafka_client *)p;
     if (flush_timeout_ms > 0) rd_kafka_flush(c->rk, flush_timeout_ms);
+    if (c->rkt) rd_kafka_topic_destroy(c->rkt);
     rd_kafka_destroy(c->rk);
+    free(c->rkt_name);
     free(c);
 }
 
