@@ -31,10 +31,31 @@
  * of the first digit. */
 static size_t shortest_digits(double x, char mant[24], int *exp10)
 {
+    /* Reading back is monotone in the precision (a p-digit text that reads
+     * back is a p+1-digit one too, and the p+1-digit rounding of x is at
+     * least as close), so the least precision is found by bisection once the
+     * short ones (tried in turn, the usual case) fail: 4-5 tries instead of
+     * up to 17 for the long values (outliers, ratios) that reach here. */
     char tmp[40];
-    for (int prec = 1; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, x);
+    int lo = 1, hi = 17; /* 17 significant digits always read back */
+    for (; lo <= 3; lo++) {
+        snprintf(tmp, sizeof tmp, "%.*e", lo - 1, x);
         if (strtod(tmp, NULL) == x) break;
+    }
+    if (lo > 3) {
+        int ok = 0; /* tmp holds the text of `hi` */
+        while (lo < hi) {
+            int mid = lo + (hi - lo) / 2;
+            snprintf(tmp, sizeof tmp, "%.*e", mid - 1, x);
+            if (strtod(tmp, NULL) == x) {
+                hi = mid;
+                ok = 1;
+            } else {
+                lo = mid + 1;
+                ok = 0;
+            }
+        }
+        if (!ok) snprintf(tmp, sizeof tmp, "%.*e", hi - 1, x);
     }
     char *e = strchr(tmp, 'e');
     *exp10 = atoi(e + 1);

@@ -106,20 +106,27 @@ static int mutate(fault_state *fs, int mut, const shape_gen_column *col, shape_g
     }
 }
 
-uint32_t shape_emit_anomaly_apply(runtime *rt, fault_state *fs, size_t k, uint64_t seq, shape_gen_row *row)
+/* A row drawn for an anomaly: its mutator, column and change. (noinline:
+ * the per-row draw below stays a leaf, without this frame.) */
+static __attribute__((noinline)) uint32_t anomaly_chosen(runtime *rt, fault_state *fs, const table_meta *m,
+                                                         uint64_t seq, shape_gen_row *row)
 {
-    const shape_emit_config *cfg = rt->cfg;
-    const table_meta *m = &rt->meta[k];
-    const uint64_t th = m->name_hash;
-    if (!(shape_emit_draw(cfg->fault_seed, DRAW_ANOMALY, th, seq) < cfg->anomaly_fraction)) return 0;
-    int mut = rt->mutators[(size_t)(shape_emit_draw(cfg->fault_seed, DRAW_MUTATOR, th, seq) * (double)rt->nmutators)];
+    const uint64_t *key = m->draw_key;
+    int mut = rt->mutators[(size_t)(shape_emit_draw_keyed(key[DRAW_MUTATOR], seq) * (double)rt->nmutators)];
     size_t cand[SHAPE_GEN_MAX_COLUMNS], n = 0;
     for (size_t c = 0; c < m->et.ncols; c++)
         if (eligible(mut, m, c, &row->values[c])) cand[n++] = c;
     if (n == 0) return ANOMALY_SELECTED | ((uint32_t)mut << 16);
-    size_t c = cand[(size_t)(shape_emit_draw(cfg->fault_seed, DRAW_COLUMN, th, seq) * (double)n)];
-    int change = mutate(fs, mut, &m->et.cols[c], &row->values[c], shape_emit_draw(cfg->fault_seed, DRAW_CHANGE, th, seq));
+    size_t c = cand[(size_t)(shape_emit_draw_keyed(key[DRAW_COLUMN], seq) * (double)n)];
+    int change = mutate(fs, mut, &m->et.cols[c], &row->values[c], shape_emit_draw_keyed(key[DRAW_CHANGE], seq));
     return ANOMALY_SELECTED | ANOMALY_AFFECTED | ((uint32_t)mut << 16) | ((uint32_t)change << 8) | (uint32_t)c;
+}
+
+uint32_t shape_emit_anomaly_apply(runtime *rt, fault_state *fs, size_t k, uint64_t seq, shape_gen_row *row)
+{
+    const table_meta *m = &rt->meta[k];
+    if (!(shape_emit_draw_keyed(m->draw_key[DRAW_ANOMALY], seq) < rt->cfg->anomaly_fraction)) return 0;
+    return anomaly_chosen(rt, fs, m, seq, row);
 }
 
 int shape_emit_mutators_resolve(runtime *rt, shape_err *err)

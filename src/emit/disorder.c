@@ -38,7 +38,8 @@ static int by_position(const void *a, const void *b)
 /* Order window w of plan table k into ow. Rows in place keep their order
  * (their position is their row), so only the late ones are sorted — about
  * F·W of them — and merged in: O(W) for a window, not O(W log W). */
-static int order_window(runtime *rt, ooo_window *ow, size_t k, uint64_t w)
+/* (noinline: the per-event lookup below stays a leaf, without this frame) */
+static __attribute__((noinline)) int order_window(runtime *rt, ooo_window *ow, size_t k, uint64_t w)
 {
     const shape_emit_config *cfg = rt->cfg;
     const uint64_t W = cfg->ooo_window, lo = w * W, rows = cfg->plan->rows[k];
@@ -48,13 +49,13 @@ static int order_window(runtime *rt, ooo_window *ow, size_t k, uint64_t w)
         if (!ow->slots) return -1;
     }
     slot *s = ow->slots, *late = s + W;
-    const uint64_t th = rt->meta[k].name_hash;
+    const uint64_t late_key = rt->meta[k].draw_key[DRAW_LATE], shift_key = rt->meta[k].draw_key[DRAW_LATE_SHIFT];
     const double cap = (double)(w + 1) * (double)W - 0.25;
     uint64_t nlate = 0, nin = 0;
     for (uint64_t j = 0; j < n; j++) {
         uint64_t row = lo + j;
-        if (shape_emit_draw(cfg->fault_seed, DRAW_LATE, th, row) < cfg->out_of_order) {
-            uint64_t shift = (uint64_t)(shape_emit_draw(cfg->fault_seed, DRAW_LATE_SHIFT, th, row) * (double)W);
+        if (shape_emit_draw_keyed(late_key, row) < cfg->out_of_order) {
+            uint64_t shift = (uint64_t)(shape_emit_draw_keyed(shift_key, row) * (double)W);
             double pos = (double)row + 1.5 + (double)shift;
             late[nlate++] = (slot){pos < cap ? pos : cap, row, (uint32_t)(shift + 1)};
         } else {

@@ -25,19 +25,6 @@
 
 enum { DRAW_DUPLICATE = 1, DRAW_DUPLICATE_DISTANCE = 2, DRAW_POISON = 3 };
 
-static uint64_t mix64(uint64_t z)
-{
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
-}
-
-double shape_emit_draw(uint64_t seed, uint64_t what, uint64_t table_hash, uint64_t seq)
-{
-    uint64_t h = mix64(mix64(mix64(seed ^ (what * 0x9e3779b97f4a7c15ULL)) ^ table_hash) + seq);
-    return (double)(h >> 11) * (1.0 / 9007199254740992.0);
-}
-
 uint64_t shape_emit_name_hash(const char *s)
 {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a */
@@ -62,7 +49,8 @@ static int before(const pending_copy *a, const pending_copy *b)
     return a->due < b->due || (a->due == b->due && a->pos < b->pos);
 }
 
-static int heap_push(fault_state *fs, pending_copy c)
+/* (noinline: rare, and it keeps the per-event draws that call it leaves) */
+static __attribute__((noinline)) int heap_push(fault_state *fs, pending_copy c)
 {
     if (fs->n == fs->cap) {
         size_t cap = fs->cap ? fs->cap * 2 : 256;
@@ -110,9 +98,9 @@ void shape_emit_faults_free(fault_state *fs)
 static int maybe_queue_copy(runtime *rt, fault_state *fs, uint64_t pos, size_t k, uint64_t seq, uint64_t from)
 {
     const shape_emit_config *cfg = rt->cfg;
-    uint64_t th = rt->meta[k].name_hash;
-    if (!(shape_emit_draw(cfg->fault_seed, DRAW_DUPLICATE, th, seq) < cfg->duplicate_fraction)) return 0;
-    uint64_t d = 1 + (uint64_t)(shape_emit_draw(cfg->fault_seed, DRAW_DUPLICATE_DISTANCE, th, seq) *
+    const uint64_t *key = rt->meta[k].draw_key;
+    if (!(shape_emit_draw_keyed(key[DRAW_DUPLICATE], seq) < cfg->duplicate_fraction)) return 0;
+    uint64_t d = 1 + (uint64_t)(shape_emit_draw_keyed(key[DRAW_DUPLICATE_DISTANCE], seq) *
                                 (double)cfg->duplicate_window);
     if (d > cfg->duplicate_window) d = cfg->duplicate_window;
     if (pos + d < from) return 0;
@@ -143,7 +131,7 @@ int shape_emit_faults_after_original(runtime *rt, fault_state *fs, batch *b, siz
 {
     const shape_emit_config *cfg = rt->cfg;
     if (cfg->poison_fraction > 0 &&
-        shape_emit_draw(cfg->fault_seed, DRAW_POISON, rt->meta[k].name_hash, seq) < cfg->poison_fraction) {
+        shape_emit_draw_keyed(rt->meta[k].draw_key[DRAW_POISON], seq) < cfg->poison_fraction) {
         size_t len = b->msgs[i].value_len, cut = len * 2 / 3;
         b->msgs[i].value_len = cut ? cut : 1;
         b->fault[i] |= FAULT_POISON;
@@ -153,7 +141,8 @@ int shape_emit_faults_after_original(runtime *rt, fault_state *fs, batch *b, siz
     return SHAPE_OK;
 }
 
-int shape_emit_faults_copies(runtime *rt, fault_state *fs, batch *b, uint64_t pos, shape_gen_row *row, shape_err *err)
+static __attribute__((noinline)) int copies_due(runtime *rt, fault_state *fs, batch *b, uint64_t pos,
+                                                 shape_gen_row *row, shape_err *err)
 {
     const shape_emit_config *cfg = rt->cfg;
     while (fs->n && fs->heap[0].due <= pos && b->n < b->mcap) {
@@ -176,6 +165,12 @@ int shape_emit_faults_copies(runtime *rt, fault_state *fs, batch *b, uint64_t po
         b->n++;
     }
     return SHAPE_OK;
+}
+
+int shape_emit_faults_copies(runtime *rt, fault_state *fs, batch *b, uint64_t pos, shape_gen_row *row, shape_err *err)
+{
+    if (!fs->n || fs->heap[0].due > pos) return SHAPE_OK; /* (most events: no copy is due) */
+    return copies_due(rt, fs, b, pos, row, err);
 }
 
 /* ---- the answer key ----------------------------------------------------------------------- */
@@ -205,31 +200,39 @@ int shape_emit_answer_key(runtime *rt, const group *g, shape_emit_report *rep, s
         char detail[96];
         if (f & FAULT_DUPLICATE) {
             rep->duplicates++;
-            snprintf(detail, sizeof detail, ",\"copy_after\":%u", (unsigned)b->fdet[g->mi[i]]);
-            if (rt->answer_key) answer_line(rt->answer_key, "duplicate", m->table, g->ri[i], detail);
+            if (rt->answer_key) {
+                snprintf(detail, sizeof detail, ",\"copy_after\":%u", (unsigned)b->fdet[g->mi[i]]);
+                answer_line(rt->answer_key, "duplicate", m->table, g->ri[i], detail);
+            }
         }
         if (f & FAULT_ANOMALY) {
             uint32_t a = b->anom[g->mi[i]];
             rep->anomalies_selected++;
             if (a & ANOMALY_AFFECTED) {
                 rep->anomalies_affected++;
-                const shape_event_table *et = &rt->meta[b->k].et; /* an original: the batch's table */
-                snprintf(detail, sizeof detail, ",\"mutator\":\"%s\",\"column\":\"%.40s\",\"change\":\"%s\"",
-                         shape_emit_mutator_name((int)(a >> 16 & 0xff)), et->cols[a & 0xff].name,
-                         shape_emit_change_name((int)(a >> 8 & 0xff)));
-                if (rt->answer_key) answer_line(rt->answer_key, "anomaly", m->table, g->ri[i], detail);
+                if (rt->answer_key) {
+                    const shape_event_table *et = &rt->meta[b->k].et; /* an original: the batch's table */
+                    snprintf(detail, sizeof detail, ",\"mutator\":\"%s\",\"column\":\"%.40s\",\"change\":\"%s\"",
+                             shape_emit_mutator_name((int)(a >> 16 & 0xff)), et->cols[a & 0xff].name,
+                             shape_emit_change_name((int)(a >> 8 & 0xff)));
+                    answer_line(rt->answer_key, "anomaly", m->table, g->ri[i], detail);
+                }
             }
         }
         if (f & FAULT_LATE) {
-            snprintf(detail, sizeof detail, ",\"moved_up_to\":%u", (unsigned)b->lmove[g->mi[i]]);
             rep->late++;
-            if (rt->answer_key) answer_line(rt->answer_key, "late", m->table, g->ri[i], detail);
+            if (rt->answer_key) {
+                snprintf(detail, sizeof detail, ",\"moved_up_to\":%u", (unsigned)b->lmove[g->mi[i]]);
+                answer_line(rt->answer_key, "late", m->table, g->ri[i], detail);
+            }
         }
         if (f & FAULT_POISON) {
             rep->poisoned++;
-            snprintf(detail, sizeof detail, ",\"bytes\":%zu,\"original_bytes\":%u", m->value_len,
-                     (unsigned)b->fdet[g->mi[i]]);
-            if (rt->answer_key) answer_line(rt->answer_key, "poison", m->table, g->ri[i], detail);
+            if (rt->answer_key) {
+                snprintf(detail, sizeof detail, ",\"bytes\":%zu,\"original_bytes\":%u", m->value_len,
+                         (unsigned)b->fdet[g->mi[i]]);
+                answer_line(rt->answer_key, "poison", m->table, g->ri[i], detail);
+            }
         }
     }
     if (rt->answer_key && fflush(rt->answer_key) != 0)

@@ -52,8 +52,10 @@ batch *shape_emit_batch_new(size_t cap, size_t nh)
     b->body_off = malloc(cap * sizeof(size_t));
     b->key_off = malloc(cap * sizeof(size_t));
     b->hval_off = malloc(cap * nh * sizeof(size_t) + 1);
-    b->msgs = calloc(cap, sizeof(shape_emit_message));
-    b->hdrs = calloc(cap * nh + 1, sizeof(shape_emit_header));
+    /* (not zeroed: shape_emit_render_event writes a message and its headers
+     * whole before anything reads them) */
+    b->msgs = malloc(cap * sizeof(shape_emit_message));
+    b->hdrs = malloc((cap * nh + 1) * sizeof(shape_emit_header));
     b->seq = malloc(cap * sizeof *b->seq);
     b->fault = calloc(cap, 1);
     b->fdet = calloc(cap, sizeof *b->fdet);

@@ -56,6 +56,11 @@ typedef struct header_spec {
     char *column;  /* @column, or NULL */
 } header_spec;
 
+/* Fault draws are keyed by (seed, what, table, seq); `what` names the kind
+ * of draw (faults.c 1-3, disorder.c 11-12, anomaly.c 21-24), all below
+ * DRAW_KINDS. */
+#define DRAW_KINDS 25
+
 typedef struct table_meta {
     shape_event_table et;
     shape_event_rows rows; /* typed rows, for destinations that want them (made lazily) */
@@ -64,6 +69,7 @@ typedef struct table_meta {
     int header_cols[MAX_HEADERS]; /* column of an @column header, or -1 */
     size_t name_len;              /* strlen(et.name), measured once (used per event) */
     uint64_t name_hash;           /* keys the table's fault draws (faults.c) */
+    uint64_t draw_key[DRAW_KINDS]; /* shape_emit_draw_key(fault_seed, what, name_hash) per draw kind */
 } table_meta;
 
 /* ---- batches (queue.c) --------------------------------------------------------- */
@@ -216,8 +222,24 @@ typedef struct fault_state {
     char scratch[4096];       /* a mutated value's text (anomaly.c), valid until the next row */
 } fault_state;
 
-/* A uniform draw in [0, 1) keyed by (seed, what, table, seq). */
-EMIT_HIDDEN double shape_emit_draw(uint64_t seed, uint64_t what, uint64_t table_hash, uint64_t seq);
+/* A uniform draw in [0, 1) keyed by (seed, what, table, seq): the first
+ * two mixing rounds depend on (seed, what, table) alone, so they are made
+ * once per table and kind (table_meta.draw_key) and a draw per event is
+ * one round, shape_emit_draw_keyed(key, seq). */
+static inline uint64_t shape_emit_draw_key(uint64_t seed, uint64_t what, uint64_t table_hash)
+{
+    return shape_gen_mix64(shape_gen_mix64(seed ^ (what * 0x9e3779b97f4a7c15ULL)) ^ table_hash);
+}
+
+static inline double shape_emit_draw_keyed(uint64_t key, uint64_t seq)
+{
+    return (double)(shape_gen_mix64(key + seq) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static inline double shape_emit_draw(uint64_t seed, uint64_t what, uint64_t table_hash, uint64_t seq)
+{
+    return shape_emit_draw_keyed(shape_emit_draw_key(seed, what, table_hash), seq);
+}
 EMIT_HIDDEN int shape_emit_faults_on(const shape_emit_config *cfg);
 /* Duplicates or poison (which change the messages, not only their order). */
 EMIT_HIDDEN int shape_emit_delivery_faults_on(const shape_emit_config *cfg);
