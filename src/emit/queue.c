@@ -101,9 +101,11 @@ static size_t text_bound(const shape_gen_value *v) { return shape_event_value_bo
 
 /* Render one event of table meta m into batch b at position i: body, key
  * (the idempotency key or the --key columns), headers, timestamp. Inlined
- * into the generator loop (hot: once per event). */
-int shape_emit_render_event(runtime *rt, batch *b, size_t i, const table_meta *m, uint64_t seq,
-                            const shape_gen_row *row)
+ * into the generator loop (hot: once per event; an exported function would
+ * be a call with a full frame per event); faults.c's copies use the
+ * exported wrapper below. */
+static inline __attribute__((always_inline)) int render_event(runtime *rt, batch *b, size_t i, const table_meta *m,
+                                                              uint64_t seq, const shape_gen_row *row)
 {
     b->seq[i] = seq;
     b->fault[i] = 0;
@@ -181,6 +183,12 @@ int shape_emit_render_event(runtime *rt, batch *b, size_t i, const table_meta *m
     return 0;
 }
 
+int shape_emit_render_event(runtime *rt, batch *b, size_t i, const table_meta *m, uint64_t seq,
+                            const shape_gen_row *row)
+{
+    return render_event(rt, b, i, m, seq, row);
+}
+
 static void batch_fix(runtime *rt, batch *b)
 {
     for (size_t i = 0; i < b->n; i++) {
@@ -239,7 +247,7 @@ static int fill_batch(runtime *rt, fault_state *fs, batch *b, shape_domain_curso
         if (rc == SHAPE_OK) shift_times(cfg, row);
         uint32_t anomaly = rc == SHAPE_OK && faults && cfg->anomaly_fraction > 0
                                ? shape_emit_anomaly_apply(rt, fs, b->k, seq, row) : 0;
-        if (rc == SHAPE_OK && shape_emit_render_event(rt, b, b->n, m, seq, row) != 0)
+        if (rc == SHAPE_OK && render_event(rt, b, b->n, m, seq, row) != 0)
             rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory rendering events");
         if (rc == SHAPE_OK && rt->want_rows) rc = shape_event_rows_append(&m->rows, seq, row, err);
         if (rc != SHAPE_OK) break;
