@@ -2,7 +2,8 @@
 # bench/emit.sh — `shape emit` into `shape broker` side by side with `kcat -P`
 # producing the same pre-rendered events, same producer settings (acks=all,
 # enable.idempotence=true, linger.ms=5), in one run; plus `--sink null`
-# (generation + encoding alone) and peak RSS.
+# (generation + encoding alone, fault-free and with every fault at 1 %) and
+# peak RSS.
 #
 # Usage (after `make`): bench/emit.sh [SCALE [EVENTS]]   (default: medium 500000)
 # The embedded broker keeps ~5 MB per partition (older data is dropped like
@@ -45,10 +46,15 @@ t1=$(now)
 t2=$(now)
 /usr/bin/time -f '%M' -o "$tmp/rss-null" "$shape" emit retail --scale "$scale" --sink null --no-progress \
     --json >"$tmp/null.json"
+# issue 21: the same with every fault at 1 % (late, anomaly, duplicate, poison)
+"$shape" emit retail --scale "$scale" --sink null --no-progress --json --out-of-order 0.01 \
+    --anomaly-fraction 0.01 --duplicate-fraction 0.01 --poison-fraction 0.01 >"$tmp/faults.json"
 kc=$(rate "$events" "$t0" "$t1"); sh=$(rate "$events" "$t1" "$t2")
 printf '  kcat -P (pre-rendered)     %s events/s\n' "$kc"
 printf '  shape emit --sink kafka:// %s events/s  (%.2fx kcat; peak RSS %s KB)\n' "$sh" \
     "$(python3 -c "print($sh / $kc)")" "$(cat "$tmp/rss")"
 python3 -c "
 import json; d=json.load(open('$tmp/null.json'))
-print('  shape emit --sink null     %12.0f events/s  (whole %s stream, %d events; peak RSS %s KB)' % (d['per_second'], '$scale', d['events'], open('$tmp/rss-null').read().strip()))"
+print('  shape emit --sink null     %12.0f events/s  (whole %s stream, %d events; peak RSS %s KB)' % (d['per_second'], '$scale', d['events'], open('$tmp/rss-null').read().strip()))
+f=json.load(open('$tmp/faults.json'))
+print('  ... all faults at 1 %%      %12.0f events/s  (%.2fx fault-free)' % (f['per_second'], f['per_second'] / d['per_second']))"
