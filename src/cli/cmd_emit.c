@@ -452,11 +452,6 @@ static int read_fault_options(emit_state *st, shape_err *err)
     if (st->variation.time_origin) SHAPE_RETURN_NOT_OK(origin_instant(st->variation.time_origin, &at_ns, err));
     st->variation.ooo_window = (uint64_t)st->ooo_window;
     st->answer_key = shape_args_value(args, "answer-key");
-    if ((st->dup_fraction > 0 || st->poison_fraction > 0) && st->registry_format)
-        return shape_err_set(err, SHAPE_EINVAL,
-                             "--duplicate-fraction and --poison-fraction are not available with --event-format %s yet; "
-                             "use --event-format json",
-                             st->format);
     if (st->answer_key && !*st->answer_key) return shape_err_set(err, SHAPE_EINVAL, "--answer-key needs a file name");
     return SHAPE_OK;
 }
