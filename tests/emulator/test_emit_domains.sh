@@ -24,12 +24,8 @@ topics=()
 for d in payments iot; do for f in avro protobuf json-schema; do topics+=("$(unique_topic "$d-$f"):3"); done; done
 kafka_up "$tj:3" "${topics[@]}"
 export SHAPE_CONFIRM_REMOTE=0
-"$SHAPE_BIN" schema-registry --listen 127.0.0.1:0 --url-file reg.url 2>reg.err &
-REG_PID=$!
-trap 'kill -TERM $REG_PID 2>/dev/null || true; cleanup' EXIT
-for _ in $(seq 1 100); do [ -s reg.url ] && break; sleep 0.05; done
-[ -s reg.url ] || fail "schema registry did not start: $(cat reg.err)"
-URL=$(cat reg.url)
+schema_registry_up
+URL=$REG_URL
 
 i=0
 for d in payments iot; do

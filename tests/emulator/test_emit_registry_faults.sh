@@ -24,17 +24,16 @@ cd "$TEST_TMP"
 SYSTEM_PYTHON=/usr/bin/python3
 [ -x "$SYSTEM_PYTHON" ] || SYSTEM_PYTHON=python3
 
+declare -A clean_topic fault_topic
 topics=()
-for fmt in avro protobuf json-schema; do topics+=("clean-$fmt-$$:1" "faults-$fmt-$$:1"); done
+for fmt in avro protobuf json-schema; do
+  clean_topic[$fmt]=$(unique_topic "clean-$fmt"); fault_topic[$fmt]=$(unique_topic "faults-$fmt")
+  topics+=("${clean_topic[$fmt]}:1" "${fault_topic[$fmt]}:1")
+done
 kafka_up "${topics[@]}"
 export SHAPE_CONFIRM_REMOTE=0
-
-"$SHAPE_BIN" schema-registry --listen 127.0.0.1:0 --url-file reg.url 2>reg.err &
-REG_PID=$!
-trap 'kill -TERM $REG_PID 2>/dev/null || true; cleanup' EXIT
-for _ in $(seq 1 100); do [ -s reg.url ] && break; sleep 0.05; done
-[ -s reg.url ] || fail "schema registry did not start: $(cat reg.err)"
-URL=$(cat reg.url)
+schema_registry_up
+URL=$REG_URL
 
 run=(--table store --table order --max-events 1000 --no-progress)
 faults=(--duplicate-fraction 0.05 --duplicate-window 60 --poison-fraction 0.03)
@@ -42,12 +41,12 @@ faults=(--duplicate-fraction 0.05 --duplicate-window 60 --poison-fraction 0.03)
 
 for fmt in avro protobuf json-schema; do
   reg=(--event-format "$fmt" --sink-config "kafka.schema_registry_url=$URL" kafka.subject_strategy=topic_record)
-  "$SHAPE_BIN" emit retail "${run[@]}" "${reg[@]}" --sink "kafka://$BOOTSTRAP/clean-$fmt-$$" >/dev/null 2>err.txt ||
+  "$SHAPE_BIN" emit retail "${run[@]}" "${reg[@]}" --sink "kafka://$BOOTSTRAP/${clean_topic[$fmt]}" >/dev/null 2>err.txt ||
     fail "$fmt clean run: $(cat err.txt)"
   "$SHAPE_BIN" emit retail "${run[@]}" "${reg[@]}" "${faults[@]}" --answer-key "$fmt.key" --json \
-      --sink "kafka://$BOOTSTRAP/faults-$fmt-$$" >"$fmt.report" 2>err.txt || fail "$fmt faulted run: $(cat err.txt)"
+      --sink "kafka://$BOOTSTRAP/${fault_topic[$fmt]}" >"$fmt.report" 2>err.txt || fail "$fmt faulted run: $(cat err.txt)"
   mkdir "$fmt"
-  "$SYSTEM_PYTHON" - "$BOOTSTRAP" "clean-$fmt-$$" "faults-$fmt-$$" "$fmt" <<'PY' || fail "$fmt: stream against the answer key"
+  "$SYSTEM_PYTHON" - "$BOOTSTRAP" "${clean_topic[$fmt]}" "${fault_topic[$fmt]}" "$fmt" <<'PY' || fail "$fmt: stream against the answer key"
 import json, os, struct, sys
 from confluent_kafka import Consumer, TopicPartition
 bootstrap, clean_topic, fault_topic, fmt = sys.argv[1:]
