@@ -47,8 +47,11 @@ for fmt in avro protobuf json-schema; do
       --sink "kafka://$BOOTSTRAP/${fault_topic[$fmt]}" >"$fmt.report" 2>err.txt || fail "$fmt faulted run: $(cat err.txt)"
   mkdir "$fmt"
   "$SYSTEM_PYTHON" - "$BOOTSTRAP" "${clean_topic[$fmt]}" "${fault_topic[$fmt]}" "$fmt" <<'PY' || fail "$fmt: stream against the answer key"
-import json, os, struct, sys
+import json, os, sys
 from confluent_kafka import Consumer, TopicPartition
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.join(os.environ["SHAPE_SOURCE_DIR"], "tests", "emulator"))
+import wire_dir
 bootstrap, clean_topic, fault_topic, fmt = sys.argv[1:]
 
 def read(topic):
@@ -101,18 +104,10 @@ for i, (k, v) in enumerate(msgs):
         assert v == clean[k], "a message that is not poison differs from the clean run: " + k
         good.setdefault(k.split("/")[0], []).append((k, v))
 assert len(bad) == len(poison)
-def lay_out(d, items):
-    os.makedirs(d)
-    with open(os.path.join(d, "messages.bin"), "wb") as f:
-        for _, v in items:
-            f.write(struct.pack(">I", len(v)) + v)
-    with open(os.path.join(d, "expected.jsonl"), "w") as f:
-        for k, _ in items:
-            f.write(expected[k])
 for table, items in good.items():
-    lay_out(os.path.join(fmt, "good", table), items)
+    wire_dir.write(os.path.join(fmt, "good", table), items, expected)
 for n, (k, v) in enumerate(bad):
-    lay_out(os.path.join(fmt, "bad", "%s-%d" % (k.split("/")[0], n)), [(k, v)])
+    wire_dir.write(os.path.join(fmt, "bad", "%s-%d" % (k.split("/")[0], n)), [(k, v)], expected)
 print(fmt, len(msgs), "messages,", len(dups), "duplicates,", len(poison), "poison")
 PY
   for dir in "$fmt"/good/*/; do
