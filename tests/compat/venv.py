@@ -56,10 +56,14 @@ def check():
         return ("the original (sqllocks-shape-kafka==0.9.3, PyPI) is not installed: no venv at %s; "
                 "scripts/install-deps builds it (needs python3-venv and PyPI)" % venv)
     py = os.path.join(venv, "bin", "python")
-    for dist, module in PACKAGES:
-        r = subprocess.run([py, "-c", "import " + module], capture_output=True, text=True)
-        if r.returncode != 0:
-            return "package %s is missing from %s (import %s failed); rerun scripts/install-deps" % (dist, venv, module)
+    probe = ("import importlib, sys\n"
+             "for dist, module in %r:\n"
+             "    try: importlib.import_module(module)\n"
+             "    except Exception: print(dist, module); sys.exit(1)\n" % PACKAGES)
+    r = subprocess.run([py, "-c", probe], capture_output=True, text=True)
+    if r.returncode != 0:
+        dist, module = (r.stdout.split() + ["?", "?"])[:2]
+        return "package %s is missing from %s (import %s failed); rerun scripts/install-deps" % (dist, venv, module)
     return None
 
 
