@@ -21,6 +21,7 @@ that difference (so a fix on either side shows up), not that it is absent.
 import json
 import math
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -44,8 +45,15 @@ def skip_unless_ready():
         sys.exit(77)
 
 
+WORKDIRS = []
+
+
 def workdir():
-    return tempfile.mkdtemp(prefix="shape-compat-")
+    """A scratch folder, removed by finish() when everything passed (kept,
+    and named, for a look when something failed)."""
+    d = tempfile.mkdtemp(prefix="shape-compat-")
+    WORKDIRS.append(d)
+    return d
 
 
 def run(tool, args, timeout=120, cwd=None, stdin=None):
@@ -75,7 +83,10 @@ def finish():
         print("%d comparison(s) failed:" % len(FAILS))
         for f in FAILS:
             print("  " + f)
+        print("inputs and outputs kept in %s" % " ".join(WORKDIRS))
         sys.exit(1)
+    for d in WORKDIRS:
+        shutil.rmtree(d, ignore_errors=True)
     print("all comparisons passed")
     sys.exit(0)
 
