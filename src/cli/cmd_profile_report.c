@@ -604,7 +604,7 @@ static void table_section(page *pg, const char *name, const json_t *t, const cha
 
 /* ---- a windows file ---------------------------------------------------------------------- */
 
-static void windows_section(page *pg, const json_t *windows)
+static void windows_section(page *pg, const json_t *windows, const char *table)
 {
     FILE *f = pg->f;
     size_t n = json_array_size(windows), partial = 0;
@@ -622,7 +622,13 @@ static void windows_section(page *pg, const json_t *windows)
         shape_cli_fmt_instant_us(first, sizeof first, get_int(json_array_get(windows, 0), "start_us"));
         shape_cli_fmt_instant_us(last, sizeof last, get_int(json_array_get(windows, n - 1), "end_us"));
     }
-    fputs("<section class=\"windows\" id=\"windows\"><h2>Windows</h2><div class=\"cards\">", f);
+    fputs("<section class=\"windows\"><h2>Windows", f);
+    if (table[0]) {
+        fputs(" of table <span class=\"tname\">", f);
+        esc(f, table);
+        fputs("</span>", f);
+    }
+    fputs("</h2><div class=\"cards\">", f);
     fprintf(f, "<div class=\"card\"><b>%zu</b>", n);
     esc(f, kind);
     fprintf(f, " windows</div><div class=\"card\"><b>%lld</b>rows in them</div><div class=\"card\"><b>%s</b>first start</div><div class=\"card\"><b>%s</b>last end</div>",
@@ -821,7 +827,13 @@ static int write_page(FILE *f, const char *path, const shape_cli_profile_input *
         fputs("</nav>", f);
     }
     fputs("</header><main>\n", f);
-    if (in->windows) windows_section(&pg, in->windows);
+    if (in->windows) {
+        json_t *by = shape_cli_windows_by_table(in->windows);
+        const char *tname;
+        json_t *list;
+        json_object_foreach(by, tname, list) windows_section(&pg, list, tname);
+        json_decref(by);
+    }
     json_object_foreach((json_t *)tables, name, t) table_section(&pg, name, t, "Table");
     if (!in->windows && !json_object_size(tables)) fputs("<p class=\"note\">No tables: the profile is empty.</p>", f);
     fprintf(f, "</main><script>%s</script></body></html>\n", script);

@@ -454,6 +454,7 @@ static json_t *compact_windows(const json_t *windows)
                               json_object_get(w, "rows"));
         if (!o) continue;
         if (json_is_true(json_object_get(w, "partial"))) json_object_set_new(o, "partial", json_true());
+        if (json_object_get(w, "table")) json_object_set(o, "table", json_object_get(w, "table"));
         const json_t *prof = json_object_get(w, "profile");
         json_t *doc = json_object(), *tables = json_object();
         json_object_set_new(doc, "tables", tables);
@@ -494,7 +495,18 @@ static int run_profile_show(const shape_args *args, shape_err *err)
             if (v.width < 40) v.width = 40;
         }
         if (in.windows) {
-            show_windows(&v, in.windows);
+            json_t *by = shape_cli_windows_by_table(in.windows);
+            const char *tname;
+            json_t *list;
+            int first = 1;
+            json_object_foreach(by, tname, list)
+            {
+                if (!first) fputc('\n', stdout);
+                first = 0;
+                if (tname[0]) fprintf(stdout, "%stable %s%s\n", v.tty ? "\x1b[1m" : "", tname, v.tty ? "\x1b[0m" : "");
+                show_windows(&v, list);
+            }
+            json_decref(by);
         } else {
             const char *name;
             json_t *t;

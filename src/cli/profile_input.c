@@ -168,7 +168,7 @@ static int add_line(lines *l, const char *path, size_t line_no, json_t *o, int t
     const json_t *state = json_object_get(o, "state"), *table = json_object_get(o, "table");
     int windowed = json_is_integer(json_object_get(o, "start_us")) && json_is_integer(json_object_get(o, "end_us")) &&
                    json_is_string(json_object_get(o, "kind"));
-    int form = json_is_string(state) && json_is_string(table) ? 1
+    int form = json_is_string(state) && json_is_string(table) && !windowed ? 1
                : windowed && json_is_object(json_object_get(o, "profile")) ? 2
                : windowed && json_is_string(state) ? 3
                                                     : 0;
@@ -192,6 +192,7 @@ static int add_line(lines *l, const char *path, size_t line_no, json_t *o, int t
                               json_object_get(o, "start_us"), "end_us", json_object_get(o, "end_us"), "rows", rows,
                               "profile", prof);
         if (w && json_is_true(json_object_get(o, "partial"))) json_object_set_new(w, "partial", json_true());
+        if (w && json_is_string(table)) json_object_set(w, "table", (json_t *)table);
         return w && json_array_append_new(l->windows, w) == 0 ? SHAPE_OK
                                                               : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     }
@@ -216,6 +217,7 @@ static int add_line(lines *l, const char *path, size_t line_no, json_t *o, int t
                               json_object_get(o, "start_us"), "end_us", json_object_get(o, "end_us"), "rows",
                               rows ? rows : json_object_get(t, "rows"), "profile", t);
         if (w && json_is_true(json_object_get(o, "partial"))) json_object_set_new(w, "partial", json_true());
+        if (w && json_is_string(table)) json_object_set(w, "table", (json_t *)table);
         return w && json_array_append_new(l->windows, w) == 0 ? SHAPE_OK
                                                               : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     }
@@ -337,4 +339,23 @@ void shape_cli_profile_input_free(shape_cli_profile_input *in)
     json_decref(in->doc);
     json_decref(in->windows);
     in->doc = in->windows = NULL;
+}
+
+json_t *shape_cli_windows_by_table(const json_t *windows)
+{
+    json_t *by = json_object();
+    size_t i;
+    const json_t *w;
+    json_array_foreach(windows, i, w)
+    {
+        const char *t = json_string_value(json_object_get(w, "table"));
+        if (!t) t = "";
+        json_t *list = json_object_get(by, t);
+        if (!list) {
+            list = json_array();
+            json_object_set_new(by, t, list);
+        }
+        json_array_append(list, (json_t *)w);
+    }
+    return by;
 }

@@ -26,8 +26,8 @@ typedef struct shape_cli_profile_input {
     /* a document or a state: {"tables": {NAME: {"name", "rows", "columns"}}} (owned) */
     json_t *doc;
     /* a windows or window states file: an array of {"kind", "start_us",
-     * "end_us", "rows", "partial" (when true), "profile": {"name", "rows",
-     * "columns"}} in file order (owned); NULL otherwise */
+     * "end_us", "rows", "partial" (when true), "table" (--split-by),
+     * "profile": {"name", "rows", "columns"}} in file order (owned); NULL otherwise */
     json_t *windows;
     /* what the file was: "document", "state", "split state", "windows", "window states" */
     const char *form;
@@ -46,6 +46,10 @@ void shape_cli_profile_input_free(shape_cli_profile_input *in);
  * spread (fewer than two finite quantiles, or all equal: *lo = *hi then
  * when there is one). */
 int shape_cli_histogram(const json_t *quantiles, int integers, double *mass, int *bins, double *lo, double *hi);
+
+/* The windows grouped by their "table" (--split-by; "" for windows without
+ * one), tables in order of first appearance, windows in file order (new). */
+json_t *shape_cli_windows_by_table(const json_t *windows);
 
 /* An instant in microseconds as ISO-8601 UTC text ("2023-11-14T22:13:20Z",
  * with the fraction when there is one). */
