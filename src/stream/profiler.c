@@ -25,6 +25,11 @@
  * runs) and profiles each run, a zero-copy slice of the struct array, into
  * that value's table; so each table sees its rows in stream order, as a
  * profile of those rows alone would.
+ * Split with a window kind: the window task cuts each batch by table the
+ * same way, then hands the whole batch to every table's window profiler
+ * with that table's rows selected, so all tables keep one watermark (the
+ * one a profiler of all the rows would have); a new table copies the clock
+ * of the first. Each closed window goes to the windows file with its table.
  */
 #include "shape/stream_profiler.h"
 
