@@ -261,6 +261,23 @@ static int split_table(shape_stream_profiler *p, const uint8_t *s, size_t n, int
     return SHAPE_OK;
 }
 
+/* The batch as the tables see it: without the hidden column (the headers
+ * read only for the split), its children lists in sch/arr (room for all). */
+static void split_view(const struct ArrowSchema *schema, const struct ArrowArray *array, int64_t hidden,
+                       struct ArrowSchema **sch, struct ArrowArray **arr, struct ArrowSchema *vs, struct ArrowArray *va)
+{
+    *vs = *schema;
+    *va = *array;
+    if (hidden < 0) return;
+    int64_t m = 0;
+    for (int64_t i = 0; i < schema->n_children; i++)
+        if (i != hidden) sch[m] = schema->children[i], arr[m++] = array->children[i];
+    vs->children = sch;
+    vs->n_children = m;
+    va->children = arr;
+    va->n_children = m;
+}
+
 /* Rows [from, from + len) of the batch into table t, without the hidden column. */
 static int split_run(shape_stream_profiler *p, const struct ArrowSchema *schema, const struct ArrowArray *array,
                      int64_t hidden, int64_t from, int64_t len, const uint8_t *s, size_t n, int value,
@@ -268,17 +285,9 @@ static int split_run(shape_stream_profiler *p, const struct ArrowSchema *schema,
 {
     shape_profile *t = NULL;
     SHAPE_RETURN_NOT_OK(split_table(p, s, n, value, &t, err));
-    struct ArrowSchema vs = *schema;
-    struct ArrowArray va = *array;
-    if (hidden >= 0) {
-        int64_t m = 0;
-        for (int64_t i = 0; i < schema->n_children; i++)
-            if (i != hidden) sch[m] = schema->children[i], arr[m++] = array->children[i];
-        vs.children = sch;
-        vs.n_children = m;
-        va.children = arr;
-        va.n_children = m;
-    }
+    struct ArrowSchema vs;
+    struct ArrowArray va;
+    split_view(schema, array, hidden, sch, arr, &vs, &va);
     va.offset = array->offset + from;
     va.length = len;
     va.null_count = 0;
@@ -425,17 +434,9 @@ static int split_window_batch(shape_stream_profiler *p, const struct ArrowSchema
     struct ArrowSchema **sch = malloc(((size_t)schema->n_children + 1) * sizeof *sch);
     struct ArrowArray **arr = malloc(((size_t)array->n_children + 1) * sizeof *arr);
     int rc = sch && arr ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-    struct ArrowSchema vs = *schema;
-    struct ArrowArray va = *array;
-    if (rc == SHAPE_OK && hidden >= 0) { /* the headers read for the split stay out of the tables */
-        int64_t m = 0;
-        for (int64_t i = 0; i < schema->n_children; i++)
-            if (i != hidden) sch[m] = schema->children[i], arr[m++] = array->children[i];
-        vs.children = sch;
-        vs.n_children = m;
-        va.children = arr;
-        va.n_children = m;
-    }
+    struct ArrowSchema vs;
+    struct ArrowArray va;
+    if (rc == SHAPE_OK) split_view(schema, array, hidden, sch, arr, &vs, &va);
     for (size_t t = 0; rc == SHAPE_OK && t < p->n_tables; t++) {
         for (size_t r = 0; r < n; r++) p->select[r] = p->row_table[r] == t;
         table_emit te = {p, p->wnames[t]};
