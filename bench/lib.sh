@@ -165,6 +165,13 @@ consume_peer() {
         'set -o pipefail; kcat -b "$1" -C -t orders -e -o beginning -q -X fetch.wait.max.ms=10 | wc -l' kcat "$bs" ;;
     stream_read) measure consume stream_read "$r" NULL "${c[@]}" -- "$shape" stream-read "${stream_read_format[@]}" "kafka://$bs/orders" ;;
     stream_read_jsonl) measure consume stream_read_jsonl "$r" NULL "${c[@]}" -- "$shape" stream-read "kafka://$bs/orders" ;;
+    # the Arrow IPC writer's cost: the same read with every batch written as an IPC message to /dev/null
+    stream_read_arrow) measure consume stream_read_arrow "$r" NULL "${c[@]}" -- "$shape" stream-read --format arrow "kafka://$bs/orders" ;;
+    # --split-by on the retail topic (split_events events of nine tables, emitted by shape) vs one table
+    split_unsplit) measure split unsplit "$r" KEEP events="$split_events" expect="$split_events" -- \
+        "$shape" stream-profile "kafka://$bs/retail-split" -o "$tmp/retail-unsplit.json" ;;
+    split_split) measure split split "$r" KEEP events="$split_events" expect="$split_events" -- \
+        "$shape" stream-profile "kafka://$bs/retail-split" --split-by header:shape-table -o "$tmp/retail-split.json" ;;
     stream_profile) measure consume stream_profile "$r" KEEP "${c[@]}" -- "$shape" stream-profile "kafka://$bs/orders" -o "$tmp/profile.json" ;;
     # windows: the skew cap above the hour keeps every row in a window (each
     # partition is in order), so both do the whole work

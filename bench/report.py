@@ -269,6 +269,7 @@ peers = [
 ] if fair else [("kcat", "`kcat -C -e -o beginning -q` > /dev/null")]) + [
     ("stream_read", f"`shape stream-read kafka://…` > /dev/null ({facts.get('stream_read_format', '')})"),
     ("stream_read_jsonl", "`shape stream-read kafka://…` > /dev/null (JSON lines, the default output)"),
+    ("stream_read_arrow", "`shape stream-read --format arrow kafka://…` > /dev/null (the Arrow IPC stream)"),
     ("stream_profile", "`shape stream-profile kafka://… -o x.json`"),
     ("stream_profile_tumbling", "`shape stream-profile kafka://… --window tumbling --size 1m --windows x.jsonl`"),
     ("stream_profile_sliding", "`shape stream-profile kafka://… --window sliding --size 5m --slide 1m --windows x.jsonl`"),
@@ -282,7 +283,7 @@ p("| reader | messages/s | × floor | × kcat | × Python | CPU s (user+sys) | p
 p("|---|---:|---:|---:|---:|---:|---:|")
 for n, label in peers:
     if not runs("consume", n):
-        if n in ("stream_read_jsonl", "stream_profile_tumbling", "stream_profile_sliding"):
+        if n in ("stream_read_jsonl", "stream_read_arrow", "stream_profile_tumbling", "stream_profile_sliding"):
             continue  # runs older than these rows did not measure them
         why = "not available yet" if n == "stream_profile" and facts.get("have_profile") != "1" else (
             "failed: " + str(len(failed("consume", n))) + " runs" if failed("consume", n) else
@@ -367,6 +368,20 @@ if sp_floor:
 else:
     p("| issue 5: stream-profile ≥ 0.7× floor, ≥ 20× Python, peak RSS ≤ 150 MB | "
       "`shape stream-profile` not available yet | — |")
+if runs("consume", "stream_read_arrow") and facts.get("stream_read_format"):
+    w = stat(ratio(rate["stream_read_arrow"], rate["stream_read"]))
+    if w:
+        p(f"| issue 23: `stream-read --format arrow` > /dev/null ≥ 0.95× `--format null` | {w[0]:.2f}× | {verdict(w[0] >= 0.95)} |")
+if runs("split", "split") and runs("split", "unsplit"):
+    sp = per_round("split", "split", lambda r: r.get("events", 0) / r["wall"] if r["wall"] > 0 else None)
+    un = per_round("split", "unsplit", lambda r: r.get("events", 0) / r["wall"] if r["wall"] > 0 else None)
+    w = stat(ratio(sp, un))
+    if w:
+        p(f"| issue 23: `--split-by header:shape-table` on the retail topic ≥ 0.9× the unsplit profile's messages/s "
+          f"({fstat(stat(sp.values()))} vs {fstat(stat(un.values()))} msg/s; peak RSS "
+          f"{stat(per_round('split', 'split', lambda r: mb(r.get('rss_kb'))).values())[0]:.0f} vs "
+          f"{stat(per_round('split', 'unsplit', lambda r: mb(r.get('rss_kb'))).values())[0]:.0f} MB) | "
+          f"{w[0]:.2f}× | {verdict(w[0] >= 0.9)} |")
 for n, what, target in (("stream_profile_tumbling", "tumbling 1m", 0.9), ("stream_profile_sliding", "sliding 5m/1m", 0.8)):
     w = stat(ratio(rate[n], rate["stream_profile"])) if runs("consume", n) else None
     if w:

@@ -13,7 +13,8 @@
  * state too, and print a one-line JSON summary.
  * Window states (`stream-profile --window KIND --state FILE`: JSON lines,
  * one window each, shape/windows_file.h) are merged window by window: the
- * same (kind, start, end) in several files is one window of the whole topic;
+ * same (kind, start, end) in several files is one window of the whole topic
+ * (with --split-by, the same table's: a line's "table" is part of the key);
  * -o then gets the merged windows as a windows file (JSON lines, sorted by
  * start and end) and --state their states.
  * Split states (`stream-profile --split-by --state FILE`: JSON lines
@@ -67,6 +68,7 @@ typedef struct merged_window {
     shape_window_kind kind;
     int64_t start, end, rows;
     shape_profile *profile;
+    char *table; /* --split-by: the window's table; else NULL */
 } merged_window;
 
 typedef struct window_set {
@@ -78,18 +80,29 @@ typedef struct window_set {
 
 static void window_set_free(window_set *set)
 {
-    for (size_t i = 0; i < set->n; i++) shape_profile_free(set->w[i].profile);
+    for (size_t i = 0; i < set->n; i++) {
+        shape_profile_free(set->w[i].profile);
+        free(set->w[i].table);
+    }
     free(set->w);
 }
 
-/* Index of the first window not before (start, end). */
-static size_t window_at(const window_set *set, int64_t start, int64_t end)
+/* Windows in order of (start, end, table; no table first). */
+static int window_cmp(const merged_window *m, int64_t start, int64_t end, const char *table)
+{
+    if (m->start != start) return m->start < start ? -1 : 1;
+    if (m->end != end) return m->end < end ? -1 : 1;
+    if (!m->table || !table) return (m->table != NULL) - (table != NULL);
+    return strcmp(m->table, table);
+}
+
+/* Index of the first window not before (start, end, table). */
+static size_t window_at(const window_set *set, int64_t start, int64_t end, const char *table)
 {
     size_t lo = 0, hi = set->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const merged_window *m = &set->w[mid];
-        if (m->start < start || (m->start == start && m->end < end)) lo = mid + 1;
+        if (window_cmp(&set->w[mid], start, end, table) < 0) lo = mid + 1;
         else hi = mid;
     }
     return lo;
@@ -125,13 +138,19 @@ static int add_window_line(window_set *set, const char *path, size_t line_no, co
                : shape_err_set(err, SHAPE_EINVAL, "%s line %zu: the state is not base64", path, line_no);
     free(bytes);
     int64_t s = json_integer_value(start), e = json_integer_value(end), r = json_integer_value(rows);
+    const char *tname = json_string_value(json_object_get(doc, "table"));
+    char *table = tname ? strdup(tname) : NULL;
     json_decref(doc);
+    if (rc == SHAPE_OK && tname && !table) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     if (rc != SHAPE_OK) {
-        shape_err_prefix(err, "%s line %zu", path, line_no);
+        if (rc != SHAPE_ENOMEM) shape_err_prefix(err, "%s line %zu", path, line_no);
+        shape_profile_free(p);
+        free(table);
         return rc;
     }
-    size_t at = window_at(set, s, e);
-    if (at < set->n && set->w[at].start == s && set->w[at].end == e) {
+    size_t at = window_at(set, s, e, table);
+    if (at < set->n && window_cmp(&set->w[at], s, e, table) == 0) {
+        free(table);
         rc = shape_profile_merge(set->w[at].profile, p, err);
         set->w[at].rows += r;
         shape_profile_free(p);
@@ -143,13 +162,14 @@ static int add_window_line(window_set *set, const char *path, size_t line_no, co
         merged_window *w = realloc(set->w, cap * sizeof *w);
         if (!w) {
             shape_profile_free(p);
+            free(table);
             return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
         }
         set->w = w;
         set->cap = cap;
     }
     memmove(&set->w[at + 1], &set->w[at], (set->n - at) * sizeof *set->w);
-    set->w[at] = (merged_window){kind, s, e, r, p};
+    set->w[at] = (merged_window){kind, s, e, r, p, table};
     set->n++;
     return SHAPE_OK;
 }
@@ -179,7 +199,7 @@ static int write_windows(const window_set *set, const char *path,
     for (size_t i = 0; rc == SHAPE_OK && i < set->n; i++) {
         const merged_window *m = &set->w[i];
         shape_window_closed c = {.kind = m->kind, .start_us = m->start, .end_us = m->end, .rows = m->rows,
-                                 .profile = m->profile};
+                                 .profile = m->profile, .table = m->table};
         char *line = NULL;
         size_t n = 0;
         rc = line_fn(&c, &line, &n, err);

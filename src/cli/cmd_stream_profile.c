@@ -264,8 +264,6 @@ static int read_options(const shape_args *args, run *r, shape_err *err)
     const char *split_name;
     if (r->pc.split_by) {
         SHAPE_RETURN_NOT_OK(shape_stream_split_parse(r->pc.split_by, &by_header, &split_name, err));
-        if (r->pc.window.kind != SHAPE_WINDOW_GLOBAL)
-            return shape_err_set(err, SHAPE_EINVAL, "--split-by goes with --window global only (not yet with windows)");
         r->pc.keep_headers = shape_args_flag(args, "with-headers") > 0;
     }
 
@@ -332,7 +330,8 @@ static int finish(run *r, shape_err *err)
                                  (long long)st.undecodable, (long long)st.rejected);
         fprintf(stderr, "shape: the stream had no events; nothing was written%s\n",
                 r->state_path ? " but the (empty) state" : "");
-        if (r->state_path && r->pc.split_by) SHAPE_RETURN_NOT_OK(shape_atomic_write(r->state_path, "", 0, err));
+        if (r->state_path && r->pc.split_by && r->pc.window.kind == SHAPE_WINDOW_GLOBAL)
+            SHAPE_RETURN_NOT_OK(shape_atomic_write(r->state_path, "", 0, err));
         else if (r->state_path && r->pc.window.kind == SHAPE_WINDOW_GLOBAL) /* an empty worker still merges */
             SHAPE_RETURN_NOT_OK(write_state(r, shape_stream_profiler_profile(r->profiler), err));
         else if (r->state_path) SHAPE_RETURN_NOT_OK(empty_window_states(r->state_path, err));

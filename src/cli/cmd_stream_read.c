@@ -192,6 +192,12 @@ static int run_stream_read(const shape_args *args, shape_err *err)
     if (compression && format != FORMAT_PARQUET)
         return shape_err_set(err, SHAPE_EINVAL, "--compression applies to --format parquet only");
     if (compression && strcmp(compression, "none") == 0) popts.codec = SHAPE_PARQUET_UNCOMPRESSED;
+    const char *encoding = shape_args_value(args, "parquet-encoding");
+    if (encoding && strcmp(encoding, "plain") != 0 && strcmp(encoding, "dictionary") != 0)
+        return shape_err_set(err, SHAPE_EINVAL, "--parquet-encoding must be 'plain' or 'dictionary', got '%.32s'", encoding);
+    if (encoding && format != FORMAT_PARQUET)
+        return shape_err_set(err, SHAPE_EINVAL, "--parquet-encoding applies to --format parquet only");
+    if (encoding && strcmp(encoding, "dictionary") == 0) popts.encoding = SHAPE_PARQUET_DICTIONARY;
     if (output && !output[0]) return shape_err_set(err, SHAPE_EINVAL, "-o needs a file name");
     int rc = shape_args_int(args, "max-reconnects", 0, 1000000, 5, &max_reconnects, err);
     shape_path_use uses[] = {{"--checkpoint", checkpoint, 1},
@@ -262,6 +268,9 @@ static const shape_arg_spec stream_read_args[] = {
      "per micro-batch); parquet one Parquet file (a row group per micro-batch, ZSTD, statistics); null "
      "decodes every message into Arrow batches and drops them (benchmarks)."},
     {"compression", 0, SHAPE_ARG_VALUE, "zstd|none", "zstd", "Parquet page compression."},
+    {"parquet-encoding", 0, SHAPE_ARG_VALUE, "plain|dictionary", "plain",
+     "Parquet value encoding: dictionary gives each column chunk a dictionary page and indices (falling back "
+     "to plain for a chunk whose values mostly differ)."},
     {"output", 'o', SHAPE_ARG_VALUE, "FILE", "-", "Write there instead of stdout ('-')."},
     {"checkpoint", 0, SHAPE_ARG_VALUE, "FILE", NULL,
      "Resume from FILE if present; after each batch printed, record the position there (atomically)."},

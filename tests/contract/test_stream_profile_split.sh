@@ -79,8 +79,10 @@ for bad in "--split-by table" "--split-by field:" "--split-by header:" "--split-
     run stream-profile mixed.jsonl $bad -o bad.json; expect_error 2 "--"
     [[ ! -e bad.json && ! -e s.state && ! -e c.json ]] || fail "$bad wrote a file"
 done
+# with windows (test_stream_profile_split_windows.sh) a float column is refused the same way, no file written
 run stream-profile mixed.jsonl --split-by field:x --window tumbling --size 1m --windows w.jsonl
-expect_error 2 "--split-by" "global"
+expect_error 2 "field:x" "text, integer and bool"
+[[ ! -s w.jsonl ]] || fail "a refused windowed split wrote windows"
 run stream-profile mixed.jsonl --split-by field:x -o bad.json; expect_error 2 "field:x" "text, integer and bool"
 [[ ! -e bad.json ]] || fail "a float split column wrote a file"
 
