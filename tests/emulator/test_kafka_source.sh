@@ -160,3 +160,20 @@ for r in rows:
 PY
 done
 echo "ok: headers of batches filled by many fetches"
+
+# A topic that does not exist (issue 24, item 13): on shape broker, which
+# creates any topic a client names, as on a real broker without
+# auto-creation, a read exits 2 with one line naming it and creates nothing
+# (the topic is looked up in the cluster's list, not asked for by name).
+absent=$(unique_topic absent)
+for cmd in stream-read stream-profile; do
+  out=(); [ $cmd = stream-read ] || out=(-o "$TEST_TMP/absent.json")
+  rc=0
+  "$SHAPE_BIN" $cmd "kafka://$BOOTSTRAP/$absent" "${out[@]}" >"$TEST_TMP/absent.out" 2>"$TEST_TMP/absent.err" || rc=$?
+  [ $rc -eq 2 ] && [ "$(wc -l <"$TEST_TMP/absent.err")" -eq 1 ] &&
+    grep -q "^shape: error: kafka: topic '$absent' does not exist" "$TEST_TMP/absent.err" ||
+    fail "$cmd of a missing topic: exit $rc, $(head -c 300 "$TEST_TMP/absent.err")"
+done
+[ ! -e "$TEST_TMP/absent.json" ] || fail "stream-profile wrote a profile of a missing topic"
+kcat -b "$BOOTSTRAP" -L 2>/dev/null | grep -q "topic \"$absent\"" && fail "a read created the missing topic $absent"
+echo "ok: a missing topic is refused and not created"

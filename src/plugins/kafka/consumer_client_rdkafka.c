@@ -34,6 +34,7 @@
 
 #include "consumer_client.h"
 #include "kafka_conf.h"
+#include "kafka_metadata.h"
 #include "kafka_plugin.h"
 
 #define METADATA_TIMEOUT_MS 10000
@@ -139,32 +140,26 @@ static int rk_start(shape_kafka_consumer *c, shape_err *err)
     return SHAPE_OK;
 }
 
+/* From the cluster's list of topics (kafka_metadata.h): a topic asked for
+ * by name would be created by a cluster that creates topics on first use
+ * (shape broker does), and a missing topic would read as an empty one. */
 static int rk_partitions(shape_kafka_consumer *c, const char *topic, int32_t **ids, size_t *n, shape_err *err)
 {
     rdkafka_consumer *k = (rdkafka_consumer *)c;
     *ids = NULL;
     *n = 0;
-    rd_kafka_topic_t *t = rd_kafka_topic_new(k->rk, topic, NULL);
-    const struct rd_kafka_metadata *md = NULL;
-    rd_kafka_resp_err_t e = rd_kafka_metadata(k->rk, 0, t, &md, METADATA_TIMEOUT_MS);
-    rd_kafka_topic_destroy(t);
+    shape_kafka_topic_info info;
+    rd_kafka_resp_err_t e = shape_kafka_topic_lookup(k->rk, topic, SHAPE_KAFKA_LOOKUP_LIST, METADATA_TIMEOUT_MS, &info);
+    if (e == RD_KAFKA_RESP_ERR__NOENT) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     if (e) {
         if (k->fatal[0]) return shape_err_set(err, SHAPE_ECONN, "kafka: %s", k->fatal);
         return kafka_error(e, NULL, err);
     }
-    int rc = SHAPE_OK;
-    const struct rd_kafka_metadata_topic *mt = md->topic_cnt == 1 ? &md->topics[0] : NULL;
-    if (!mt || mt->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || mt->partition_cnt == 0) {
-        /* no partitions: the source says the topic does not exist */
-    } else if (mt->err) {
-        rc = kafka_error(mt->err, NULL, err);
-    } else {
-        *ids = malloc((size_t)mt->partition_cnt * sizeof **ids);
-        if (!*ids) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-        for (int i = 0; rc == SHAPE_OK && i < mt->partition_cnt; i++) (*ids)[(*n)++] = mt->partitions[i].id;
-    }
-    rd_kafka_metadata_destroy(md);
-    return rc;
+    if (!info.found && info.topic_err) return kafka_error(info.topic_err, NULL, err);
+    /* not found: no partitions, the source says the topic does not exist */
+    *ids = info.ids;
+    *n = info.n;
+    return SHAPE_OK;
 }
 
 static int rk_watermarks(shape_kafka_consumer *c, const char *topic, int32_t partition, int64_t *low,

@@ -24,6 +24,7 @@
 
 #include "emitter.h"
 #include "kafka_conf.h"
+#include "kafka_metadata.h"
 #include "kafka_plugin.h"
 #include "producer_client.h"
 
@@ -134,16 +135,20 @@ static int rdkafka_fatal_error(shape_kafka_producer *p, char *reason, size_t siz
     return rd_kafka_fatal_error(((rdkafka_client *)p)->rk, reason, size) != RD_KAFKA_RESP_ERR_NO_ERROR;
 }
 
-static int rdkafka_connect(shape_kafka_producer *p, const char *topic, int timeout_ms, char *reason, size_t size)
+/* The topic asked for by name (kafka_metadata.h): a cluster that creates
+ * topics on first use creates it now, one that does not says so at once. */
+static int rdkafka_connect(shape_kafka_producer *p, const char *topic, int timeout_ms, int32_t *partitions,
+                           char *reason, size_t size)
 {
     rd_kafka_t *rk = ((rdkafka_client *)p)->rk;
-    rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, topic, NULL);
-    const struct rd_kafka_metadata *md = NULL;
-    rd_kafka_resp_err_t merr = rkt ? rd_kafka_metadata(rk, 0, rkt, &md, timeout_ms) : rd_kafka_last_error();
-    if (md) rd_kafka_metadata_destroy(md);
-    if (rkt) rd_kafka_topic_destroy(rkt);
-    if (merr == RD_KAFKA_RESP_ERR_NO_ERROR) return 0;
-    snprintf(reason, size, "%s", rd_kafka_err2str(merr));
+    shape_kafka_topic_info info;
+    rd_kafka_resp_err_t merr = shape_kafka_topic_lookup(rk, topic, SHAPE_KAFKA_LOOKUP_NAMED, timeout_ms, &info);
+    free(info.ids);
+    if (merr == RD_KAFKA_RESP_ERR_NO_ERROR && (info.found || !info.topic_err)) {
+        *partitions = !info.found ? 0 : info.creating ? -1 : (int32_t)info.n;
+        return 0;
+    }
+    snprintf(reason, size, "%s", rd_kafka_err2str(merr ? merr : info.topic_err));
     return 1;
 }
 
