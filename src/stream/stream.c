@@ -100,6 +100,7 @@ static void close_source(shape_stream *s)
     s->closed.rows += st->rows;
     s->closed.undecodable += st->undecodable;
     s->closed.rejected += st->rejected;
+    s->closed.offsets_lost += st->offsets_lost;
     s->parts = shape_source_progress_of(s->src);
     shape_source_close(s->src);
     s->src = NULL;
@@ -471,6 +472,7 @@ shape_decode_stats shape_stream_stats(const shape_stream *s)
         t.rows += st->rows;
         t.undecodable += st->undecodable;
         t.rejected += st->rejected;
+        t.offsets_lost += st->offsets_lost;
     }
     return t;
 }

@@ -326,6 +326,16 @@ static int rk_position(shape_kafka_consumer *c, int32_t partition, int64_t *next
     return known;
 }
 
+static int rk_low_watermark(shape_kafka_consumer *c, int32_t partition, int64_t *low)
+{
+    rdkafka_consumer *k = (rdkafka_consumer *)c;
+    int64_t lo = -1, hi = -1;
+    if (rd_kafka_get_watermark_offsets(k->rk, k->topic, partition, &lo, &hi) != RD_KAFKA_RESP_ERR_NO_ERROR || lo < 0)
+        return 0;
+    *low = lo;
+    return 1;
+}
+
 static void rk_serve(shape_kafka_consumer *c)
 {
     rd_kafka_poll(((rdkafka_consumer *)c)->rk, 0);
@@ -362,8 +372,8 @@ static void rk_destroy(shape_kafka_consumer *c)
 }
 
 static const shape_kafka_consumer_ops rdkafka_ops = {
-    rk_set,  rk_start,   rk_partitions, rk_watermarks, rk_assign, rk_set_paused, rk_fetch,
-    rk_release, rk_position, rk_serve,  rk_failure,    rk_destroy,
+    rk_set,      rk_start,         rk_partitions, rk_watermarks, rk_assign,  rk_set_paused, rk_fetch,
+    rk_release,  rk_position,      rk_low_watermark, rk_serve,   rk_failure, rk_destroy,
 };
 
 static int rdkafka_consumer_new(void *ud, shape_kafka_consumer **out, shape_err *err)
