@@ -103,11 +103,15 @@ static void on_error(rd_kafka_t *rk, int e, const char *reason, void *opaque)
     }
 }
 
-/* librdkafka logs go to stderr only at warning level and above. */
+/* librdkafka's own log lines ("FAIL: [thrd:...]: Connect to ... failed",
+ * "OFFSET: ... offset reset", one per broker and attempt) say what shape
+ * says itself in one line of its own (a reconnect's warning, a gap's
+ * warning, the error that ends the read): they are shown only for debugging,
+ * with SHAPE_DEBUG set (non-empty, not 0), as "shape: debug: kafka: ...". */
 static void on_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
 {
     (void)rk;
-    if (level <= 4) fprintf(stderr, "shape: kafka: %s: %s\n", fac, buf);
+    if (level <= 6 && shape_kafka_debug()) fprintf(stderr, "shape: debug: kafka: %s: %s\n", fac, buf);
 }
 
 /* errstr gets librdkafka's reason with the value redacted (kafka_conf.h). */

@@ -11,8 +11,8 @@
  * rd_kafka_producev with the message as the opaque (no copy; the header list
  * is the only allocation, owned by librdkafka once queued); each delivery
  * report goes to the emitter's callback with the error's name. librdkafka's
- * own log lines are silenced: what matters reaches the user through
- * outcomes and errors, in one line.
+ * own log lines are shown only with SHAPE_DEBUG: what matters reaches the
+ * user through outcomes and errors, in one line.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,9 +91,11 @@ static void on_report(rd_kafka_t *rk, const rd_kafka_message_t *msg, void *opaqu
     c->on_delivery(c->report_ctx, msg->_private, msg->err ? rd_kafka_err2name(msg->err) : NULL, 0);
 }
 
+/* Shown only with SHAPE_DEBUG (kafka_conf.h), like the consumer's. */
 static void quiet_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
 {
-    (void)rk, (void)level, (void)fac, (void)buf;
+    (void)rk;
+    if (level <= 6 && shape_kafka_debug()) fprintf(stderr, "shape: debug: kafka: %s: %s\n", fac, buf);
 }
 
 static int rdkafka_produce(shape_kafka_producer *p, const char *topic, shape_emit_message *m, const char **error,
