@@ -733,6 +733,63 @@ if growth:
         p("")
 
 # ---------------------------------------------------------------- micro
+# ------------------------------------------------------- a real Apache Kafka
+# bench/real_kafka.sh: the same consume and emit commands against one real
+# node beside the mock's runs (issue 25, item 3); the broker's CPU apart.
+if facts.get("real_kafka") or any(r["group"] in ("real_consume", "real_emit") for r in recs):
+    p("## Against a real Apache Kafka (issue 25)")
+    p("")
+    note = facts.get("real_kafka", "")
+    if not any(r["group"] == "real_consume" for r in recs):
+        p(f"Not measured in this run: {note or 'bench/real_kafka.sh did not run'}.")
+        p("")
+    else:
+        synthesize_faster("real_consume", "floor", ("floor_w4",))
+        p(f"The same commands as the sections above, against {note} on the same machine, in the same run "
+          f"({con:,} messages over {parts} partitions to read; {facts.get('emit_events')} events to send), "
+          "rounds interleaved as there. The broker is a process of its own here: *reader CPU* is the reader's "
+          "(or producer's) user+system seconds, *broker CPU* the JVM's over the same process's run. "
+          "The mock's column repeats the figures above (its broker shares the reader's cores, uncounted).")
+        p("")
+        p("| reader | shape broker: messages/s | × floor | Apache Kafka: messages/s | × floor | reader CPU s | broker CPU s |")
+        p("|---|---:|---:|---:|---:|---:|---:|")
+        mrate = {n: per_round("consume", n, lambda r: con / r["wall"] if r["wall"] > 0 else None)
+                 for n in ("floor_w4", "kcat", "stream_read", "stream_profile")}
+        rrate = {n: per_round("real_consume", n, lambda r: con / r["wall"] if r["wall"] > 0 else None)
+                 for n in ("floor_w4", "kcat", "stream_read", "stream_profile")}
+        for n, label in (("floor_w4", "bare librdkafka consumer, shape's way (bench/consume -w 4)"),
+                         ("kcat", "kcat -C (defaults)"), ("stream_read", "shape stream-read --format null"),
+                         ("stream_profile", "shape stream-profile")):
+            if not runs("real_consume", n):
+                why = f"failed: {len(failed('real_consume', n))} runs" if failed("real_consume", n) else "not run"
+                p(f"| {label} | | | {why} | | | |")
+                continue
+            p(f"| {label} | {fstat(stat(mrate[n].values()))} | {fratio(stat(ratio(mrate[n], mrate['floor_w4'])))} | "
+              f"{fstat(stat(rrate[n].values()))} | {fratio(stat(ratio(rrate[n], rrate['floor_w4'])))} | "
+              f"{fstat(stat(per_round('real_consume', n, lambda r: r.get('cpu')).values()), 2)} | "
+              f"{fstat(stat(per_round('real_consume', n, lambda r: r.get('broker_cpu')).values()), 2)} |")
+        p("")
+        if any(r["group"] == "real_emit" for r in recs):
+            ev = float(facts.get("emit_events", "0") or 0)
+            p("| producer | shape broker: events/s | × bench/produce | Apache Kafka: events/s | × bench/produce | "
+              "producer CPU s | broker CPU s |")
+            p("|---|---:|---:|---:|---:|---:|---:|")
+
+            def erate(group, n):
+                return per_round(group, n, lambda r: (r.get("count") or ev) / r["wall"] if r["wall"] > 0 else None)
+
+            for n, label in (("shape", "shape emit --sink kafka://"), ("kcat", "kcat -P (same events, headers)"),
+                             ("floor", "bench/produce (the floor)")):
+                if not runs("real_emit", n):
+                    p(f"| {label} | | | {'failed' if failed('real_emit', n) else 'not run'} | | | |")
+                    continue
+                m, rl = erate("emit", n), erate("real_emit", n)
+                p(f"| {label} | {fstat(stat(m.values()))} | {fratio(stat(ratio(m, erate('emit', 'floor'))))} | "
+                  f"{fstat(stat(rl.values()))} | {fratio(stat(ratio(rl, erate('real_emit', 'floor'))))} | "
+                  f"{fstat(stat(per_round('real_emit', n, lambda r: r.get('cpu')).values()), 2)} | "
+                  f"{fstat(stat(per_round('real_emit', n, lambda r: r.get('broker_cpu')).values()), 2)} |")
+            p("")
+
 p("## Micro-benchmarks")
 p("")
 p("Each program runs once and reports the best of its own internal repetitions (see its header comment); "

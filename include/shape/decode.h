@@ -92,6 +92,11 @@ typedef struct shape_decode_stats {
     int64_t rows;        /* rows in the batches returned */
     int64_t undecodable; /* no body, invalid JSON or UTF-8, too deep, not an object */
     int64_t rejected;    /* rows dropped because a value did not fit its column */
+    /* (ABI 5) set by a source, not the decoder: offsets the read had not
+     * reached yet that the broker removed (retention, deleted records), so
+     * the read went on at the first one left (kafka://: see
+     * docs/plugins/streaming.md, "Records removed under a read") */
+    int64_t offsets_lost;
 } shape_decode_stats;
 
 typedef struct shape_decoder shape_decoder;

@@ -8,8 +8,10 @@
  * ABI: version 2 added the sending calls of shape_emitter_type (open, send,
  * flush, close) after its first four members; version 3 added the event's
  * typed row to shape_emit_message (for emitters that encode events
- * themselves, such as registry formats), wants_rows, and a longer reason; version 5 added
- * the poison mark of shape_emit_message (poison, uncut_len, made_len). The first four members of
+ * themselves, such as registry formats), wants_rows, and a longer reason;
+ * version 4 the sources' progress; version 5 the poison mark of
+ * shape_emit_message (poison, uncut_len, made_len) and
+ * shape_decode_stats.offsets_lost (shape/decode.h), which a source fills. The first four members of
  * struct shape_plugin (abi_version, flags, name, version) keep their place in every ABI version, so the core can name
  * a plugin it refuses. Everything after them belongs to the ABI version in
  * abi_version; a plugin whose abi_version differs from the core's

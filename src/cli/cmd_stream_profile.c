@@ -167,6 +167,8 @@ static int print_summary(run *r, int written, int interrupted, const char *note,
     json_object_set_new(s, "written", files);
     json_object_set_new(s, "undecodable", json_integer(st.undecodable));
     json_object_set_new(s, "rejected", json_integer(st.rejected));
+    /* records the broker removed before the read reached them (each gap warned per partition) */
+    if (st.offsets_lost) json_object_set_new(s, "offsets_lost", json_integer(st.offsets_lost));
     if (interrupted) json_object_set_new(s, "interrupted", json_true());
     if (w && w->late_events > 0) {
         double share = w->rows_in > 0 ? (double)w->late_events / (double)w->rows_in : 0;

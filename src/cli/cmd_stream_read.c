@@ -238,8 +238,13 @@ static int run_stream_read(const shape_args *args, shape_err *err)
     if (stream && shape_stream_opened(stream)) {
         shape_decode_stats st = shape_stream_stats(stream);
         const shape_stream_counters *n = shape_stream_counters_of(stream);
-        char extra[96] = "";
-        if (n->reconnects) snprintf(extra, sizeof extra, ", %lld reconnects", (long long)n->reconnects);
+        char extra[160] = "";
+        int used = 0;
+        if (st.offsets_lost) /* records the broker removed before the read reached them (warned per partition) */
+            used = snprintf(extra, sizeof extra, ", %lld offsets lost (removed by the broker before they were read)",
+                            (long long)st.offsets_lost);
+        if (n->reconnects && used >= 0 && (size_t)used < sizeof extra)
+            snprintf(extra + used, sizeof extra - (size_t)used, ", %lld reconnects", (long long)n->reconnects);
         fprintf(stderr, "shape stream-read: %lld messages, %lld rows, %lld undecodable, %lld rejected%s%s\n",
                 (long long)st.messages, (long long)st.rows, (long long)st.undecodable, (long long)st.rejected,
                 extra, found ? " (resumed from the checkpoint)" : "");

@@ -16,7 +16,8 @@
      "Body field holding the event time (taken out of the row)."},                                 \
     {"event-time-unit", 0, SHAPE_ARG_VALUE, "s|ms|us", "ms", "Unit of a numeric event time."},     \
     {"on-error", 0, SHAPE_ARG_VALUE, "skip|raise", "skip",                                         \
-     "An undecodable or non-conforming message is counted and skipped, or stops the read."},       \
+     "An undecodable or non-conforming message (or Kafka records retention removed before they "   \
+     "were read) is counted and skipped, or stops the read."},                                     \
     {"with-key", 0, SHAPE_ARG_FLAG, NULL, NULL, "Add the message key as _shape_key (binary)."},    \
     {"with-headers", 0, SHAPE_ARG_FLAG, NULL, NULL, "Add the headers as _shape_headers."},         \
     {"with-timestamp", 0, SHAPE_ARG_FLAG, NULL, NULL, "Add the broker time as _shape_timestamp."}, \

@@ -204,6 +204,12 @@ int shape_emit_send(runtime *rt, shape_emit_destination *d, shape_emit_message *
         rep->retries++;
         double pause = cfg->retry_backoff;
         for (int i = 0; i < attempt && i < 30; i++) pause *= 2;
+        /* A destination-level failure (e.g. nothing acknowledged within the
+         * flush time-out: the cluster is gone) is said as it happens, not
+         * only when the last retry gives up minutes later. */
+        if (serr.message[0]) /* (on a line of its own, after a progress line) */
+            fprintf(stderr, "%sshape: warning: %.400s; retrying in %.3g s (%d of %d)\n", cfg->progress ? "\n" : "",
+                    serr.message, pause, attempt + 1, cfg->retries);
         if (pause > 0) shape_clock_sleep_until(shape_clock_now() + pause);
     }
     return SHAPE_OK;

@@ -99,6 +99,10 @@ echo "leader down for good: exit $EMIT_RC after $secs s, checkpoint at $kept: $m
 [ $EMIT_RC -eq 2 ] || fail "leader down for good: exit $EMIT_RC (expected 2): $(tail -2 long1.err)"
 [ "${msg#delivery failed after }" != "$msg" ] || fail "leader down for good: message '$msg'"
 [ "$kept" != none ] || fail "leader down for good: no checkpoint"
+# not silent until the last retry gives up (issue 24, item 11): each failed
+# attempt says so as it happens
+grep -q '^shape: warning: kafka: .* not acknowledged in 2s; retrying in .* (1 of 3)$' long1.err ||
+  fail "leader down for good: no warning before the last retry: $(head -c 400 long1.err)"
 ctl up 1
 delivered=$(kcat -b "$BOOTSTRAP" -t long -C -e -q -f '%k\n' | sort -u | wc -l)
 EMIT_RC=0

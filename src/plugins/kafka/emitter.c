@@ -45,6 +45,7 @@ struct shape_emitter {
     shape_kafka_producer *client;
     shape_kafka_producer_config config; /* kept to make a fresh client after a fatal error */
     char *topic;
+    int32_t partitions;   /* the topic's partition count found at open; -1 = not known (being created) */
     double flush_timeout; /* seconds */
     size_t pending;       /* produced in this send, no report yet */
     size_t failed;        /* messages of this send given an outcome other than DELIVERED */
@@ -178,6 +179,26 @@ static void emitter_free(shape_emitter *e)
     free(e);
 }
 
+/* Reach the cluster and find the topic (e->partitions), at open: an
+ * unreachable cluster or a topic the cluster neither has nor creates (a
+ * broker with auto.create.topics.enable=false) is one clear error before
+ * anything is generated, not minutes of retried deliveries; and the first
+ * paced batch does not pay for the connection. (shape broker, like any
+ * cluster that creates topics on first use, creates it here.) */
+static int look_up_topic(shape_emitter *e, int timeout_ms, shape_err *err)
+{
+    char reason[256] = "";
+    e->partitions = -1;
+    if (e->client->ops->connect(e->client, e->topic, timeout_ms, &e->partitions, reason, sizeof reason) != 0)
+        return shape_err_set(err, SHAPE_ECONN, "kafka: cannot reach the cluster of the kafka:// URI: %s", reason);
+    if (e->partitions == 0)
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "kafka: topic '%s' does not exist and the cluster does not create topics on first use: "
+                             "create it first (e.g. kafka-topics.sh --create --topic %s)",
+                             e->topic, e->topic);
+    return SHAPE_OK;
+}
+
 int shape_kafka_emitter_open_with(const char *uri, const shape_options *options,
                                   const shape_kafka_producer_factory *factory, shape_emitter **out,
                                   shape_err *err)
@@ -204,10 +225,8 @@ int shape_kafka_emitter_open_with(const char *uri, const shape_options *options,
         /* Connect now (metadata of the topic), so an unreachable cluster is
          * one clear error before anything is generated, and the first paced
          * batch does not pay for the connection. */
-        char reason[256];
         int ms = flush_timeout < 10 ? (int)(flush_timeout * 1000) : 10000;
-        if (e->client->ops->connect(e->client, e->topic, ms, reason, sizeof reason) != 0)
-            rc = shape_err_set(err, SHAPE_ECONN, "kafka: cannot reach the cluster of the kafka:// URI: %s", reason);
+        rc = look_up_topic(e, ms, err);
     }
     shape_kafka_uri_free(&parsed);
     if (rc != SHAPE_OK) {

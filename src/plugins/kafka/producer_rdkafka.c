@@ -11,8 +11,8 @@
  * rd_kafka_producev with the message as the opaque (no copy; the header list
  * is the only allocation, owned by librdkafka once queued); each delivery
  * report goes to the emitter's callback with the error's name. librdkafka's
- * own log lines are silenced: what matters reaches the user through
- * outcomes and errors, in one line.
+ * own log lines are shown only with SHAPE_DEBUG: what matters reaches the
+ * user through outcomes and errors, in one line.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +24,7 @@
 
 #include "emitter.h"
 #include "kafka_conf.h"
+#include "kafka_metadata.h"
 #include "kafka_plugin.h"
 #include "producer_client.h"
 
@@ -90,9 +91,11 @@ static void on_report(rd_kafka_t *rk, const rd_kafka_message_t *msg, void *opaqu
     c->on_delivery(c->report_ctx, msg->_private, msg->err ? rd_kafka_err2name(msg->err) : NULL, 0);
 }
 
+/* Shown only with SHAPE_DEBUG (kafka_conf.h), like the consumer's. */
 static void quiet_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
 {
-    (void)rk, (void)level, (void)fac, (void)buf;
+    (void)rk;
+    if (level <= 6 && shape_kafka_debug()) fprintf(stderr, "shape: debug: kafka: %s: %s\n", fac, buf);
 }
 
 static int rdkafka_produce(shape_kafka_producer *p, const char *topic, shape_emit_message *m, const char **error,
@@ -134,16 +137,20 @@ static int rdkafka_fatal_error(shape_kafka_producer *p, char *reason, size_t siz
     return rd_kafka_fatal_error(((rdkafka_client *)p)->rk, reason, size) != RD_KAFKA_RESP_ERR_NO_ERROR;
 }
 
-static int rdkafka_connect(shape_kafka_producer *p, const char *topic, int timeout_ms, char *reason, size_t size)
+/* The topic asked for by name (kafka_metadata.h): a cluster that creates
+ * topics on first use creates it now, one that does not says so at once. */
+static int rdkafka_connect(shape_kafka_producer *p, const char *topic, int timeout_ms, int32_t *partitions,
+                           char *reason, size_t size)
 {
     rd_kafka_t *rk = ((rdkafka_client *)p)->rk;
-    rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, topic, NULL);
-    const struct rd_kafka_metadata *md = NULL;
-    rd_kafka_resp_err_t merr = rkt ? rd_kafka_metadata(rk, 0, rkt, &md, timeout_ms) : rd_kafka_last_error();
-    if (md) rd_kafka_metadata_destroy(md);
-    if (rkt) rd_kafka_topic_destroy(rkt);
-    if (merr == RD_KAFKA_RESP_ERR_NO_ERROR) return 0;
-    snprintf(reason, size, "%s", rd_kafka_err2str(merr));
+    shape_kafka_topic_info info;
+    rd_kafka_resp_err_t merr = shape_kafka_topic_lookup(rk, topic, SHAPE_KAFKA_LOOKUP_NAMED, timeout_ms, &info);
+    free(info.ids);
+    if (merr == RD_KAFKA_RESP_ERR_NO_ERROR && (info.found || !info.topic_err)) {
+        *partitions = !info.found ? 0 : info.creating ? -1 : (int32_t)info.n;
+        return 0;
+    }
+    snprintf(reason, size, "%s", rd_kafka_err2str(merr ? merr : info.topic_err));
     return 1;
 }
 
