@@ -52,7 +52,7 @@ struct shape_emitter {
     shape_kafka_wire_encoder *wire; /* registry formats (--event-format), or NULL for JSON */
 };
 
-static const char *const base_options[] = {"envelope", "resuming", "config", "flush_timeout", NULL};
+static const char *const base_options[] = {"envelope", "resuming", "config", "flush_timeout", "partition", NULL};
 
 /* The emitter's options: its own and the registry formats'. */
 static int check_known_options(const shape_options *options, shape_err *err)
@@ -178,6 +178,22 @@ static void emitter_free(shape_emitter *e)
     free(e);
 }
 
+/* Option "partition" (emit --partition N) against the topic's partition
+ * count from connect's metadata: a partition the topic does not have would
+ * dead-letter (or fail) every event, so it is refused at open. */
+static int check_partition(shape_emitter *e, const shape_options *options, shape_err *err)
+{
+    int64_t partition = -1;
+    if (options) SHAPE_RETURN_NOT_OK(shape_options_get_int64(options, "partition", -1, &partition, err));
+    int32_t count = partition >= 0 && e->client->ops->partitions ? e->client->ops->partitions(e->client) : -1;
+    if (count > 0 && partition >= count)
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "--partition %lld: topic '%.200s' has %ld partition%s (0..%ld); choose one of them or "
+                             "leave --partition out",
+                             (long long)partition, e->topic, (long)count, count == 1 ? "" : "s", (long)count - 1);
+    return SHAPE_OK;
+}
+
 int shape_kafka_emitter_open_with(const char *uri, const shape_options *options,
                                   const shape_kafka_producer_factory *factory, shape_emitter **out,
                                   shape_err *err)
@@ -209,6 +225,7 @@ int shape_kafka_emitter_open_with(const char *uri, const shape_options *options,
         if (e->client->ops->connect(e->client, e->topic, ms, reason, sizeof reason) != 0)
             rc = shape_err_set(err, SHAPE_ECONN, "kafka: cannot reach the cluster of the kafka:// URI: %s", reason);
     }
+    if (rc == SHAPE_OK) rc = check_partition(e, options, err);
     shape_kafka_uri_free(&parsed);
     if (rc != SHAPE_OK) {
         emitter_free(e);

@@ -84,6 +84,9 @@ typedef struct shape_kafka_producer_ops {
     /* Reach the cluster (metadata of topic) within timeout_ms; non-zero with
      * reason filled when it cannot. */
     int (*connect)(shape_kafka_producer *p, const char *topic, int timeout_ms, char *reason, size_t size);
+    /* The topic's partition count as the cluster told connect, -1 when not
+     * known. Optional (NULL: never known, e.g. the fakes). */
+    int32_t (*partitions)(shape_kafka_producer *p);
     /* Wait up to flush_timeout_ms for what is queued, then release p. */
     void (*close)(shape_kafka_producer *p, int flush_timeout_ms);
 } shape_kafka_producer_ops;

@@ -32,6 +32,7 @@ typedef struct rdkafka_client {
     rd_kafka_t *rk;
     shape_kafka_delivery_fn on_delivery;
     void *report_ctx;
+    int32_t partitions; /* the topic's, from connect's metadata; -1: unknown */
 } rdkafka_client;
 
 /* ---- configuration ------------------------------------------------------------- */
@@ -140,11 +141,21 @@ static int rdkafka_connect(shape_kafka_producer *p, const char *topic, int timeo
     rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, topic, NULL);
     const struct rd_kafka_metadata *md = NULL;
     rd_kafka_resp_err_t merr = rkt ? rd_kafka_metadata(rk, 0, rkt, &md, timeout_ms) : rd_kafka_last_error();
+    ((rdkafka_client *)p)->partitions = -1;
+    for (int i = 0; md && i < md->topic_cnt; i++)
+        if (strcmp(md->topics[i].topic, topic) == 0 && md->topics[i].err == RD_KAFKA_RESP_ERR_NO_ERROR &&
+            md->topics[i].partition_cnt > 0)
+            ((rdkafka_client *)p)->partitions = md->topics[i].partition_cnt;
     if (md) rd_kafka_metadata_destroy(md);
     if (rkt) rd_kafka_topic_destroy(rkt);
     if (merr == RD_KAFKA_RESP_ERR_NO_ERROR) return 0;
     snprintf(reason, size, "%s", rd_kafka_err2str(merr));
     return 1;
+}
+
+static int32_t rdkafka_partitions(shape_kafka_producer *p)
+{
+    return ((rdkafka_client *)p)->partitions;
 }
 
 static void rdkafka_close(shape_kafka_producer *p, int flush_timeout_ms)
@@ -161,6 +172,7 @@ static const shape_kafka_producer_ops rdkafka_ops = {
     .purge = rdkafka_purge,
     .fatal_error = rdkafka_fatal_error,
     .connect = rdkafka_connect,
+    .partitions = rdkafka_partitions,
     .close = rdkafka_close,
 };
 
@@ -177,6 +189,7 @@ static int rdkafka_create(void *ctx, const shape_kafka_producer_config *cfg, sha
         c->base.ops = &rdkafka_ops;
         c->on_delivery = on_delivery;
         c->report_ctx = report_ctx;
+        c->partitions = -1;
         rd_kafka_conf_set_dr_msg_cb(conf, on_report);
         rd_kafka_conf_set_log_cb(conf, quiet_log);
         rd_kafka_conf_set_opaque(conf, c);
