@@ -59,6 +59,23 @@ int shape_checkpoint_save(const char *path, const struct json_t *doc, shape_err 
  * also by a kill. */
 int shape_checkpoint_lock(const char *path, int *fd, shape_err *err);
 
+/* The identity of the regular file `file` a checkpoint's position counts
+ * into, as a new JSON object {"dev","ino","size","mtime_ns","head"} (head:
+ * XXH3-64 hex of its first SHAPE_CHECKPOINT_HEAD_BYTES bytes, or fewer when
+ * it is shorter), or NULL when it is not a regular file or cannot be read. */
+#define SHAPE_CHECKPOINT_HEAD_BYTES 4096
+struct json_t *shape_checkpoint_file_identity(const char *file);
+
+/* Refuse (SHAPE_EINVAL, naming the checkpoint `path`, the file and what
+ * changed, ending in "use another file") resuming over `file` when it is
+ * not the file `identity` (from shape_checkpoint_file_identity) describes:
+ * another device or inode (replaced), shorter (truncated), other first
+ * bytes (rewritten), or the same size with another modification time
+ * (rewritten in place). A file that only grew is the same file. A
+ * malformed identity is refused like any damaged checkpoint. */
+int shape_checkpoint_check_file_identity(const char *path, const char *file, const struct json_t *identity,
+                                         shape_err *err);
+
 /* Release a lock from shape_checkpoint_lock (fd < 0: nothing), removing
  * PATH.lock. */
 void shape_checkpoint_unlock(const char *path, int fd);

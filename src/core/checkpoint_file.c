@@ -17,6 +17,10 @@
  * lock is held the file's inode is compared with the path's (another
  * process may have unlinked it in between: then try again), and release
  * unlinks it before closing, so no lock file outlives a clean run.
+ * The file identity: fstat's device, inode, size and modification time plus
+ * a hash of the first 4 KiB, taken from one descriptor so they describe one
+ * file; a resumed position is only meaningful in that file or a longer one
+ * with the same beginning.
  */
 #include "shape/checkpoint_file.h"
 
@@ -179,4 +183,71 @@ void shape_checkpoint_unlock(const char *path, int fd)
         free(lock);
     }
     close(fd);
+}
+
+/* ---- the identity of a file a checkpoint counts into ----------------------- */
+
+/* fstat and the hash of the first `head_len` bytes (all of the head when
+ * head_len < 0) of an open file. */
+static int identify_fd(int fd, struct stat *st, int64_t head_len, char head[17])
+{
+    if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) return -1;
+    size_t want = head_len < 0 || head_len > SHAPE_CHECKPOINT_HEAD_BYTES ? SHAPE_CHECKPOINT_HEAD_BYTES
+                                                                          : (size_t)head_len;
+    char buf[SHAPE_CHECKPOINT_HEAD_BYTES];
+    size_t got = 0;
+    while (got < want) {
+        ssize_t n = pread(fd, buf + got, want - got, (off_t)got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) return -1;
+        if (n == 0) break;
+        got += (size_t)n;
+    }
+    snprintf(head, 17, "%016llx", (unsigned long long)XXH3_64bits(buf, got));
+    return 0;
+}
+
+json_t *shape_checkpoint_file_identity(const char *file)
+{
+    int fd = open(file, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return NULL;
+    struct stat st;
+    char head[17];
+    int ok = identify_fd(fd, &st, -1, head) == 0;
+    close(fd);
+    if (!ok) return NULL;
+    return json_pack("{s:I, s:I, s:I, s:I, s:s}", "dev", (json_int_t)st.st_dev, "ino", (json_int_t)st.st_ino,
+                     "size", (json_int_t)st.st_size, "mtime_ns",
+                     (json_int_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec, "head", head);
+}
+
+int shape_checkpoint_check_file_identity(const char *path, const char *file, const json_t *identity, shape_err *err)
+{
+    json_t *dev = json_object_get(identity, "dev"), *ino = json_object_get(identity, "ino");
+    json_t *size = json_object_get(identity, "size"), *mtime = json_object_get(identity, "mtime_ns");
+    const char *head = json_string_value(json_object_get(identity, "head"));
+    if (!json_is_object(identity) || !json_is_integer(dev) || !json_is_integer(ino) || !json_is_integer(size) ||
+        json_integer_value(size) < 0 || !json_is_integer(mtime) || !head || strlen(head) != 16)
+        return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s has a damaged file identity: use another file", path);
+    const char *changed = NULL;
+    int fd = file ? open(file, O_RDONLY | O_CLOEXEC) : -1;
+    struct stat st;
+    char ours[17];
+    if (fd < 0 || identify_fd(fd, &st, json_integer_value(size), ours) != 0)
+        changed = "is gone or no longer a regular file";
+    else if ((json_int_t)st.st_dev != json_integer_value(dev) || (json_int_t)st.st_ino != json_integer_value(ino))
+        changed = "was replaced by another file (other device or inode)";
+    else if ((json_int_t)st.st_size < json_integer_value(size))
+        changed = "was truncated (it is shorter than when the checkpoint was taken)";
+    else if (strcmp(ours, head) != 0)
+        changed = "was rewritten (its first bytes differ)";
+    else if ((json_int_t)st.st_size == json_integer_value(size) &&
+             (json_int_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec != json_integer_value(mtime))
+        changed = "was rewritten in place (same size, another modification time)";
+    if (fd >= 0) close(fd);
+    if (!changed) return SHAPE_OK;
+    return shape_err_set(err, SHAPE_EINVAL,
+                         "checkpoint %s counts into %.200s, which %s since: its position means nothing there; use "
+                         "another file (or remove the checkpoint to read it from the start)",
+                         path, file ? file : "the input file", changed);
 }

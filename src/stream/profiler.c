@@ -83,6 +83,7 @@ struct shape_stream_profiler {
     } sjob;
     int64_t since_checkpoint;
     int resumed, was_finished;
+    int lock_fd; /* the checkpoint's lock (shape_checkpoint_lock), -1: none */
 };
 
 /* ---- split ---------------------------------------------------------------- */
@@ -470,6 +471,7 @@ int shape_stream_profiler_new(const shape_stream_profiler_config *cfg, shape_str
     shape_stream_profiler *p = calloc(1, sizeof *p);
     if (!p) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     p->cfg = *cfg;
+    p->lock_fd = -1;
     shape_profile_config_fingerprint(&p->cfg.profile, p->fingerprint, sizeof p->fingerprint);
     shape_stream_config sc = {.uri = cfg->uri,
                               .options = cfg->options,
@@ -500,6 +502,8 @@ int shape_stream_profiler_new(const shape_stream_profiler_config *cfg, shape_str
         if (rc == SHAPE_OK && cfg->window_states_path && stat(cfg->window_states_path, &st) == 0 && !S_ISREG(st.st_mode))
             rc = shape_err_set(err, SHAPE_EINVAL, "--state %s is not a regular file", cfg->window_states_path);
     }
+    /* one run per checkpoint: a second is refused while this one holds it */
+    if (rc == SHAPE_OK && cfg->checkpoint) rc = shape_checkpoint_lock(cfg->checkpoint, &p->lock_fd, err);
     if (rc == SHAPE_OK && cfg->checkpoint) rc = load_checkpoint(p, err);
     if (rc == SHAPE_OK && !p->profile) rc = shape_profile_new(cfg->name, &p->cfg.profile, &p->profile, err);
     if (rc != SHAPE_OK) {
@@ -513,6 +517,7 @@ int shape_stream_profiler_new(const shape_stream_profiler_config *cfg, shape_str
 void shape_stream_profiler_free(shape_stream_profiler *p)
 {
     if (!p) return;
+    shape_checkpoint_unlock(p->cfg.checkpoint, p->lock_fd);
     shape_stream_free(p->stream); /* the source first: nothing more is read */
     shape_profile_worker_free(p->worker);
     if (p->wtask) shape_task_wait(p->wtask);
