@@ -62,7 +62,7 @@ struct json_t; /* jansson's value type: the document functions below exchange it
 #define SHAPE_KLL_K 200
 #define SHAPE_PROFILE_TOP_N 500                   /* default top_n (entries <= min(top_n, 64)) */
 #define SHAPE_PATTERN_MAX_BYTES 200               /* longer text values are not pattern-tested */
-#define SHAPE_PROFILE_STATE_VERSION 1             /* binary state format version */
+#define SHAPE_PROFILE_STATE_VERSION 2             /* binary state format version (1 is still read) */
 
 /* ------------------------------------------------------------------------ */
 /* 1. Canonical hashing                                                      */
@@ -391,6 +391,26 @@ int shape_profile_update(shape_profile *p, const struct ArrowSchema *schema,
  * SpaceSaving and KLL stay within their bounds. On SHAPE_ENOMEM dst may be
  * partly merged: discard it. */
 int shape_profile_merge(shape_profile *dst, const shape_profile *src, shape_err *err);
+
+/* Where a profile's rows came from, saved in its state (format version 2)
+ * so that profile-merge can refuse what would count rows twice: `source`
+ * names the stream (copied), `partitions` the partitions whose messages
+ * were profiled (copied, any order; duplicates dropped). A profile starts
+ * with none (unknown), as does one loaded from a version-1 state. A merge
+ * keeps dst's origin and adds src's partitions when both name the same
+ * source; otherwise the merged origin is unknown. */
+int shape_profile_set_origin(shape_profile *p, const char *source, const int32_t *partitions, size_t n,
+                             shape_err *err);
+/* The source (NULL: unknown) and, through *partitions / *n, its partitions. */
+const char *shape_profile_origin(const shape_profile *p, const int32_t **partitions, size_t *n);
+
+/* Refuse (SHAPE_EINVAL, naming `dst_what` and `src_what`) merging src into
+ * dst when their origins are both known and name different sources or share
+ * a partition (the same rows would be counted twice), or when both have
+ * columns and none in common (different schemas). A profile of unknown
+ * origin (an older state) is only checked for its schema. */
+int shape_profile_check_merge(const shape_profile *dst, const shape_profile *src, const char *dst_what,
+                              const char *src_what, shape_err *err);
 
 const char *shape_profile_name(const shape_profile *p);
 int64_t shape_profile_rows(const shape_profile *p);

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -58,6 +59,16 @@ static int check_paths(const shape_args *args, const char *output, const char *s
     for (size_t i = 0; i < n; i++) uses[i + 2] = (shape_path_use){"the state", shape_args_positional(args, i), 0};
     int rc = shape_paths_check(uses, n + 2, err);
     free(uses);
+    /* one file given twice would count its rows twice, whatever it holds */
+    for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {
+        struct stat a, b;
+        if (stat(shape_args_positional(args, i), &a) != 0 || !S_ISREG(a.st_mode)) continue;
+        for (size_t j = 0; rc == SHAPE_OK && j < i; j++)
+            if (stat(shape_args_positional(args, j), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+                rc = shape_err_set(err, SHAPE_EINVAL,
+                                   "%s and %s are the same state file: merging it twice would count its rows twice",
+                                   shape_args_positional(args, j), shape_args_positional(args, i));
+    }
     return rc;
 }
 
@@ -272,7 +283,10 @@ static int add_split_line(split_set *set, const char *path, size_t line_no, cons
     }
     for (size_t i = 0; i < set->n; i++)
         if (!strcmp(shape_profile_name(set->t[i]), shape_profile_name(p))) {
-            rc = shape_profile_merge(set->t[i], p, err);
+            char what[300];
+            snprintf(what, sizeof what, "%.200s line %zu", path, line_no);
+            rc = shape_profile_check_merge(set->t[i], p, "the states of its table before it", what, err);
+            if (rc == SHAPE_OK) rc = shape_profile_merge(set->t[i], p, err);
             if (rc != SHAPE_OK) shape_err_prefix(err, "cannot merge %s line %zu", path, line_no);
             shape_profile_free(p);
             return rc;
@@ -413,6 +427,9 @@ static int run_profile_merge(const shape_args *args, shape_err *err)
             merged = p;
             continue;
         }
+        if (rc == SHAPE_OK)
+            rc = shape_profile_check_merge(merged, p, i == 1 ? shape_args_positional(args, 0) : "the states before it",
+                                           path, err);
         if (rc == SHAPE_OK) {
             rc = shape_profile_merge(merged, p, err);
             if (rc != SHAPE_OK) shape_err_prefix(err, "cannot merge %s", path);

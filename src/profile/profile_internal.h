@@ -226,6 +226,10 @@ struct shape_profile {
     int64_t rows;
     prof_column **cols;
     size_t ncols, cap_cols;
+    /* where the rows came from (shape_profile_set_origin); origin NULL: unknown */
+    char *origin;
+    int32_t *origin_parts; /* ascending, distinct */
+    size_t n_origin_parts;
 };
 
 /* ---- columns (column.c) ------------------------------------------------- */

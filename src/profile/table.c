@@ -56,7 +56,96 @@ void shape_profile_free(shape_profile *p)
     for (size_t i = 0; i < p->ncols; i++) prof_column_free(p->cols[i]);
     free(p->cols);
     free(p->name);
+    free(p->origin);
+    free(p->origin_parts);
     free(p);
+}
+
+static int compare_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+int shape_profile_set_origin(shape_profile *p, const char *source, const int32_t *partitions, size_t n,
+                             shape_err *err)
+{
+    char *o = source ? strdup(source) : NULL;
+    int32_t *parts = n ? malloc(n * sizeof *parts) : NULL;
+    if ((source && !o) || (n && !parts)) {
+        free(o);
+        free(parts);
+        return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    }
+    if (n) memcpy(parts, partitions, n * sizeof *parts);
+    if (n) qsort(parts, n, sizeof *parts, compare_i32);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (k == 0 || parts[k - 1] != parts[i]) parts[k++] = parts[i];
+    free(p->origin);
+    free(p->origin_parts);
+    p->origin = o;
+    p->origin_parts = o ? parts : NULL;
+    p->n_origin_parts = o ? k : 0;
+    if (!o) free(parts);
+    return SHAPE_OK;
+}
+
+const char *shape_profile_origin(const shape_profile *p, const int32_t **partitions, size_t *n)
+{
+    if (partitions) *partitions = p->origin_parts;
+    if (n) *n = p->n_origin_parts;
+    return p->origin;
+}
+
+int shape_profile_check_merge(const shape_profile *dst, const shape_profile *src, const char *dst_what,
+                              const char *src_what, shape_err *err)
+{
+    if (dst->origin && src->origin) {
+        if (strcmp(dst->origin, src->origin) != 0)
+            return shape_err_set(err, SHAPE_EINVAL,
+                                 "%s profiles %.200s but %s profiles %.200s: profile-merge merges the partitions of "
+                                 "one stream",
+                                 src_what, src->origin, dst_what, dst->origin);
+        size_t i = 0, j = 0;
+        while (i < dst->n_origin_parts && j < src->n_origin_parts) {
+            if (dst->origin_parts[i] == src->origin_parts[j])
+                return shape_err_set(err, SHAPE_EINVAL,
+                                     "%s and %s both hold partition %ld of %.200s: merging would count its rows "
+                                     "twice (the same state given twice, or overlapping --partitions)",
+                                     dst_what, src_what, (long)src->origin_parts[j], src->origin);
+            if (dst->origin_parts[i] < src->origin_parts[j]) i++;
+            else j++;
+        }
+    }
+    int shared = 0;
+    for (size_t k = 0; k < src->ncols && !shared; k++) shared = prof_find_column(dst, src->cols[k]->name) != NULL;
+    if (dst->ncols && src->ncols && !shared)
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "%s and %s have no column in common (first ones '%.100s' and '%.100s'): they profile "
+                             "different schemas",
+                             dst_what, src_what, dst->cols[0]->name, src->cols[0]->name);
+    return SHAPE_OK;
+}
+
+/* The merged origin: dst's with src's partitions added when both name one
+ * source, else unknown. */
+static int merge_origin(shape_profile *dst, const shape_profile *src, shape_err *err)
+{
+    if (!dst->origin) return SHAPE_OK;
+    if (!src->origin || strcmp(dst->origin, src->origin) != 0) return shape_profile_set_origin(dst, NULL, NULL, 0, err);
+    size_t n = dst->n_origin_parts + src->n_origin_parts;
+    int32_t *all = malloc((n ? n : 1) * sizeof *all);
+    if (!all) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    if (dst->n_origin_parts) memcpy(all, dst->origin_parts, dst->n_origin_parts * sizeof *all);
+    if (src->n_origin_parts)
+        memcpy(all + dst->n_origin_parts, src->origin_parts, src->n_origin_parts * sizeof *all);
+    char *source = strdup(dst->origin);
+    int rc = source ? shape_profile_set_origin(dst, source, all, n, err)
+                    : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    free(source);
+    free(all);
+    return rc;
 }
 
 const char *shape_profile_name(const shape_profile *p) { return p->name; }
@@ -239,5 +328,5 @@ int shape_profile_merge(shape_profile *dst, const shape_profile *src, shape_err 
             prof_column_add_nulls(d, src->rows);
     }
     dst->rows += src->rows;
-    return SHAPE_OK;
+    return merge_origin(dst, src, err);
 }

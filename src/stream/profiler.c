@@ -26,6 +26,7 @@
  * that value's table; so each table sees its rows in stream order, as a
  * profile of those rows alone would.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "shape/stream_profiler.h"
 
 #include <stdlib.h>
@@ -36,6 +37,7 @@
 
 #include "shape/base64.h"
 #include "shape/clock.h"
+#include "shape/paths.h"
 #include "shape/profile_worker.h"
 #include "shape/stream_checkpoint.h"
 #include "shape/task.h"
@@ -715,6 +717,25 @@ int shape_stream_profiler_run(shape_stream_profiler *p, shape_err *err)
     return rc;
 }
 
+/* Where the profiled rows came from, on every profile the run writes
+ * (shape_profile_set_origin): the stream (a local file by its real path,
+ * so workers in other folders agree; else the URI as given) and the
+ * partitions it took messages from. profile-merge refuses states that share
+ * a partition of one stream, or name different streams. */
+static int stamp_origin(shape_stream_profiler *p, shape_err *err)
+{
+    const char *file = shape_paths_uri_file(p->cfg.uri);
+    char *real = file ? realpath(file, NULL) : NULL;
+    const shape_offsets *pos = shape_stream_positions(p->stream);
+    const int32_t *parts = pos ? pos->partitions : NULL;
+    size_t n = pos ? pos->n : 0;
+    int rc = shape_profile_set_origin(p->profile, real ? real : p->cfg.uri, parts, n, err);
+    for (size_t i = 0; rc == SHAPE_OK && i < p->n_tables; i++)
+        rc = shape_profile_set_origin(p->tables[i], real ? real : p->cfg.uri, parts, n, err);
+    free(real);
+    return rc;
+}
+
 int shape_stream_profiler_finish(shape_stream_profiler *p, int complete,
                                  int (*write)(void *ud, const shape_profile *profile, shape_err *err), void *ud,
                                  shape_err *err)
@@ -732,6 +753,7 @@ int shape_stream_profiler_finish(shape_stream_profiler *p, int complete,
         return SHAPE_OK;
     }
     if (interrupted && p->cfg.checkpoint) SHAPE_RETURN_NOT_OK(save_checkpoint(p, 0, err));
+    SHAPE_RETURN_NOT_OK(stamp_origin(p, err));
     SHAPE_RETURN_NOT_OK(write(ud, p->profile, err));
     if (!interrupted && p->cfg.checkpoint) SHAPE_RETURN_NOT_OK(save_checkpoint(p, complete && !interrupted, err));
     return SHAPE_OK;
