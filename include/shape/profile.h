@@ -393,23 +393,29 @@ int shape_profile_update(shape_profile *p, const struct ArrowSchema *schema,
 int shape_profile_merge(shape_profile *dst, const shape_profile *src, shape_err *err);
 
 /* Where a profile's rows came from, saved in its state (format version 2)
- * so that profile-merge can refuse what would count rows twice: `source`
- * names the stream (copied), `partitions` the partitions whose messages
+ * so that profile-merge can refuse what would count rows twice: a list of
+ * sources (the stream, copied), each with the partitions whose messages
  * were profiled (copied, any order; duplicates dropped). A profile starts
- * with none (unknown), as does one loaded from a version-1 state. A merge
- * keeps dst's origin and adds src's partitions when both name the same
- * source; otherwise the merged origin is unknown. */
+ * with its origin unknown, as does one loaded from a version-1 state.
+ * set_origin replaces the list by one source (NULL: unknown again);
+ * add_origin adds a source or partitions of one. A merge adds src's list to
+ * dst's when both are known; otherwise the merged origin is unknown. */
 int shape_profile_set_origin(shape_profile *p, const char *source, const int32_t *partitions, size_t n,
                              shape_err *err);
-/* The source (NULL: unknown) and, through *partitions / *n, its partitions. */
-const char *shape_profile_origin(const shape_profile *p, const int32_t **partitions, size_t *n);
+int shape_profile_add_origin(shape_profile *p, const char *source, const int32_t *partitions, size_t n,
+                             shape_err *err);
+int shape_profile_origin_known(const shape_profile *p);
+/* The i-th source (NULL past the last) and, through *partitions / *n, its
+ * partitions (ascending). */
+const char *shape_profile_origin(const shape_profile *p, size_t i, const int32_t **partitions, size_t *n);
 
 /* Refuse (SHAPE_EINVAL, naming `dst_what` and `src_what`) merging src into
- * dst when their origins are both known and name different sources or share
- * a partition (the same rows would be counted twice), or when both have
- * columns and none in common (different schemas). A profile of unknown
- * origin (an older state) is only checked for its schema. */
-int shape_profile_check_merge(const shape_profile *dst, const shape_profile *src, const char *dst_what,
+ * dst when both origins are known and share a partition of one source (the
+ * same rows would be counted twice), or name a source dst does not have
+ * (another stream; allowed with any_source), or when both have columns and
+ * none in common (different schemas). A profile of unknown origin (an older
+ * state, an empty worker) is only checked for its columns. */
+int shape_profile_check_merge(const shape_profile *dst, const shape_profile *src, int any_source, const char *dst_what,
                               const char *src_what, shape_err *err);
 
 const char *shape_profile_name(const shape_profile *p);

@@ -257,6 +257,7 @@ static int merge_window_states(const shape_args *args, const shape_profile_confi
 typedef struct split_set {
     shape_profile **t;
     size_t n, cap;
+    int any_source; /* --any-source */
 } split_set;
 
 /* One line {"state", "table"}: merged into its table (first seen order). */
@@ -285,7 +286,8 @@ static int add_split_line(split_set *set, const char *path, size_t line_no, cons
         if (!strcmp(shape_profile_name(set->t[i]), shape_profile_name(p))) {
             char what[300];
             snprintf(what, sizeof what, "%.200s line %zu", path, line_no);
-            rc = shape_profile_check_merge(set->t[i], p, "the states of its table before it", what, err);
+            rc = shape_profile_check_merge(set->t[i], p, set->any_source, "the states of its table before it", what,
+                                           err);
             if (rc == SHAPE_OK) rc = shape_profile_merge(set->t[i], p, err);
             if (rc != SHAPE_OK) shape_err_prefix(err, "cannot merge %s line %zu", path, line_no);
             shape_profile_free(p);
@@ -308,7 +310,7 @@ static int add_split_line(split_set *set, const char *path, size_t line_no, cons
 static int merge_split_states(const shape_args *args, const shape_profile_config *cfg, const char *output,
                               const char *state_out, shape_err *err)
 {
-    split_set set = {0};
+    split_set set = {.any_source = shape_args_flag(args, "any-source")};
     int rc = SHAPE_OK;
     size_t n = shape_args_positional_count(args);
     for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {
@@ -428,8 +430,8 @@ static int run_profile_merge(const shape_args *args, shape_err *err)
             continue;
         }
         if (rc == SHAPE_OK)
-            rc = shape_profile_check_merge(merged, p, i == 1 ? shape_args_positional(args, 0) : "the states before it",
-                                           path, err);
+            rc = shape_profile_check_merge(merged, p, shape_args_flag(args, "any-source"),
+                                           i == 1 ? shape_args_positional(args, 0) : "the states before it", path, err);
         if (rc == SHAPE_OK) {
             rc = shape_profile_merge(merged, p, err);
             if (rc != SHAPE_OK) shape_err_prefix(err, "cannot merge %s", path);
@@ -465,6 +467,8 @@ static const shape_arg_spec profile_merge_args[] = {
     {"output", 'o', SHAPE_ARG_VALUE, "OUT.json", NULL,
      "Write the merged profile document here (atomically); window states: the merged windows (JSON lines)."},
     {"top-n", 0, SHAPE_ARG_VALUE, "N", "500", "The --top-n the states were made with."},
+    {"any-source", 0, SHAPE_ARG_FLAG, NULL, NULL,
+     "Also merge states of different streams (files, topics); a partition of one stream held twice is still refused."},
     {"state", 0, SHAPE_ARG_VALUE, "FILE", NULL, "Also write the merged state (to merge further)."},
     {0},
 };

@@ -14,9 +14,10 @@
  *   fingerprint  str: "top_n=500 hll_p=14 hll_hash=xxh3-64/seed0/tagged
  *                ss_capacity=64 kll_k=200 kll_compaction=alternating"
  *   name         str (table name)
- *   origin       (version 2 only) u8 0 = unknown, or u8 1 + source str +
- *                u32 n + n × i32 partitions, ascending and distinct
- *                (shape_profile_set_origin: what profile-merge checks)
+ *   origin       (version 2 only) u8 0 = unknown, or u8 1 + u32 sources,
+ *                each: source str + u32 n + n × i32 partitions, ascending
+ *                and distinct (shape_profile_set_origin: what
+ *                profile-merge checks)
  *   rows         i64
  *   ncols        u32, then each column:
  *     name str, format str (Arrow), arrow_type str, kind u8 (0 int, 1 float,
@@ -263,11 +264,12 @@ int shape_profile_state_save(const shape_profile *p, uint8_t **out, size_t *len,
     w_u32(&w, SHAPE_PROFILE_STATE_VERSION);
     w_cstr(&w, fp);
     w_cstr(&w, p->name);
-    w_u8(&w, p->origin != NULL);
-    if (p->origin) {
-        w_cstr(&w, p->origin);
-        w_u32(&w, (uint32_t)p->n_origin_parts);
-        for (size_t i = 0; i < p->n_origin_parts; i++) w_u32(&w, (uint32_t)p->origin_parts[i]);
+    w_u8(&w, p->origin_known != 0);
+    if (p->origin_known) w_u32(&w, (uint32_t)p->n_origins);
+    for (size_t k = 0; p->origin_known && k < p->n_origins; k++) {
+        w_cstr(&w, p->origins[k].source);
+        w_u32(&w, (uint32_t)p->origins[k].n);
+        for (size_t i = 0; i < p->origins[k].n; i++) w_u32(&w, (uint32_t)p->origins[k].parts[i]);
     }
     w_i64(&w, p->rows);
     w_u32(&w, (uint32_t)p->ncols);
@@ -594,26 +596,36 @@ static int r_column(rbuf *r, int64_t rows, prof_column **out, shape_err *err)
     return r->bad ? CORRUPT("truncated column") : SHAPE_OK;
 }
 
-/* The origin of a version-2 state: ascending distinct partitions >= 0. */
+/* The origin of a version-2 state: sources, each with ascending distinct
+ * partitions >= 0. */
 static int r_origin(rbuf *r, shape_profile *p, shape_err *err)
 {
     uint8_t known = r_u8(r);
     if (r->bad || known > 1) return CORRUPT("origin");
     if (!known) return SHAPE_OK;
-    char *source = r_cstr(r);
-    if (!source) return r->bad ? CORRUPT("origin") : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-    uint32_t n = r_u32(r);
-    int rc = r->bad || n > (r->len - r->at) / 4 ? CORRUPT("origin") : SHAPE_OK;
-    int32_t *parts = rc == SHAPE_OK && n ? malloc(n * sizeof *parts) : NULL;
-    if (rc == SHAPE_OK && n && !parts) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-    for (uint32_t i = 0; rc == SHAPE_OK && i < n; i++) {
-        uint32_t v = r_u32(r);
-        parts[i] = (int32_t)v;
-        if (r->bad || v > INT32_MAX || (i && parts[i - 1] >= parts[i])) rc = CORRUPT("origin partitions");
+    uint32_t nsources = r_u32(r);
+    if (r->bad || nsources > (r->len - r->at) / 8) return CORRUPT("origin");
+    SHAPE_RETURN_NOT_OK(shape_profile_set_origin(p, NULL, NULL, 0, err));
+    p->origin_known = 1;
+    int rc = SHAPE_OK;
+    for (uint32_t k = 0; rc == SHAPE_OK && k < nsources; k++) {
+        char *source = r_cstr(r);
+        if (!source) return r->bad ? CORRUPT("origin") : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        for (uint32_t m = 0; m < k && rc == SHAPE_OK; m++)
+            if (strcmp(p->origins[m].source, source) == 0) rc = CORRUPT("origin: a source given twice");
+        uint32_t n = r_u32(r);
+        if (rc == SHAPE_OK && (r->bad || n > (r->len - r->at) / 4)) rc = CORRUPT("origin");
+        int32_t *parts = rc == SHAPE_OK && n ? malloc(n * sizeof *parts) : NULL;
+        if (rc == SHAPE_OK && n && !parts) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        for (uint32_t i = 0; rc == SHAPE_OK && i < n; i++) {
+            uint32_t v = r_u32(r);
+            parts[i] = (int32_t)v;
+            if (r->bad || v > INT32_MAX || (i && parts[i - 1] >= parts[i])) rc = CORRUPT("origin partitions");
+        }
+        if (rc == SHAPE_OK) rc = shape_profile_add_origin(p, source, parts, n, err);
+        free(parts);
+        free(source);
     }
-    if (rc == SHAPE_OK) rc = shape_profile_set_origin(p, source, parts, n, err);
-    free(parts);
-    free(source);
     return rc;
 }
 

@@ -50,14 +50,15 @@ int shape_profile_new(const char *name, const shape_profile_config *cfg, shape_p
     return SHAPE_OK;
 }
 
+static void origins_free(prof_origin *o, size_t n);
+
 void shape_profile_free(shape_profile *p)
 {
     if (!p) return;
     for (size_t i = 0; i < p->ncols; i++) prof_column_free(p->cols[i]);
     free(p->cols);
     free(p->name);
-    free(p->origin);
-    free(p->origin_parts);
+    origins_free(p->origins, p->n_origins);
     free(p);
 }
 
@@ -67,54 +68,99 @@ static int compare_i32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static void origins_free(prof_origin *o, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(o[i].source);
+        free(o[i].parts);
+    }
+    free(o);
+}
+
+/* Add `source` with partitions[0..n) to the list (merged into its entry
+ * when the source is there already): sorted, duplicates dropped. */
+static int origin_add(prof_origin **list, size_t *count, const char *source, const int32_t *partitions, size_t n)
+{
+    size_t at = 0;
+    while (at < *count && strcmp((*list)[at].source, source) != 0) at++;
+    if (at == *count) {
+        prof_origin *grown = realloc(*list, (*count + 1) * sizeof *grown);
+        if (!grown) return -1;
+        *list = grown;
+        grown[at] = (prof_origin){strdup(source), NULL, 0};
+        if (!grown[at].source) return -1;
+        (*count)++;
+    }
+    prof_origin *o = &(*list)[at];
+    if (!n) return 0;
+    int32_t *parts = realloc(o->parts, (o->n + n) * sizeof *parts);
+    if (!parts) return -1;
+    memcpy(parts + o->n, partitions, n * sizeof *parts);
+    size_t total = o->n + n, k = 0;
+    qsort(parts, total, sizeof *parts, compare_i32);
+    for (size_t i = 0; i < total; i++)
+        if (k == 0 || parts[k - 1] != parts[i]) parts[k++] = parts[i];
+    o->parts = parts;
+    o->n = k;
+    return 0;
+}
+
 int shape_profile_set_origin(shape_profile *p, const char *source, const int32_t *partitions, size_t n,
                              shape_err *err)
 {
-    char *o = source ? strdup(source) : NULL;
-    int32_t *parts = n ? malloc(n * sizeof *parts) : NULL;
-    if ((source && !o) || (n && !parts)) {
-        free(o);
-        free(parts);
+    origins_free(p->origins, p->n_origins);
+    p->origins = NULL;
+    p->n_origins = 0;
+    p->origin_known = source != NULL;
+    if (source && origin_add(&p->origins, &p->n_origins, source, partitions, n) != 0) {
+        p->origin_known = 0;
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     }
-    if (n) memcpy(parts, partitions, n * sizeof *parts);
-    if (n) qsort(parts, n, sizeof *parts, compare_i32);
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        if (k == 0 || parts[k - 1] != parts[i]) parts[k++] = parts[i];
-    free(p->origin);
-    free(p->origin_parts);
-    p->origin = o;
-    p->origin_parts = o ? parts : NULL;
-    p->n_origin_parts = o ? k : 0;
-    if (!o) free(parts);
     return SHAPE_OK;
 }
 
-const char *shape_profile_origin(const shape_profile *p, const int32_t **partitions, size_t *n)
+int shape_profile_add_origin(shape_profile *p, const char *source, const int32_t *partitions, size_t n,
+                             shape_err *err)
 {
-    if (partitions) *partitions = p->origin_parts;
-    if (n) *n = p->n_origin_parts;
-    return p->origin;
+    p->origin_known = 1;
+    if (origin_add(&p->origins, &p->n_origins, source, partitions, n) != 0)
+        return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    return SHAPE_OK;
 }
 
-int shape_profile_check_merge(const shape_profile *dst, const shape_profile *src, const char *dst_what,
+int shape_profile_origin_known(const shape_profile *p) { return p->origin_known; }
+
+const char *shape_profile_origin(const shape_profile *p, size_t i, const int32_t **partitions, size_t *n)
+{
+    if (partitions) *partitions = NULL;
+    if (n) *n = 0;
+    if (i >= p->n_origins) return NULL;
+    if (partitions) *partitions = p->origins[i].parts;
+    if (n) *n = p->origins[i].n;
+    return p->origins[i].source;
+}
+
+int shape_profile_check_merge(const shape_profile *dst, const shape_profile *src, int any_source, const char *dst_what,
                               const char *src_what, shape_err *err)
 {
-    if (dst->origin && src->origin) {
-        if (strcmp(dst->origin, src->origin) != 0)
+    for (size_t k = 0; dst->origin_known && src->origin_known && k < src->n_origins; k++) {
+        const prof_origin *s = &src->origins[k], *d = NULL;
+        for (size_t m = 0; m < dst->n_origins && !d; m++)
+            if (strcmp(dst->origins[m].source, s->source) == 0) d = &dst->origins[m];
+        if (!d && !any_source && dst->n_origins)
             return shape_err_set(err, SHAPE_EINVAL,
-                                 "%s profiles %.200s but %s profiles %.200s: profile-merge merges the partitions of "
-                                 "one stream",
-                                 src_what, src->origin, dst_what, dst->origin);
+                                 "%s profiles %.200s but %s profiles %.200s%s: another stream (pass --any-source to "
+                                 "merge the profiles of several streams)",
+                                 src_what, s->source, dst_what, dst->origins[0].source,
+                                 dst->n_origins > 1 ? " and more" : "");
         size_t i = 0, j = 0;
-        while (i < dst->n_origin_parts && j < src->n_origin_parts) {
-            if (dst->origin_parts[i] == src->origin_parts[j])
+        while (d && i < d->n && j < s->n) {
+            if (d->parts[i] == s->parts[j])
                 return shape_err_set(err, SHAPE_EINVAL,
                                      "%s and %s both hold partition %ld of %.200s: merging would count its rows "
                                      "twice (the same state given twice, or overlapping --partitions)",
-                                     dst_what, src_what, (long)src->origin_parts[j], src->origin);
-            if (dst->origin_parts[i] < src->origin_parts[j]) i++;
+                                     dst_what, src_what, (long)s->parts[j], s->source);
+            if (d->parts[i] < s->parts[j]) i++;
             else j++;
         }
     }
@@ -128,24 +174,16 @@ int shape_profile_check_merge(const shape_profile *dst, const shape_profile *src
     return SHAPE_OK;
 }
 
-/* The merged origin: dst's with src's partitions added when both name one
- * source, else unknown. */
+/* The merged origin: every source of both with their partitions, when both
+ * are known; else unknown. */
 static int merge_origin(shape_profile *dst, const shape_profile *src, shape_err *err)
 {
-    if (!dst->origin) return SHAPE_OK;
-    if (!src->origin || strcmp(dst->origin, src->origin) != 0) return shape_profile_set_origin(dst, NULL, NULL, 0, err);
-    size_t n = dst->n_origin_parts + src->n_origin_parts;
-    int32_t *all = malloc((n ? n : 1) * sizeof *all);
-    if (!all) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-    if (dst->n_origin_parts) memcpy(all, dst->origin_parts, dst->n_origin_parts * sizeof *all);
-    if (src->n_origin_parts)
-        memcpy(all + dst->n_origin_parts, src->origin_parts, src->n_origin_parts * sizeof *all);
-    char *source = strdup(dst->origin);
-    int rc = source ? shape_profile_set_origin(dst, source, all, n, err)
-                    : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-    free(source);
-    free(all);
-    return rc;
+    if (!dst->origin_known) return SHAPE_OK;
+    if (!src->origin_known) return shape_profile_set_origin(dst, NULL, NULL, 0, err);
+    for (size_t k = 0; k < src->n_origins; k++)
+        SHAPE_RETURN_NOT_OK(
+            shape_profile_add_origin(dst, src->origins[k].source, src->origins[k].parts, src->origins[k].n, err));
+    return SHAPE_OK;
 }
 
 const char *shape_profile_name(const shape_profile *p) { return p->name; }

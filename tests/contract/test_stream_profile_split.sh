@@ -95,7 +95,8 @@ head -n 10000 retail.jsonl >half1.jsonl
 tail -n +10001 retail.jsonl >half2.jsonl
 run stream-profile half1.jsonl --split-by field:_shape_table -o h1.json --state h1.state; expect_ok "half 1"
 run stream-profile half2.jsonl --split-by field:_shape_table -o h2.json --state h2.state; expect_ok "half 2"
-run profile-merge h1.state h2.state -o merged.json --state merged.state; expect_ok "merge halves"
+run profile-merge h1.state h2.state -o merged.json; expect_error 2 "h2.state line 1 profiles" "half2.jsonl" "--any-source"
+run profile-merge --any-source h1.state h2.state -o merged.json --state merged.state; expect_ok "merge halves"
 grep -q '"tables": 9' out && grep -q '"events": 21750' out || fail "merge summary"
 python3 - <<'PY' || fail "merged halves differ from the whole"
 import json
