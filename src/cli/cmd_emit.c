@@ -15,11 +15,13 @@
  * resume (open the domain, build the event plan, fingerprint this --shard
  * I/N's share, whose offsets, limit and total count only its own events:
  * src/emit/shard.c, and read the checkpoint, refusing another stream's or
- * shard's) → dry run or confirmation → open the destinations and hand
+ * shard's, or of other destinations, under the checkpoint's lock) → dry
+ * run or confirmation → open the destinations and hand
  * everything to shape_emit_run (src/emit/runtime.c) → report: text on
  * stderr when events go to the console, else on stdout; `--json` prints it
- * as one JSON object. The checks run in that order, so of several bad
- * inputs the first one named is always the same.
+ * as one JSON object. Every file the run names (outputs and inputs) is
+ * checked before the plan (shape/paths.h). The checks run in that order,
+ * so of several bad inputs the first one named is always the same.
  */
 #include <ctype.h>
 #include <math.h>
@@ -1052,7 +1054,7 @@ static const shape_arg_spec emit_args[] = {
      "stream once. Checkpoints are per shard."},
     {"duration", 0, SHAPE_ARG_VALUE, "SECONDS", NULL, "Stop after this many seconds of this run (>= 0)."},
     {"checkpoint", 0, SHAPE_ARG_VALUE, "FILE", "FILE.checkpoint with --sink file, else none",
-     "Checkpoint file: rerunning the same command resumes there."},
+     "Checkpoint file: rerunning the same command resumes there (same destinations; one run at a time)."},
     {"checkpoint-every", 0, SHAPE_ARG_VALUE, "N", "10000", "Checkpoint after this many delivered events."},
     {"checkpoint-seconds", 0, SHAPE_ARG_VALUE, "S", "1", "Checkpoint at least this often (seconds)."},
     {"fresh", 0, SHAPE_ARG_FLAG, NULL, NULL, "Ignore an existing checkpoint and start at offset 0."},

@@ -19,6 +19,10 @@
  * Split states (`stream-profile --split-by --state FILE`: JSON lines
  * {"state", "table"}) are merged table by table, tables in order of first
  * appearance; -o gets one document of them (shape_stream_split_document).
+ * Before each merge, shape_profile_check_merge refuses what would count
+ * rows twice or mix streams (the states' recorded sources and partitions;
+ * --any-source lets other streams in), and one file named twice is refused
+ * up front whatever it holds.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -485,6 +489,11 @@ const shape_command shape_cmd_profile_merge = {
               "run over all the rows; mean and m2 agree to rounding; distinct (HyperLogLog) is identical;\n"
               "top values and quantiles stay within their error bounds. Window states (stream-profile --window\n"
               "KIND --state FILE) merge window by window; -o then gets a windows file (JSON lines). Split\n"
-              "states (stream-profile --split-by --state FILE) merge table by table into one document.",
+              "states (stream-profile --split-by --state FILE) merge table by table into one document.\n"
+              "Each state records its stream and partitions: a partition held by two states (overlapping\n"
+              "--partitions, a state given twice) is refused, and so are states of other streams unless\n"
+              "--any-source. Example:\n"
+              "  shape profile-merge a.state b.state -o orders.json\n"
+              "  shape profile-merge --any-source day1.state day2.state -o both.json",
     .run = run_profile_merge,
 };

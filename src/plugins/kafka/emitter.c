@@ -26,6 +26,9 @@
  * else is RETRY. With --event-format avro|protobuf the values are made from
  * the typed rows alone (wants_rows: SHAPE_EMIT_ROWS_ONLY), so the runtime
  * need not render JSON bodies; json-schema sends the JSON body.
+ * Open connects (the topic's metadata) and, given option "partition" (emit
+ * --partition N), refuses a partition the topic does not have: every event
+ * would fail with _UNKNOWN_PARTITION otherwise.
  */
 #include <stdio.h>
 #include <stdlib.h>
