@@ -87,6 +87,7 @@ typedef struct merged_window {
 typedef struct window_set {
     merged_window *w;
     size_t n, cap;
+    int any_source; /* --any-source */
     int have_kind;
     shape_window_kind kind;
 } window_set;
@@ -147,7 +148,11 @@ static int add_window_line(window_set *set, const char *path, size_t line_no, co
     }
     size_t at = window_at(set, s, e);
     if (at < set->n && set->w[at].start == s && set->w[at].end == e) {
-        rc = shape_profile_merge(set->w[at].profile, p, err);
+        char what[300];
+        snprintf(what, sizeof what, "%.200s line %zu", path, line_no);
+        rc = shape_profile_check_merge(set->w[at].profile, p, set->any_source, "the states of its window before it",
+                                       what, err);
+        if (rc == SHAPE_OK) rc = shape_profile_merge(set->w[at].profile, p, err);
         set->w[at].rows += r;
         shape_profile_free(p);
         if (rc != SHAPE_OK) shape_err_prefix(err, "cannot merge %s line %zu", path, line_no);
@@ -222,7 +227,7 @@ static int write_windows(const window_set *set, const char *path,
 static int merge_window_states(const shape_args *args, const shape_profile_config *cfg, const char *output,
                                const char *state_out, shape_err *err)
 {
-    window_set set = {0};
+    window_set set = {.any_source = shape_args_flag(args, "any-source")};
     int rc = SHAPE_OK;
     size_t n = shape_args_positional_count(args);
     for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {

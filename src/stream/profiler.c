@@ -619,10 +619,36 @@ static int save_checkpoint(shape_stream_profiler *p, int finished, shape_err *er
     return rc;
 }
 
+/* Where the profiled rows came from, on a profile the run writes
+ * (shape_profile_set_origin): the stream (a local file by its real path,
+ * so workers in other folders agree; else the URI as given) and the
+ * partitions it has taken messages from so far. profile-merge refuses
+ * states that share a partition of one stream, or name different streams. */
+static int stamp_one(const shape_stream_profiler *p, shape_profile *profile, shape_err *err)
+{
+    const char *file = shape_paths_uri_file(p->cfg.uri);
+    char *real = file ? realpath(file, NULL) : NULL;
+    const shape_offsets *pos = shape_stream_positions(p->stream);
+    int rc = shape_profile_set_origin(profile, real ? real : p->cfg.uri, pos ? pos->partitions : NULL,
+                                      pos ? pos->n : 0, err);
+    free(real);
+    return rc;
+}
+
+static int stamp_origin(shape_stream_profiler *p, shape_err *err)
+{
+    int rc = stamp_one(p, p->profile, err);
+    for (size_t i = 0; rc == SHAPE_OK && i < p->n_tables; i++) rc = stamp_one(p, p->tables[i], err);
+    return rc;
+}
+
 /* A closed window: into the windows file (opened at the first one). */
 static int emit_window(void *ud, const shape_window_closed *w, shape_err *err)
 {
     shape_stream_profiler *p = ud;
+    /* the closed window's profile is the window profiler's, about to be
+     * dropped: its origin goes into the window's state line */
+    SHAPE_RETURN_NOT_OK(stamp_one(p, (shape_profile *)w->profile, err));
     if (!p->wfile) SHAPE_RETURN_NOT_OK(shape_windows_file_open(p->cfg.windows_path, &p->wfile, err));
     int written = 0;
     SHAPE_RETURN_NOT_OK(shape_windows_file_write(p->wfile, w, &written, err));
@@ -714,25 +740,6 @@ int shape_stream_profiler_run(shape_stream_profiler *p, shape_err *err)
     if (rc == SHAPE_OK && p->worker) rc = shape_profile_worker_drain(p->worker, err);
     if (rc == SHAPE_OK && p->win) rc = window_drain(p, err);
     else if (p->wtask) shape_task_wait(p->wtask); /* nothing runs behind a failed read */
-    return rc;
-}
-
-/* Where the profiled rows came from, on every profile the run writes
- * (shape_profile_set_origin): the stream (a local file by its real path,
- * so workers in other folders agree; else the URI as given) and the
- * partitions it took messages from. profile-merge refuses states that share
- * a partition of one stream, or name different streams. */
-static int stamp_origin(shape_stream_profiler *p, shape_err *err)
-{
-    const char *file = shape_paths_uri_file(p->cfg.uri);
-    char *real = file ? realpath(file, NULL) : NULL;
-    const shape_offsets *pos = shape_stream_positions(p->stream);
-    const int32_t *parts = pos ? pos->partitions : NULL;
-    size_t n = pos ? pos->n : 0;
-    int rc = shape_profile_set_origin(p->profile, real ? real : p->cfg.uri, parts, n, err);
-    for (size_t i = 0; rc == SHAPE_OK && i < p->n_tables; i++)
-        rc = shape_profile_set_origin(p->tables[i], real ? real : p->cfg.uri, parts, n, err);
-    free(real);
     return rc;
 }
 
