@@ -40,7 +40,8 @@
  * Seeds: JSON checkpoints are written by tests/fuzz/CMakeLists.txt; binary
  * profiler states, and stream-profile checkpoints holding them, are written
  * by this target itself when run with SHAPE_FUZZ_WRITE_SEEDS=DIR (states
- * from the current writer, made by profiling a few decoded JSON messages;
+ * from the current writer, made by profiling a few decoded JSON messages,
+ * the non-empty one with an origin of two sources;
  * checkpoints with a checksum, emit's with its destinations, stream-read's
  * with a file identity), which CMake does after each build.
  */
@@ -308,6 +309,8 @@ static void write_state_seed(const char *dir, const char *name, const char *line
     if (shape_decoder_new(&o, NULL, &dec, &err) != SHAPE_OK || shape_profile_new("orders", NULL, &prof, &err) != SHAPE_OK ||
         (n && shape_decoder_decode(dec, msgs, n, &schema, &array, &err) != SHAPE_OK) ||
         (n && shape_profile_update(prof, &schema, &array, &err) != SHAPE_OK) ||
+        (n && shape_profile_set_origin(prof, "kafka://h/orders", (const int32_t[]){0, 3, 7}, 3, &err) != SHAPE_OK) ||
+        (n && shape_profile_add_origin(prof, "/data/day2.jsonl", (const int32_t[]){0}, 1, &err) != SHAPE_OK) ||
         shape_profile_state_save(prof, &state, &len, &err) != SHAPE_OK || !(f = fopen(path, "wb")) ||
         fwrite(state, 1, len, f) != len || fclose(f) != 0) {
         fprintf(stderr, "fuzz_checkpoint: cannot write seed %s: %s\n", path, err.message);

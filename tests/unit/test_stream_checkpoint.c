@@ -227,6 +227,15 @@ static void test_read_checkpoint(void **state)
     json_object_set_new(doc, "offset", json_pack("{s:i}", "1", -3));
     assert_int_equal(shape_stream_read_checkpoint_read(PATH, doc, URI, &start, &err), SHAPE_EINVAL);
     assert_int_equal(start.n, 0);
+    /* a key is digits only: " 2" beside "2" would be two keys for one
+     * partition (found by make fuzz); "+2" and "-0" likewise */
+    const char *const bad_keys[] = {" 2", "+2", "-0", "2 ", "\t2"};
+    for (size_t i = 0; i < sizeof bad_keys / sizeof bad_keys[0]; i++) {
+        json_object_set_new(doc, "offset", json_pack("{s:i, s:i}", "2", 6, bad_keys[i], 0));
+        assert_int_equal(shape_stream_read_checkpoint_read(PATH, doc, URI, &start, &err), SHAPE_EINVAL);
+        assert_non_null(strstr(err.message, "is not a partition id"));
+        assert_int_equal(start.n, 0);
+    }
     json_object_set_new(doc, "format", json_string(SHAPE_STREAM_PROFILE_CHECKPOINT_FORMAT));
     assert_int_equal(shape_stream_read_checkpoint_read(PATH, doc, URI, &start, &err), SHAPE_EINVAL);
     assert_non_null(strstr(err.message, "is not a stream-read checkpoint"));
