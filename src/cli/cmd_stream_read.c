@@ -206,6 +206,8 @@ static int run_stream_read(const shape_args *args, shape_err *err)
     if (rc == SHAPE_OK) rc = shape_paths_check(uses, 3, err);
     if (rc == SHAPE_OK) rc = shape_cli_source_options(args, &options, err);
     if (rc == SHAPE_OK) rc = reading_flags(args, options, err);
+    int lock_fd = -1; /* one reader per checkpoint */
+    if (rc == SHAPE_OK && checkpoint) rc = shape_checkpoint_lock(checkpoint, &lock_fd, err);
     if (rc == SHAPE_OK && checkpoint) rc = load_checkpoint(checkpoint, uri, &start, &found, err);
     shape_stream_config sc = {.uri = uri, .options = options, .registry = shape_cli_registry(),
                               .max_reconnects = max_reconnects, .freeze_schema = binary};
@@ -254,6 +256,7 @@ static int run_stream_read(const shape_args *args, shape_err *err)
     shape_parquet_writer_free(parquet);
     rc = close_output(&o, rc, written > 0 || format == FORMAT_JSONL, err);
     shape_stream_free(stream);
+    shape_checkpoint_unlock(checkpoint, lock_fd);
     shape_options_free(options);
     shape_offsets_free(&start);
     shape_json_buf_reset(&lines);

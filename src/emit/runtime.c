@@ -65,6 +65,7 @@ static int write_checkpoint(const shape_emit_config *cfg, uint64_t offset, int c
     ck.complete = complete;
     ck.time_shifted = cfg->time_shifted;
     ck.time_shift_ns = cfg->time_shift_ns;
+    if (cfg->destinations) snprintf(ck.destinations, sizeof ck.destinations, "%s", cfg->destinations);
     if (cfg->shard_count > 1)
         snprintf(ck.shard, sizeof ck.shard, "%llu/%llu", (unsigned long long)cfg->shard_index,
                  (unsigned long long)cfg->shard_count);

@@ -220,12 +220,24 @@ typedef struct prof_column {
     shape_kll *kll;
 } prof_column;
 
+typedef struct prof_origin {
+    char *source;
+    int32_t *parts;
+    size_t n;
+} prof_origin;
+
 struct shape_profile {
     char *name;
     shape_profile_config cfg;
     int64_t rows;
     prof_column **cols;
     size_t ncols, cap_cols;
+    /* where the rows came from (shape_profile_set_origin, merges): one entry
+     * per source, each with its partitions ascending and distinct;
+     * origin_known 0: unknown (a version-1 state, an empty worker) */
+    int origin_known;
+    prof_origin *origins;
+    size_t n_origins;
 };
 
 /* ---- columns (column.c) ------------------------------------------------- */

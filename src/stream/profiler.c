@@ -31,6 +31,7 @@
  * one a profiler of all the rows would have); a new table copies the clock
  * of the first. Each closed window goes to the windows file with its table.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "shape/stream_profiler.h"
 
 #include <stdlib.h>
@@ -41,6 +42,7 @@
 
 #include "shape/base64.h"
 #include "shape/clock.h"
+#include "shape/paths.h"
 #include "shape/profile_worker.h"
 #include "shape/stream_checkpoint.h"
 #include "shape/task.h"
@@ -96,6 +98,7 @@ struct shape_stream_profiler {
     } sjob;
     int64_t since_checkpoint;
     int resumed, was_finished;
+    int lock_fd; /* the checkpoint's lock (shape_checkpoint_lock), -1: none */
 };
 
 /* ---- split ---------------------------------------------------------------- */
@@ -676,6 +679,7 @@ int shape_stream_profiler_new(const shape_stream_profiler_config *cfg, shape_str
     shape_stream_profiler *p = calloc(1, sizeof *p);
     if (!p) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     p->cfg = *cfg;
+    p->lock_fd = -1;
     shape_profile_config_fingerprint(&p->cfg.profile, p->fingerprint, sizeof p->fingerprint);
     shape_stream_config sc = {.uri = cfg->uri,
                               .options = cfg->options,
@@ -704,6 +708,8 @@ int shape_stream_profiler_new(const shape_stream_profiler_config *cfg, shape_str
         if (rc == SHAPE_OK && cfg->window_states_path && stat(cfg->window_states_path, &st) == 0 && !S_ISREG(st.st_mode))
             rc = shape_err_set(err, SHAPE_EINVAL, "--state %s is not a regular file", cfg->window_states_path);
     }
+    /* one run per checkpoint: a second is refused while this one holds it */
+    if (rc == SHAPE_OK && cfg->checkpoint) rc = shape_checkpoint_lock(cfg->checkpoint, &p->lock_fd, err);
     if (rc == SHAPE_OK && cfg->checkpoint) rc = load_checkpoint(p, err);
     if (rc == SHAPE_OK && !p->profile) rc = shape_profile_new(cfg->name, &p->cfg.profile, &p->profile, err);
     if (rc != SHAPE_OK) {
@@ -717,6 +723,7 @@ int shape_stream_profiler_new(const shape_stream_profiler_config *cfg, shape_str
 void shape_stream_profiler_free(shape_stream_profiler *p)
 {
     if (!p) return;
+    shape_checkpoint_unlock(p->cfg.checkpoint, p->lock_fd);
     shape_stream_free(p->stream); /* the source first: nothing more is read */
     shape_profile_worker_free(p->worker);
     if (p->wtask) shape_task_wait(p->wtask);
@@ -829,10 +836,36 @@ static int save_checkpoint(shape_stream_profiler *p, int finished, shape_err *er
     return rc;
 }
 
+/* Where the profiled rows came from, on a profile the run writes
+ * (shape_profile_set_origin): the stream (a local file by its real path,
+ * so workers in other folders agree; else the URI as given) and the
+ * partitions it has taken messages from so far. profile-merge refuses
+ * states that share a partition of one stream, or name different streams. */
+static int stamp_one(const shape_stream_profiler *p, shape_profile *profile, shape_err *err)
+{
+    const char *file = shape_paths_uri_file(p->cfg.uri);
+    char *real = file ? realpath(file, NULL) : NULL;
+    const shape_offsets *pos = shape_stream_positions(p->stream);
+    int rc = shape_profile_set_origin(profile, real ? real : p->cfg.uri, pos ? pos->partitions : NULL,
+                                      pos ? pos->n : 0, err);
+    free(real);
+    return rc;
+}
+
+static int stamp_origin(shape_stream_profiler *p, shape_err *err)
+{
+    int rc = stamp_one(p, p->profile, err);
+    for (size_t i = 0; rc == SHAPE_OK && i < p->n_tables; i++) rc = stamp_one(p, p->tables[i], err);
+    return rc;
+}
+
 /* A closed window: into the windows file (opened at the first one). */
 static int emit_window(void *ud, const shape_window_closed *w, shape_err *err)
 {
     shape_stream_profiler *p = ud;
+    /* the closed window's profile is the window profiler's, about to be
+     * dropped: its origin goes into the window's state line */
+    SHAPE_RETURN_NOT_OK(stamp_one(p, (shape_profile *)w->profile, err));
     if (!p->wfile) SHAPE_RETURN_NOT_OK(shape_windows_file_open(p->cfg.windows_path, &p->wfile, err));
     int written = 0;
     SHAPE_RETURN_NOT_OK(shape_windows_file_write(p->wfile, w, &written, err));
@@ -954,6 +987,7 @@ int shape_stream_profiler_finish(shape_stream_profiler *p, int complete,
         return SHAPE_OK;
     }
     if (interrupted && p->cfg.checkpoint) SHAPE_RETURN_NOT_OK(save_checkpoint(p, 0, err));
+    SHAPE_RETURN_NOT_OK(stamp_origin(p, err));
     SHAPE_RETURN_NOT_OK(write(ud, p->profile, err));
     if (!interrupted && p->cfg.checkpoint) SHAPE_RETURN_NOT_OK(save_checkpoint(p, complete && !interrupted, err));
     return SHAPE_OK;

@@ -23,8 +23,13 @@ export SHAPE_BIN=${SHAPE_BIN:-$root/build/shape}
 valgrind_summary=${SHAPE_VALGRIND_SUMMARY:-$root/build/valgrind-emulator/summary.md}
 [ -x "$SHAPE_BIN" ] || { echo "reliability-report: no $SHAPE_BIN (run make first)" >&2; exit 2; }
 unset SHAPE_TEST_KAFKA
-rows=$(mktemp); verdicts=$(mktemp)
-trap 'rm -f "$rows" "$verdicts"' EXIT
+rows=$(mktemp); verdicts=$(mktemp); kept=$(mktemp)
+trap 'rm -f "$rows" "$verdicts" "$kept"' EXIT
+# The hand-written section (from "## Bad inputs and hostile use" to "<!-- /kept -->": bad inputs
+# and the figures their tests assert) is copied from the previous file as it is, before the file
+# is rewritten.
+[ -f "$out" ] && awk '/^## Bad inputs and hostile use/{on=1} on{print} /^<!-- \/kept -->/{if(on){print ""; exit}}' \
+  "$out" >"$kept"
 export SHAPE_FAULT_REPORT=$rows
 for t in "$here"/test_faults_*.sh; do
   name=$(basename "$t")
@@ -110,6 +115,7 @@ HEAD
     echo "| $fault | $how | $lost | $dups | $rc | $note |"
   done <"$rows"
   echo
+  cat "$kept"
   echo "## Test verdicts"
   echo
   echo "| Test | Seconds | Verdict |"

@@ -26,6 +26,9 @@
  * else is RETRY. With --event-format avro|protobuf the values are made from
  * the typed rows alone (wants_rows: SHAPE_EMIT_ROWS_ONLY), so the runtime
  * need not render JSON bodies; json-schema sends the JSON body.
+ * Open connects (the topic's metadata) and, given option "partition" (emit
+ * --partition N), refuses a partition the topic does not have: every event
+ * would fail with _UNKNOWN_PARTITION otherwise.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,7 +56,7 @@ struct shape_emitter {
     shape_kafka_wire_encoder *wire; /* registry formats (--event-format), or NULL for JSON */
 };
 
-static const char *const base_options[] = {"envelope", "resuming", "config", "flush_timeout", NULL};
+static const char *const base_options[] = {"envelope", "resuming", "config", "flush_timeout", "partition", NULL};
 
 /* The emitter's options: its own and the registry formats'. */
 static int check_known_options(const shape_options *options, shape_err *err)
@@ -199,6 +202,22 @@ static int look_up_topic(shape_emitter *e, int timeout_ms, shape_err *err)
     return SHAPE_OK;
 }
 
+/* Option "partition" (emit --partition N) against the topic's partition
+ * count from connect's metadata: a partition the topic does not have would
+ * dead-letter (or fail) every event, so it is refused at open. */
+static int check_partition(shape_emitter *e, const shape_options *options, shape_err *err)
+{
+    int64_t partition = -1;
+    if (options) SHAPE_RETURN_NOT_OK(shape_options_get_int64(options, "partition", -1, &partition, err));
+    int32_t count = e->partitions;
+    if (count > 0 && partition >= count)
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "--partition %lld: topic '%.200s' has %ld partition%s (0..%ld); choose one of them or "
+                             "leave --partition out",
+                             (long long)partition, e->topic, (long)count, count == 1 ? "" : "s", (long)count - 1);
+    return SHAPE_OK;
+}
+
 int shape_kafka_emitter_open_with(const char *uri, const shape_options *options,
                                   const shape_kafka_producer_factory *factory, shape_emitter **out,
                                   shape_err *err)
@@ -228,6 +247,7 @@ int shape_kafka_emitter_open_with(const char *uri, const shape_options *options,
         int ms = flush_timeout < 10 ? (int)(flush_timeout * 1000) : 10000;
         rc = look_up_topic(e, ms, err);
     }
+    if (rc == SHAPE_OK) rc = check_partition(e, options, err);
     shape_kafka_uri_free(&parsed);
     if (rc != SHAPE_OK) {
         emitter_free(e);
