@@ -60,7 +60,14 @@ enum sc_strategy {
     SC_RECORD_SAMPLE,
     SC_RECORD_FIELD,
     SC_NATIVE, /* native / faker: the built-in pools of names and places */
+    SC_EMPIRICAL,
+    SC_CONDITIONAL_TABLE,
+    SC_COMPOSITE_FK_FIELD,
+    SC_SCD2,
 };
+
+enum sc_scd2_role { SC_SCD_FROM, SC_SCD_TO, SC_SCD_CURRENT, SC_SCD_VERSION };
+enum sc_fan_shape { SC_FAN_NONE, SC_FAN_POWER, SC_FAN_TWO_TIER };
 
 enum sc_provider {
     SC_P_FIRST_NAME, SC_P_LAST_NAME, SC_P_NAME, SC_P_EMAIL, SC_P_PHONE, SC_P_STREET, SC_P_CITY, SC_P_STATE,
@@ -180,6 +187,16 @@ typedef struct sc_column {
                                         the remainder goes with the last unit (more than ~100 per parent) */
     shape_gen_perm parent_perm, child_perm;
     int max_per_parent;
+    /* fan_out: a share of the children to the top fraction of the parents */
+    int fan_shape;
+    double fan_frac, fan_share, fan_inv_beta;
+    int fan_shuffle;
+    uint64_t fan_top;
+    shape_gen_perm fan_perm; /* rank -> parent row (shuffle) */
+    /* sample_rate: a fixed sample of sample_m distinct parents, taken in turn */
+    double sample_rate;
+    uint64_t sample_m;
+    shape_gen_perm sample_perm;
     int constrained_by;   /* column of this table, or -1 */
     int constrained_pcol; /* the same-named column of the parent */
     int constrained_exact; /* both are keys to one table and the parent's is allocated: pick among its children */
@@ -223,6 +240,22 @@ typedef struct sc_column {
     int unique;
     int anchor; /* record_field: the record_sample column of the same dataset */
     shape_gen_perm record_perm;
+    /* empirical: the inverse of the piecewise-linear CDF through (eq[i], ex[i]) */
+    double *eq, *ex;
+    int neq;
+    int e_nearest;
+    /* conditional_table: one weighted pick per value of src_col; each case is
+     * a weighted_enum column (its name is the value it answers) */
+    struct sc_column *cases;
+    size_t ncases;
+    int default_case; /* index into cases, or -1 */
+    /* scd2: versions of one entity are the children of one parent row of the
+     * business_key foreign key (an allocation) */
+    int scd_role;
+    int business_key;
+    int scd_gap; /* min_gap_days */
+    int64_t scd_day0, scd_days; /* the range: first epoch day, days */
+    shape_gen_stream scd_s;     /* (seed, table, business_key, "scd2"): shared by the table's scd2 columns */
     /* native: the provider, and for email the row's name columns (or -1) */
     int provider;
     int first_col, last_col;
