@@ -1668,6 +1668,17 @@ static int parse_column_props(ld *L, sc_column *c, const char *name, json_t *cj,
         return SHAPE_OK;
     }
     const struct strategy_info *info = strategy_by_name(st);
+    static const struct {
+        const char *name, *instead;
+    } unsupported[] = {
+        {"address", "native providers street_address, city, state_abbr and postcode"},
+        {"bootstrap", "record_sample and record_field over a dataset of the rows to resample"},
+        {"hierarchy", "record_sample over a dataset of the hierarchy's leaves, with record_field for each level"},
+        {"hierarchy_field", "record_field over the record_sample of the hierarchy's dataset"},
+    };
+    for (size_t i = 0; !info && i < sizeof unsupported / sizeof unsupported[0]; i++)
+        if (strcmp(unsupported[i].name, st) == 0)
+            return fail(L, "strategy '%s' is not supported here; use %s", st, unsupported[i].instead);
     if (!info) {
         return fail(L, "unknown strategy '%.40s'; use sequence, uuid, constant, choice, weighted_enum, lifecycle, pattern, "
                        "distribution, temporal, foreign_key, lookup, derived, correlated, formula, conditional, "
