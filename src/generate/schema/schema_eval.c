@@ -26,6 +26,7 @@
 #include "schema_internal.h"
 
 static int eval_mask(sc_ctx *ctx, sc_frame *f, uint32_t mask, shape_err *err);
+static void convert(const sc_column *c, shape_gen_row *row, shape_gen_value *v);
 
 static char *scratch(shape_gen_row *row, size_t n)
 {
@@ -82,12 +83,22 @@ static void own_text(shape_gen_row *row, shape_gen_value *v)
     v->v.s = p;
 }
 
+static void seed_frame(sc_ctx *ctx, sc_frame *f, int c)
+{
+    f->row->values[c] = ctx->seed_val;
+    own_text(f->row, &f->row->values[c]);
+    f->prow[c] = ctx->seed_prow;
+    f->valid |= 1u << c;
+}
+
 /* Column c of row r of table t, through a new frame; strings are copied
  * into `into`. *prow receives the frame's parent row of c (FK columns). */
 static int read_other(sc_ctx *ctx, int t, uint64_t r, int c, shape_gen_row *into, shape_gen_value *out, uint64_t *prow,
                       shape_err *err)
 {
     const sc_table *tab = &ctx->s->tables[t];
+    int seed_col = ctx->seed_col1 - 1;
+    ctx->seed_col1 = 0;
     if (r >= tab->rows[ctx->s->preset]) {
         set_null(out);
         return SHAPE_OK;
@@ -142,6 +153,7 @@ static int read_other(sc_ctx *ctx, int t, uint64_t r, int c, shape_gen_row *into
         f->row = &e->row;
         f->prow = e->prow;
         f->valid = e->valid;
+        if (seed_col >= 0 && !(f->valid & (1u << seed_col))) seed_frame(ctx, f, seed_col);
         e->busy = 1;
         rc = eval_mask(ctx, f, col->need, err);
         e->busy = 0;
@@ -152,6 +164,7 @@ static int read_other(sc_ctx *ctx, int t, uint64_t r, int c, shape_gen_row *into
         f->row->scratch_used = 0;
         f->row->ncols = tab->ncols;
         f->valid = 0;
+        if (seed_col >= 0) seed_frame(ctx, f, seed_col);
         rc = eval_mask(ctx, f, col->need, err);
     }
     if (rc == SHAPE_OK) {
@@ -726,10 +739,24 @@ static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
         int64_t isum = 0, imin = 0, imax = 0;
         double fsum = 0, fmin = 0, fmax = 0;
         uint64_t seen = 0;
+        /* every child's key is this row's: made once, handed to each child */
+        shape_gen_value key;
+        shape_gen_row ktmp;
+        ktmp.scratch_used = 0;
+        int seed = k > 0 && !(fk->null_rate > 0) && fk->nrepairs == 0;
+        if (seed) {
+            SHAPE_RETURN_NOT_OK(read_other(ctx, fk->ref_table, r, fk->ref_col, &ktmp, &key, NULL, err));
+            convert(fk, &ktmp, &key);
+        }
         for (uint64_t j = 0; j < k; j++) {
             shape_gen_value v;
             shape_gen_row tmp;
             tmp.scratch_used = 0;
+            if (seed) {
+                ctx->seed_col1 = c->child_fk + 1;
+                ctx->seed_prow = r;
+                ctx->seed_val = key;
+            }
             SHAPE_RETURN_NOT_OK(read_other(ctx, c->child_table, child_row_of(fk, c0 + j), c->child_col, &tmp, &v, NULL, err));
             if (v.kind == SHAPE_GEN_NULL) continue;
             double x = as_double(&v);

@@ -101,9 +101,17 @@ typedef struct sc_node {
     int args[8];
 } sc_node;
 
+/* One instruction of a formula's flat (post-order) program. */
+typedef struct sc_ins {
+    int op, nargs, col;
+    double num;
+} sc_ins;
+
 typedef struct sc_expr {
     sc_node *nodes;
     int nnodes, root;
+    sc_ins *prog; /* the tree in post order, or NULL (short-circuit operators, too deep) */
+    int nprog;
 } sc_expr;
 
 /* One token of a pattern. */
@@ -353,6 +361,12 @@ typedef struct sc_ctx {
     uint64_t prows[SC_MAX_DEPTH][SHAPE_GEN_MAX_COLUMNS];
     shape_gen_row stack[SC_MAX_DEPTH];
     sc_frame frames[SC_MAX_DEPTH];
+    /* the next read_other's row is a child read for its parent's total: its
+     * key column seed_col1 - 1 (0: none) is known to hold seed_val, parent
+     * row seed_prow, so it is not recomputed through the allocation */
+    int seed_col1;
+    uint64_t seed_prow;
+    shape_gen_value seed_val;
 } sc_ctx;
 
 void sc_ctx_release(sc_ctx *ctx);
