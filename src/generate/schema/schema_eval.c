@@ -22,7 +22,7 @@
 
 #include <jansson.h>
 
-#include "../retail/data/retail_data.h"
+#include "../data/gen_data.h"
 #include "schema_internal.h"
 
 static int eval_mask(sc_ctx *ctx, sc_frame *f, uint32_t mask, shape_err *err);
@@ -457,7 +457,7 @@ static int lookup_row(const sc_schema *s, const sc_table *t, const sc_frame *f, 
     return 1;
 }
 
-/* ---- native providers: the built-in pools (src/generate/retail/data/) ---- */
+/* ---- native providers: the built-in pools (src/generate/data/) ---- */
 
 static shape_retail_str pool_pick(const shape_retail_list *l, shape_gen_stream s, uint64_t r, uint32_t i)
 {
