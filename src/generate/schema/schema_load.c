@@ -907,6 +907,18 @@ static int parse_empirical(ld *L, sc_column *c, json_t *g)
 
 /* conditional_table {source_column, table {value: {label: weight}}, default}:
  * a weighted pick whose weights depend on an earlier column's value. */
+/* One case of a conditional_table: a weighted_enum column named by the value it answers. */
+static int parse_case(ld *L, sc_column *k, const char *value, json_t *weights)
+{
+    k->strategy = SC_WEIGHTED_ENUM;
+    k->name = dupstr(value);
+    json_t *w = k->name ? json_pack("{sO}", "values", weights) : NULL;
+    if (!w) return shape_err_set(L->err, SHAPE_ENOMEM, "out of memory");
+    int rc = parse_enum(L, k, w);
+    json_decref(w);
+    return rc;
+}
+
 static int parse_conditional_table(ld *L, const sc_table *t, int self, sc_column *c, json_t *g)
 {
     TRY(earlier_col(L, t, self, g, "source_column", 1, &c->src_col));
@@ -921,41 +933,23 @@ static int parse_conditional_table(ld *L, const sc_table *t, int self, sc_column
     c->default_case = -1;
     const char *key;
     json_t *v;
-    int all_num = 1, all_int = 1;
+    int all_num = 1;
     json_object_foreach(tab, key, v)
     {
-        sc_column *k = &c->cases[c->ncases++];
-        k->name = dupstr(key);
-        k->strategy = SC_WEIGHTED_ENUM;
-        if (!k->name) return shape_err_set(L->err, SHAPE_ENOMEM, "out of memory");
         if (!json_is_object(v)) return fail(L, "conditional_table value '%.40s' must map to {label: weight}", key);
-        json_t *w = json_pack("{sO}", "values", v);
-        if (!w) return shape_err_set(L->err, SHAPE_ENOMEM, "out of memory");
-        int rc = parse_enum(L, k, w);
-        json_decref(w);
-        TRY(rc);
+        TRY(parse_case(L, &c->cases[c->ncases++], key, v));
     }
     if (def) {
-        sc_column *k = &c->cases[c->ncases];
-        k->strategy = SC_WEIGHTED_ENUM;
-        k->name = dupstr("");
-        if (!k->name) return shape_err_set(L->err, SHAPE_ENOMEM, "out of memory");
-        c->default_case = (int)c->ncases++;
-        json_t *w = json_pack("{sO}", "values", def);
-        if (!w) return shape_err_set(L->err, SHAPE_ENOMEM, "out of memory");
-        int rc = parse_enum(L, k, w);
-        json_decref(w);
-        TRY(rc);
+        c->default_case = (int)c->ncases;
+        TRY(parse_case(L, &c->cases[c->ncases++], "", def));
     }
     for (size_t i = 0; i < c->ncases; i++)
         for (size_t j = 0; j < c->cases[i].nlabels; j++) {
             char *end;
-            double d = strtod(c->cases[i].labels[j], &end);
+            (void)strtod(c->cases[i].labels[j], &end);
             if (end == c->cases[i].labels[j] || *end) all_num = 0;
-            else all_int = all_int && d == sc_floor(d);
         }
-    c->natural = all_num ? SHAPE_GEN_FLOAT64 : SHAPE_GEN_STRING;
-    (void)all_int;
+    c->natural = all_num ? SHAPE_GEN_FLOAT64 : SHAPE_GEN_STRING; /* numeric labels are float64, as weighted_enum's */
     return SHAPE_OK;
 }
 
