@@ -153,13 +153,18 @@ static int print_summary(run *r, int written, int interrupted, const char *note,
     json_object_set_new(s, "window", json_string(shape_window_kind_name(r->pc.window.kind)));
     json_object_set_new(s, "events", json_integer(shape_stream_profiler_events(r->profiler)));
     json_object_set_new(s, "batches", json_integer(n->batches_processed));
-    json_object_set_new(s, "windows", json_integer(w ? w->windows_emitted : 0));
+    /* windows: the windows emitted, the global profile counting as one;
+     * written: the list of files written (reference 1.9, as the original
+     * prints them; tests/compat compares the two summaries) */
+    json_object_set_new(s, "windows", json_integer(w ? w->windows_emitted : written ? 1 : 0));
     json_object_set_new(s, "late_events", json_integer(w ? w->late_events : 0));
     json_object_set_new(s, "null_event_time", json_integer(w ? w->null_event_time : shape_stream_null_event_time(stream)));
     json_object_set_new(s, "duplicate_rows", json_integer(n->duplicate_rows));
     json_object_set_new(s, "reconnects", json_integer(n->reconnects));
     json_object_set_new(s, "checkpoints", json_integer(n->checkpoints));
-    json_object_set_new(s, "written", written ? json_string(file) : json_null());
+    json_t *files = json_array();
+    if (files && written) json_array_append_new(files, json_string(file));
+    json_object_set_new(s, "written", files);
     json_object_set_new(s, "undecodable", json_integer(st.undecodable));
     json_object_set_new(s, "rejected", json_integer(st.rejected));
     if (interrupted) json_object_set_new(s, "interrupted", json_true());
@@ -331,7 +336,7 @@ static int finish(run *r, shape_err *err)
         else if (r->state_path && r->pc.window.kind == SHAPE_WINDOW_GLOBAL) /* an empty worker still merges */
             SHAPE_RETURN_NOT_OK(write_state(r, shape_stream_profiler_profile(r->profiler), err));
         else if (r->state_path) SHAPE_RETURN_NOT_OK(empty_window_states(r->state_path, err));
-        return print_summary(r, 0, interrupted, "no events", err);
+        return print_summary(r, 0, interrupted, "the stream had no events; nothing was written", err);
     }
     int complete = r->bounded && !r->limited;
     SHAPE_RETURN_NOT_OK(shape_stream_profiler_finish(r->profiler, complete, write_outputs, r, err));

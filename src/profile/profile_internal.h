@@ -304,4 +304,8 @@ void shape_kll_sort_(double *a, size_t n, int by_runs);
 int shape_kll_restore_(shape_kll *s, size_t levels, const size_t *lens, const double *items,
                        uint64_t compactions, shape_err *err);
 
+/* shape_moments_add_values with the batch mean given (an integer column's
+ * exact 128-bit sum / n; see moments.c): m2 by the same corrected two pass. */
+void prof_moments_add_with_mean(shape_moments *m, const double *x, size_t n, double mean);
+
 #endif
