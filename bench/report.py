@@ -732,6 +732,45 @@ if growth:
           "events: 34 MB with 64, 22 MB with 16); a smaller `--queue-batches` lowers that ceiling.")
         p("")
 
+# ---------------------------------------------------------------- schema domains
+if runs("domains", "retail_builtin"):
+    p("## Schema domains (issue 22)")
+    p("")
+    p(f"`shape emit TARGET --scale {facts.get('null_scale', 'medium')} --sink null --json`: the built-in retail "
+      "domain, the retail-equivalent generation schema (examples/domains/retail/retail.json) and each example "
+      "domain of examples/domains/. One generator thread, so events per CPU-second is per core; "
+      "× built-in is per round (the rounds rotate the order).")
+    p("")
+    p("| domain | events | events/s (command's report) | events per CPU-second | × built-in retail (per CPU-second) | peak RSS (MB) |")
+    p("|---|---:|---:|---:|---:|---:|")
+
+    def dom_cpu(r):
+        ev = r.get("out", {}).get("events") or 0
+        return ev / r["cpu"] if r.get("cpu") else None
+
+    base = per_round("domains", "retail_builtin", dom_cpu)
+    labels = (("retail_builtin", "retail (built-in)"), ("retail_schema", "retail as a schema"),
+              ("payments", "payments.json"), ("iot", "iot.json"), ("clickstream", "clickstream.json"),
+              ("crm", "crm.json"))
+    for name, label in labels:
+        rr = runs("domains", name)
+        if not rr:
+            p(f"| {label} | failed | | | | |")
+            continue
+        ev = max((r.get("out", {}).get("events") or 0) for r in rr.values())
+        rel = "" if name == "retail_builtin" else fratio(stat(ratio(per_round("domains", name, dom_cpu), base)))
+        p(f"| {label} | {ev:,} | {fstat(stat(per_round('domains', name, lambda r: r.get('out', {}).get('per_second')).values()))} | "
+          f"{fstat(stat(per_round('domains', name, dom_cpu).values()))} | {rel} | "
+          f"{fstat(stat(per_round('domains', name, lambda r: mb(r.get('rss_kb'))).values()), 1)} |")
+    p("")
+    sr = stat(ratio(per_round("domains", "retail_schema", dom_cpu), base))
+    if sr:
+        p("| target | measured | verdict |")
+        p("|---|---|---|")
+        p(f"| issue 22: the retail schema ≥ 0.7× the built-in retail domain (`--sink null`, per CPU-second) | "
+          f"{sr[0]:.2f}× | {verdict(sr[0] >= 0.7)} |")
+        p("")
+
 # ---------------------------------------------------------------- micro
 # ------------------------------------------------------- a real Apache Kafka
 # bench/real_kafka.sh: the same consume and emit commands against one real

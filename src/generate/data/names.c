@@ -10,7 +10,7 @@
  * ASCII letters, digits, spaces and . ' - only: emails are built from names
  * and JSON needs no escaping for them.
  */
-#include "retail_data.h"
+#include "gen_data.h"
 
 /* First names: common US given names, about half female and half male. */
 static const shape_retail_str first_names[] = {
