@@ -14,7 +14,7 @@
 # included). Then kill -9 at two points with a
 # checkpoint after every batch and resume: the windows file, sorted, equals
 # a clean run's, each (table, window) once. --state of two workers (the
-# file cut in two by time) merged by profile-merge: each (table, window)
+# file cut in two by time) merged by profile-merge (--any-source: two files are two streams): each (table, window)
 # equals the single run's on the exact fields. profile-show reads the file.
 set -euo pipefail
 source "$(dirname "$0")/cli_lib.sh"
@@ -155,7 +155,7 @@ for w in 1 2; do
         --state "w$w.state" --name misc
     expect_ok "worker $w"
 done
-run profile-merge w1.state w2.state -o merged.jsonl; expect_ok "merge"
+run profile-merge --any-source w1.state w2.state -o merged.jsonl; expect_ok "merge"
 python3 - <<'PY' || fail "merged windows differ from the single run's"
 import json
 key = lambda d: (d["table"], d["start_us"], d["end_us"])
