@@ -98,6 +98,7 @@ struct shape_decoder {
     char *quoted; /* every plain name as '"' name '"' ':', then 8 bytes of padding */
     shape_json_chain chain;
 
+    int64_t row_overflowed; /* values_overflowed of the row being decoded (kept if the row is) */
     shape_decode_stats stats;
 };
 
@@ -107,6 +108,7 @@ void shape_decode_options_init(shape_decode_options *o)
     o->event_time_unit = SHAPE_TIME_MS;
     o->on_error = SHAPE_ON_ERROR_SKIP;
     o->nested = 1;
+    o->max_columns = SHAPE_DECODE_MAX_COLUMNS_DEFAULT;
 }
 
 int shape_time_unit_parse(const char *text, int *unit, shape_err *err)
@@ -315,6 +317,7 @@ typedef struct pending {
  * its name as a body writes it ('"' name '"' ':', plain names only). */
 typedef struct registry {
     shape_batch *names; /* a throw-away batch builder: its hash map */
+    shape_batch *over;  /* the same, of the names past max_columns */
     size_t cap;         /* entries of the arrays below (cap + 1 for succ, alt) */
     unsigned *seen;     /* value kinds seen, per index */
     int64_t *succ, *alt;
@@ -327,6 +330,7 @@ typedef struct registry {
 static void registry_free(registry *g)
 {
     shape_batch_free(g->names);
+    shape_batch_free(g->over);
     free(g->seen);
     free(g->succ);
     free(g->alt);
@@ -412,6 +416,7 @@ static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n
     shape_json_member run[RUN];
     int64_t run_idx[RUN];
     int rc = shape_batch_new(&g.names, err);
+    if (rc == SHAPE_OK) rc = shape_batch_new(&g.over, err);
     for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {
         if (!msgs[i].value) continue;
         shape_json_begin(dec->sc, msgs[i].value, msgs[i].value_len);
@@ -471,6 +476,14 @@ static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n
                 const char *name = keybuf.data + row[k].name_off;
                 if (memchr(name, '\0', row[k].name_len)) continue; /* a column name cannot hold NUL */
                 idx = shape_batch_find_index(g.names, name, row[k].name_len); /* an earlier member of this body */
+                if (idx < 0 && dec->opts.max_columns > 0 && shape_batch_num_columns(g.names) >= dec->opts.max_columns) {
+                    /* past the limit: no column; counted once per distinct name */
+                    if (shape_batch_find_index(g.over, name, row[k].name_len) < 0) {
+                        rc = shape_batch_add_column(g.over, name, row[k].name_len, SHAPE_TYPE_NULL, NULL, err);
+                        dec->stats.columns_over_limit++;
+                    }
+                    continue;
+                }
                 if (idx < 0) {
                     idx = shape_batch_num_columns(g.names);
                     rc = registry_add(&g, name, row[k].name_len, err);
@@ -479,6 +492,12 @@ static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n
             if (rc == SHAPE_OK) g.seen[idx] |= row[k].bits;
         }
     }
+    if (rc == SHAPE_OK && dec->stats.columns_over_limit && dec->opts.on_error == SHAPE_ON_ERROR_RAISE)
+        rc = shape_err_set(err, SHAPE_EINVAL,
+                           "the first batch has %lld fields, more than the limit of %lld columns: raise "
+                           "--max-columns (each column costs ~45 KB in a profile) or let --on-error skip drop the rest",
+                           (long long)(shape_batch_num_columns(g.names) + dec->stats.columns_over_limit),
+                           (long long)dec->opts.max_columns);
     for (int64_t c = 0; rc == SHAPE_OK && c < shape_batch_num_columns(g.names); c++) {
         const shape_column *col = shape_batch_column(g.names, c);
         int stringify;
@@ -533,7 +552,10 @@ static int append_value(shape_decoder *dec, shape_column *c, int64_t idx, const 
         break;
     case SHAPE_TYPE_FLOAT64:
         if (m->kind == SHAPE_JSON_NUMBER) {
-            if (num->cls == SHAPE_JSON_REAL) return shape_column_append_double(c, num->d, err);
+            if (num->cls == SHAPE_JSON_REAL) {
+                if (SHAPE_UNLIKELY(num->flags & SHAPE_JSON_NUM_OVERFLOW)) dec->row_overflowed++;
+                return shape_column_append_double(c, num->d, err);
+            }
             if (num->cls == SHAPE_JSON_INT && int_exact_in_double(num->i))
                 return shape_column_append_double(c, (double)num->i, err);
         }
@@ -828,6 +850,8 @@ static int decode_one(shape_decoder *dec, const shape_message *msg, int *outcome
     int bad = 0, has_time = 0, r, rc = SHAPE_OK;
     int64_t event_time = 0;
     int64_t prev = -1;
+    int64_t dropped = 0; /* members of fields that are no column */
+    dec->row_overflowed = 0;
     /* Payload columns this row filled (bit i: column i), when there are at
      * most 64 of them: the others are padded here, and the row is committed
      * without a pass over every column. */
@@ -856,7 +880,10 @@ static int decode_one(shape_decoder *dec, const shape_message *msg, int *outcome
                     continue;
                 }
                 idx = column_of(dec, prev, &m->key);
-                if (idx < 0) continue; /* unknown */
+                if (idx < 0) { /* no such column: its value is dropped (counted if the row is kept) */
+                    dropped++;
+                    continue;
+                }
             }
             prev = idx;
             if (idx >= appendable) continue; /* metadata or _shape_event_time, or the row is bad */
@@ -914,6 +941,8 @@ walked:
         if (rc == SHAPE_ELIMIT) shape_err_prefix(err, "batch too large (lower --batch-size)");
         return rc;
     }
+    dec->stats.dropped_fields += dropped;
+    dec->stats.values_overflowed += dec->row_overflowed;
     *outcome = ROW_OK;
     return SHAPE_OK;
 }

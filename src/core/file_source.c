@@ -74,7 +74,7 @@ typedef struct file_source {
 static const char *const known_options[] = {
     "start_at", "stop_at_end", "idle_timeout", "max_messages", "batch_size", "on_error",
     "event_time_field", "event_time_unit", "with_offsets", "with_key", "with_headers",
-    "with_timestamp", "nested", "format", "order", "schema", "max_message_bytes", NULL};
+    "with_timestamp", "nested", "format", "order", "schema", "max_message_bytes", "max_columns", NULL};
 
 int shape_file_source_claims(const char *uri)
 {
@@ -97,6 +97,8 @@ int shape_decode_options_from(const shape_options *o, shape_decode_options *out,
     SHAPE_RETURN_NOT_OK(shape_options_get_bool(o, "with_timestamp", 0, &out->with_timestamp, err));
     SHAPE_RETURN_NOT_OK(shape_options_get_bool(o, "with_offsets", 0, &out->with_offsets, err));
     SHAPE_RETURN_NOT_OK(shape_options_get_bool(o, "nested", 1, &out->nested, err));
+    SHAPE_RETURN_NOT_OK(shape_options_get_int64(o, "max_columns", SHAPE_DECODE_MAX_COLUMNS_DEFAULT, &out->max_columns, err));
+    if (out->max_columns < 0) return shape_err_set(err, SHAPE_EINVAL, "max_columns must be >= 0 (0: no limit)");
     return SHAPE_OK;
 }
 
