@@ -33,6 +33,7 @@
 
 #include "broker_control.h"
 #include "broker_nodelay.h"
+#include "broker_watch.h"
 #include "kafka_plugin.h"
 #include "kafka_uri.h"
 
@@ -164,6 +165,7 @@ static int run_broker(const shape_args *args, shape_err *err)
     rd_kafka_conf_set_log_cb(conf, log_line);
     rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr);
     rd_kafka_mock_cluster_t *cluster = NULL;
+    shape_kafka_drop_watch *watch = NULL;
     int rc = SHAPE_OK;
     if (!rk) {
         rd_kafka_conf_destroy(conf);
@@ -198,6 +200,8 @@ static int run_broker(const shape_args *args, shape_err *err)
         snprintf(line, sizeof line, "%s\n", bootstraps);
         if ((rc = write_atomically(bootstrap_file, line, err)) != SHAPE_OK) goto done;
     }
+    /* Before anyone can produce: every drop of the mock's ~5 MB window is seen. */
+    if ((rc = shape_kafka_drop_watch_start(bootstraps, &watch, err)) != SHAPE_OK) goto done;
     printf("%s\n", bootstraps);
     fflush(stdout);
     fprintf(stderr, "shape broker: %d broker%s listening on %s", (int)brokers, brokers == 1 ? "" : "s",
@@ -221,6 +225,7 @@ static int run_broker(const shape_args *args, shape_err *err)
     if (bootstrap_file) unlink(bootstrap_file);
 
 done:
+    shape_kafka_drop_watch_stop(watch);
     if (cluster) rd_kafka_mock_cluster_destroy(cluster);
     if (rk) rd_kafka_destroy(rk);
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
