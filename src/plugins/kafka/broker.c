@@ -17,8 +17,9 @@
  * then the main thread poll()s a signalfd instead of sigwaiting.
  *
  * Limits (librdkafka 2.0.2's mock): each partition keeps roughly its last
- * 5 MB (older messages go, like retention); ports are random; unknown topics
- * are created on first use; data lives in memory only.
+ * 5 MB (older messages go, like retention: broker_watch.c announces each
+ * drop); ports are random; unknown topics are created on first use; data
+ * lives in memory only.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -255,8 +256,10 @@ const shape_command shape_kafka_cmd_broker = {
     .summary = "Run an embedded Kafka-protocol broker on loopback until Ctrl-C.",
     .max_positional = 0,
     .args = broker_args,
-    .epilog = "Prints the bootstrap servers (e.g. 127.0.0.1:39517) as its first stdout line and logs\n"
-              "to stderr. Built on librdkafka's mock cluster: ports are random, data lives in memory,\n"
-              "and each partition keeps only about its last 5 MB (older messages are dropped).",
+    .epilog = "Each partition keeps only about its last 5 MB: older messages are DROPPED (librdkafka's\n"
+              "mock cluster); every drop is announced on stderr, one line per partition and episode\n"
+              "(how many, which offsets). Use more partitions (--topic NAME:N) or a real Kafka for more.\n"
+              "Prints the bootstrap servers (e.g. 127.0.0.1:39517) as its first stdout line and logs\n"
+              "to stderr. Ports are random and data lives in memory.",
     .run = run_broker,
 };
