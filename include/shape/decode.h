@@ -105,9 +105,11 @@ typedef struct shape_decode_stats {
     int64_t rows;        /* rows in the batches returned */
     int64_t undecodable; /* no body, invalid JSON or UTF-8, too deep, not an object */
     int64_t rejected;    /* rows dropped because a value did not fit its column */
-    int64_t dropped_fields;     /* members of kept rows whose field is no column (new since the
-                                   first batch, or past max_columns): their values are lost */
-    int64_t values_overflowed;  /* numbers of kept rows beyond the double range, kept as ±infinity */
+    int64_t dropped_fields;     /* members whose field is no column (new since the first batch,
+                                   or past max_columns): their values are lost */
+    int64_t values_overflowed;  /* numbers of kept rows beyond the double range, kept as ±infinity
+                                   (counted by a pass over a batch's float64 columns, made only
+                                   when the scanner saw such a number: shape_json_overflows) */
     int64_t columns_over_limit; /* distinct fields of the first batch past max_columns */
 } shape_decode_stats;
 

@@ -98,7 +98,11 @@ struct shape_decoder {
     char *quoted; /* every plain name as '"' name '"' ':', then 8 bytes of padding */
     shape_json_chain chain;
 
-    int64_t row_overflowed; /* values_overflowed of the row being decoded (kept if the row is) */
+    /* The scanner's overflow count (shape_json_overflows) at the last batch:
+     * when it moved, the batch's infinities are counted (values_overflowed)
+     * by a pass over its float64 columns, so the per-value path pays
+     * nothing. */
+    uint64_t overflows_seen;
     shape_decode_stats stats;
 };
 
@@ -400,6 +404,16 @@ static int registry_add(registry *g, const char *name, size_t len, shape_err *er
     return SHAPE_OK;
 }
 
+/* A new name past max_columns: no column; counted once per distinct name
+ * (kept apart from the loop below, which it would otherwise slow). */
+static __attribute__((noinline)) int over_limit(shape_decoder *dec, registry *g, const char *name, size_t len,
+                                                shape_err *err)
+{
+    if (shape_batch_find_index(g->over, name, len) >= 0) return SHAPE_OK;
+    dec->stats.columns_over_limit++;
+    return shape_batch_add_column(g->over, name, len, SHAPE_TYPE_NULL, NULL, err);
+}
+
 /* Learn the payload columns from the decodable bodies of msgs, create all
  * columns and freeze. Each body is read in runs along the registry's chain
  * (a member whose name is the predicted one needs no test and no look-up);
@@ -476,15 +490,12 @@ static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n
                 const char *name = keybuf.data + row[k].name_off;
                 if (memchr(name, '\0', row[k].name_len)) continue; /* a column name cannot hold NUL */
                 idx = shape_batch_find_index(g.names, name, row[k].name_len); /* an earlier member of this body */
-                if (idx < 0 && dec->opts.max_columns > 0 && shape_batch_num_columns(g.names) >= dec->opts.max_columns) {
-                    /* past the limit: no column; counted once per distinct name */
-                    if (shape_batch_find_index(g.over, name, row[k].name_len) < 0) {
-                        rc = shape_batch_add_column(g.over, name, row[k].name_len, SHAPE_TYPE_NULL, NULL, err);
-                        dec->stats.columns_over_limit++;
-                    }
-                    continue;
-                }
                 if (idx < 0) {
+                    if (SHAPE_UNLIKELY(dec->opts.max_columns > 0 &&
+                                       shape_batch_num_columns(g.names) >= dec->opts.max_columns)) {
+                        rc = over_limit(dec, &g, name, row[k].name_len, err);
+                        continue;
+                    }
                     idx = shape_batch_num_columns(g.names);
                     rc = registry_add(&g, name, row[k].name_len, err);
                 }
@@ -553,7 +564,6 @@ static int append_value(shape_decoder *dec, shape_column *c, int64_t idx, const 
     case SHAPE_TYPE_FLOAT64:
         if (m->kind == SHAPE_JSON_NUMBER) {
             if (num->cls == SHAPE_JSON_REAL) {
-                if (SHAPE_UNLIKELY(num->flags & SHAPE_JSON_NUM_OVERFLOW)) dec->row_overflowed++;
                 return shape_column_append_double(c, num->d, err);
             }
             if (num->cls == SHAPE_JSON_INT && int_exact_in_double(num->i))
@@ -850,8 +860,6 @@ static int decode_one(shape_decoder *dec, const shape_message *msg, int *outcome
     int bad = 0, has_time = 0, r, rc = SHAPE_OK;
     int64_t event_time = 0;
     int64_t prev = -1;
-    int64_t dropped = 0; /* members of fields that are no column */
-    dec->row_overflowed = 0;
     /* Payload columns this row filled (bit i: column i), when there are at
      * most 64 of them: the others are padded here, and the row is committed
      * without a pass over every column. */
@@ -880,8 +888,8 @@ static int decode_one(shape_decoder *dec, const shape_message *msg, int *outcome
                     continue;
                 }
                 idx = column_of(dec, prev, &m->key);
-                if (idx < 0) { /* no such column: its value is dropped (counted if the row is kept) */
-                    dropped++;
+                if (idx < 0) { /* no such column: its value is dropped */
+                    dec->stats.dropped_fields++;
                     continue;
                 }
             }
@@ -941,10 +949,22 @@ walked:
         if (rc == SHAPE_ELIMIT) shape_err_prefix(err, "batch too large (lower --batch-size)");
         return rc;
     }
-    dec->stats.dropped_fields += dropped;
-    dec->stats.values_overflowed += dec->row_overflowed;
     *outcome = ROW_OK;
     return SHAPE_OK;
+}
+
+/* values_overflowed: the infinities in the batch's float64 payload columns
+ * (a JSON number is finite unless beyond the double range; rows rolled back
+ * are not in the columns). */
+static void count_infinities(shape_decoder *dec)
+{
+    for (int64_t i = 0; i < dec->n_payload; i++) {
+        const shape_column *c = dec->cols[i];
+        if (c->type != SHAPE_TYPE_FLOAT64) continue;
+        const double *v = (const double *)c->values;
+        for (int64_t k = 0; k < c->length; k++)
+            if (v[k] - v[k] != 0 && v[k] == v[k]) dec->stats.values_overflowed++; /* inf - inf is NaN */
+    }
 }
 
 int shape_decoder_decode(shape_decoder *dec, const shape_message *msgs, size_t n,
@@ -986,6 +1006,10 @@ int shape_decoder_decode(shape_decoder *dec, const shape_message *msgs, size_t n
         shape_batch_clear_rows(dec->batch);
         if (rc == SHAPE_OK) shape_err_clear(err);
         return rc;
+    }
+    if (SHAPE_UNLIKELY(shape_json_overflows(dec->sc) != dec->overflows_seen)) {
+        dec->overflows_seen = shape_json_overflows(dec->sc);
+        count_infinities(dec);
     }
     char text[16];
     snprintf(text, sizeof text, "%d", (int)partition);
