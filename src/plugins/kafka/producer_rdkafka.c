@@ -272,4 +272,5 @@ const shape_emitter_type shape_kafka_emitter = {
     .close = shape_kafka_emitter_close,
     .wants_rows = shape_kafka_emitter_wants_rows,
     .check_options = kafka_check_options,
+    .set_stop = shape_kafka_emitter_set_stop,
 };
