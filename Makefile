@@ -56,6 +56,7 @@ fuzz:
 	done
 
 # valgrind's memcheck, no leak and no invalid access: every unit test program
+# and every contract C program (the emitter contract suite, the kafka:// fakes)
 # (valgrind-unit), then the emulator tier with every shape client command under
 # memcheck (valgrind-emulator: tests/valgrind/run-emulator; its summary feeds
 # docs/RELIABILITY.md through tests/emulator/reliability-report.sh).
@@ -66,9 +67,10 @@ valgrind-emulator: deps all
 	tests/valgrind/run-emulator --build $(BUILD) --jobs $(JOBS) --summary $(BUILD)/valgrind-emulator/summary.md
 
 valgrind-unit: deps all
-	@set -e; for t in $(BUILD)/tests/bin/test_*; do \
+	@set -e; for t in $(BUILD)/tests/bin/test_* $(BUILD)/tests/bin/contract_*; do \
 	  echo "valgrind $$t"; \
-	  SHAPE_SOURCE_DIR=$(CURDIR) valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	  SHAPE_SOURCE_DIR=$(CURDIR) SHAPE_BUILD_DIR=$(CURDIR)/$(BUILD) SHAPE_BIN=$(CURDIR)/$(BUILD)/shape \
+	    valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	    --error-exitcode=1 $$t >/dev/null; \
 	done
 
