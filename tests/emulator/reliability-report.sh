@@ -26,7 +26,7 @@ unset SHAPE_TEST_KAFKA
 rows=$(mktemp); verdicts=$(mktemp)
 trap 'rm -f "$rows" "$verdicts"' EXIT
 export SHAPE_FAULT_REPORT=$rows
-for t in "$here"/test_faults_*.sh; do
+for t in "$here"/test_faults_*.sh "$root"/tests/contract/test_stream_limits.sh; do
   name=$(basename "$t")
   echo "== $name" >&2
   start=$(date +%s)

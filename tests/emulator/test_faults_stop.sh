@@ -31,7 +31,7 @@ rc=0
 for _ in $(seq 1 $((bound * 20 + 40))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
 if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid"; wait "$pid" || true; fail "emit still running $((bound + 2)) s after SIGINT with the broker down"; fi
 wait "$pid" || rc=$?
-took=$(echo "$(date +%s.%N) - $t0" | bc)
+took=$(printf %.2f "$(echo "$(date +%s.%N) - $t0" | bc)")
 [ "$rc" -eq 0 ] || fail "emit stopped during the outage exited $rc: $(cat "$TEST_TMP/emit.err")"
 awk -v t="$took" -v b="$bound" 'BEGIN { exit !(t < b) }' || fail "emit took ${took}s to stop (bound ${bound}s)"
 grep -qi 'stop' "$TEST_TMP/emit.err" "$TEST_TMP/emit.out" || fail "emit does not say it stopped on request: $(cat "$TEST_TMP/emit.err")"
@@ -58,7 +58,7 @@ for _ in $(seq 1 $((bound * 20 + 40))); do kill -0 "$pid" 2>/dev/null || break; 
 if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid" "$writer"; fail "stream-profile of a waiting pipe still running after SIGTERM"; fi
 rc=0
 wait "$pid" || rc=$?
-took_p=$(echo "$(date +%s.%N) - $t0" | bc)
+took_p=$(printf %.2f "$(echo "$(date +%s.%N) - $t0" | bc)")
 kill "$writer" 2>/dev/null || true
 [ "$rc" -eq 0 ] || fail "stream-profile of a waiting pipe exited $rc on SIGTERM: $(cat "$TEST_TMP/p.err")"
 grep -q '"events": 2' "$TEST_TMP/p.out" || fail "the interrupted profile does not hold the 2 rows: $(cat "$TEST_TMP/p.out")"
@@ -75,7 +75,7 @@ for _ in $(seq 1 $((bound * 20 + 40))); do kill -0 "$pid" 2>/dev/null || break; 
 if kill -0 "$pid" 2>/dev/null; then kill -9 "$pid"; fail "stream-profile /dev/zero still running after SIGTERM"; fi
 rc=0
 wait "$pid" || rc=$?
-took_z=$(echo "$(date +%s.%N) - $t0" | bc)
+took_z=$(printf %.2f "$(echo "$(date +%s.%N) - $t0" | bc)")
 [ "$rc" -eq 0 ] || fail "stream-profile /dev/zero exited $rc on SIGTERM: $(cat "$TEST_TMP/z.err")"
 grep -q '"interrupted": true' "$TEST_TMP/z.out" || fail "stream-profile /dev/zero: the summary does not say interrupted"
 report "stream-profile: SIGTERM while a pipe waits / on an endless line" "a FIFO that sends 2 rows then waits; /dev/zero" \

@@ -10,6 +10,7 @@
 # 8-partition topic does not.
 source "$(dirname "$0")/lib.sh"
 skip_on_real_kafka "tests shape broker's own drop warnings (a real Kafka keeps what its retention says)"
+source "$(dirname "$0")/faults_lib.sh"
 
 kafka_up d:2 r1:1 r8:8
 python3 -c "
@@ -33,4 +34,6 @@ kept=$("$SHAPE_BIN" stream-read "kafka://$BOOTSTRAP/d" --partitions 0 --format n
 for _ in $(seq 1 150); do grep -q 'topic r1 partition 0 dropped' "$TEST_TMP/broker.err" && break; sleep 0.1; done
 grep -q 'topic r1 partition 0 dropped' "$TEST_TMP/broker.err" || fail "the broker did not report r1's drop"
 ! grep -q 'topic r8 ' "$TEST_TMP/broker.err" || fail "the broker reported a drop on r8"
+report "shape broker: a partition past the mock's ~5 MB" "100,000 messages of ~100 bytes into one partition (kcat); emit retail (21,750 events) into 1 and into 8 partitions" \
+    "$dropped (announced)" 0 0 "one warning line: $dropped dropped + $kept read back = 100000; emit warned once on 1 partition, not on 8"
 echo "ok: partition 0 of d dropped $dropped of 100000 (read back $kept), announced once; emit warned on 1 partition, not on 8"
