@@ -21,8 +21,8 @@ ck=$TEST_TMP/emit.ck
 "$SHAPE_BIN" emit retail --seed 7 --realtime --rate 2000 --checkpoint "$ck" --checkpoint-every 200 \
     --sink "kafka://$BOOTSTRAP/stop" >"$TEST_TMP/emit.out" 2>"$TEST_TMP/emit.err" &
 pid=$!
-for _ in $(seq 1 300); do [ -s "$ck" ] && break; sleep 0.05; done
-[ -s "$ck" ] || fail "no checkpoint within 15 s: $(cat "$TEST_TMP/emit.err")"
+for _ in $(seq 1 1200); do [ -s "$ck" ] && break; sleep 0.05; done
+[ -s "$ck" ] || fail "no checkpoint within 60 s: $(cat "$TEST_TMP/emit.err")"
 ctl down 1
 sleep 1
 t0=$(date +%s.%N)
@@ -47,11 +47,16 @@ report "emit: SIGINT with the broker down" "ctl 'down 1' mid-run (--realtime --r
 
 # stream-profile: a pipe that waits after two rows.
 mkfifo "$TEST_TMP/fifo"
-( printf '{"a":1}\n{"a":2}\n'; sleep 60 ) >"$TEST_TMP/fifo" &
+# (the writer's open returns once the reader has opened the FIFO, which it
+# does after installing its signal handlers: then the stop is a request, not
+# a default SIGTERM, however slow the start under memcheck)
+( exec 3>"$TEST_TMP/fifo"; printf '{"a":1}\n{"a":2}\n' >&3; touch "$TEST_TMP/opened"; sleep 60 ) &
 writer=$!
 "$SHAPE_BIN" stream-profile "$TEST_TMP/fifo" -o "$TEST_TMP/p.json" >"$TEST_TMP/p.out" 2>"$TEST_TMP/p.err" &
 pid=$!
-sleep 1.5
+for _ in $(seq 1 1200); do [ -e "$TEST_TMP/opened" ] && break; sleep 0.05; done
+[ -e "$TEST_TMP/opened" ] || fail "stream-profile did not open the FIFO within 60 s"
+sleep 0.5
 t0=$(date +%s.%N)
 kill -TERM "$pid"
 for _ in $(seq 1 $((bound * 20 + 40))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
@@ -68,7 +73,9 @@ grep -q '"interrupted": true' "$TEST_TMP/p.out" || fail "the summary does not sa
 # stream-profile of one endless line (/dev/zero never blocks).
 "$SHAPE_BIN" stream-profile /dev/zero -o "$TEST_TMP/z.json" >"$TEST_TMP/z.out" 2>"$TEST_TMP/z.err" &
 pid=$!
-sleep 1.5
+# reading once /dev/zero is among its open files (opened after the handlers)
+for _ in $(seq 1 1200); do ls -l /proc/$pid/fd 2>/dev/null | grep -q ' -> /dev/zero$' && break; sleep 0.05; done
+sleep 0.5
 t0=$(date +%s.%N)
 kill -TERM "$pid"
 for _ in $(seq 1 $((bound * 20 + 40))); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
