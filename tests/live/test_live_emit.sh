@@ -8,25 +8,9 @@
 # --partition 0 and --header rehearsal=yes: partition 0 gains exactly 3
 # messages keyed by their order_line_id, each with the header rehearsal=yes
 # and shape-key order_line/0..2. The topic must exist (any partition count).
-set -euo pipefail
-missing=
-for v in KAFKA_SERVERS KAFKA_TOPIC; do [ -n "${!v:-}" ] || missing="$missing $v"; done
-if [ -n "$missing" ]; then
-  echo "skipped: missing live setting:$missing"
-  exit 77
-fi
+source "$(dirname "$0")/live_lib.sh"
 : "${SHAPE_BIN:?}"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-props=()
-if [ -n "${KAFKA_CONFIG:-}" ]; then
-  while IFS= read -r kv; do props+=(-X "$kv"); done < <(python3 -c '
-import json, os, sys
-cfg = json.loads(os.environ["KAFKA_CONFIG"])
-if not isinstance(cfg, dict): sys.exit("KAFKA_CONFIG must be a JSON object")
-for k, v in cfg.items():
-    print(f"{k}={str(v).lower() if isinstance(v, bool) else v}")')
-  printf '{"config": %s}\n' "$KAFKA_CONFIG" >"$tmp/options.json"
-fi
+[ -z "${KAFKA_CONFIG:-}" ] || printf '{"config": %s}\n' "$KAFKA_CONFIG" >"$tmp/options.json"
 emit_opts=()
 [ -z "${KAFKA_CONFIG:-}" ] || emit_opts=(--options-file "$tmp/options.json")
 sink="kafka://$KAFKA_SERVERS/$KAFKA_TOPIC"
