@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         (void)shape_args_flag(args, s->name);
         const char *v = shape_args_value(args, s->name);
         if (v) (void)strlen(v);
-        size_t n = shape_args_count(args, s->name);
+        size_t n = s->kind == SHAPE_ARG_FLAG ? 0 : shape_args_count(args, s->name); /* a flag has no values */
         for (size_t i = 0; i < n; i++) {
             const char *w = shape_args_nth(args, s->name, i);
             if (!w) abort();
