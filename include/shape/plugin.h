@@ -9,7 +9,9 @@
  * flush, close) after its first four members; version 3 added the event's
  * typed row to shape_emit_message (for emitters that encode events
  * themselves, such as registry formats), wants_rows, and a longer reason;
- * version 4 the source's progress; version 5 the emitter's set_stop. The first four members of
+ * version 4 the source's progress; version 5 the poison mark of
+ * shape_emit_message (poison, uncut_len, made_len) and the emitter's
+ * set_stop. The first four members of
  * struct shape_plugin (abi_version, flags, name, version) keep their place in every ABI version, so the core can name
  * a plugin it refuses. Everything after them belongs to the ABI version in
  * abi_version; a plugin whose abi_version differs from the core's
@@ -124,9 +126,18 @@ typedef struct shape_emit_message {
     const struct ArrowSchema *row_schema;
     const struct ArrowArray *row_array;
     int64_t row;
+    /* ABI 5: a poisoned event (--poison-fraction, spec-kafka §4.9). Its value
+     * is already cut to max(1, floor(2*uncut_len/3)) bytes (the uncut bytes
+     * stay readable at value[0..uncut_len)); an emitter that makes its own
+     * value (wants_rows: the registry formats) makes it from the uncut event,
+     * cuts the whole of what it made (wire header included) the same way and
+     * says the length it made in made_len. */
+    int poison;
+    size_t uncut_len;
     /* filled by send: */
     int outcome;                          /* enum shape_emit_outcome */
     char reason[SHAPE_EMIT_REASON_MAX];   /* REFUSED/RETRY: a short stable reason */
+    size_t made_len;                      /* a poisoned event's made length before its cut (0: not made) */
 } shape_emit_message;
 
 struct shape_options;

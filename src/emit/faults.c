@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shape/arrow.h"
 #include "shape/domain.h"
 #include "runtime_internal.h"
 
@@ -144,13 +145,37 @@ int shape_emit_faults_after_original(runtime *rt, fault_state *fs, batch *b, siz
     const shape_emit_config *cfg = rt->cfg;
     if (cfg->poison_fraction > 0 &&
         shape_emit_draw(cfg->fault_seed, DRAW_POISON, rt->meta[k].name_hash, seq) < cfg->poison_fraction) {
+        /* an empty value (the destinations make theirs from the row) stays
+         * empty: they cut what they make (shape_emit_message.poison) */
         size_t len = b->msgs[i].value_len, cut = len * 2 / 3;
-        b->msgs[i].value_len = cut ? cut : 1;
+        if (len) b->msgs[i].value_len = cut ? cut : 1;
+        b->msgs[i].poison = 1;
+        b->msgs[i].uncut_len = len;
         b->fault[i] |= FAULT_POISON;
         b->fdet[i] = (uint32_t)len;
     }
     if (cfg->duplicate_fraction > 0 && maybe_queue_copy(rt, fs, pos, k, seq, 0) != 0) return SHAPE_ENOMEM;
     return SHAPE_OK;
+}
+
+/* A copy's typed row, for destinations that encode events themselves: into
+ * its table's row builder (the batch's own, or one finished into b->xrows at
+ * the end of the batch: a copy may be of a table before the batch's). */
+static int copy_row(runtime *rt, batch *b, size_t k, uint64_t seq, const shape_gen_row *row, shape_err *err)
+{
+    table_meta *m = &rt->meta[k];
+    if (!m->rows_made) {
+        SHAPE_RETURN_NOT_OK(shape_event_rows_init(&m->rows, &m->et, err));
+        m->rows_made = 1;
+    }
+    if (k != b->k && !b->xrows) {
+        b->xrows = calloc(rt->cfg->plan->ntables, sizeof *b->xrows);
+        if (!b->xrows) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        b->nxrows = rt->cfg->plan->ntables;
+    }
+    b->rtab[b->n] = (uint32_t)k;
+    b->ridx[b->n] = (uint32_t)shape_batch_rows(m->rows.builder);
+    return shape_event_rows_append(&m->rows, seq, row, err);
 }
 
 int shape_emit_faults_copies(runtime *rt, fault_state *fs, batch *b, uint64_t pos, shape_gen_row *row, shape_err *err)
@@ -170,6 +195,7 @@ int shape_emit_faults_copies(runtime *rt, fault_state *fs, batch *b, uint64_t po
         uint32_t anomaly = cfg->anomaly_fraction > 0 ? shape_emit_anomaly_apply(rt, fs, c.k, c.seq, row) : 0;
         if (shape_emit_render_event(rt, b, b->n, &rt->meta[c.k], c.seq, row) != 0)
             return shape_err_set(err, SHAPE_ENOMEM, "out of memory rendering events");
+        if (rt->want_rows) SHAPE_RETURN_NOT_OK(copy_row(rt, b, c.k, c.seq, row, err));
         b->fault[b->n] = FAULT_DUPLICATE;
         b->fdet[b->n] = (uint32_t)(c.due - c.pos);
         b->anom[b->n] = anomaly; /* the same change as its original's, not logged twice */
@@ -227,8 +253,14 @@ int shape_emit_answer_key(runtime *rt, const group *g, shape_emit_report *rep, s
         }
         if (f & FAULT_POISON) {
             rep->poisoned++;
-            snprintf(detail, sizeof detail, ",\"bytes\":%zu,\"original_bytes\":%u", m->value_len,
-                     (unsigned)b->fdet[g->mi[i]]);
+            /* a destination that made its own value (registry formats) cut
+             * the bytes it made: those are the ones a consumer sees */
+            size_t made = g->msgs[i].made_len, cut = made * 2 / 3;
+            if (made)
+                snprintf(detail, sizeof detail, ",\"bytes\":%zu,\"original_bytes\":%zu", cut ? cut : 1, made);
+            else
+                snprintf(detail, sizeof detail, ",\"bytes\":%zu,\"original_bytes\":%u", m->value_len,
+                         (unsigned)b->fdet[g->mi[i]]);
             if (rt->answer_key) answer_line(rt->answer_key, "poison", m->table, g->ri[i], detail);
         }
     }

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shape/arrow.h"
 #include "shape/domain.h"
 #include "runtime_internal.h"
 
@@ -25,6 +26,11 @@ static void batch_release_rows(batch *b)
 {
     if (b->rows.release) b->rows.release(&b->rows);
     b->rows.release = NULL;
+    for (size_t k = 0; k < b->nxrows; k++)
+        if (b->xrows[k].release) {
+            b->xrows[k].release(&b->xrows[k]);
+            b->xrows[k].release = NULL;
+        }
 }
 
 void shape_emit_batch_free(batch *b)
@@ -42,6 +48,9 @@ void shape_emit_batch_free(batch *b)
     free(b->fdet);
     free(b->lmove);
     free(b->anom);
+    free(b->rtab);
+    free(b->ridx);
+    free(b->xrows);
     free(b);
 }
 
@@ -59,8 +68,11 @@ batch *shape_emit_batch_new(size_t cap, size_t nh)
     b->fdet = calloc(cap, sizeof *b->fdet);
     b->lmove = calloc(cap, sizeof *b->lmove);
     b->anom = calloc(cap, sizeof *b->anom);
+    b->rtab = calloc(cap, sizeof *b->rtab);
+    b->ridx = calloc(cap, sizeof *b->ridx);
     b->mcap = cap;
-    if (!b->body_off || !b->key_off || !b->hval_off || !b->msgs || !b->hdrs || !b->seq || !b->fault || !b->fdet || !b->lmove || !b->anom) {
+    if (!b->body_off || !b->key_off || !b->hval_off || !b->msgs || !b->hdrs || !b->seq || !b->fault || !b->fdet ||
+        !b->lmove || !b->anom || !b->rtab || !b->ridx) {
         shape_emit_batch_free(b);
         return NULL;
     }
@@ -187,9 +199,10 @@ static void batch_fix(runtime *rt, batch *b)
         m->key = b->arena + b->key_off[i];
         m->headers = &b->hdrs[i * rt->nh];
         if (b->rows.release) {
-            m->row_schema = &rt->meta[b->k].rows.schema;
-            m->row_array = &b->rows;
-            m->row = (int64_t)i;
+            size_t k = b->rtab[i];
+            m->row_schema = &rt->meta[k].rows.schema;
+            m->row_array = k == b->k ? &b->rows : &b->xrows[k];
+            m->row = (int64_t)b->ridx[i];
         }
         for (size_t h = 0; h < m->header_count; h++)
             if (b->hval_off[i * rt->nh + h] != SIZE_MAX)
@@ -239,7 +252,11 @@ static int fill_batch(runtime *rt, fault_state *fs, batch *b, shape_domain_curso
                                ? shape_emit_anomaly_apply(rt, fs, b->k, seq, row) : 0;
         if (rc == SHAPE_OK && shape_emit_render_event(rt, b, b->n, m, seq, row) != 0)
             rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory rendering events");
-        if (rc == SHAPE_OK && rt->want_rows) rc = shape_event_rows_append(&m->rows, seq, row, err);
+        if (rc == SHAPE_OK && rt->want_rows) {
+            b->rtab[b->n] = (uint32_t)b->k;
+            b->ridx[b->n] = (uint32_t)shape_batch_rows(m->rows.builder);
+            rc = shape_event_rows_append(&m->rows, seq, row, err);
+        }
         if (rc != SHAPE_OK) break;
         if (m->et.event_time_col >= 0) {
             const shape_gen_value *v = &row->values[m->et.event_time_col];
@@ -261,6 +278,9 @@ static int fill_batch(runtime *rt, fault_state *fs, batch *b, shape_domain_curso
         }
     }
     if (rc == SHAPE_OK && rt->want_rows) rc = shape_event_rows_finish(&m->rows, &b->rows, err);
+    for (size_t k = 0; rc == SHAPE_OK && k < b->nxrows; k++) /* copies of other tables */
+        if (k != b->k && rt->meta[k].rows_made && shape_batch_rows(rt->meta[k].rows.builder) > 0)
+            rc = shape_event_rows_finish(&rt->meta[k].rows, &b->xrows[k], err);
     if (rc == SHAPE_OK) b->units = batch_units(cfg, b, b->stride > 1 ? cfg->shard_index : 0, b->stride);
     return rc;
 }

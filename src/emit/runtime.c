@@ -178,6 +178,7 @@ int shape_emit_send(runtime *rt, shape_emit_destination *d, shape_emit_message *
                 shape_emit_message *dst = &msgs[rt->tmp_idx[j]];
                 dst->outcome = rt->tmp[j].outcome;
                 memcpy(dst->reason, rt->tmp[j].reason, sizeof dst->reason);
+                dst->made_len = rt->tmp[j].made_len;
             }
         if (rc != SHAPE_OK && rc != SHAPE_ECONN && rc != SHAPE_EIO) {
             *err = serr;
@@ -398,8 +399,6 @@ static int runtime_setup(const shape_emit_config *cfg, runtime **out, shape_err 
     if (cfg->stop && cfg->dead_letter && cfg->dead_letter->type->set_stop)
         cfg->dead_letter->type->set_stop(cfg->dead_letter->emitter, cfg->stop);
     int rc = shape_emit_headers_parse(cfg, rt->hdrs, err);
-    if (rc == SHAPE_OK && rt->want_rows && shape_emit_delivery_faults_on(cfg))
-        rc = shape_err_set(err, SHAPE_EINVAL, "--duplicate-fraction and --poison-fraction need --event-format json");
     if (rc != SHAPE_OK) {
         shape_emit_headers_free(rt->hdrs, cfg->nheaders);
         free(rt);
@@ -494,6 +493,7 @@ static group *gather_group(runtime *rt, batch *b, shape_emit_report *rep)
             memcpy(&g->msgs[g->n + i], &x->msgs[i], offsetof(shape_emit_message, outcome));
             g->msgs[g->n + i].outcome = SHAPE_EMIT_PENDING; /* reset here, in the same pass */
             g->msgs[g->n + i].reason[0] = 0;
+            g->msgs[g->n + i].made_len = 0;
             g->bi[g->n + i] = g->nb;
             g->mi[g->n + i] = i;
             g->ri[g->n + i] = x->seq[i];

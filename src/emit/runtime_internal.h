@@ -82,12 +82,18 @@ typedef struct batch {
     shape_emit_message *msgs;
     shape_emit_header *hdrs; /* per event × nh */
     struct ArrowArray rows;  /* the events as typed rows (release NULL: none) */
+    /* typed rows of duplicate copies of other tables (plan index → array,
+     * release NULL: none; made when a copy of another table lands here) */
+    struct ArrowArray *xrows;
+    size_t nxrows;
     /* per message (mcap of them: batch_events, and room for duplicate copies) */
     uint64_t *seq;           /* the event's seq */
     uint8_t *fault;          /* FAULT_* flags of an injected fault, 0 for none */
     uint32_t *fdet;          /* its detail: a copy's distance, a poison cut's original length */
     uint32_t *lmove;         /* a late event's moved_up_to */
     uint32_t *anom;          /* an anomalous row's ANOMALY_* word */
+    uint32_t *rtab;          /* typed rows: plan index of the message's table (a copy's may differ) */
+    uint32_t *ridx;          /* typed rows: its row in that table's array */
     size_t norig;            /* messages that are stream positions (n − copies) */
     size_t mcap;
     double units;            /* schedule units of its events: n, or their Poisson gaps */

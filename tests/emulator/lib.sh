@@ -23,13 +23,19 @@
 #                                   tier runs (SHAPE_TEST_KAFKA set: make emulator-kafka).
 # kafka_node kill|start|stop        kill -9 it / start it again on the same port and
 #                                   storage (prints the start-up time) / stop it.
+# schema_registry_up [ARGS...]      start `shape schema-registry` (ARGS: its options) on
+#                                   a free loopback port, stopped when the test exits;
+#                                   sets REG_URL.
 set -euo pipefail
 
 : "${SHAPE_BIN:?SHAPE_BIN must point at build/shape}"
 TEST_TMP=$(mktemp -d)
 BROKER_PID=
 KAFKA_NODE=
+SCHEMA_REGISTRY_PIDS=()
 cleanup() {
+  local p
+  for p in "${SCHEMA_REGISTRY_PIDS[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
   [ -z "$KAFKA_NODE" ] || "$SHAPE_SOURCE_DIR/scripts/kafka" stop "$KAFKA_NODE" || true
   if [ -n "$BROKER_PID" ] && kill -0 "$BROKER_PID" 2>/dev/null; then
     kill -TERM "$BROKER_PID" 2>/dev/null || true
@@ -40,6 +46,16 @@ cleanup() {
 trap cleanup EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+
+schema_registry_up() {
+  local f="$TEST_TMP/registry-${#SCHEMA_REGISTRY_PIDS[@]}"
+  "$SHAPE_BIN" schema-registry --listen 127.0.0.1:0 --url-file "$f.url" "$@" 2>"$f.err" &
+  SCHEMA_REGISTRY_PIDS+=($!)
+  local _
+  for _ in $(seq 1 100); do [ -s "$f.url" ] && break; sleep 0.05; done
+  [ -s "$f.url" ] || fail "schema registry did not start: $(cat "$f.err")"
+  REG_URL=$(cat "$f.url")
+}
 
 on_real_kafka() { [ -n "${SHAPE_TEST_KAFKA:-}" ]; }
 skip_on_mock() {  # the other way round: a test only a real cluster can run

@@ -24,12 +24,8 @@ topics=()
 for d in payments iot; do for f in avro protobuf json-schema; do topics+=("$(unique_topic "$d-$f"):3"); done; done
 kafka_up "$tj:3" "${topics[@]}"
 export SHAPE_CONFIRM_REMOTE=0
-"$SHAPE_BIN" schema-registry --listen 127.0.0.1:0 --url-file reg.url 2>reg.err &
-REG_PID=$!
-trap 'kill -TERM $REG_PID 2>/dev/null || true; cleanup' EXIT
-for _ in $(seq 1 100); do [ -s reg.url ] && break; sleep 0.05; done
-[ -s reg.url ] || fail "schema registry did not start: $(cat reg.err)"
-URL=$(cat reg.url)
+schema_registry_up
+URL=$REG_URL
 
 i=0
 for d in payments iot; do
@@ -44,6 +40,9 @@ for d in payments iot; do
     "$SYSTEM_PYTHON" - "$BOOTSTRAP" "$topic" "$d-$fmt" "$URL" "$d.expected.jsonl" <<'PY' || fail "$d $fmt capture"
 import json, os, struct, sys, urllib.request
 from confluent_kafka import Consumer, TopicPartition
+sys.dont_write_bytecode = True  # nothing written into the source tree
+sys.path.insert(0, os.path.join(os.environ["SHAPE_SOURCE_DIR"], "tests", "emulator"))
+import wire_dir
 bootstrap, topic, out, url, expected_file = sys.argv[1:]
 c = Consumer({"bootstrap.servers": bootstrap, "group.id": "x", "enable.auto.commit": False})
 parts = sorted(c.list_topics(topic, timeout=10).topics[topic].partitions)
@@ -70,15 +69,9 @@ for key, value, _ in msgs:
     by_table.setdefault(key.split("/")[0], []).append((key, value))
 for table, items in by_table.items():
     d = os.path.join(out, table)
-    os.makedirs(d)
     ids = {struct.unpack(">I", v[1:5])[0] for _, v in items}
     assert len(ids) == 1, ids
-    with open(os.path.join(d, "messages.bin"), "wb") as f:
-        for _, v in items:
-            f.write(struct.pack(">I", len(v)) + v)
-    with open(os.path.join(d, "expected.jsonl"), "w") as f:
-        for k, _ in items:
-            f.write(expected[k])
+    wire_dir.write(d, items, expected)
     answer = json.load(urllib.request.urlopen("%s/schemas/ids/%d" % (url, ids.pop())))
     with open(os.path.join(d, "schema.txt"), "w") as f:
         f.write(answer["schema"])

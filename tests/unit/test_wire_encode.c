@@ -2,7 +2,8 @@
  * (src/plugins/kafka/registry/wire_encode.c) against the fake registry,
  * in-process: option checks in the reference's order, registration once per
  * table before anything is encoded, subjects per strategy, the wire header,
- * per-event refusals that keep the JSON body, registry refusals and outages. */
+ * per-event refusals that keep the JSON body, the poison cut of the whole wire
+ * bytes, registry refusals and outages. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -198,6 +199,43 @@ static void test_protobuf_and_json_schema_frames(void **state)
     assert_string_equal(shape_kafka_fake_registry_subject(f->registry, 1), "shape.events.t");
 }
 
+/* spec-kafka §4.9: a poisoned event's whole wire bytes are cut (header
+ * included), after encoding the uncut event: for JSON Schema the uncut body,
+ * which the runtime has already cut in value_len. */
+static void test_poison_cuts_the_wire_bytes(void **state)
+{
+    fixture *f = *state;
+    set(f, "schema_registry_url", "http://registry.test:8081");
+    const char *formats[] = {"protobuf", "json-schema"};
+    const char *strategies[] = {"record", "topic"}; /* a subject each */
+    for (int k = 0; k < 2; k++) {
+        set(f, "event_format", formats[k]);
+        set(f, "subject_strategy", strategies[k]);
+        shape_kafka_wire_encoder *w;
+        shape_err err;
+        assert_int_equal(open_encoder(f, 1, &w, &err), SHAPE_OK);
+        shape_emit_message clean[3], m[3];
+        memcpy(clean, f->msgs, sizeof clean);
+        assert_int_equal(shape_kafka_wire_encoder_encode(w, clean, 3, &err), SHAPE_OK);
+        size_t whole = clean[0].value_len;
+        uint8_t saved[128];
+        assert_true(whole < sizeof saved);
+        memcpy(saved, clean[0].value, whole);
+        assert_int_equal(clean[0].made_len, 0); /* not poisoned: nothing said */
+        memcpy(m, f->msgs, sizeof m);
+        m[0].poison = 1; /* as faults.c marks it: the body cut, its uncut length kept */
+        m[0].uncut_len = m[0].value_len;
+        m[0].value_len = m[0].value_len * 2 / 3;
+        assert_int_equal(shape_kafka_wire_encoder_encode(w, m, 3, &err), SHAPE_OK);
+        assert_int_equal(m[0].outcome, SHAPE_EMIT_PENDING);
+        assert_int_equal(m[0].made_len, whole);
+        assert_int_equal(m[0].value_len, whole * 2 / 3);
+        assert_memory_equal(m[0].value, saved, whole * 2 / 3); /* a prefix of the clean wire bytes */
+        assert_int_equal(m[1].made_len, 0);
+        shape_kafka_wire_encoder_free(w);
+    }
+}
+
 static void test_registry_failures(void **state)
 {
     fixture *f = *state;
@@ -272,6 +310,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_option_checks, setup, teardown),
         cmocka_unit_test_setup_teardown(test_avro_register_once_and_frame, setup, teardown),
         cmocka_unit_test_setup_teardown(test_protobuf_and_json_schema_frames, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_poison_cuts_the_wire_bytes, setup, teardown),
         cmocka_unit_test_setup_teardown(test_registry_failures, setup, teardown),
         cmocka_unit_test_setup_teardown(test_outage_holds_back_only_its_table, setup, teardown),
     };

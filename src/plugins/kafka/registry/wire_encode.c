@@ -196,13 +196,14 @@ static int encode_one(shape_kafka_wire_encoder *w, table_codec *c, shape_emit_me
 {
     size_t hl = c->header_len;
     size_t start = w->arena.len;
-    if (shape_json_buf_reserve(&w->arena, hl + (w->format == SHAPE_KAFKA_REGFMT_JSON_SCHEMA ? m->value_len : 0)) != 0)
+    size_t json_len = m->poison ? m->uncut_len : m->value_len; /* a poisoned body is cut after encoding */
+    if (shape_json_buf_reserve(&w->arena, hl + (w->format == SHAPE_KAFKA_REGFMT_JSON_SCHEMA ? json_len : 0)) != 0)
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory encoding events");
     memcpy(w->arena.data + w->arena.len, c->header, hl);
     w->arena.len += hl;
     if (w->format == SHAPE_KAFKA_REGFMT_JSON_SCHEMA) { /* the payload is the flat JSON event itself */
-        memcpy(w->arena.data + w->arena.len, m->value, m->value_len);
-        w->arena.len += m->value_len;
+        memcpy(w->arena.data + w->arena.len, m->value, json_len);
+        w->arena.len += json_len;
         return SHAPE_OK;
     }
     shape_err why;
@@ -319,6 +320,11 @@ int shape_kafka_wire_encoder_encode(shape_kafka_wire_encoder *w, shape_emit_mess
         w->offsets[i] = start;
         msgs[i].value = w->arena.data + start;
         msgs[i].value_len = w->arena.len - start;
+        if (msgs[i].poison) { /* spec-kafka §4.9: the whole wire bytes are cut */
+            size_t made = msgs[i].value_len, cut = made * 2 / 3;
+            msgs[i].made_len = made;
+            msgs[i].value_len = cut ? cut : 1;
+        }
     }
     for (size_t i = 0; moved && i < n; i++) {
         /* RETRY ones are not produced */
