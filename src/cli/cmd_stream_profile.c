@@ -169,6 +169,8 @@ static int print_summary(run *r, int written, int interrupted, const char *note,
     json_object_set_new(s, "rejected", json_integer(st.rejected));
     /* records the broker removed before the read reached them (each gap warned per partition) */
     if (st.offsets_lost) json_object_set_new(s, "offsets_lost", json_integer(st.offsets_lost));
+    json_object_set_new(s, "dropped_fields", json_integer(st.dropped_fields));
+    json_object_set_new(s, "values_overflowed", json_integer(st.values_overflowed));
     if (interrupted) json_object_set_new(s, "interrupted", json_true());
     if (w && w->late_events > 0) {
         double share = w->rows_in > 0 ? (double)w->late_events / (double)w->rows_in : 0;
@@ -380,6 +382,8 @@ static int run_stream_profile(const shape_args *args, shape_err *err)
         rc = shape_stream_profiler_run(r.profiler, err);
         show_progress(&r, shape_stream_profiler_stream(r.profiler), 1);
         if (rc == SHAPE_OK) rc = finish(&r, err);
+        shape_decode_stats st = shape_stream_stats(shape_stream_profiler_stream(r.profiler));
+        if (rc == SHAPE_OK) shape_cli_decode_warnings(&st, r.options, 0);
     }
     shape_stream_profiler_free(r.profiler);
     shape_options_free(r.options);

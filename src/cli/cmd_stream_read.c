@@ -240,16 +240,21 @@ static int run_stream_read(const shape_args *args, shape_err *err)
     if (stream && shape_stream_opened(stream)) {
         shape_decode_stats st = shape_stream_stats(stream);
         const shape_stream_counters *n = shape_stream_counters_of(stream);
-        char extra[160] = "";
-        int used = 0;
+        char extra[256] = "";
         if (st.offsets_lost) /* records the broker removed before the read reached them (warned per partition) */
-            used = snprintf(extra, sizeof extra, ", %lld offsets lost (removed by the broker before they were read)",
-                            (long long)st.offsets_lost);
-        if (n->reconnects && used >= 0 && (size_t)used < sizeof extra)
-            snprintf(extra + used, sizeof extra - (size_t)used, ", %lld reconnects", (long long)n->reconnects);
+            snprintf(extra, sizeof extra, ", %lld offsets lost (removed by the broker before they were read)",
+                     (long long)st.offsets_lost);
+        if (n->reconnects)
+            snprintf(extra + strlen(extra), sizeof extra - strlen(extra), ", %lld reconnects", (long long)n->reconnects);
+        int nulled = format == FORMAT_JSONL; /* JSON has no infinity */
+        if (st.dropped_fields || st.values_overflowed)
+            snprintf(extra + strlen(extra), sizeof extra - strlen(extra), ", %lld dropped_fields, %lld %s",
+                     (long long)st.dropped_fields, (long long)st.values_overflowed,
+                     nulled ? "values_nulled" : "values_overflowed");
         fprintf(stderr, "shape stream-read: %lld messages, %lld rows, %lld undecodable, %lld rejected%s%s\n",
                 (long long)st.messages, (long long)st.rows, (long long)st.undecodable, (long long)st.rejected,
                 extra, found ? " (resumed from the checkpoint)" : "");
+        if (rc == SHAPE_OK) shape_cli_decode_warnings(&st, options, nulled);
     }
     int64_t written = (ipc ? shape_ipc_writer_batches(ipc) : 0) + (parquet ? shape_parquet_writer_row_groups(parquet) : 0);
     shape_ipc_writer_free(ipc);

@@ -101,6 +101,9 @@ static void close_source(shape_stream *s)
     s->closed.undecodable += st->undecodable;
     s->closed.rejected += st->rejected;
     s->closed.offsets_lost += st->offsets_lost;
+    s->closed.dropped_fields += st->dropped_fields;
+    s->closed.values_overflowed += st->values_overflowed;
+    if (st->columns_over_limit > s->closed.columns_over_limit) s->closed.columns_over_limit = st->columns_over_limit;
     s->parts = shape_source_progress_of(s->src);
     shape_source_close(s->src);
     s->src = NULL;
@@ -479,6 +482,9 @@ shape_decode_stats shape_stream_stats(const shape_stream *s)
         t.undecodable += st->undecodable;
         t.rejected += st->rejected;
         t.offsets_lost += st->offsets_lost;
+        t.dropped_fields += st->dropped_fields;
+        t.values_overflowed += st->values_overflowed;
+        if (st->columns_over_limit > t.columns_over_limit) t.columns_over_limit = st->columns_over_limit;
     }
     return t;
 }

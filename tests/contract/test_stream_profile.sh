@@ -42,7 +42,8 @@ def check(cond, what):
 def close(a, b, what, rel=1e-9):
     check(a is not None and abs(a - b) <= rel * max(1.0, abs(b)), "%s: %r != %r" % (what, a, b))
 check(list(summary) == ["uri", "window", "events", "batches", "windows", "late_events", "null_event_time",
-      "duplicate_rows", "reconnects", "checkpoints", "written", "undecodable", "rejected"], "summary keys %s" % list(summary))
+      "duplicate_rows", "reconnects", "checkpoints", "written", "undecodable", "rejected", "dropped_fields",
+      "values_overflowed"], "summary keys %s" % list(summary))
 check(summary["events"] == 5000 and summary["batches"] == 8 and summary["undecodable"] == 1 and summary["rejected"] == 0, "summary %s" % summary)
 check(summary["window"] == "global" and len(summary["written"]) == 1 and summary["written"][0].endswith("p.json") and summary["windows"] == 1 and summary["duplicate_rows"] == 0, "summary %s" % summary)
 check(summary["null_event_time"] == sum(1 for r in rows if r["_shape_event_time"] is None), "null_event_time")

@@ -31,7 +31,7 @@ trap 'rm -f "$rows" "$verdicts" "$kept"' EXIT
 [ -f "$out" ] && awk '/^## Bad inputs and hostile use/{on=1} on{print} /^<!-- \/kept -->/{if(on){print ""; exit}}' \
   "$out" >"$kept"
 export SHAPE_FAULT_REPORT=$rows
-for t in "$here"/test_faults_*.sh; do
+for t in "$here"/test_faults_*.sh "$root"/tests/contract/test_stream_limits.sh; do
   name=$(basename "$t")
   echo "== $name" >&2
   start=$(date +%s)

@@ -90,7 +90,12 @@ check_keys "REQUEST_TIMED_OUT x5 on Produce" rto emit.json $EMIT_RC "ctl 'fail P
   >long1.json 2>long1.err &
 EMIT_PID=$!
 start=$(date +%s)
-sleep 1; ctl down 1
+# down once deliveries are under way (its first checkpoint), never after a
+# fixed sleep: a slow start (memcheck, a loaded machine) would still be
+# connecting and end on the other exit-2 path (cannot reach the cluster)
+for _ in $(seq 1 1200); do [ -s long.ck ] && break; kill -0 $EMIT_PID 2>/dev/null || break; sleep 0.05; done
+[ -s long.ck ] || fail "leader down for good: emit wrote no checkpoint within 60 s: $(tail -2 long1.err)"
+ctl down 1
 emit_wait
 secs=$(( $(date +%s) - start ))
 msg=$(sed -n 's/^shape: error: //p' long1.err | head -1)

@@ -54,6 +54,7 @@ struct shape_emitter {
     size_t failed;        /* messages of this send given an outcome other than DELIVERED */
     size_t queue_full_hits;
     shape_kafka_wire_encoder *wire; /* registry formats (--event-format), or NULL for JSON */
+    const volatile sig_atomic_t *stop; /* the run's stop flag (set_stop), or NULL */
 };
 
 static const char *const base_options[] = {"envelope", "resuming", "config", "flush_timeout", "partition", NULL};
@@ -328,9 +329,14 @@ int shape_kafka_emitter_send(shape_emitter *e, shape_emit_message *msgs, size_t 
     /* Serve delivery reports until every message of the batch has one. (Not
      * a client flush: librdkafka 2.0.2's waits in 10 ms steps, which caps a
      * paced run at one batch per 10 ms plus the round trip.) */
+    int stopped = 0;
     while (e->pending > 0) {
         double left = deadline - shape_clock_now();
         if (left <= 0) break;
+        if (e->stop && *e->stop) { /* a stop request: give up waiting now (the caller checkpoints) */
+            stopped = 1;
+            break;
+        }
         ops->poll(c, left > 0.1 ? 100 : (int)(left * 1000) + 1);
     }
     /* every message produced and reported delivered: nothing to look at */
@@ -354,6 +360,9 @@ int shape_kafka_emitter_send(shape_emitter *e, shape_emit_message *msgs, size_t 
             if (first == SIZE_MAX) first = i;
         }
     }
+    if (unacked && stopped)
+        return shape_err_set(err, SHAPE_ECONN, "kafka: stopped on request with %zu messages to '%s' not acknowledged",
+                             unacked, e->topic);
     if (unacked)
         return shape_err_set(err, SHAPE_ECONN, "kafka: %zu messages to '%s' not acknowledged in %gs", unacked,
                              e->topic, e->flush_timeout);
@@ -369,6 +378,8 @@ int shape_kafka_emitter_flush(shape_emitter *e, shape_err *err)
     (void)err;
     return SHAPE_OK; /* send() returns only after acks=all: delivered is durable */
 }
+
+void shape_kafka_emitter_set_stop(shape_emitter *e, const volatile sig_atomic_t *stop) { e->stop = stop; }
 
 void shape_kafka_emitter_close(shape_emitter *e)
 {
@@ -405,4 +416,5 @@ const shape_emitter_type shape_kafka_emitter_calls = {
     .flush = shape_kafka_emitter_flush,
     .close = shape_kafka_emitter_close,
     .wants_rows = shape_kafka_emitter_wants_rows,
+    .set_stop = shape_kafka_emitter_set_stop,
 };
