@@ -34,11 +34,24 @@ cmp -s et.jsonl et2.jsonl || fail "two runs with the same seed differ"
 head -2000 et.jsonl | cmp -s - et7.jsonl && fail "seed 7 gives seed 42's stream"
 
 # --- stopped, then resumed from the checkpoint: exactly the whole run ---
-"$SHAPE_BIN" emit retail --order event-time --max-events 7777 --checkpoint-every 500 --sink file -o r.jsonl \
-    --no-progress >/dev/null
-[ "$(wc -l <r.jsonl)" -eq 7777 ] || fail "--max-events 7777 wrote $(wc -l <r.jsonl) lines"
-"$SHAPE_BIN" emit retail --order event-time --checkpoint-every 500 --sink file -o r.jsonl --no-progress >/dev/null
-cmp -s r.jsonl et.jsonl || fail "the resumed run differs from the whole run"
+# stops inside the timeline: in an order's run of lines, and right after a
+# return (the seek finds the time, then walks the events at that time)
+stops=$(python3 - <<'PY'
+import json
+t = [json.loads(l)["_shape_table"] for l in open("et.jsonl")]
+mid = next(i for i in range(7000, len(t)) if t[i] == "order_line" and t[i - 1] == "order_line")
+ret = next(i for i in range(12000, len(t)) if t[i - 1] == "return")
+print(mid, ret)
+PY
+)
+for stop in $stops; do
+    rm -f r.jsonl r.jsonl.checkpoint
+    "$SHAPE_BIN" emit retail --order event-time --max-events "$stop" --checkpoint-every 500 --sink file -o r.jsonl \
+        --no-progress >/dev/null
+    [ "$(wc -l <r.jsonl)" -eq "$stop" ] || fail "--max-events $stop wrote $(wc -l <r.jsonl) lines"
+    "$SHAPE_BIN" emit retail --order event-time --checkpoint-every 500 --sink file -o r.jsonl --no-progress >/dev/null
+    cmp -s r.jsonl et.jsonl || fail "the run resumed at $stop differs from the whole run"
+done
 # a checkpoint of one order never resumes the other (the fingerprint has the order)
 "$SHAPE_BIN" emit retail --max-events 100 --checkpoint-every 50 --sink file -o o.jsonl --no-progress >/dev/null
 rc=0
