@@ -201,7 +201,8 @@ PY
 }
 
 # emit_peer NAME ROUND — one producer once, after emit_prepare: null
-# (`shape emit retail ${null_sel[@]} --sink null`), shape (into emit-shape), kcat and
+# (`shape emit retail ${null_sel[@]} --sink null`), null_et (the same with
+# `--order event-time`), shape (into emit-shape), kcat and
 # kcat_plain (kcat -P of the same keyed events, with and without the
 # headers), floor (bench/produce, same headers), avro (against $reg_url).
 # shape's and bench/produce's counts of delivered events are checked; kcat
@@ -215,6 +216,8 @@ emit_peer() {
         --sink-config "kafka.schema_registry_url=$reg_url" kafka.subject_strategy=record \
         --no-progress --json ;;
     null) measure emit null "$r" KEEP -- "$shape" emit retail "${null_sel[@]}" --sink null --no-progress --json ;;
+    null_et) measure emit null_et "$r" KEEP -- "$shape" emit retail "${null_sel[@]}" --order event-time --sink null \
+        --no-progress --json ;;
     shape) measure emit shape "$r" KEEP events="$emitted" expect="$emitted" -- "$shape" emit retail --scale medium \
         --max-events "$emit_events" --sink "kafka://$bs/emit-shape" --no-progress --json ;;
     kcat) measure emit kcat "$r" NULL events="$emitted" -- "${peer_env[@]}" kcat -b "$bs" -t emit-kcat -P -K $'\t' \

@@ -461,6 +461,13 @@ else:
     p("|---|---:|---:|---:|---:|")
     p(f"| `shape emit --sink null` | {fstat(stat(nps.values()))} | {fstat(stat(nrate.values()))} | "
       f"{fstat(stat(ncpu.values()))} | {fstat(stat(nrss.values()), 1)} |")
+    net = runs("emit", "null_et")
+    if net:
+        p(f"| `shape emit --order event-time --sink null` | "
+          f"{fstat(stat(r.get('out', {}).get('per_second') for r in net.values()))} | "
+          f"{fstat(stat(r.get('out', {}).get('rate') for r in net.values()))} | "
+          f"{fstat(stat((r.get('out', {}).get('events', 0) / r['cpu']) if r.get('cpu') else None for r in net.values()))} | "
+          f"{fstat(stat(mb(r.get('rss_kb')) for r in net.values()), 1)} |")
     p("")
     p(f"Into the broker: the first {ev:,} events of `retail --scale medium`, pre-rendered once by `shape emit "
       "--sink file`, keyed `<table>/<seq>` as shape keys them, with the two headers shape puts on every "
@@ -559,6 +566,12 @@ else:
     if sa:
         p(f"| (issue 8) emit `--event-format avro` ≥ 0.8× `--event-format json` events/s | {sa[0]:.2f}× | "
           f"{verdict(sa[0] >= 0.8)} |")
+    et_cpu = per_round("emit", "null_et",
+                       lambda r: (r.get("out", {}).get("events", 0) / r["cpu"]) if r.get("cpu") else None)
+    se = stat(ratio(et_cpu, ncpu))
+    if se:
+        p(f"| (issue 21) `--order event-time` ≥ 0.7× `--order table` events/s (`--scale {scale} --sink null`, "
+          f"per CPU-second) | {se[0]:.2f}× | {verdict(se[0] >= 0.7)} |")
     sn = stat(ncpu.values())
     if sn:
         p(f"| `--sink null` ≥ 1.5M events/s per core | {sn[0]:,.0f} events per CPU-second "
