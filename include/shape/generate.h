@@ -343,6 +343,10 @@ int64_t shape_gen_seasonal_draw(const shape_gen_seasonal *m, shape_gen_stream s,
  * rows dated at the quantile of (row + u) / rows are in time order by
  * construction (the retail timeline, docs/EMIT.md "Event-time order"). */
 int64_t shape_gen_seasonal_quantile(const shape_gen_seasonal *m, double t);
+/* Its inverse: the model's probability of an instant before t_ns (whole
+ * seconds; 0 before the range, 1 after), so a row at quantile (row + u) /
+ * rows dated t is near row rows × shape_gen_seasonal_cdf(t). */
+double shape_gen_seasonal_cdf(const shape_gen_seasonal *m, int64_t t_ns);
 
 /* Derived days: source_ns plus a whole number of days round(exp(Normal(mu,
  * sigma))) clipped to [min_days, max_days] (e.g. a return 1..90 days after

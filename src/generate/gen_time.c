@@ -173,6 +173,20 @@ int64_t shape_gen_seasonal_quantile(const shape_gen_seasonal *m, double t)
     return ((m->first_day + a) * 86400 + h * 3600 + sec) * SHAPE_GEN_NS_PER_SEC;
 }
 
+double shape_gen_seasonal_cdf(const shape_gen_seasonal *m, int64_t t_ns)
+{
+    int64_t sec = floor_div(t_ns, SHAPE_GEN_NS_PER_SEC);
+    int64_t day = floor_div(sec, 86400) - m->first_day;
+    if (day < 0) return 0.0;
+    if (day >= (int64_t)m->ndays) return 1.0;
+    int64_t in_day = sec - (m->first_day + day) * 86400;
+    int h = (int)(in_day / 3600);
+    double hprev = h ? m->hour_cdf[h - 1] : 0.0;
+    double v = hprev + (m->hour_cdf[h] - hprev) * ((double)(in_day - h * 3600) / 3600.0);
+    double prev = day ? m->cdf[day - 1] : 0.0;
+    return prev + (m->cdf[day] - prev) * v;
+}
+
 int64_t shape_gen_add_lognormal_days(shape_gen_stream s, uint64_t row, uint32_t i, int64_t source_ns,
                                      double mu, double sigma, int64_t min_days, int64_t max_days)
 {

@@ -205,10 +205,10 @@ int64_t retail_timeline_time(const shape_retail *d, size_t table, uint64_t row)
  * date, the first n = floor((date - start) * customers / span) (at least
  * customer 0, who signs up at the start): c < n has c + u_c < n, so its
  * signup is at or before the order. */
-static uint64_t tl_order_customer(const shape_retail *d, uint64_t o)
+static uint64_t tl_order_customer(const shape_retail *d, uint64_t o, int64_t date)
 {
     uint64_t span_us = (uint64_t)(d->range_end_ns - d->range_start_ns) / 1000;
-    uint64_t at_us = (uint64_t)(tl_order_date(d, o) - d->range_start_ns) / 1000;
+    uint64_t at_us = (uint64_t)(date - d->range_start_ns) / 1000;
     uint64_t customers = d->rows[SHAPE_RETAIL_CUSTOMER];
     uint64_t n = (uint64_t)((unsigned __int128)at_us * customers / span_us);
     if (n < 1) n = 1;
@@ -216,10 +216,24 @@ static uint64_t tl_order_customer(const shape_retail *d, uint64_t o)
     return shape_gen_below(d->st[RS_TL_ORDER_CUSTOMER], o, 0, n);
 }
 
-/* Orders dated at or before t (order dates are non-decreasing in the row). */
+/* Orders dated at or before t (order dates are non-decreasing in the row):
+ * order o sits at quantile (o + u) / orders, so o is about orders × the
+ * model's probability before t; a few steps from there find the exact
+ * count, and a binary search takes over if they do not. */
 static uint64_t tl_orders_by(const shape_retail *d, int64_t t)
 {
-    uint64_t lo = 0, hi = d->rows[SHAPE_RETAIL_ORDER];
+    uint64_t orders = d->rows[SHAPE_RETAIL_ORDER];
+    double f = shape_gen_seasonal_cdf(&d->season, t) * (double)orders;
+    uint64_t o = f <= 0 ? 0 : (f >= (double)orders ? orders : (uint64_t)f);
+    for (int step = 0; step < 8; step++) {
+        if (o > 0 && tl_order_date(d, o - 1) > t)
+            o--;
+        else if (o < orders && tl_order_date(d, o) <= t)
+            o++;
+        else
+            return o;
+    }
+    uint64_t lo = 0, hi = orders;
     while (lo < hi) {
         uint64_t mid = lo + (hi - lo) / 2;
         if (tl_order_date(d, mid) <= t)
@@ -553,7 +567,8 @@ static void row_order(shape_retail_table *t, uint64_t o, shape_gen_row *out)
     const shape_retail *d = t->d;
     shape_gen_value *v = out->values;
     uint32_t k_orders = 0;
-    uint64_t customer = d->timeline ? tl_order_customer(d, o) : order_customer(d, o, &k_orders);
+    int64_t date = d->timeline ? tl_order_date(d, o) : 0;
+    uint64_t customer = d->timeline ? tl_order_customer(d, o, date) : order_customer(d, o, &k_orders);
     set_i64(&v[0], (int64_t)o + 1);
     set_i64(&v[1], (int64_t)customer + 1);
     uint64_t store_rank = shape_gen_zipf_draw(&d->store_zipf, d->st[RS_ORDER_STORE_ZIPF], o, 0);
@@ -573,7 +588,7 @@ static void row_order(shape_retail_table *t, uint64_t o, shape_gen_row *out)
         set_null(&v[4]);
     else
         set_i64(&v[4], promo + 1);
-    set_ts(&v[5], d->timeline ? tl_order_date(d, o) : order_date(d, o, customer, k_orders));
+    set_ts(&v[5], d->timeline ? date : order_date(d, o, customer, k_orders));
     set_lstr(&v[6], ORDER_STATUS[shape_gen_alias_draw(&d->order_status, d->st[RS_ORDER_STATUS], o, 0)]);
     set_f64(&v[7], (double)order_total_cents(t, o, promo) / 100.0);
 }
