@@ -6,7 +6,7 @@ JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?=
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 30
-FUZZ_TARGETS ?= fuzz_options fuzz_kafka_uri fuzz_json fuzz_decode fuzz_wire_decode fuzz_registry_http fuzz_registry_answer fuzz_timestamp fuzz_checkpoint fuzz_duration fuzz_rate_curve fuzz_schema fuzz_writers
+FUZZ_TARGETS ?= fuzz_options fuzz_kafka_uri fuzz_json fuzz_decode fuzz_wire_decode fuzz_registry_http fuzz_registry_answer fuzz_timestamp fuzz_checkpoint fuzz_duration fuzz_rate_curve fuzz_schema fuzz_writers fuzz_credref fuzz_args fuzz_schema_option
 
 .PHONY: all deps configure test unit contract emulator emulator-kafka live sanitize valgrind install demo bench bench-check bench-baseline clean
 
@@ -39,7 +39,8 @@ sanitize: deps
 	  ctest --output-on-failure -j $(JOBS) $(CTEST_ARGS)
 
 # Each libFuzzer target (tests/fuzz) for FUZZ_SECONDS seconds, in its own clang
-# build tree with ASan+UBSan. The corpus grows in $(FUZZ_BUILD)/corpus/NAME; a
+# build tree with ASan+UBSan, from the CMake-written seeds and the committed corpus
+# (tests/fuzz/corpus/NAME, refreshed by `make fuzz-keep`). The corpus grows in $(FUZZ_BUILD)/corpus/NAME; a
 # crashing input is saved as $(FUZZ_BUILD)/artifacts/NAME-crash-* (see tests/fuzz/README.md).
 .PHONY: fuzz
 fuzz:
@@ -49,13 +50,28 @@ fuzz:
 	@set -e; mkdir -p $(FUZZ_BUILD)/artifacts; for t in $(FUZZ_TARGETS); do \
 	  mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
 	  echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+	  kept=; [ -d tests/fuzz/corpus/$$t ] && kept=tests/fuzz/corpus/$$t; \
 	  if ! $(FUZZ_BUILD)/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
-	    -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t- $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/fuzz/seeds/$$t \
+	    -artifact_prefix=$(FUZZ_BUILD)/artifacts/$$t- $(FUZZ_BUILD)/corpus/$$t $(FUZZ_BUILD)/fuzz/seeds/$$t $$kept \
 	    >$(FUZZ_BUILD)/$$t.log 2>&1; then tail -n 80 $(FUZZ_BUILD)/$$t.log; exit 1; fi; \
 	  grep -E '^(Done|stat::number_of_executed_units|stat::peak_rss_mb)' $(FUZZ_BUILD)/$$t.log | sed 's/^/  /'; \
 	done
 
+# Keep what fuzzing found: merge each target's grown corpus ($(FUZZ_BUILD)/corpus/NAME)
+# into the committed one (tests/fuzz/corpus/NAME, seeds of every `make fuzz` run),
+# keeping only inputs of at most 4 KiB that add coverage (-merge=1). Commit the result.
+.PHONY: fuzz-keep
+fuzz-keep:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+	  [ -x $(FUZZ_BUILD)/fuzz/$$t ] && [ -d $(FUZZ_BUILD)/corpus/$$t ] || continue; \
+	  mkdir -p tests/fuzz/corpus/$$t; \
+	  $(FUZZ_BUILD)/fuzz/$$t -merge=1 -max_len=4096 tests/fuzz/corpus/$$t $(FUZZ_BUILD)/corpus/$$t \
+	    >$(FUZZ_BUILD)/$$t.keep.log 2>&1 || { tail -n 20 $(FUZZ_BUILD)/$$t.keep.log; exit 1; }; \
+	  echo "fuzz-keep: $$t: $$(ls tests/fuzz/corpus/$$t | wc -l) inputs kept"; \
+	done
+
 # valgrind's memcheck, no leak and no invalid access: every unit test program
+# and every contract C program (the emitter contract suite, the kafka:// fakes)
 # (valgrind-unit), then the emulator tier with every shape client command under
 # memcheck (valgrind-emulator: tests/valgrind/run-emulator; its summary feeds
 # docs/RELIABILITY.md through tests/emulator/reliability-report.sh).
@@ -66,9 +82,10 @@ valgrind-emulator: deps all
 	tests/valgrind/run-emulator --build $(BUILD) --jobs $(JOBS) --summary $(BUILD)/valgrind-emulator/summary.md
 
 valgrind-unit: deps all
-	@set -e; for t in $(BUILD)/tests/bin/test_*; do \
+	@set -e; for t in $(BUILD)/tests/bin/test_* $(BUILD)/tests/bin/contract_*; do \
 	  echo "valgrind $$t"; \
-	  SHAPE_SOURCE_DIR=$(CURDIR) valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
+	  SHAPE_SOURCE_DIR=$(CURDIR) SHAPE_BUILD_DIR=$(CURDIR)/$(BUILD) SHAPE_BIN=$(CURDIR)/$(BUILD)/shape \
+	    valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
 	    --error-exitcode=1 $$t >/dev/null; \
 	done
 

@@ -149,32 +149,40 @@ registry_stop() {
 # every partition prefetched, arrival order), kcat and kcat_fw10 (defaults,
 # and -X fetch.wait.max.ms=10 as the floor and shape have it), stream_read
 # (${stream_read_format[@]}), stream_read_jsonl, stream_profile, python
-# (bench/consume.py). Every count is checked against $con_events (expect=):
+# (bench/consume.py), recorded in group $consume_group (default consume;
+# bench/real_kafka.sh: real_consume). Every count is checked against $con_events (expect=):
 # a rate over messages that were not read is no rate. kcat writes every
 # message (its default format) into `wc -l`, which counts them: the one way
 # to know what kcat read; the pipe and wc cost it a little CPU (counted in
 # its CPU column, which sums the pipeline's processes).
 consume_peer() {
-    local n=$1 r=$2 c=(events="$con_events" expect="$con_events")
+    local n=$1 r=$2 c=(events="$con_events" expect="$con_events") g=${consume_group:-consume}
     case $n in
-    floor_w4) measure consume floor_w4 "$r" KEEP "${c[@]}" -- "$bin/consume" -b "$bs" -t orders -w 4 ;;
-    floor_all) measure consume floor_all "$r" KEEP "${c[@]}" -- "$bin/consume" -b "$bs" -t orders ;;
-    kcat) measure consume kcat "$r" KEEP "${c[@]}" -- "${peer_env[@]}" bash -c \
+    floor_w4) measure "$g" floor_w4 "$r" KEEP "${c[@]}" -- "$bin/consume" -b "$bs" -t orders -w 4 ;;
+    floor_all) measure "$g" floor_all "$r" KEEP "${c[@]}" -- "$bin/consume" -b "$bs" -t orders ;;
+    kcat) measure "$g" kcat "$r" KEEP "${c[@]}" -- "${peer_env[@]}" bash -c \
         'set -o pipefail; kcat -b "$1" -C -t orders -e -o beginning -q | wc -l' kcat "$bs" ;;
-    kcat_fw10) measure consume kcat_fw10 "$r" KEEP "${c[@]}" -- "${peer_env[@]}" bash -c \
+    kcat_fw10) measure "$g" kcat_fw10 "$r" KEEP "${c[@]}" -- "${peer_env[@]}" bash -c \
         'set -o pipefail; kcat -b "$1" -C -t orders -e -o beginning -q -X fetch.wait.max.ms=10 | wc -l' kcat "$bs" ;;
-    stream_read) measure consume stream_read "$r" NULL "${c[@]}" -- "$shape" stream-read "${stream_read_format[@]}" "kafka://$bs/orders" ;;
-    stream_read_jsonl) measure consume stream_read_jsonl "$r" NULL "${c[@]}" -- "$shape" stream-read "kafka://$bs/orders" ;;
-    stream_profile) measure consume stream_profile "$r" KEEP "${c[@]}" -- "$shape" stream-profile "kafka://$bs/orders" -o "$tmp/profile.json" ;;
+    stream_read) measure "$g" stream_read "$r" NULL "${c[@]}" -- "$shape" stream-read "${stream_read_format[@]}" "kafka://$bs/orders" ;;
+    stream_read_jsonl) measure "$g" stream_read_jsonl "$r" NULL "${c[@]}" -- "$shape" stream-read "kafka://$bs/orders" ;;
+    # the Arrow IPC writer's cost: the same read with every batch written as an IPC message to /dev/null
+    stream_read_arrow) measure "$g" stream_read_arrow "$r" NULL "${c[@]}" -- "$shape" stream-read --format arrow "kafka://$bs/orders" ;;
+    # --split-by on the retail topic (split_events events of nine tables, emitted by shape) vs one table
+    split_unsplit) measure split unsplit "$r" KEEP events="$split_events" expect="$split_events" -- \
+        "$shape" stream-profile "kafka://$bs/retail-split" -o "$tmp/retail-unsplit.json" ;;
+    split_split) measure split split "$r" KEEP events="$split_events" expect="$split_events" -- \
+        "$shape" stream-profile "kafka://$bs/retail-split" --split-by header:shape-table -o "$tmp/retail-split.json" ;;
+    stream_profile) measure "$g" stream_profile "$r" KEEP "${c[@]}" -- "$shape" stream-profile "kafka://$bs/orders" -o "$tmp/profile.json" ;;
     # windows: the skew cap above the hour keeps every row in a window (each
     # partition is in order), so both do the whole work
     stream_profile_tumbling) rm -f "$tmp/tumbling.jsonl"
-        measure consume stream_profile_tumbling "$r" KEEP "${c[@]}" -- "$shape" stream-profile "kafka://$bs/orders" \
+        measure "$g" stream_profile_tumbling "$r" KEEP "${c[@]}" -- "$shape" stream-profile "kafka://$bs/orders" \
             --window tumbling --size 1m --max-partition-skew 2h --windows "$tmp/tumbling.jsonl" ;;
     stream_profile_sliding) rm -f "$tmp/sliding.jsonl"
-        measure consume stream_profile_sliding "$r" KEEP "${c[@]}" -- "$shape" stream-profile "kafka://$bs/orders" \
+        measure "$g" stream_profile_sliding "$r" KEEP "${c[@]}" -- "$shape" stream-profile "kafka://$bs/orders" \
             --window sliding --size 5m --slide 1m --max-partition-skew 2h --windows "$tmp/sliding.jsonl" ;;
-    python) measure consume python "$r" KEEP "${c[@]}" -- "${peer_env[@]}" "$peer_python" bench/consume.py "$bs" orders ;;
+    python) measure "$g" python "$r" KEEP "${c[@]}" -- "${peer_env[@]}" "$peer_python" bench/consume.py "$bs" orders ;;
     esac
 }
 
@@ -204,27 +212,28 @@ PY
 # (`shape emit retail ${null_sel[@]} --sink null`), null_et (the same with
 # `--order event-time`), shape (into emit-shape), kcat and
 # kcat_plain (kcat -P of the same keyed events, with and without the
-# headers), floor (bench/produce, same headers), avro (against $reg_url).
+# headers), floor (bench/produce, same headers), avro (against $reg_url); in
+# group $emit_group (default emit; bench/real_kafka.sh: real_emit).
 # shape's and bench/produce's counts of delivered events are checked; kcat
 # -P reports none (it fails on a delivery error), and reading the topics
 # back cannot count them: the embedded broker keeps ~5 MB per partition.
 emit_peer() {
-    local n=$1 r=$2
+    local n=$1 r=$2 g=${emit_group:-emit}
     case $n in
-    avro) measure emit avro "$r" KEEP events="$emitted" expect="$emitted" -- "$shape" emit retail --scale medium \
+    avro) measure "$g" avro "$r" KEEP events="$emitted" expect="$emitted" -- "$shape" emit retail --scale medium \
         --max-events "$emit_events" --sink "kafka://$bs/emit-avro" --event-format avro \
         --sink-config "kafka.schema_registry_url=$reg_url" kafka.subject_strategy=record \
         --no-progress --json ;;
-    null) measure emit null "$r" KEEP -- "$shape" emit retail "${null_sel[@]}" --sink null --no-progress --json ;;
-    null_et) measure emit null_et "$r" KEEP -- "$shape" emit retail "${null_sel[@]}" --order event-time --sink null \
+    null) measure "$g" null "$r" KEEP -- "$shape" emit retail "${null_sel[@]}" --sink null --no-progress --json ;;
+    null_et) measure "$g" null_et "$r" KEEP -- "$shape" emit retail "${null_sel[@]}" --order event-time --sink null \
         --no-progress --json ;;
-    shape) measure emit shape "$r" KEEP events="$emitted" expect="$emitted" -- "$shape" emit retail --scale medium \
+    shape) measure "$g" shape "$r" KEEP events="$emitted" expect="$emitted" -- "$shape" emit retail --scale medium \
         --max-events "$emit_events" --sink "kafka://$bs/emit-shape" --no-progress --json ;;
-    kcat) measure emit kcat "$r" NULL events="$emitted" -- "${peer_env[@]}" kcat -b "$bs" -t emit-kcat -P -K $'\t' \
+    kcat) measure "$g" kcat "$r" NULL events="$emitted" -- "${peer_env[@]}" kcat -b "$bs" -t emit-kcat -P -K $'\t' \
         "${pset[@]}" "${hset[@]}" -l "$tmp/keyed.txt" ;;
-    kcat_plain) measure emit kcat_plain "$r" NULL events="$emitted" -- "${peer_env[@]}" kcat -b "$bs" -t emit-kcat -P \
+    kcat_plain) measure "$g" kcat_plain "$r" NULL events="$emitted" -- "${peer_env[@]}" kcat -b "$bs" -t emit-kcat -P \
         -K $'\t' "${pset[@]}" -l "$tmp/keyed.txt" ;;
-    floor) measure emit floor "$r" KEEP events="$emitted" expect="$emitted" -- "$bin/produce" -b "$bs" -t emit-floor \
+    floor) measure "$g" floor "$r" KEEP events="$emitted" expect="$emitted" -- "$bin/produce" -b "$bs" -t emit-floor \
         -f "$tmp/keyed.txt" -K "${pset[@]}" "${hset[@]}" ;;
     esac
 }

@@ -269,6 +269,7 @@ peers = [
 ] if fair else [("kcat", "`kcat -C -e -o beginning -q` > /dev/null")]) + [
     ("stream_read", f"`shape stream-read kafka://…` > /dev/null ({facts.get('stream_read_format', '')})"),
     ("stream_read_jsonl", "`shape stream-read kafka://…` > /dev/null (JSON lines, the default output)"),
+    ("stream_read_arrow", "`shape stream-read --format arrow kafka://…` > /dev/null (the Arrow IPC stream)"),
     ("stream_profile", "`shape stream-profile kafka://… -o x.json`"),
     ("stream_profile_tumbling", "`shape stream-profile kafka://… --window tumbling --size 1m --windows x.jsonl`"),
     ("stream_profile_sliding", "`shape stream-profile kafka://… --window sliding --size 5m --slide 1m --windows x.jsonl`"),
@@ -282,7 +283,7 @@ p("| reader | messages/s | × floor | × kcat | × Python | CPU s (user+sys) | p
 p("|---|---:|---:|---:|---:|---:|---:|")
 for n, label in peers:
     if not runs("consume", n):
-        if n in ("stream_read_jsonl", "stream_profile_tumbling", "stream_profile_sliding"):
+        if n in ("stream_read_jsonl", "stream_read_arrow", "stream_profile_tumbling", "stream_profile_sliding"):
             continue  # runs older than these rows did not measure them
         why = "not available yet" if n == "stream_profile" and facts.get("have_profile") != "1" else (
             "failed: " + str(len(failed("consume", n))) + " runs" if failed("consume", n) else
@@ -367,6 +368,20 @@ if sp_floor:
 else:
     p("| issue 5: stream-profile ≥ 0.7× floor, ≥ 20× Python, peak RSS ≤ 150 MB | "
       "`shape stream-profile` not available yet | — |")
+if runs("consume", "stream_read_arrow") and facts.get("stream_read_format"):
+    w = stat(ratio(rate["stream_read_arrow"], rate["stream_read"]))
+    if w:
+        p(f"| issue 23: `stream-read --format arrow` > /dev/null ≥ 0.95× `--format null` | {w[0]:.2f}× | {verdict(w[0] >= 0.95)} |")
+if runs("split", "split") and runs("split", "unsplit"):
+    sp = per_round("split", "split", lambda r: r.get("events", 0) / r["wall"] if r["wall"] > 0 else None)
+    un = per_round("split", "unsplit", lambda r: r.get("events", 0) / r["wall"] if r["wall"] > 0 else None)
+    w = stat(ratio(sp, un))
+    if w:
+        p(f"| issue 23: `--split-by header:shape-table` on the retail topic ≥ 0.9× the unsplit profile's messages/s "
+          f"({fstat(stat(sp.values()))} vs {fstat(stat(un.values()))} msg/s; peak RSS "
+          f"{stat(per_round('split', 'split', lambda r: mb(r.get('rss_kb'))).values())[0]:.0f} vs "
+          f"{stat(per_round('split', 'unsplit', lambda r: mb(r.get('rss_kb'))).values())[0]:.0f} MB) | "
+          f"{w[0]:.2f}× | {verdict(w[0] >= 0.9)} |")
 for n, what, target in (("stream_profile_tumbling", "tumbling 1m", 0.9), ("stream_profile_sliding", "sliding 5m/1m", 0.8)):
     w = stat(ratio(rate[n], rate["stream_profile"])) if runs("consume", n) else None
     if w:
@@ -730,7 +745,103 @@ if growth:
           "events: 34 MB with 64, 22 MB with 16); a smaller `--queue-batches` lowers that ceiling.")
         p("")
 
+# ---------------------------------------------------------------- schema domains
+if runs("domains", "retail_builtin"):
+    p("## Schema domains (issue 22)")
+    p("")
+    p(f"`shape emit TARGET --scale {facts.get('null_scale', 'medium')} --sink null --json`: the built-in retail "
+      "domain, the retail-equivalent generation schema (examples/domains/retail/retail.json) and each example "
+      "domain of examples/domains/. One generator thread, so events per CPU-second is per core; "
+      "× built-in is per round (the rounds rotate the order).")
+    p("")
+    p("| domain | events | events/s (command's report) | events per CPU-second | × built-in retail (per CPU-second) | peak RSS (MB) |")
+    p("|---|---:|---:|---:|---:|---:|")
+
+    def dom_cpu(r):
+        ev = r.get("out", {}).get("events") or 0
+        return ev / r["cpu"] if r.get("cpu") else None
+
+    base = per_round("domains", "retail_builtin", dom_cpu)
+    labels = (("retail_builtin", "retail (built-in)"), ("retail_schema", "retail as a schema"),
+              ("payments", "payments.json"), ("iot", "iot.json"), ("clickstream", "clickstream.json"),
+              ("crm", "crm.json"))
+    for name, label in labels:
+        rr = runs("domains", name)
+        if not rr:
+            p(f"| {label} | failed | | | | |")
+            continue
+        ev = max((r.get("out", {}).get("events") or 0) for r in rr.values())
+        rel = "" if name == "retail_builtin" else fratio(stat(ratio(per_round("domains", name, dom_cpu), base)))
+        p(f"| {label} | {ev:,} | {fstat(stat(per_round('domains', name, lambda r: r.get('out', {}).get('per_second')).values()))} | "
+          f"{fstat(stat(per_round('domains', name, dom_cpu).values()))} | {rel} | "
+          f"{fstat(stat(per_round('domains', name, lambda r: mb(r.get('rss_kb'))).values()), 1)} |")
+    p("")
+    sr = stat(ratio(per_round("domains", "retail_schema", dom_cpu), base))
+    if sr:
+        p("| target | measured | verdict |")
+        p("|---|---|---|")
+        p(f"| issue 22: the retail schema ≥ 0.7× the built-in retail domain (`--sink null`, per CPU-second) | "
+          f"{sr[0]:.2f}× | {verdict(sr[0] >= 0.7)} |")
+        p("")
+
 # ---------------------------------------------------------------- micro
+# ------------------------------------------------------- a real Apache Kafka
+# bench/real_kafka.sh: the same consume and emit commands against one real
+# node beside the mock's runs (issue 25, item 3); the broker's CPU apart.
+if facts.get("real_kafka") or any(r["group"] in ("real_consume", "real_emit") for r in recs):
+    p("## Against a real Apache Kafka (issue 25)")
+    p("")
+    note = facts.get("real_kafka", "")
+    if not any(r["group"] == "real_consume" for r in recs):
+        p(f"Not measured in this run: {note or 'bench/real_kafka.sh did not run'}.")
+        p("")
+    else:
+        synthesize_faster("real_consume", "floor", ("floor_w4",))
+        p(f"The same commands as the sections above, against {note} on the same machine, in the same run "
+          f"({con:,} messages over {parts} partitions to read; {facts.get('emit_events')} events to send), "
+          "rounds interleaved as there. The broker is a process of its own here: *reader CPU* is the reader's "
+          "(or producer's) user+system seconds, *broker CPU* the JVM's over the same process's run. "
+          "The mock's column repeats the figures above (its broker shares the reader's cores, uncounted).")
+        p("")
+        p("| reader | shape broker: messages/s | × floor | Apache Kafka: messages/s | × floor | reader CPU s | broker CPU s |")
+        p("|---|---:|---:|---:|---:|---:|---:|")
+        mrate = {n: per_round("consume", n, lambda r: con / r["wall"] if r["wall"] > 0 else None)
+                 for n in ("floor_w4", "kcat", "stream_read", "stream_profile")}
+        rrate = {n: per_round("real_consume", n, lambda r: con / r["wall"] if r["wall"] > 0 else None)
+                 for n in ("floor_w4", "kcat", "stream_read", "stream_profile")}
+        for n, label in (("floor_w4", "bare librdkafka consumer, shape's way (bench/consume -w 4)"),
+                         ("kcat", "kcat -C (defaults)"), ("stream_read", "shape stream-read --format null"),
+                         ("stream_profile", "shape stream-profile")):
+            if not runs("real_consume", n):
+                why = f"failed: {len(failed('real_consume', n))} runs" if failed("real_consume", n) else "not run"
+                p(f"| {label} | | | {why} | | | |")
+                continue
+            p(f"| {label} | {fstat(stat(mrate[n].values()))} | {fratio(stat(ratio(mrate[n], mrate['floor_w4'])))} | "
+              f"{fstat(stat(rrate[n].values()))} | {fratio(stat(ratio(rrate[n], rrate['floor_w4'])))} | "
+              f"{fstat(stat(per_round('real_consume', n, lambda r: r.get('cpu')).values()), 2)} | "
+              f"{fstat(stat(per_round('real_consume', n, lambda r: r.get('broker_cpu')).values()), 2)} |")
+        p("")
+        if any(r["group"] == "real_emit" for r in recs):
+            ev = float(facts.get("emit_events", "0") or 0)
+            p("| producer | shape broker: events/s | × bench/produce | Apache Kafka: events/s | × bench/produce | "
+              "producer CPU s | broker CPU s |")
+            p("|---|---:|---:|---:|---:|---:|---:|")
+
+            def erate(group, n):
+                return per_round(group, n, lambda r: (r.get("count") or ev) / r["wall"] if r["wall"] > 0 else None)
+
+            for n, label in (("shape", "shape emit --sink kafka://"), ("kcat", "kcat -P (same events, headers)"),
+                             ("floor", "bench/produce (the floor)")):
+                if not runs("real_emit", n):
+                    p(f"| {label} | | | {'failed' if failed('real_emit', n) else 'not run'} | | | |")
+                    continue
+                m, rl = erate("emit", n), erate("real_emit", n)
+                p(f"| {label} | {fstat(stat(m.values()))} | {fratio(stat(ratio(m, erate('emit', 'floor'))))} | "
+                  f"{fstat(stat(rl.values()))} | {fratio(stat(ratio(rl, erate('real_emit', 'floor'))))} | "
+                  f"{fstat(stat(per_round('real_emit', n, lambda r: r.get('cpu')).values()), 2)} | "
+                  f"{fstat(stat(per_round('real_emit', n, lambda r: r.get('broker_cpu')).values()), 2)} |")
+            p("")
+
 p("## Micro-benchmarks")
 p("")
 p("Each program runs once and reports the best of its own internal repetitions (see its header comment); "
@@ -754,6 +865,46 @@ for name, what in [("json_parse", "bench/json_parse.c — the JSON scanner alone
         p("(not run)")
     p("```")
     p("")
+
+# ---------------------------------------------------------------- the original
+# bench/original.sh: the original Python project (sqllocks-shape 0.9.3 from
+# PyPI) on the same topic and the same events, one run each; ours is the
+# median of its rounds in the same run.
+def _original_rows():
+    orig_sp = next(iter(runs("original", "stream_profile").values()), None)
+    orig_em = next(iter(runs("original", "emit").values()), None)
+    if not orig_sp and not orig_em:
+        why = "failed: see the bench log" if failed("original", "stream_profile") or failed("original", "emit") else \
+            "not run: no venv (scripts/install-deps builds it from tests/compat/requirements.txt)"
+        return [f"The original (sqllocks-shape-kafka 0.9.3): {why}.", ""]
+    rows = ["| task | the original (one run) | shape (median) | × the original | the original's CPU s | shape's CPU s | "
+            "× in CPU |", "|---|---|---|---|---|---|---|"]
+    for label, orig, group, name, events in (
+            (f"`stream-profile kafka://…/orders` ({con:,} messages, {parts} partitions)", orig_sp, "consume",
+             "stream_profile", con),
+            (f"`emit retail --scale medium --sink kafka://…` ({int(facts.get('emit_events') or 0):,} events)", orig_em, "emit",
+             "shape", float(facts.get("emit_events") or 0))):
+        ours = runs(group, name)
+        if not orig or not ours or not events:
+            rows.append(f"| {label} | {'failed' if not orig else '?'} | {'not run' if not ours else ''} | | | | |")
+            continue
+        o_rate = events / orig["wall"]
+        s_rate = statistics.median(events / r["wall"] for r in ours.values())
+        s_cpu = statistics.median(r.get("cpu", 0) for r in ours.values())
+        cpu_x = f"{orig.get('cpu', 0) / s_cpu:,.1f}×" if s_cpu > 0 else ""
+        rows.append(f"| {label} | {o_rate:,.0f} msg/s | {s_rate:,.0f} msg/s | {s_rate / o_rate:,.1f}× | "
+                    f"{orig.get('cpu', 0):.2f} | {s_cpu:.2f} | {cpu_x} |")
+    return rows + ["", "The original reads one partition at a time and waits out a 1 s poll at the end of each "
+                   "(docs/COMPATIBILITY.md): on many partitions that wait, not its parsing, sets its rate.", ""]
+
+
+p("## Beside the original")
+p("")
+p("The original Python project (`sqllocks-shape-kafka` 0.9.3 from PyPI, in the venv of tests/compat/requirements.txt; "
+  "bench/original.sh) on the same topic and the same events, in the same run.")
+p("")
+for _line in _original_rows():
+    p(_line)
 
 # ---------------------------------------------------------------- analysis
 p("## What limits us now")

@@ -9,11 +9,21 @@
  *     first batch, which also fixes their types (int64; float64 when ints and
  *     reals mix; bool; utf8; utf8 holding JSON text when kinds disagree or an
  *     integer is beyond int64; all-null columns become utf8) — the schema is
- *     then frozen, later batches conform to it and ignore new fields;
+ *     then frozen, later batches conform to it and drop new fields (each
+ *     dropped member is counted: stats.dropped_fields);
+ *   - at most max_columns payload columns (default 4096): a column costs
+ *     ~45 KB of sketches in a profile, so a body with 30,000 keys would take
+ *     over a gigabyte; the fields of the first batch past the limit are
+ *     dropped like new fields (counted: stats.columns_over_limit distinct
+ *     names, stats.dropped_fields members), or, with on_error = raise, the
+ *     first batch fails naming the limit;
  *   - nested objects and arrays become compact JSON text with sorted keys;
  *   - a later value that cannot take its column's type without change (a
  *     bool never fits a number; 2.0 fits int64, 2.5 does not; an integer not
  *     exactly representable as a double does not fit float64) rejects its row;
+ *   - a number beyond the double range (1e400) in a float64 column is kept as
+ *     ±infinity, as Python reads it, and counted (stats.values_overflowed):
+ *     JSON outputs cannot hold infinity and write null;
  *   - the event-time field (default `_shape_event_time`) is taken out of the
  *     body and parsed (ISO-8601 text, or a number in s/ms/us), else the
  *     message's broker time is used, else null;
@@ -78,7 +88,10 @@ typedef struct shape_decode_options {
     int on_error;                 /* enum shape_on_error; default skip */
     int with_key, with_timestamp, with_headers, with_offsets; /* default 0 */
     int nested;                   /* headers as a map (1, default) or JSON text (0) */
+    int64_t max_columns;          /* most payload columns inferred; default 4096; 0 = no limit */
 } shape_decode_options;
+
+#define SHAPE_DECODE_MAX_COLUMNS_DEFAULT 4096
 
 /* The defaults above. */
 void shape_decode_options_init(shape_decode_options *o);
@@ -92,6 +105,17 @@ typedef struct shape_decode_stats {
     int64_t rows;        /* rows in the batches returned */
     int64_t undecodable; /* no body, invalid JSON or UTF-8, too deep, not an object */
     int64_t rejected;    /* rows dropped because a value did not fit its column */
+    /* (ABI 5) set by a source, not the decoder: offsets the read had not
+     * reached yet that the broker removed (retention, deleted records), so
+     * the read went on at the first one left (kafka://: see
+     * docs/plugins/streaming.md, "Records removed under a read") */
+    int64_t offsets_lost;
+    int64_t dropped_fields;     /* members whose field is no column (new since the first batch,
+                                   or past max_columns): their values are lost */
+    int64_t values_overflowed;  /* numbers of kept rows beyond the double range, kept as ±infinity
+                                   (counted by a pass over a batch's float64 columns, made only
+                                   when the scanner saw such a number: shape_json_overflows) */
+    int64_t columns_over_limit; /* distinct fields of the first batch past max_columns */
 } shape_decode_stats;
 
 typedef struct shape_decoder shape_decoder;

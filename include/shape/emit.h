@@ -27,8 +27,12 @@
  * events: shard offset j is global position i + j*n, and the shard's total
  * is shape_emit_shard_events(plan total, i, n). Skipped positions are never
  * generated (rows are counter-based).
- * Checkpoint document (atomic replace; "shard" only for n > 1):
- *   {"format":"shape-emit-v1","fingerprint":HEX,"offset":N,"total":T,"complete":B[,"shard":"i/n"]}
+ * Checkpoint document (atomic replace; "shard" only for n > 1; "checksum"
+ * added by shape/checkpoint_file.h):
+ *   {"format":"shape-emit-v1","fingerprint":HEX,"offset":N,"total":T,"complete":B[,"shard":"i/n"]
+ *    [,"time_shift_ns":NS][,"destinations":"URI URI ..."],"checksum":"xxh3-128:HEX"}
+ * "destinations" binds it to where the events went (shape_emit_destinations_id):
+ * resuming into another topic or file would skip the events it never got.
  *
  * Ownership: the config and everything it points to are borrowed for the
  * duration of shape_emit_run; destinations stay open (the caller closes them).
@@ -53,6 +57,7 @@ extern "C" {
 #endif
 
 #define SHAPE_EMIT_CHECKPOINT_FORMAT "shape-emit-v1"
+#define SHAPE_EMIT_DESTINATIONS_MAX 1024 /* bytes of a checkpoint's destination list, NUL included */
 #define SHAPE_EMIT_DL_REASONS 50 /* distinct dead-letter reasons counted; the rest are "other" */
 
 /* An open destination. `label` names it in messages without secrets
@@ -86,6 +91,7 @@ typedef struct shape_emit_config {
     uint64_t start_offset;
     const char *checkpoint_path;    /* NULL: none */
     const char *fingerprint;        /* hex, stored in the checkpoint */
+    const char *destinations;       /* shape_emit_destinations_id of the destinations, stored in it; NULL: none */
     uint64_t checkpoint_every;
     double checkpoint_seconds;
     int retries;
@@ -173,7 +179,20 @@ typedef struct shape_emit_checkpoint {
     char shard[48]; /* "i/n" for a shard of a stream, "" for the whole stream */
     int time_shifted; /* the run shifted its timestamps by time_shift_ns ("time_shift_ns" member) */
     int64_t time_shift_ns;
+    char destinations[SHAPE_EMIT_DESTINATIONS_MAX]; /* "" when the checkpoint names none (older ones) */
 } shape_emit_checkpoint;
+
+/* The destination list a checkpoint is bound to: each URI without its user
+ * information (user:password@) and query (?...), the list sorted and joined
+ * by single spaces, so the order of --sink and --to does not matter.
+ * SHAPE_EINVAL when it does not fit SHAPE_EMIT_DESTINATIONS_MAX. */
+int shape_emit_destinations_id(const char *const *uris, size_t n, char *out, size_t size, shape_err *err);
+
+/* Refuse (SHAPE_EINVAL, naming both lists and --fresh) a checkpoint read
+ * from `path` that names destinations other than `destinations`; one that
+ * names none (written before shape recorded them) is accepted. */
+int shape_emit_checkpoint_check_destinations(const char *path, const shape_emit_checkpoint *ck,
+                                             const char *destinations, shape_err *err);
 
 /* Read a checkpoint (through shape/checkpoint_file.h). *found = 0 (and
  * SHAPE_OK) when the file does not exist; SHAPE_EIO when it cannot be read.

@@ -313,6 +313,11 @@ int shape_json_validate(shape_json_scanner *sc, const void *doc, size_t len);
  * the last begin/canonical/validate). Valid until the scanner's next call. */
 const shape_json_error *shape_json_last_error(const shape_json_scanner *sc);
 
+/* How many numbers beyond the double range (SHAPE_JSON_NUM_OVERFLOW) this
+ * scanner has scanned since it was made: a cheap sign for a caller (the
+ * decoder) that an overflowed value may have reached its output. */
+uint64_t shape_json_overflows(const shape_json_scanner *sc);
+
 /* "<reason> at byte <offset>" into buf (always NUL-terminated when size > 0);
  * returns the length snprintf would have written. */
 int shape_json_error_format(const shape_json_error *e, char *buf, size_t size);

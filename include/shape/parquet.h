@@ -7,7 +7,8 @@
  *
  * How: "PAR1", then one row group per batch written: for each leaf column
  * one data page (format v1: RLE repetition and definition levels, PLAIN
- * values), compressed with ZSTD (libzstd) unless asked not to; then the
+ * values — or, asked for, dictionary-encoded behind a dictionary page),
+ * compressed with ZSTD (libzstd) unless asked not to; then the
  * footer (FileMetaData, Thrift compact protocol) with each column chunk's
  * statistics (null count; min and max under the type-defined order, NaN
  * left out, byte arrays of up to 64 bytes), its length and "PAR1".
@@ -46,9 +47,18 @@ extern "C" {
 
 typedef enum shape_parquet_codec { SHAPE_PARQUET_ZSTD = 0, SHAPE_PARQUET_UNCOMPRESSED = 1 } shape_parquet_codec;
 
+/* How values are encoded. PLAIN (the default): every value as it is.
+ * DICTIONARY: per column chunk, a dictionary page of the distinct values
+ * (PLAIN) and the data page's values as indices into it (RLE_DICTIONARY,
+ * bit-packed); a chunk falls back to PLAIN when more than half its values
+ * are distinct or its dictionary would pass 1 MiB. Booleans are always
+ * PLAIN. */
+typedef enum shape_parquet_encoding { SHAPE_PARQUET_PLAIN = 0, SHAPE_PARQUET_DICTIONARY = 1 } shape_parquet_encoding;
+
 typedef struct shape_parquet_options {
     shape_parquet_codec codec; /* default ZSTD */
     int zstd_level;            /* 0 = libzstd's default (3) */
+    shape_parquet_encoding encoding; /* default PLAIN */
 } shape_parquet_options;
 
 typedef struct shape_parquet_writer shape_parquet_writer;

@@ -8,8 +8,10 @@
  * ABI: version 2 added the sending calls of shape_emitter_type (open, send,
  * flush, close) after its first four members; version 3 added the event's
  * typed row to shape_emit_message (for emitters that encode events
- * themselves, such as registry formats), wants_rows, and a longer reason; version 5 added
- * the poison mark of shape_emit_message (poison, uncut_len, made_len). The first four members of
+ * themselves, such as registry formats), wants_rows, and a longer reason;
+ * version 4 the sources' progress; version 5 the poison mark of
+ * shape_emit_message (poison, uncut_len, made_len), the emitter's set_stop and
+ * shape_decode_stats.offsets_lost (shape/decode.h), which a source fills. The first four members of
  * struct shape_plugin (abi_version, flags, name, version) keep their place in every ABI version, so the core can name
  * a plugin it refuses. Everything after them belongs to the ABI version in
  * abi_version; a plugin whose abi_version differs from the core's
@@ -28,6 +30,7 @@
 #include "shape/export.h"
 SHAPE_API_BEGIN
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -175,6 +178,13 @@ typedef struct shape_emitter_type {
      * references resolvable) without connecting or sending anything, for
      * `shape emit --dry-run`. NULL = open checks everything. */
     int (*check_options)(const char *uri, const struct shape_options *options, shape_err *err);
+    /* --- ABI 5 --- */
+    /* The run's stop flag (borrowed for the emitter's life; NULL = none): a
+     * send waiting for acknowledgements (a broker gone, say) must return
+     * within about 100 ms of *stop becoming non-zero, its unacknowledged
+     * messages not DELIVERED, so that a stop request is honoured at once
+     * instead of after the send's time-out. NULL = sends never wait long. */
+    void (*set_stop)(shape_emitter *e, const volatile sig_atomic_t *stop);
 } shape_emitter_type;
 
 #define SHAPE_PLUGIN_BUNDLED 0x1u /* released with the core: versions must match */

@@ -62,7 +62,7 @@ struct json_t; /* jansson's value type: the document functions below exchange it
 #define SHAPE_KLL_K 200
 #define SHAPE_PROFILE_TOP_N 500                   /* default top_n (entries <= min(top_n, 64)) */
 #define SHAPE_PATTERN_MAX_BYTES 200               /* longer text values are not pattern-tested */
-#define SHAPE_PROFILE_STATE_VERSION 1             /* binary state format version */
+#define SHAPE_PROFILE_STATE_VERSION 2             /* binary state format version (1 is still read) */
 
 /* ------------------------------------------------------------------------ */
 /* 1. Canonical hashing                                                      */
@@ -391,6 +391,32 @@ int shape_profile_update(shape_profile *p, const struct ArrowSchema *schema,
  * SpaceSaving and KLL stay within their bounds. On SHAPE_ENOMEM dst may be
  * partly merged: discard it. */
 int shape_profile_merge(shape_profile *dst, const shape_profile *src, shape_err *err);
+
+/* Where a profile's rows came from, saved in its state (format version 2)
+ * so that profile-merge can refuse what would count rows twice: a list of
+ * sources (the stream, copied), each with the partitions whose messages
+ * were profiled (copied, any order; duplicates dropped). A profile starts
+ * with its origin unknown, as does one loaded from a version-1 state.
+ * set_origin replaces the list by one source (NULL: unknown again);
+ * add_origin adds a source or partitions of one. A merge adds src's list to
+ * dst's when both are known; otherwise the merged origin is unknown. */
+int shape_profile_set_origin(shape_profile *p, const char *source, const int32_t *partitions, size_t n,
+                             shape_err *err);
+int shape_profile_add_origin(shape_profile *p, const char *source, const int32_t *partitions, size_t n,
+                             shape_err *err);
+int shape_profile_origin_known(const shape_profile *p);
+/* The i-th source (NULL past the last) and, through *partitions / *n, its
+ * partitions (ascending). */
+const char *shape_profile_origin(const shape_profile *p, size_t i, const int32_t **partitions, size_t *n);
+
+/* Refuse (SHAPE_EINVAL, naming `dst_what` and `src_what`) merging src into
+ * dst when both origins are known and share a partition of one source (the
+ * same rows would be counted twice), or name a source dst does not have
+ * (another stream; allowed with any_source), or when both have columns and
+ * none in common (different schemas). A profile of unknown origin (an older
+ * state, an empty worker) is only checked for its columns. */
+int shape_profile_check_merge(const shape_profile *dst, const shape_profile *src, int any_source, const char *dst_what,
+                              const char *src_what, shape_err *err);
 
 const char *shape_profile_name(const shape_profile *p);
 int64_t shape_profile_rows(const shape_profile *p);

@@ -50,7 +50,9 @@ typedef struct shape_stream_profiler_config {
      * column: text, integer or bool). Rows without it (absent, null, a header
      * that is not UTF-8) go to the table `name`; at most max_tables distinct
      * values get a table of their own, the rest share one named "_other"
-     * (one warning). NULL: one table. */
+     * (one warning). NULL: one table. With a window kind: one windowed
+     * profiler per table on one clock (shape_window_profiler_update_rows),
+     * its windows emitted with their table. */
     const char *split_by;
     int64_t max_tables;
     int keep_headers;
@@ -100,8 +102,9 @@ int shape_stream_profiler_finish(shape_stream_profiler *p, int complete,
 /* The global window's profile (with split_by: an empty one, also the one
  * finish's write() gets; the tables are below). */
 const shape_profile *shape_stream_profiler_profile(const shape_stream_profiler *p);
-/* With split_by: the tables so far, in order of first row (*out points into
- * the profiler, valid until the next run or free); without: 0. */
+/* With split_by and the global window: the tables so far, in order of
+ * first row (*out points into the profiler, valid until the next run or
+ * free); without, or with a window kind (the windows hold them): 0. */
 size_t shape_stream_profiler_tables(const shape_stream_profiler *p, const shape_profile *const **out);
 /* The profile document of a split's tables (shape_profile_document's text),
  * each entry without the columns null in every one of its rows. *out

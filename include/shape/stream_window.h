@@ -79,6 +79,7 @@ typedef struct shape_window_closed {
     int64_t rows;
     const shape_profile *profile; /* valid during the call only */
     int partial;                  /* closed by a stop request, not by the watermark */
+    const char *table;            /* --split-by: the window's table (its line says so); else NULL */
 } shape_window_closed;
 
 typedef int (*shape_window_emit_fn)(void *ud, const shape_window_closed *w, shape_err *err);
@@ -105,6 +106,23 @@ int shape_window_profiler_update(shape_window_profiler *w, const struct ArrowSch
                                  const struct ArrowArray *batch, const char *event_time, const int32_t *known,
                                  size_t n_known, int32_t partition, double now, shape_window_emit_fn emit, void *ud,
                                  shape_err *err);
+
+/* The same for the rows of a batch with select[i] != 0 (select NULL: all):
+ * every row's event time moves the watermark, only the selected ones are
+ * classified, counted and profiled. Profilers that take disjoint selections
+ * of the same batches (one per table: stream-profile --split-by with a
+ * window kind) share one clock — the same watermark, the same late rows as
+ * one profiler of all the rows would have — while each keeps its own
+ * windows. */
+int shape_window_profiler_update_rows(shape_window_profiler *w, const struct ArrowSchema *schema,
+                                      const struct ArrowArray *batch, const uint8_t *select, const char *event_time,
+                                      const int32_t *known, size_t n_known, int32_t partition, double now,
+                                      shape_window_emit_fn emit, void *ud, shape_err *err);
+
+/* dst (new, same configuration) takes src's clock: partitions, newest
+ * time, watermark, what was closed and the batch count; not its windows or
+ * other counters. A table first seen mid-stream starts where the others are. */
+int shape_window_profiler_copy_clock(shape_window_profiler *dst, const shape_window_profiler *src, shape_err *err);
 
 /* Close every open window, oldest first (end of a bounded read: partial 0;
  * a stop request: partial 1, written with "partial": true). */

@@ -6,7 +6,8 @@
  * this file turns that into exactly once (reference/spec-core.md §1.9).
  * How: see windows_file.c. Lines have their keys sorted: end, end_us,
  * kind, partial (only when true), profile ({name, rows, columns}: the
- * table entry of the -o document), rows, start, start_us; ", " and ": "
+ * table entry of the -o document), rows, start, start_us, and table (with
+ * --split-by: one line per table per window, the key then includes it); ", " and ": "
  * separators, strict JSON.
  *
  * Ownership: the handle owns a copy of the path and the open file.
@@ -36,7 +37,7 @@ int shape_windows_file_open(const char *path, shape_windows_file **out, shape_er
 void shape_windows_file_close(shape_windows_file *f);
 
 /* Append w's line and flush it to the kernel, unless a final window with
- * the same (kind, start_us, end_us) is in the file (then *written = 0). */
+ * the same (kind, start_us, end_us, table) is in the file (then *written = 0). */
 int shape_windows_file_write(shape_windows_file *f, const shape_window_closed *w, int *written, shape_err *err);
 
 /* Final windows the file holds (read at open and written since). */

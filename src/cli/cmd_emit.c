@@ -15,11 +15,13 @@
  * resume (open the domain, build the event plan, fingerprint this --shard
  * I/N's share, whose offsets, limit and total count only its own events:
  * src/emit/shard.c, and read the checkpoint, refusing another stream's or
- * shard's) → dry run or confirmation → open the destinations and hand
+ * shard's, or of other destinations, under the checkpoint's lock) → dry
+ * run or confirmation → open the destinations and hand
  * everything to shape_emit_run (src/emit/runtime.c) → report: text on
  * stderr when events go to the console, else on stdout; `--json` prints it
- * as one JSON object. The checks run in that order, so of several bad
- * inputs the first one named is always the same.
+ * as one JSON object. Every file the run names (outputs and inputs) is
+ * checked before the plan (shape/paths.h). The checks run in that order,
+ * so of several bad inputs the first one named is always the same.
  */
 #include <ctype.h>
 #include <math.h>
@@ -34,11 +36,13 @@
 #include <jansson.h>
 
 #include "cli/commands.h"
+#include "shape/checkpoint_file.h"
 #include "shape/credref.h"
 #include "shape/domain.h"
 #include "shape/emit.h"
 #include "shape/emit_schedule.h"
 #include "shape/options.h"
+#include "shape/paths.h"
 #include "shape/timestamp.h"
 
 #define MAX_DESTS 8
@@ -196,6 +200,9 @@ typedef struct emit_state {
     shape_options *file_options;
     char *sink_file_uri;
     char *checkpoint_default;
+    char destinations[SHAPE_EMIT_DESTINATIONS_MAX]; /* the checkpoint's binding (shape_emit_destinations_id) */
+    const char *checkpoint;  /* --checkpoint, or FILE.checkpoint with --sink file, or NULL */
+    int lock_fd;             /* the checkpoint's lock (shape_checkpoint_lock), -1: none */
     dest_spec dl_spec; /* --dead-letter, when given (dl_spec.uri != NULL) */
     shape_emit_destination dl;
     int console;
@@ -211,6 +218,7 @@ typedef struct emit_state {
 
 static void state_free(emit_state *s)
 {
+    shape_checkpoint_unlock(s->checkpoint, s->lock_fd);
     free(s->key_buf);
     free(s->sink_file_uri);
     free(s->checkpoint_default);
@@ -588,7 +596,41 @@ static int resolve_destinations(emit_state *st, shape_err *err)
                                  "--event-format %s applies to kafka:// targets only; %s:// does not take it",
                                  st->format, st->specs[i].label);
     }
+    const char *uris[MAX_DESTS];
+    for (size_t i = 0; i < st->ndests; i++) uris[i] = st->specs[i].uri;
+    SHAPE_RETURN_NOT_OK(shape_emit_destinations_id(uris, st->ndests, st->destinations, sizeof st->destinations, err));
+    st->checkpoint = shape_args_value(args, "checkpoint");
+    if (!st->checkpoint) st->checkpoint = st->checkpoint_default;
     return SHAPE_OK;
+}
+
+/* The path of a file:// URI (the core's file sink), else NULL. */
+static const char *file_uri_path(const dest_spec *d)
+{
+    if (!d->uri || !d->builtin || strcmp(d->type->name, "file") != 0) return NULL;
+    return strstr(d->uri, "://") + 3;
+}
+
+/* Every file the run reads or writes, checked before anything is planned,
+ * opened or sent (shape/paths.h): no output over an input or another
+ * output, every output's folder there and writable. */
+static int check_paths(const emit_state *st, shape_err *err)
+{
+    const shape_args *args = st->args;
+    shape_path_use uses[MAX_DESTS + 8];
+    size_t n = 0;
+    for (size_t i = 0; i < st->ndests; i++)
+        if (file_uri_path(&st->specs[i]))
+            uses[n++] = (shape_path_use){i == 0 ? (shape_args_value(args, "output") ? "-o" : "--sink") : "--to",
+                                         file_uri_path(&st->specs[i]), 1};
+    uses[n++] = (shape_path_use){"--checkpoint", st->checkpoint, 1};
+    uses[n++] = (shape_path_use){"--answer-key", st->answer_key, 1};
+    uses[n++] = (shape_path_use){"--dead-letter", file_uri_path(&st->dl_spec), 1};
+    uses[n++] = (shape_path_use){"--options-file", shape_args_value(args, "options-file"), 0};
+    const char *curve = shape_args_value(args, "daily-curve");
+    uses[n++] = (shape_path_use){"--daily-curve", curve ? shape_paths_uri_file(curve) : NULL, 0};
+    uses[n++] = (shape_path_use){"the domain", shape_paths_uri_file(shape_args_positional(args, 0)), 0};
+    return shape_paths_check(uses, n, err);
 }
 
 /* Each destination's options: --options-file (plugin emitters), the
@@ -680,9 +722,9 @@ static void make_config(emit_state *st)
     cfg->duration = st->duration;
     cfg->batch_events = (size_t)st->batch_events;
     cfg->queue_batches = (size_t)st->queue_batches;
-    cfg->checkpoint_path = shape_args_value(st->args, "checkpoint");
-    if (!cfg->checkpoint_path) cfg->checkpoint_path = st->checkpoint_default;
+    cfg->checkpoint_path = st->checkpoint;
     cfg->fingerprint = st->fingerprint;
+    cfg->destinations = st->destinations;
     cfg->checkpoint_every = (uint64_t)st->ck_every;
     cfg->checkpoint_seconds = st->ck_seconds;
     cfg->retries = (int)st->retries;
@@ -753,9 +795,16 @@ static int plan_and_resume(emit_state *st, shape_err *err)
     make_config(st);
     SHAPE_RETURN_NOT_OK(shape_emit_check_metadata(&st->cfg, err));
     st->found = 0;
-    if (st->cfg.checkpoint_path && !shape_args_flag(args, "fresh"))
+    /* one writer per checkpoint (a dry run writes nothing and takes no lock) */
+    if (st->cfg.checkpoint_path && !shape_args_flag(args, "dry-run"))
+        SHAPE_RETURN_NOT_OK(shape_checkpoint_lock(st->cfg.checkpoint_path, &st->lock_fd, err));
+    if (st->cfg.checkpoint_path && !shape_args_flag(args, "fresh")) {
         SHAPE_RETURN_NOT_OK(shape_emit_checkpoint_read(st->cfg.checkpoint_path, st->fingerprint, st->stream_total,
                                                        &st->ck, &st->found, err));
+        if (st->found)
+            SHAPE_RETURN_NOT_OK(
+                shape_emit_checkpoint_check_destinations(st->cfg.checkpoint_path, &st->ck, st->destinations, err));
+    }
     st->start = st->found ? st->ck.offset : 0;
     st->cfg.start_offset = st->start;
     return time_origin_shift(st, err);
@@ -867,6 +916,13 @@ static int open_destinations(emit_state *st, shape_err *err)
 {
     for (size_t i = 0; i < st->ndests; i++) {
         SHAPE_RETURN_NOT_OK(shape_options_set_bool(st->specs[i].options, "resuming", st->start > 0, err));
+        /* a file sink checks that it still holds the events the checkpoint
+         * counts as delivered (a shortened or replaced file is refused) */
+        if (st->start > 0 && file_uri_path(&st->specs[i]))
+            SHAPE_RETURN_NOT_OK(shape_options_set_int(st->specs[i].options, "resume_events", (int64_t)st->start, err));
+        /* the kafka:// emitter checks --partition against the topic at open */
+        if (st->partition >= 0 && !st->specs[i].builtin && strcmp(st->specs[i].type->name, "kafka") == 0)
+            SHAPE_RETURN_NOT_OK(shape_options_set_int(st->specs[i].options, "partition", st->partition, err));
         st->dests[i].type = st->specs[i].type;
         st->dests[i].label = st->specs[i].label;
         int rc = st->specs[i].type->open(st->specs[i].uri, st->specs[i].options, &st->dests[i].emitter, err);
@@ -940,6 +996,7 @@ static int emit_steps(emit_state *st, shape_err *err)
     SHAPE_RETURN_NOT_OK(read_fault_options(st, err));
     SHAPE_RETURN_NOT_OK(resolve_destinations(st, err));
     SHAPE_RETURN_NOT_OK(set_emitter_options(st, err));
+    SHAPE_RETURN_NOT_OK(check_paths(st, err));
     SHAPE_RETURN_NOT_OK(plan_and_resume(st, err));
     if (shape_args_flag(st->args, "dry-run")) return dry_run(st, err);
     SHAPE_RETURN_NOT_OK(confirm_remote(st, err));
@@ -956,6 +1013,7 @@ static int run_emit(const shape_args *args, shape_err *err)
     emit_state *st = calloc(1, sizeof *st);
     if (!st) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     st->args = args;
+    st->lock_fd = -1;
     int rc = emit_steps(st, err);
     state_free(st);
     free(st);
@@ -1006,7 +1064,7 @@ static const shape_arg_spec emit_args[] = {
      "stream once. Checkpoints are per shard."},
     {"duration", 0, SHAPE_ARG_VALUE, "SECONDS", NULL, "Stop after this many seconds of this run (>= 0)."},
     {"checkpoint", 0, SHAPE_ARG_VALUE, "FILE", "FILE.checkpoint with --sink file, else none",
-     "Checkpoint file: rerunning the same command resumes there."},
+     "Checkpoint file: rerunning the same command resumes there (same destinations; one run at a time)."},
     {"checkpoint-every", 0, SHAPE_ARG_VALUE, "N", "10000", "Checkpoint after this many delivered events."},
     {"checkpoint-seconds", 0, SHAPE_ARG_VALUE, "S", "1", "Checkpoint at least this often (seconds)."},
     {"fresh", 0, SHAPE_ARG_FLAG, NULL, NULL, "Ignore an existing checkpoint and start at offset 0."},

@@ -13,17 +13,23 @@
  * state too, and print a one-line JSON summary.
  * Window states (`stream-profile --window KIND --state FILE`: JSON lines,
  * one window each, shape/windows_file.h) are merged window by window: the
- * same (kind, start, end) in several files is one window of the whole topic;
+ * same (kind, start, end) in several files is one window of the whole topic
+ * (with --split-by, the same table's: a line's "table" is part of the key);
  * -o then gets the merged windows as a windows file (JSON lines, sorted by
  * start and end) and --state their states.
  * Split states (`stream-profile --split-by --state FILE`: JSON lines
  * {"state", "table"}) are merged table by table, tables in order of first
  * appearance; -o gets one document of them (shape_stream_split_document).
+ * Before each merge, shape_profile_check_merge refuses what would count
+ * rows twice or mix streams (the states' recorded sources and partitions;
+ * --any-source lets other streams in), and one file named twice is refused
+ * up front whatever it holds.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include <jansson.h>
 
@@ -58,6 +64,16 @@ static int check_paths(const shape_args *args, const char *output, const char *s
     for (size_t i = 0; i < n; i++) uses[i + 2] = (shape_path_use){"the state", shape_args_positional(args, i), 0};
     int rc = shape_paths_check(uses, n + 2, err);
     free(uses);
+    /* one file given twice would count its rows twice, whatever it holds */
+    for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {
+        struct stat a, b;
+        if (stat(shape_args_positional(args, i), &a) != 0 || !S_ISREG(a.st_mode)) continue;
+        for (size_t j = 0; rc == SHAPE_OK && j < i; j++)
+            if (stat(shape_args_positional(args, j), &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino)
+                rc = shape_err_set(err, SHAPE_EINVAL,
+                                   "%s and %s are the same state file: merging it twice would count its rows twice",
+                                   shape_args_positional(args, j), shape_args_positional(args, i));
+    }
     return rc;
 }
 
@@ -67,29 +83,42 @@ typedef struct merged_window {
     shape_window_kind kind;
     int64_t start, end, rows;
     shape_profile *profile;
+    char *table; /* --split-by: the window's table; else NULL */
 } merged_window;
 
 typedef struct window_set {
     merged_window *w;
     size_t n, cap;
+    int any_source; /* --any-source */
     int have_kind;
     shape_window_kind kind;
 } window_set;
 
 static void window_set_free(window_set *set)
 {
-    for (size_t i = 0; i < set->n; i++) shape_profile_free(set->w[i].profile);
+    for (size_t i = 0; i < set->n; i++) {
+        shape_profile_free(set->w[i].profile);
+        free(set->w[i].table);
+    }
     free(set->w);
 }
 
-/* Index of the first window not before (start, end). */
-static size_t window_at(const window_set *set, int64_t start, int64_t end)
+/* Windows in order of (start, end, table; no table first). */
+static int window_cmp(const merged_window *m, int64_t start, int64_t end, const char *table)
+{
+    if (m->start != start) return m->start < start ? -1 : 1;
+    if (m->end != end) return m->end < end ? -1 : 1;
+    if (!m->table || !table) return (m->table != NULL) - (table != NULL);
+    return strcmp(m->table, table);
+}
+
+/* Index of the first window not before (start, end, table). */
+static size_t window_at(const window_set *set, int64_t start, int64_t end, const char *table)
 {
     size_t lo = 0, hi = set->n;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        const merged_window *m = &set->w[mid];
-        if (m->start < start || (m->start == start && m->end < end)) lo = mid + 1;
+        if (window_cmp(&set->w[mid], start, end, table) < 0) lo = mid + 1;
         else hi = mid;
     }
     return lo;
@@ -125,14 +154,24 @@ static int add_window_line(window_set *set, const char *path, size_t line_no, co
                : shape_err_set(err, SHAPE_EINVAL, "%s line %zu: the state is not base64", path, line_no);
     free(bytes);
     int64_t s = json_integer_value(start), e = json_integer_value(end), r = json_integer_value(rows);
+    const char *tname = json_string_value(json_object_get(doc, "table"));
+    char *table = tname ? strdup(tname) : NULL;
     json_decref(doc);
+    if (rc == SHAPE_OK && tname && !table) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     if (rc != SHAPE_OK) {
-        shape_err_prefix(err, "%s line %zu", path, line_no);
+        if (rc != SHAPE_ENOMEM) shape_err_prefix(err, "%s line %zu", path, line_no);
+        shape_profile_free(p);
+        free(table);
         return rc;
     }
-    size_t at = window_at(set, s, e);
-    if (at < set->n && set->w[at].start == s && set->w[at].end == e) {
-        rc = shape_profile_merge(set->w[at].profile, p, err);
+    size_t at = window_at(set, s, e, table);
+    if (at < set->n && window_cmp(&set->w[at], s, e, table) == 0) {
+        free(table);
+        char what[300];
+        snprintf(what, sizeof what, "%.200s line %zu", path, line_no);
+        rc = shape_profile_check_merge(set->w[at].profile, p, set->any_source, "the states of its window before it",
+                                       what, err);
+        if (rc == SHAPE_OK) rc = shape_profile_merge(set->w[at].profile, p, err);
         set->w[at].rows += r;
         shape_profile_free(p);
         if (rc != SHAPE_OK) shape_err_prefix(err, "cannot merge %s line %zu", path, line_no);
@@ -143,13 +182,14 @@ static int add_window_line(window_set *set, const char *path, size_t line_no, co
         merged_window *w = realloc(set->w, cap * sizeof *w);
         if (!w) {
             shape_profile_free(p);
+            free(table);
             return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
         }
         set->w = w;
         set->cap = cap;
     }
     memmove(&set->w[at + 1], &set->w[at], (set->n - at) * sizeof *set->w);
-    set->w[at] = (merged_window){kind, s, e, r, p};
+    set->w[at] = (merged_window){kind, s, e, r, p, table};
     set->n++;
     return SHAPE_OK;
 }
@@ -179,7 +219,7 @@ static int write_windows(const window_set *set, const char *path,
     for (size_t i = 0; rc == SHAPE_OK && i < set->n; i++) {
         const merged_window *m = &set->w[i];
         shape_window_closed c = {.kind = m->kind, .start_us = m->start, .end_us = m->end, .rows = m->rows,
-                                 .profile = m->profile};
+                                 .profile = m->profile, .table = m->table};
         char *line = NULL;
         size_t n = 0;
         rc = line_fn(&c, &line, &n, err);
@@ -207,7 +247,7 @@ static int write_windows(const window_set *set, const char *path,
 static int merge_window_states(const shape_args *args, const shape_profile_config *cfg, const char *output,
                                const char *state_out, shape_err *err)
 {
-    window_set set = {0};
+    window_set set = {.any_source = shape_args_flag(args, "any-source")};
     int rc = SHAPE_OK;
     size_t n = shape_args_positional_count(args);
     for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {
@@ -246,6 +286,7 @@ static int merge_window_states(const shape_args *args, const shape_profile_confi
 typedef struct split_set {
     shape_profile **t;
     size_t n, cap;
+    int any_source; /* --any-source */
 } split_set;
 
 /* One line {"state", "table"}: merged into its table (first seen order). */
@@ -272,7 +313,11 @@ static int add_split_line(split_set *set, const char *path, size_t line_no, cons
     }
     for (size_t i = 0; i < set->n; i++)
         if (!strcmp(shape_profile_name(set->t[i]), shape_profile_name(p))) {
-            rc = shape_profile_merge(set->t[i], p, err);
+            char what[300];
+            snprintf(what, sizeof what, "%.200s line %zu", path, line_no);
+            rc = shape_profile_check_merge(set->t[i], p, set->any_source, "the states of its table before it", what,
+                                           err);
+            if (rc == SHAPE_OK) rc = shape_profile_merge(set->t[i], p, err);
             if (rc != SHAPE_OK) shape_err_prefix(err, "cannot merge %s line %zu", path, line_no);
             shape_profile_free(p);
             return rc;
@@ -294,7 +339,7 @@ static int add_split_line(split_set *set, const char *path, size_t line_no, cons
 static int merge_split_states(const shape_args *args, const shape_profile_config *cfg, const char *output,
                               const char *state_out, shape_err *err)
 {
-    split_set set = {0};
+    split_set set = {.any_source = shape_args_flag(args, "any-source")};
     int rc = SHAPE_OK;
     size_t n = shape_args_positional_count(args);
     for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {
@@ -413,6 +458,9 @@ static int run_profile_merge(const shape_args *args, shape_err *err)
             merged = p;
             continue;
         }
+        if (rc == SHAPE_OK)
+            rc = shape_profile_check_merge(merged, p, shape_args_flag(args, "any-source"),
+                                           i == 1 ? shape_args_positional(args, 0) : "the states before it", path, err);
         if (rc == SHAPE_OK) {
             rc = shape_profile_merge(merged, p, err);
             if (rc != SHAPE_OK) shape_err_prefix(err, "cannot merge %s", path);
@@ -448,6 +496,8 @@ static const shape_arg_spec profile_merge_args[] = {
     {"output", 'o', SHAPE_ARG_VALUE, "OUT.json", NULL,
      "Write the merged profile document here (atomically); window states: the merged windows (JSON lines)."},
     {"top-n", 0, SHAPE_ARG_VALUE, "N", "500", "The --top-n the states were made with."},
+    {"any-source", 0, SHAPE_ARG_FLAG, NULL, NULL,
+     "Also merge states of different streams (files, topics); a partition of one stream held twice is still refused."},
     {"state", 0, SHAPE_ARG_VALUE, "FILE", NULL, "Also write the merged state (to merge further)."},
     {0},
 };
@@ -464,6 +514,11 @@ const shape_command shape_cmd_profile_merge = {
               "run over all the rows; mean and m2 agree to rounding; distinct (HyperLogLog) is identical;\n"
               "top values and quantiles stay within their error bounds. Window states (stream-profile --window\n"
               "KIND --state FILE) merge window by window; -o then gets a windows file (JSON lines). Split\n"
-              "states (stream-profile --split-by --state FILE) merge table by table into one document.",
+              "states (stream-profile --split-by --state FILE) merge table by table into one document.\n"
+              "Each state records its stream and partitions: a partition held by two states (overlapping\n"
+              "--partitions, a state given twice) is refused, and so are states of other streams unless\n"
+              "--any-source. Example:\n"
+              "  shape profile-merge a.state b.state -o orders.json\n"
+              "  shape profile-merge --any-source day1.state day2.state -o both.json",
     .run = run_profile_merge,
 };

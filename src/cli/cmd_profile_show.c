@@ -18,9 +18,13 @@
  * goes on a line of its own), headings are bold and bars use
  * block characters; piped, the text is plain ASCII with no escapes and
  * nothing cut. --json prints the same figures as one compact JSON document.
- * A profiler state (stream-profile --state, profile-merge --state: it
- * begins with SHPROFST) is shown too: loaded with --top-n (the one it was
- * made with) and turned into its document first.
+ * Every form a profile comes in is shown (cli/profile_input.h): a
+ * document, a profiler state (SHPROFST; with --split-by, JSON lines of
+ * table states) loaded with --top-n (the one it was made with) and turned
+ * into its document first, and a windows or window states file: one line
+ * per window (start, end, rows, partial), then per column its null share
+ * and, for numbers, its mean over the windows as sparklines (windows
+ * averaged into at most 48 cells), with the range beside them.
  */
 #include <errno.h>
 #include <math.h>
@@ -34,6 +38,7 @@
 #include <jansson.h>
 
 #include "cli/commands.h"
+#include "cli/profile_input.h"
 #include "shape/profile.h"
 
 typedef struct view {
@@ -60,21 +65,7 @@ static void fmt_instant(char *buf, size_t n, const json_t *v)
         snprintf(buf, n, "-");
         return;
     }
-    long long us = json_is_integer(v) ? (long long)json_integer_value(v) : (long long)json_real_value(v);
-    long long s = us / 1000000, frac = us % 1000000;
-    if (frac < 0) frac += 1000000, s -= 1;
-    time_t t = (time_t)s;
-    struct tm tm;
-    if (!gmtime_r(&t, &tm)) {
-        snprintf(buf, n, "%lld us", us);
-        return;
-    }
-    char day[32];
-    strftime(day, sizeof day, "%Y-%m-%dT%H:%M:%S", &tm);
-    if (frac)
-        snprintf(buf, n, "%s.%06lldZ", day, frac);
-    else
-        snprintf(buf, n, "%sZ", day);
+    shape_cli_fmt_instant_us(buf, n, json_is_integer(v) ? (long long)json_integer_value(v) : (long long)json_real_value(v));
 }
 
 /* A value of a top list as short text: strings quoted, cut at 24 bytes (on a UTF-8 boundary). */
@@ -124,72 +115,6 @@ static void emit_line(const view *v, const char *line)
 
 /* ---- the histogram ----------------------------------------------------------- */
 
-typedef struct qpoint {
-    double p, v;
-} qpoint;
-
-static int qcmp(const void *a, const void *b)
-{
-    double x = ((const qpoint *)a)->p, y = ((const qpoint *)b)->p;
-    return (x > y) - (x < y);
-}
-
-static double cdf(const qpoint *q, size_t n, double x)
-{
-    if (x < q[0].v) return 0;
-    if (x >= q[n - 1].v) return 1;
-    size_t i = 0;
-    while (i + 1 < n && q[i + 1].v <= x) i++;
-    if (i + 1 < n && q[i + 1].v > q[i].v) return q[i].p + (q[i + 1].p - q[i].p) * (x - q[i].v) / (q[i + 1].v - q[i].v);
-    return q[i].p;
-}
-
-/* The share of values at most x, from the quantiles alone (a step function: for integers). */
-static double cdf_step(const qpoint *q, size_t n, double x)
-{
-    double p = 0;
-    for (size_t i = 0; i < n; i++)
-        if (q[i].v <= x) p = q[i].p;
-    return p;
-}
-
-/* Masses of *bins equal bins between the lowest and highest quantile; 0 when
- * there is no spread. For an integer column spanning fewer values than bins,
- * one bin per integer (*bins lowered), read from the step function. */
-static int histogram(const json_t *quantiles, int integers, double *mass, int *bins_io, double *lo, double *hi)
-{
-    int bins = *bins_io;
-    qpoint q[64];
-    size_t n = 0;
-    const char *key;
-    json_t *val;
-    json_object_foreach((json_t *)quantiles, key, val)
-    {
-        if (n < 64 && json_is_number(val) && isfinite(json_number_value(val))) {
-            q[n].p = strtod(key, NULL);
-            q[n++].v = json_number_value(val);
-        }
-    }
-    if (n < 2) return 0;
-    qsort(q, n, sizeof *q, qcmp);
-    *lo = q[0].v;
-    *hi = q[n - 1].v;
-    if (!(*hi > *lo)) return 0;
-    if (integers && *hi - *lo + 1 <= bins) {
-        *bins_io = bins = (int)(*hi - *lo + 1);
-        for (int b = 0; b < bins; b++) mass[b] = cdf_step(q, n, *lo + b) - (b ? cdf_step(q, n, *lo + b - 1) : 0);
-        return 1;
-    }
-    double prev = 0;
-    for (int b = 0; b < bins; b++) {
-        double edge = b + 1 == bins ? *hi : *lo + (*hi - *lo) * (b + 1) / bins;
-        double c = b + 1 == bins ? 1 : cdf(q, n, edge);
-        mass[b] = c - prev;
-        prev = c;
-    }
-    return 1;
-}
-
 static void print_histogram(const view *v, const json_t *col, int indent)
 {
     const json_t *quantiles = json_object_get(col, "quantiles");
@@ -198,8 +123,8 @@ static void print_histogram(const view *v, const json_t *col, int indent)
     if (bins > 48) bins = 48;
     if (bins < 8) return;
     double mass[64], lo, hi, top = 0;
-    if (!histogram(quantiles, strcmp(json_string_value(json_object_get(col, "kind")), "int") == 0, mass, &bins, &lo,
-                   &hi))
+    if (!shape_cli_histogram(quantiles, strcmp(json_string_value(json_object_get(col, "kind")), "int") == 0, mass, &bins,
+                             &lo, &hi))
         return;
     for (int b = 0; b < bins; b++) top = mass[b] > top ? mass[b] : top;
     static const char *const blocks[] = {" ", "\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83", "\xe2\x96\x84",
@@ -374,56 +299,188 @@ static json_t *compact(const json_t *doc)
     return out;
 }
 
-/* The document of a profiler state file: *doc, or NULL when the file is not a state. */
-static int state_document(const char *path, const shape_args *args, json_t **doc, shape_err *err)
+/* ---- a windows file ----------------------------------------------------------------- */
+
+/* One value per window of column `name` (NAN where a window lacks it or has no value). */
+static void series(const json_t *windows, const char *name, int mean, double *out)
 {
-    *doc = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return SHAPE_OK; /* json_load_file says why */
-    char magic[8] = {0};
-    size_t got = fread(magic, 1, sizeof magic, f);
-    if (got != sizeof magic || memcmp(magic, "SHPROFST", 8) != 0 || fseek(f, 0, SEEK_END) != 0) {
-        fclose(f);
-        return SHAPE_OK;
+    size_t i;
+    const json_t *w;
+    json_array_foreach(windows, i, w)
+    {
+        out[i] = NAN;
+        size_t j;
+        const json_t *c;
+        json_array_foreach(json_object_get(json_object_get(w, "profile"), "columns"), j, c)
+        {
+            const char *cn = json_string_value(json_object_get(c, "name"));
+            if (!cn || strcmp(cn, name) != 0) continue;
+            if (mean) {
+                const json_t *m = json_object_get(c, "mean");
+                out[i] = json_is_number(m) ? json_number_value(m) : NAN;
+            } else {
+                long long count = get_int(c, "count");
+                out[i] = count ? (double)get_int(c, "null_count") / (double)count : NAN;
+            }
+            break;
+        }
     }
-    long size = ftell(f);
-    uint8_t *bytes = size > 0 ? malloc((size_t)size) : NULL;
-    int rc = SHAPE_OK;
-    if (!bytes) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory reading %.200s", path);
-    if (rc == SHAPE_OK && (fseek(f, 0, SEEK_SET) != 0 || fread(bytes, 1, (size_t)size, f) != (size_t)size))
-        rc = shape_err_set(err, SHAPE_EINVAL, "cannot read the state %.200s: %s", path, strerror(errno));
-    fclose(f);
-    shape_profile_config cfg;
-    shape_profile_config_default(&cfg);
-    shape_profile *profile = NULL;
-    if (rc == SHAPE_OK) rc = shape_args_int(args, "top-n", 1, INT32_MAX, SHAPE_PROFILE_TOP_N, &cfg.top_n, err);
-    if (rc == SHAPE_OK) rc = shape_profile_state_load(bytes, (size_t)size, &cfg, &profile, err);
-    if (rc != SHAPE_OK && rc != SHAPE_ENOMEM) shape_err_prefix(err, "%s", path);
-    const shape_profile *tables[1] = {profile};
-    if (rc == SHAPE_OK) rc = shape_profile_document_json(tables, 1, doc, err);
-    shape_profile_free(profile);
-    free(bytes);
-    return rc;
+}
+
+/* A sparkline of v[0..n) in at most width cells (windows averaged into cells). */
+static void sparkline(const view *v, const double *x, size_t n, int width, char *line, size_t cap, double *lo_out,
+                      double *hi_out)
+{
+    static const char *const blocks[] = {"\xe2\x96\x81", "\xe2\x96\x82", "\xe2\x96\x83", "\xe2\x96\x84",
+                                         "\xe2\x96\x85", "\xe2\x96\x86", "\xe2\x96\x87", "\xe2\x96\x88"};
+    static const char ascii[] = "_.-:=+*#";
+    size_t cells = n < (size_t)width ? n : (size_t)width;
+    double lo = INFINITY, hi = -INFINITY;
+    for (size_t i = 0; i < n; i++)
+        if (!isnan(x[i])) lo = x[i] < lo ? x[i] : lo, hi = x[i] > hi ? x[i] : hi;
+    *lo_out = lo, *hi_out = hi;
+    size_t len = 0;
+    line[0] = 0;
+    for (size_t c = 0; c < cells && len + 8 < cap; c++) {
+        size_t from = c * n / cells, to = (c + 1) * n / cells;
+        double sum = 0;
+        int k = 0;
+        for (size_t i = from; i < to; i++)
+            if (!isnan(x[i])) sum += x[i], k++;
+        if (!k) {
+            line[len++] = ' ';
+            line[len] = 0;
+            continue;
+        }
+        double m = sum / k;
+        int level = hi > lo ? (int)((m - lo) / (hi - lo) * 7 + 0.5) : 0;
+        len += (size_t)snprintf(line + len, cap - len, "%s", v->tty ? blocks[level] : (char[]){ascii[level], 0});
+    }
+}
+
+static void show_windows(const view *v, const json_t *windows)
+{
+    size_t n = json_array_size(windows), partial = 0;
+    long long rows = 0;
+    const char *kind = n ? json_string_value(json_object_get(json_array_get(windows, 0), "kind")) : "";
+    size_t i;
+    const json_t *w;
+    json_array_foreach(windows, i, w)
+    {
+        rows += get_int(w, "rows");
+        partial += json_is_true(json_object_get(w, "partial"));
+    }
+    char a[64], b[64], line[2048];
+    if (n) {
+        shape_cli_fmt_instant_us(a, sizeof a, get_int(json_array_get(windows, 0), "start_us"));
+        shape_cli_fmt_instant_us(b, sizeof b, get_int(json_array_get(windows, n - 1), "end_us"));
+    } else {
+        snprintf(a, sizeof a, "-"), snprintf(b, sizeof b, "-");
+    }
+    fprintf(v->out, "%swindows: %zu %s, %s .. %s, %lld rows%s%s\n", v->tty ? "\x1b[1m" : "", n, kind ? kind : "", a, b,
+            rows, partial ? " (partial windows in the file)" : "", v->tty ? "\x1b[0m" : "");
+    emit_line(v, "  start                 end                         rows");
+    json_array_foreach(windows, i, w)
+    {
+        shape_cli_fmt_instant_us(a, sizeof a, get_int(w, "start_us"));
+        shape_cli_fmt_instant_us(b, sizeof b, get_int(w, "end_us"));
+        snprintf(line, sizeof line, "  %-20s  %-20s  %12lld%s", a, b, get_int(w, "rows"),
+                 json_is_true(json_object_get(w, "partial")) ? "  partial" : "");
+        emit_line(v, line);
+    }
+    if (!n) return;
+    /* the columns over time: in order of first appearance */
+    json_t *names = json_array(), *seen = json_object(), *kinds = json_object();
+    json_array_foreach(windows, i, w)
+    {
+        size_t j;
+        const json_t *c;
+        json_array_foreach(json_object_get(json_object_get(w, "profile"), "columns"), j, c)
+        {
+            const char *cn = json_string_value(json_object_get(c, "name"));
+            if (!cn || json_object_get(seen, cn)) continue;
+            json_object_set_new(seen, cn, json_true());
+            json_object_set(kinds, cn, json_object_get(c, "kind"));
+            json_array_append_new(names, json_string(cn));
+        }
+    }
+    double *x = calloc(n, sizeof *x);
+    fprintf(v->out, "\n%scolumns over the windows%s (null share; mean of numbers), oldest first\n",
+            v->tty ? "\x1b[1m" : "", v->tty ? "\x1b[0m" : "");
+    size_t width = 6;
+    const json_t *nm;
+    json_array_foreach(names, i, nm) width = text_width(json_string_value(nm)) > width ? text_width(json_string_value(nm)) : width;
+    if (width > 32) width = 32;
+    int cells = v->width ? v->width - (int)width - 40 : 48;
+    if (cells > 48) cells = 48;
+    if (cells < 8) cells = 8;
+    json_array_foreach(names, i, nm)
+    {
+        if (!x) break;
+        const char *cn = json_string_value(nm);
+        const char *ck = json_string_value(json_object_get(kinds, cn));
+        char spark[512], head[256];
+        double lo, hi;
+        size_t nw = text_width(cn);
+        snprintf(head, sizeof head, "%s%*s", cn, nw < width ? (int)(width - nw) : 0, "");
+        series(windows, cn, 0, x);
+        sparkline(v, x, n, cells, spark, sizeof spark, &lo, &hi);
+        snprintf(line, sizeof line, "  %s  nulls %s  %.1f%% .. %.1f%%", head, spark, isfinite(lo) ? 100 * lo : 0.0,
+                 isfinite(hi) ? 100 * hi : 0.0);
+        emit_line(v, line);
+        if (ck && (!strcmp(ck, "int") || !strcmp(ck, "float"))) {
+            series(windows, cn, 1, x);
+            sparkline(v, x, n, cells, spark, sizeof spark, &lo, &hi);
+            snprintf(line, sizeof line, "  %*s  mean  %s  %.6g .. %.6g", (int)width, "", spark, lo, hi);
+            emit_line(v, line);
+        }
+    }
+    free(x);
+    json_decref(names);
+    json_decref(seen);
+    json_decref(kinds);
+}
+
+static json_t *compact_windows(const json_t *windows)
+{
+    json_t *out = json_object(), *arr = json_array();
+    json_object_set_new(out, "windows", arr);
+    size_t i;
+    const json_t *w;
+    json_array_foreach(windows, i, w)
+    {
+        json_t *o = json_pack("{s:O, s:O, s:O, s:O}", "kind", json_object_get(w, "kind"), "start_us",
+                              json_object_get(w, "start_us"), "end_us", json_object_get(w, "end_us"), "rows",
+                              json_object_get(w, "rows"));
+        if (!o) continue;
+        if (json_is_true(json_object_get(w, "partial"))) json_object_set_new(o, "partial", json_true());
+        if (json_object_get(w, "table")) json_object_set(o, "table", json_object_get(w, "table"));
+        const json_t *prof = json_object_get(w, "profile");
+        json_t *doc = json_object(), *tables = json_object();
+        json_object_set_new(doc, "tables", tables);
+        const json_t *pn = json_object_get(prof, "name");
+        json_object_set(tables, json_is_string(pn) ? json_string_value(pn) : "", (json_t *)prof);
+        json_t *c = compact(doc);
+        json_object_set(o, "tables", json_object_get(c, "tables"));
+        json_decref(c);
+        json_decref(doc);
+        json_array_append_new(arr, o);
+    }
+    return out;
 }
 
 static int run_profile_show(const shape_args *args, shape_err *err)
 {
     const char *path = shape_args_positional(args, 0);
-    json_error_t je;
-    json_t *doc = NULL;
-    if (strcmp(path, "-") != 0) SHAPE_RETURN_NOT_OK(state_document(path, args, &doc, err));
-    if (!doc) doc = strcmp(path, "-") == 0 ? json_loadf(stdin, 0, &je) : json_load_file(path, 0, &je);
-    if (!doc) return shape_err_set(err, SHAPE_EINVAL, "cannot read the profile %.200s: %s (line %d)", path, je.text, je.line);
-    const json_t *tables = json_object_get(doc, "tables");
-    if (!json_is_object(tables)) {
-        json_decref(doc);
-        return shape_err_set(err, SHAPE_EINVAL, "%.200s is not a profile document (no \"tables\"; made by stream-profile -o?)",
-                             path);
-    }
+    int64_t top_n;
+    SHAPE_RETURN_NOT_OK(shape_args_int(args, "top-n", 1, INT32_MAX, SHAPE_PROFILE_TOP_N, &top_n, err));
+    shape_cli_profile_input in;
+    SHAPE_RETURN_NOT_OK(shape_cli_profile_load(path, (int)top_n, &in, err));
+    const json_t *tables = in.doc ? json_object_get(in.doc, "tables") : NULL;
     int rc = SHAPE_OK;
     if (shape_args_flag(args, "json")) {
-        json_t *c = compact(doc);
-        char *text = json_dumps(c, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        json_t *c = in.windows ? compact_windows(in.windows) : compact(in.doc);
+        char *text = c ? json_dumps(c, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
         json_decref(c);
         if (!text) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
         else {
@@ -437,18 +494,34 @@ static int run_profile_show(const shape_args *args, shape_err *err)
             v.width = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0 ? ws.ws_col : 80;
             if (v.width < 40) v.width = 40;
         }
-        const char *name;
-        json_t *t;
-        int first = 1;
-        json_object_foreach((json_t *)tables, name, t)
-        {
-            if (!first) fputc('\n', stdout);
-            first = 0;
-            show_table(&v, name, t);
+        if (in.windows) {
+            json_t *by = shape_cli_windows_by_table(in.windows);
+            const char *tname;
+            json_t *list;
+            int first = 1;
+            json_object_foreach(by, tname, list)
+            {
+                if (!first) fputc('\n', stdout);
+                first = 0;
+                if (tname[0]) fprintf(stdout, "%stable %s%s\n", v.tty ? "\x1b[1m" : "", tname, v.tty ? "\x1b[0m" : "");
+                show_windows(&v, list);
+            }
+            json_decref(by);
+        } else {
+            const char *name;
+            json_t *t;
+            int first = 1;
+            json_object_foreach((json_t *)tables, name, t)
+            {
+                if (!first) fputc('\n', stdout);
+                first = 0;
+                show_table(&v, name, t);
+            }
+            if (first) fprintf(stdout, "no tables (an empty %s)\n", in.form);
         }
     }
     if (rc == SHAPE_OK && fflush(stdout) != 0) rc = shape_err_set(err, SHAPE_EIO, "cannot write to stdout: %s", strerror(errno));
-    json_decref(doc);
+    shape_cli_profile_input_free(&in);
     return rc;
 }
 
@@ -468,6 +541,8 @@ const shape_command shape_cmd_profile_show = {
     .epilog = "Per table: rows and columns; per column: kind, nulls, distinct (~ when estimated), its range\n"
               "(numbers, times), top values (text) or true/false counts, and for numbers a histogram read\n"
               "from the quantiles. Sized to the terminal on a TTY; plain ASCII, nothing cut, when piped.\n"
-              "PROFILE.json may be '-' (stdin), or a profiler state (stream-profile --state FILE).",
+              "PROFILE.json may be '-' (stdin), a profiler state (stream-profile --state FILE, also of a\n"
+              "--split-by run), a windows file (--windows OUT.jsonl) or a window states file; a windows file\n"
+              "shows one line per window and each column's null share and mean over the windows.",
     .run = run_profile_show,
 };

@@ -153,15 +153,24 @@ static int print_summary(run *r, int written, int interrupted, const char *note,
     json_object_set_new(s, "window", json_string(shape_window_kind_name(r->pc.window.kind)));
     json_object_set_new(s, "events", json_integer(shape_stream_profiler_events(r->profiler)));
     json_object_set_new(s, "batches", json_integer(n->batches_processed));
-    json_object_set_new(s, "windows", json_integer(w ? w->windows_emitted : 0));
+    /* windows: the windows emitted, the global profile counting as one;
+     * written: the list of files written (reference 1.9, as the original
+     * prints them; tests/compat compares the two summaries) */
+    json_object_set_new(s, "windows", json_integer(w ? w->windows_emitted : written ? 1 : 0));
     json_object_set_new(s, "late_events", json_integer(w ? w->late_events : 0));
     json_object_set_new(s, "null_event_time", json_integer(w ? w->null_event_time : shape_stream_null_event_time(stream)));
     json_object_set_new(s, "duplicate_rows", json_integer(n->duplicate_rows));
     json_object_set_new(s, "reconnects", json_integer(n->reconnects));
     json_object_set_new(s, "checkpoints", json_integer(n->checkpoints));
-    json_object_set_new(s, "written", written ? json_string(file) : json_null());
+    json_t *files = json_array();
+    if (files && written) json_array_append_new(files, json_string(file));
+    json_object_set_new(s, "written", files);
     json_object_set_new(s, "undecodable", json_integer(st.undecodable));
     json_object_set_new(s, "rejected", json_integer(st.rejected));
+    /* records the broker removed before the read reached them (each gap warned per partition) */
+    if (st.offsets_lost) json_object_set_new(s, "offsets_lost", json_integer(st.offsets_lost));
+    json_object_set_new(s, "dropped_fields", json_integer(st.dropped_fields));
+    json_object_set_new(s, "values_overflowed", json_integer(st.values_overflowed));
     if (interrupted) json_object_set_new(s, "interrupted", json_true());
     if (w && w->late_events > 0) {
         double share = w->rows_in > 0 ? (double)w->late_events / (double)w->rows_in : 0;
@@ -259,8 +268,6 @@ static int read_options(const shape_args *args, run *r, shape_err *err)
     const char *split_name;
     if (r->pc.split_by) {
         SHAPE_RETURN_NOT_OK(shape_stream_split_parse(r->pc.split_by, &by_header, &split_name, err));
-        if (r->pc.window.kind != SHAPE_WINDOW_GLOBAL)
-            return shape_err_set(err, SHAPE_EINVAL, "--split-by goes with --window global only (not yet with windows)");
         r->pc.keep_headers = shape_args_flag(args, "with-headers") > 0;
     }
 
@@ -327,11 +334,12 @@ static int finish(run *r, shape_err *err)
                                  (long long)st.undecodable, (long long)st.rejected);
         fprintf(stderr, "shape: the stream had no events; nothing was written%s\n",
                 r->state_path ? " but the (empty) state" : "");
-        if (r->state_path && r->pc.split_by) SHAPE_RETURN_NOT_OK(shape_atomic_write(r->state_path, "", 0, err));
+        if (r->state_path && r->pc.split_by && r->pc.window.kind == SHAPE_WINDOW_GLOBAL)
+            SHAPE_RETURN_NOT_OK(shape_atomic_write(r->state_path, "", 0, err));
         else if (r->state_path && r->pc.window.kind == SHAPE_WINDOW_GLOBAL) /* an empty worker still merges */
             SHAPE_RETURN_NOT_OK(write_state(r, shape_stream_profiler_profile(r->profiler), err));
         else if (r->state_path) SHAPE_RETURN_NOT_OK(empty_window_states(r->state_path, err));
-        return print_summary(r, 0, interrupted, "no events", err);
+        return print_summary(r, 0, interrupted, "the stream had no events; nothing was written", err);
     }
     int complete = r->bounded && !r->limited;
     SHAPE_RETURN_NOT_OK(shape_stream_profiler_finish(r->profiler, complete, write_outputs, r, err));
@@ -374,6 +382,8 @@ static int run_stream_profile(const shape_args *args, shape_err *err)
         rc = shape_stream_profiler_run(r.profiler, err);
         show_progress(&r, shape_stream_profiler_stream(r.profiler), 1);
         if (rc == SHAPE_OK) rc = finish(&r, err);
+        shape_decode_stats st = shape_stream_stats(shape_stream_profiler_stream(r.profiler));
+        if (rc == SHAPE_OK) shape_cli_decode_warnings(&st, r.options, 0);
     }
     shape_stream_profiler_free(r.profiler);
     shape_options_free(r.options);

@@ -192,6 +192,12 @@ static int run_stream_read(const shape_args *args, shape_err *err)
     if (compression && format != FORMAT_PARQUET)
         return shape_err_set(err, SHAPE_EINVAL, "--compression applies to --format parquet only");
     if (compression && strcmp(compression, "none") == 0) popts.codec = SHAPE_PARQUET_UNCOMPRESSED;
+    const char *encoding = shape_args_value(args, "parquet-encoding");
+    if (encoding && strcmp(encoding, "plain") != 0 && strcmp(encoding, "dictionary") != 0)
+        return shape_err_set(err, SHAPE_EINVAL, "--parquet-encoding must be 'plain' or 'dictionary', got '%.32s'", encoding);
+    if (encoding && format != FORMAT_PARQUET)
+        return shape_err_set(err, SHAPE_EINVAL, "--parquet-encoding applies to --format parquet only");
+    if (encoding && strcmp(encoding, "dictionary") == 0) popts.encoding = SHAPE_PARQUET_DICTIONARY;
     if (output && !output[0]) return shape_err_set(err, SHAPE_EINVAL, "-o needs a file name");
     int rc = shape_args_int(args, "max-reconnects", 0, 1000000, 5, &max_reconnects, err);
     shape_path_use uses[] = {{"--checkpoint", checkpoint, 1},
@@ -200,6 +206,8 @@ static int run_stream_read(const shape_args *args, shape_err *err)
     if (rc == SHAPE_OK) rc = shape_paths_check(uses, 3, err);
     if (rc == SHAPE_OK) rc = shape_cli_source_options(args, &options, err);
     if (rc == SHAPE_OK) rc = reading_flags(args, options, err);
+    int lock_fd = -1; /* one reader per checkpoint */
+    if (rc == SHAPE_OK && checkpoint) rc = shape_checkpoint_lock(checkpoint, &lock_fd, err);
     if (rc == SHAPE_OK && checkpoint) rc = load_checkpoint(checkpoint, uri, &start, &found, err);
     shape_stream_config sc = {.uri = uri, .options = options, .registry = shape_cli_registry(),
                               .max_reconnects = max_reconnects, .freeze_schema = binary};
@@ -232,17 +240,28 @@ static int run_stream_read(const shape_args *args, shape_err *err)
     if (stream && shape_stream_opened(stream)) {
         shape_decode_stats st = shape_stream_stats(stream);
         const shape_stream_counters *n = shape_stream_counters_of(stream);
-        char extra[96] = "";
-        if (n->reconnects) snprintf(extra, sizeof extra, ", %lld reconnects", (long long)n->reconnects);
+        char extra[256] = "";
+        if (st.offsets_lost) /* records the broker removed before the read reached them (warned per partition) */
+            snprintf(extra, sizeof extra, ", %lld offsets lost (removed by the broker before they were read)",
+                     (long long)st.offsets_lost);
+        if (n->reconnects)
+            snprintf(extra + strlen(extra), sizeof extra - strlen(extra), ", %lld reconnects", (long long)n->reconnects);
+        int nulled = format == FORMAT_JSONL; /* JSON has no infinity */
+        if (st.dropped_fields || st.values_overflowed)
+            snprintf(extra + strlen(extra), sizeof extra - strlen(extra), ", %lld dropped_fields, %lld %s",
+                     (long long)st.dropped_fields, (long long)st.values_overflowed,
+                     nulled ? "values_nulled" : "values_overflowed");
         fprintf(stderr, "shape stream-read: %lld messages, %lld rows, %lld undecodable, %lld rejected%s%s\n",
                 (long long)st.messages, (long long)st.rows, (long long)st.undecodable, (long long)st.rejected,
                 extra, found ? " (resumed from the checkpoint)" : "");
+        if (rc == SHAPE_OK) shape_cli_decode_warnings(&st, options, nulled);
     }
     int64_t written = (ipc ? shape_ipc_writer_batches(ipc) : 0) + (parquet ? shape_parquet_writer_row_groups(parquet) : 0);
     shape_ipc_writer_free(ipc);
     shape_parquet_writer_free(parquet);
     rc = close_output(&o, rc, written > 0 || format == FORMAT_JSONL, err);
     shape_stream_free(stream);
+    shape_checkpoint_unlock(checkpoint, lock_fd);
     shape_options_free(options);
     shape_offsets_free(&start);
     shape_json_buf_reset(&lines);
@@ -262,6 +281,9 @@ static const shape_arg_spec stream_read_args[] = {
      "per micro-batch); parquet one Parquet file (a row group per micro-batch, ZSTD, statistics); null "
      "decodes every message into Arrow batches and drops them (benchmarks)."},
     {"compression", 0, SHAPE_ARG_VALUE, "zstd|none", "zstd", "Parquet page compression."},
+    {"parquet-encoding", 0, SHAPE_ARG_VALUE, "plain|dictionary", "plain",
+     "Parquet value encoding: dictionary gives each column chunk a dictionary page and indices (falling back "
+     "to plain for a chunk whose values mostly differ)."},
     {"output", 'o', SHAPE_ARG_VALUE, "FILE", "-", "Write there instead of stdout ('-')."},
     {"checkpoint", 0, SHAPE_ARG_VALUE, "FILE", NULL,
      "Resume from FILE if present; after each batch printed, record the position there (atomically)."},

@@ -14,6 +14,7 @@ extern const shape_command shape_cmd_stream_read;
 extern const shape_command shape_cmd_stream_profile;
 extern const shape_command shape_cmd_profile_merge;
 extern const shape_command shape_cmd_profile_show;
+extern const shape_command shape_cmd_profile_report;
 
 /* The process's plugin registry (loaded before any command runs). */
 shape_registry *shape_cli_registry(void);

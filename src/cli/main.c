@@ -26,6 +26,7 @@ static const shape_command *const core_commands[] = {
     &shape_cmd_stream_profile,
     &shape_cmd_profile_merge,
     &shape_cmd_profile_show,
+    &shape_cmd_profile_report,
     NULL,
 };
 

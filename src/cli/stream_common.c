@@ -39,6 +39,11 @@ int shape_cli_source_options(const shape_args *args, shape_options **out, shape_
     } else if (rc == SHAPE_OK && (v = shape_args_value(args, "event-time-unit"))) {
         rc = shape_options_set_string(o, "event_time_unit", v, err);
     }
+    if (rc == SHAPE_OK && (v = shape_args_value(args, "max-columns"))) {
+        int64_t n;
+        rc = shape_args_int(args, "max-columns", 0, INT32_MAX, SHAPE_DECODE_MAX_COLUMNS_DEFAULT, &n, err);
+        if (rc == SHAPE_OK) rc = shape_options_set_int(o, "max_columns", n, err);
+    }
     if (rc == SHAPE_OK && (v = shape_args_value(args, "on-error"))) {
         int on_error;
         rc = shape_on_error_parse(v, &on_error, err);
@@ -56,4 +61,27 @@ int shape_cli_source_options(const shape_args *args, shape_options **out, shape_
     }
     *out = o;
     return SHAPE_OK;
+}
+
+void shape_cli_decode_warnings(const shape_decode_stats *st, const shape_options *source_options, int infinity_nulled)
+{
+    int64_t max_columns = SHAPE_DECODE_MAX_COLUMNS_DEFAULT;
+    shape_err ignored;
+    if (source_options)
+        (void)shape_options_get_int64(source_options, "max_columns", SHAPE_DECODE_MAX_COLUMNS_DEFAULT, &max_columns, &ignored);
+    if (st->columns_over_limit)
+        fprintf(stderr,
+                "shape: warning: the first batch had %lld fields past the limit of %lld columns; they are not "
+                "profiled (raise --max-columns; each column costs ~45 KB of sketches)\n",
+                (long long)st->columns_over_limit, (long long)max_columns);
+    if (st->dropped_fields)
+        fprintf(stderr,
+                "shape: warning: %lld values of fields that are not columns were dropped (dropped_fields: the "
+                "columns are those of the first batch%s; declare them with --option schema=...)\n",
+                (long long)st->dropped_fields, st->columns_over_limit ? " up to --max-columns" : "");
+    if (st->values_overflowed)
+        fprintf(stderr, "shape: warning: %lld numbers beyond the double range (e.g. 1e400) %s\n",
+                (long long)st->values_overflowed,
+                infinity_nulled ? "were written as null (values_nulled; JSON has no infinity)"
+                                : "are kept as +-infinity (values_overflowed)");
 }

@@ -98,6 +98,11 @@ struct shape_decoder {
     char *quoted; /* every plain name as '"' name '"' ':', then 8 bytes of padding */
     shape_json_chain chain;
 
+    /* The scanner's overflow count (shape_json_overflows) at the last batch:
+     * when it moved, the batch's infinities are counted (values_overflowed)
+     * by a pass over its float64 columns, so the per-value path pays
+     * nothing. */
+    uint64_t overflows_seen;
     shape_decode_stats stats;
 };
 
@@ -107,6 +112,7 @@ void shape_decode_options_init(shape_decode_options *o)
     o->event_time_unit = SHAPE_TIME_MS;
     o->on_error = SHAPE_ON_ERROR_SKIP;
     o->nested = 1;
+    o->max_columns = SHAPE_DECODE_MAX_COLUMNS_DEFAULT;
 }
 
 int shape_time_unit_parse(const char *text, int *unit, shape_err *err)
@@ -315,6 +321,7 @@ typedef struct pending {
  * its name as a body writes it ('"' name '"' ':', plain names only). */
 typedef struct registry {
     shape_batch *names; /* a throw-away batch builder: its hash map */
+    shape_batch *over;  /* the same, of the names past max_columns */
     size_t cap;         /* entries of the arrays below (cap + 1 for succ, alt) */
     unsigned *seen;     /* value kinds seen, per index */
     int64_t *succ, *alt;
@@ -327,6 +334,7 @@ typedef struct registry {
 static void registry_free(registry *g)
 {
     shape_batch_free(g->names);
+    shape_batch_free(g->over);
     free(g->seen);
     free(g->succ);
     free(g->alt);
@@ -396,6 +404,16 @@ static int registry_add(registry *g, const char *name, size_t len, shape_err *er
     return SHAPE_OK;
 }
 
+/* A new name past max_columns: no column; counted once per distinct name
+ * (kept apart from the loop below, which it would otherwise slow). */
+static __attribute__((noinline)) int over_limit(shape_decoder *dec, registry *g, const char *name, size_t len,
+                                                shape_err *err)
+{
+    if (shape_batch_find_index(g->over, name, len) >= 0) return SHAPE_OK;
+    dec->stats.columns_over_limit++;
+    return shape_batch_add_column(g->over, name, len, SHAPE_TYPE_NULL, NULL, err);
+}
+
 /* Learn the payload columns from the decodable bodies of msgs, create all
  * columns and freeze. Each body is read in runs along the registry's chain
  * (a member whose name is the predicted one needs no test and no look-up);
@@ -412,6 +430,7 @@ static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n
     shape_json_member run[RUN];
     int64_t run_idx[RUN];
     int rc = shape_batch_new(&g.names, err);
+    if (rc == SHAPE_OK) rc = shape_batch_new(&g.over, err);
     for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {
         if (!msgs[i].value) continue;
         shape_json_begin(dec->sc, msgs[i].value, msgs[i].value_len);
@@ -472,6 +491,11 @@ static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n
                 if (memchr(name, '\0', row[k].name_len)) continue; /* a column name cannot hold NUL */
                 idx = shape_batch_find_index(g.names, name, row[k].name_len); /* an earlier member of this body */
                 if (idx < 0) {
+                    if (SHAPE_UNLIKELY(dec->opts.max_columns > 0 &&
+                                       shape_batch_num_columns(g.names) >= dec->opts.max_columns)) {
+                        rc = over_limit(dec, &g, name, row[k].name_len, err);
+                        continue;
+                    }
                     idx = shape_batch_num_columns(g.names);
                     rc = registry_add(&g, name, row[k].name_len, err);
                 }
@@ -479,6 +503,12 @@ static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n
             if (rc == SHAPE_OK) g.seen[idx] |= row[k].bits;
         }
     }
+    if (rc == SHAPE_OK && dec->stats.columns_over_limit && dec->opts.on_error == SHAPE_ON_ERROR_RAISE)
+        rc = shape_err_set(err, SHAPE_EINVAL,
+                           "the first batch has %lld fields, more than the limit of %lld columns: raise "
+                           "--max-columns (each column costs ~45 KB in a profile) or let --on-error skip drop the rest",
+                           (long long)(shape_batch_num_columns(g.names) + dec->stats.columns_over_limit),
+                           (long long)dec->opts.max_columns);
     for (int64_t c = 0; rc == SHAPE_OK && c < shape_batch_num_columns(g.names); c++) {
         const shape_column *col = shape_batch_column(g.names, c);
         int stringify;
@@ -533,7 +563,9 @@ static int append_value(shape_decoder *dec, shape_column *c, int64_t idx, const 
         break;
     case SHAPE_TYPE_FLOAT64:
         if (m->kind == SHAPE_JSON_NUMBER) {
-            if (num->cls == SHAPE_JSON_REAL) return shape_column_append_double(c, num->d, err);
+            if (num->cls == SHAPE_JSON_REAL) {
+                return shape_column_append_double(c, num->d, err);
+            }
             if (num->cls == SHAPE_JSON_INT && int_exact_in_double(num->i))
                 return shape_column_append_double(c, (double)num->i, err);
         }
@@ -856,7 +888,10 @@ static int decode_one(shape_decoder *dec, const shape_message *msg, int *outcome
                     continue;
                 }
                 idx = column_of(dec, prev, &m->key);
-                if (idx < 0) continue; /* unknown */
+                if (idx < 0) { /* no such column: its value is dropped */
+                    dec->stats.dropped_fields++;
+                    continue;
+                }
             }
             prev = idx;
             if (idx >= appendable) continue; /* metadata or _shape_event_time, or the row is bad */
@@ -918,6 +953,20 @@ walked:
     return SHAPE_OK;
 }
 
+/* values_overflowed: the infinities in the batch's float64 payload columns
+ * (a JSON number is finite unless beyond the double range; rows rolled back
+ * are not in the columns). */
+static void count_infinities(shape_decoder *dec)
+{
+    for (int64_t i = 0; i < dec->n_payload; i++) {
+        const shape_column *c = dec->cols[i];
+        if (c->type != SHAPE_TYPE_FLOAT64) continue;
+        const double *v = (const double *)c->values;
+        for (int64_t k = 0; k < c->length; k++)
+            if (v[k] - v[k] != 0 && v[k] == v[k]) dec->stats.values_overflowed++; /* inf - inf is NaN */
+    }
+}
+
 int shape_decoder_decode(shape_decoder *dec, const shape_message *msgs, size_t n,
                          struct ArrowSchema *schema, struct ArrowArray *array, shape_err *err)
 {
@@ -957,6 +1006,10 @@ int shape_decoder_decode(shape_decoder *dec, const shape_message *msgs, size_t n
         shape_batch_clear_rows(dec->batch);
         if (rc == SHAPE_OK) shape_err_clear(err);
         return rc;
+    }
+    if (SHAPE_UNLIKELY(shape_json_overflows(dec->sc) != dec->overflows_seen)) {
+        dec->overflows_seen = shape_json_overflows(dec->sc);
+        count_infinities(dec);
     }
     char text[16];
     snprintf(text, sizeof text, "%d", (int)partition);

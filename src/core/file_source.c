@@ -20,7 +20,11 @@
  * bytes are dropped as they are read, up to its end of line, and it counts
  * as one undecodable message ("--on-error raise" stops on it) — so
  * `stream-profile /dev/zero` stays within a few MiB instead of growing
- * until the machine runs out.
+ * until the machine runs out. A stop request is seen within a read: a read
+ * interrupted by a signal (EINTR: the commands install their SIGINT/SIGTERM
+ * handlers without SA_RESTART), or 64 MiB of an endless line dropped, ends
+ * the call early with the lines complete so far (or a step without rows),
+ * and the caller checks its stop flag between steps.
  */
 #define _GNU_SOURCE
 #include "shape/source.h"
@@ -42,6 +46,9 @@
 #endif
 
 #define READ_BLOCK (1 << 20)
+/* Bytes of an endless line dropped per call before next() returns a step
+ * without rows (so the caller sees a stop request between steps). */
+#define STEP_BYTES ((uint64_t)64 << 20)
 #define DEFAULT_BATCH 65536
 #define DEFAULT_MAX_MESSAGE_BYTES (1 << 20)
 #define TOO_LONG ((size_t)-1) /* line_len of a line dropped for its length */
@@ -64,6 +71,8 @@ typedef struct file_source {
     size_t max_line;    /* longest line kept, in bytes (SIZE_MAX: no limit) */
     int raise;          /* on_error = raise: a line too long stops the read */
     int dropping;       /* the line in hand passed max_line: its bytes are dropped */
+    int interrupted;    /* a read(2) returned EINTR (a signal: maybe a stop request) */
+    uint64_t bytes_read; /* every byte read(2) gave */
 
     size_t *line_off, *line_len; /* lines of the batch being built, relative to buf */
     shape_message *msgs;
@@ -74,7 +83,7 @@ typedef struct file_source {
 static const char *const known_options[] = {
     "start_at", "stop_at_end", "idle_timeout", "max_messages", "batch_size", "on_error",
     "event_time_field", "event_time_unit", "with_offsets", "with_key", "with_headers",
-    "with_timestamp", "nested", "format", "order", "schema", "max_message_bytes", NULL};
+    "with_timestamp", "nested", "format", "order", "schema", "max_message_bytes", "max_columns", NULL};
 
 int shape_file_source_claims(const char *uri)
 {
@@ -97,6 +106,8 @@ int shape_decode_options_from(const shape_options *o, shape_decode_options *out,
     SHAPE_RETURN_NOT_OK(shape_options_get_bool(o, "with_timestamp", 0, &out->with_timestamp, err));
     SHAPE_RETURN_NOT_OK(shape_options_get_bool(o, "with_offsets", 0, &out->with_offsets, err));
     SHAPE_RETURN_NOT_OK(shape_options_get_bool(o, "nested", 1, &out->nested, err));
+    SHAPE_RETURN_NOT_OK(shape_options_get_int64(o, "max_columns", SHAPE_DECODE_MAX_COLUMNS_DEFAULT, &out->max_columns, err));
+    if (out->max_columns < 0) return shape_err_set(err, SHAPE_EINVAL, "max_columns must be >= 0 (0: no limit)");
     return SHAPE_OK;
 }
 
@@ -215,7 +226,10 @@ static int fill(file_source *fs, size_t keep_from, shape_err *err)
             return shape_err_set(err, SHAPE_ENOMEM, "out of memory reading %.200s", fs->current);
         ssize_t got = read(fs->fd, fs->buf.data + fs->buf.len, READ_BLOCK);
         if (got < 0) {
-            if (errno == EINTR) continue;
+            if (errno == EINTR) { /* hand control back: the caller may have been asked to stop */
+                fs->interrupted = 1;
+                return SHAPE_OK;
+            }
             return shape_err_set(err, SHAPE_EIO, "cannot read %.200s: %s", fs->current, strerror(errno));
         }
         if (got == 0) {
@@ -227,6 +241,7 @@ static int fill(file_source *fs, size_t keep_from, shape_err *err)
             continue;
         }
         fs->buf.len += (size_t)got;
+        fs->bytes_read += (uint64_t)got;
         return SHAPE_OK;
     }
 }
@@ -325,6 +340,8 @@ static int fs_next(shape_source *src, struct ArrowSchema *schema, struct ArrowAr
     if (fs->remaining >= 0 && fs->remaining < want) want = fs->remaining;
     /* Gather up to `want` non-blank lines (after skipping to the start). */
     size_t scan = fs->start;
+    const uint64_t read_at_entry = fs->bytes_read;
+    int early = 0; /* the call returns before its batch is full, to let a stop request be seen */
     while ((int64_t)n < want) {
         char *nl = scan < fs->buf.len ? memchr(fs->buf.data + scan, '\n', fs->buf.len - scan) : NULL;
         if (!nl) {
@@ -340,6 +357,14 @@ static int fs_next(shape_source *src, struct ArrowSchema *schema, struct ArrowAr
             SHAPE_RETURN_NOT_OK(fill(fs, keep, err));
             scan -= keep;
             for (size_t i = 0; i < n; i++) fs->line_off[i] -= keep;
+            /* A signal interrupted a read (a pipe that waits), or an endless
+             * line has been dropping for STEP_BYTES (/dev/zero never blocks):
+             * return what is complete, so that a stop is honoured at once. */
+            if (fs->interrupted || (fs->dropping && fs->bytes_read - read_at_entry > STEP_BYTES)) {
+                fs->interrupted = 0;
+                early = 1;
+                break;
+            }
             continue;
         }
         size_t line_end = (size_t)(nl - fs->buf.data);
@@ -358,6 +383,11 @@ static int fs_next(shape_source *src, struct ArrowSchema *schema, struct ArrowAr
             }
         }
         scan = line_end + 1;
+    }
+    if (n == 0 && early) { /* a step without rows: the position stays */
+        fs->start = scan;
+        shape_offsets_clear(after);
+        return shape_offsets_set(after, 0, fs->position, err);
     }
     if (n == 0) { /* also when a start position lies beyond the input */
         *end = 1;

@@ -152,6 +152,7 @@ struct shape_json_scanner {
     const uchar *pend;   /* render: start of the canonical input not yet copied */
     unsigned rflags;
     locale_t c_locale;
+    uint64_t overflows; /* numbers beyond the double range scanned (shape_json_overflows) */
     /* The keys of the last object the render fast path read, in their input
      * order, and the order that sorts them: the next object with the same
      * keys in the same order (the usual case: items of one shape) is matched
@@ -707,8 +708,12 @@ static const uchar *scan_number_general(shape_json_scanner *sc, const uchar *p, 
         num->cls = SHAPE_JSON_BIGINT;
         if (slow_double(sc, s, num->text.len, &num->d))
             return fail(sc, SHAPE_JSON_ENOMEM, s, "out of memory");
-        if (num->d > DBL_MAX || num->d < -DBL_MAX) num->flags |= SHAPE_JSON_NUM_OVERFLOW;
-        else num->flags |= SHAPE_JSON_NUM_INTEGRAL;
+        if (num->d > DBL_MAX || num->d < -DBL_MAX) {
+            num->flags |= SHAPE_JSON_NUM_OVERFLOW;
+            sc->overflows++;
+        } else {
+            num->flags |= SHAPE_JSON_NUM_INTEGRAL;
+        }
         return p;
     }
     num->cls = SHAPE_JSON_REAL;
@@ -719,6 +724,7 @@ static const uchar *scan_number_general(shape_json_scanner *sc, const uchar *p, 
         if (slow_double(sc, s, num->text.len, &num->d))
             return fail(sc, SHAPE_JSON_ENOMEM, s, "out of memory");
         set_integral_flags(num, num->d);
+        sc->overflows += (num->flags & SHAPE_JSON_NUM_OVERFLOW) != 0; /* only strtod's path can overflow */
         return p;
     }
     num->d = neg ? -d : d;
@@ -1974,6 +1980,8 @@ void shape_json_begin(shape_json_scanner *sc, const void *body, size_t len)
     doc_begin(sc, body, len);
     sc->state = ST_BEGIN;
 }
+
+uint64_t shape_json_overflows(const shape_json_scanner *sc) { return sc->overflows; }
 
 const shape_json_error *shape_json_last_error(const shape_json_scanner *sc)
 {

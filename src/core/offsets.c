@@ -114,7 +114,9 @@ int shape_offsets_from_json(const json_t *obj, shape_offsets *o, const char *wha
         char *end = NULL;
         errno = 0;
         long p = strtol(key, &end, 10);
-        if (!*key || *end || errno || p < 0 || p > INT32_MAX || (key[0] == '0' && key[1]) || key[0] == '+')
+        /* digits only: strtol would also take " 2" or "+2" as 2, two keys for one partition */
+        if (!*key || *end || errno || p < 0 || p > INT32_MAX || (key[0] == '0' && key[1]) || key[0] < '0' ||
+            key[0] > '9')
             return shape_err_set(err, SHAPE_EINVAL, "%s: offset key '%.32s' is not a partition id", what, key);
         if (!json_is_integer(value) || json_integer_value(value) < 0)
             return shape_err_set(err, SHAPE_EINVAL, "%s: offset of partition %ld is not a non-negative integer",

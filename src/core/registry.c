@@ -257,7 +257,7 @@ void shape_registry_load_dir(shape_registry *reg, const char *dir)
         if ((names[n] = strdup(e->d_name)) != NULL) n++;
     }
     closedir(d);
-    qsort(names, n, sizeof *names, compare_names);
+    if (n > 1) qsort(names, n, sizeof *names, compare_names); /* names is NULL when the folder has none */
     for (size_t i = 0; i < n; i++) {
         char path[PATH_MAX];
         snprintf(path, sizeof path, "%s/%s", dir, names[i]);

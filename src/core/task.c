@@ -10,6 +10,7 @@
 #include "shape/task.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -50,7 +51,16 @@ int shape_task_new(shape_task **out, shape_err *err)
     if (rc == 0) {
         rc = pthread_cond_init(&t->changed, NULL);
         if (rc == 0) {
+            /* The worker never takes SIGINT/SIGTERM: they go to the thread
+             * that reads, whose blocking read(2) then returns EINTR and sees
+             * the stop request at once. */
+            sigset_t stop, old;
+            sigemptyset(&stop);
+            sigaddset(&stop, SIGINT);
+            sigaddset(&stop, SIGTERM);
+            pthread_sigmask(SIG_BLOCK, &stop, &old);
             rc = pthread_create(&t->thread, NULL, run_jobs, t);
+            pthread_sigmask(SIG_SETMASK, &old, NULL);
             if (rc == 0) {
                 *out = t;
                 return SHAPE_OK;

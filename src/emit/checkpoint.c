@@ -15,6 +15,9 @@
  * can be resumed at another rate. A shard (--shard i/n, n > 1) is a stream
  * of its own: its fingerprint holds "shard":"i/n" and its checkpoint says
  * which shard wrote it, so resuming with another shard is refused by name.
+ * The destinations (redacted URIs, sorted) are stored too: the fingerprint
+ * says which events, "destinations" says where they went, so a checkpoint
+ * of topic ea never resumes a run into topic eb.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -117,6 +120,8 @@ int shape_emit_checkpoint_write(const char *path, const shape_emit_checkpoint *c
     }
     if (doc && ck->time_shifted)
         json_object_set_new(doc, "time_shift_ns", json_integer((json_int_t)ck->time_shift_ns));
+    if (doc && ck->destinations[0])
+        json_object_set_new(doc, "destinations", json_string(ck->destinations));
     if (!doc) return shape_err_set(err, SHAPE_ENOMEM, "cannot write checkpoint %s: out of memory", path);
     int rc = shape_checkpoint_save(path, doc, err);
     json_decref(doc);
@@ -165,6 +170,12 @@ static int checkpoint_from_doc(const char *path, const json_t *doc, const char *
     if (shift && !json_is_integer(shift)) return not_an_emit_checkpoint(path, err);
     out->time_shifted = shift != NULL;
     out->time_shift_ns = shift ? (int64_t)json_integer_value(shift) : 0;
+    json_t *dests = json_object_get(doc, "destinations");
+    if (dests && (!json_is_string(dests) || json_string_length(dests) == 0 ||
+                  json_string_length(dests) >= sizeof out->destinations ||
+                  strlen(json_string_value(dests)) != json_string_length(dests)))
+        return not_an_emit_checkpoint(path, err);
+    if (dests) memcpy(out->destinations, json_string_value(dests), json_string_length(dests) + 1);
     *found = 1;
     return SHAPE_OK;
 }
@@ -176,10 +187,72 @@ int shape_emit_checkpoint_read(const char *path, const char *fingerprint, uint64
     *found = 0;
     json_t *doc = NULL;
     int rc = shape_checkpoint_load(path, &doc, err);
+    if (rc == SHAPE_EINVAL && err && strstr(err->message, "checksum")) /* an edited value */
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "checkpoint %s does not match its checksum (it was edited or damaged); use --fresh "
+                             "to start over",
+                             path);
     if (rc == SHAPE_EINVAL) return not_an_emit_checkpoint(path, err); /* damaged, or a key given twice */
     if (rc != SHAPE_OK || !doc) return rc;                             /* unreadable, or none yet */
     rc = checkpoint_from_doc(path, doc, fingerprint, total, out, found, err);
     json_decref(doc);
     if (rc != SHAPE_OK) memset(out, 0, sizeof *out);
     return rc;
+}
+
+/* ---- the destinations a checkpoint is bound to ----------------------------- */
+
+static int compare_strings(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* uri without "user:password@" in its authority and without "?query". */
+static char *redacted_uri(const char *uri)
+{
+    char *out = malloc(strlen(uri) + 1);
+    if (!out) return NULL;
+    const char *auth = strstr(uri, "://");
+    size_t head = auth ? (size_t)(auth + 3 - uri) : 0;
+    memcpy(out, uri, head);
+    const char *p = uri + head;
+    size_t alen = auth ? strcspn(p, "/?#") : 0;
+    const char *at = alen ? memchr(p, '@', alen) : NULL;
+    if (at) p = at + 1;
+    size_t rest = strcspn(p, "?#");
+    memcpy(out + head, p, rest);
+    out[head + rest] = '\0';
+    return out;
+}
+
+int shape_emit_destinations_id(const char *const *uris, size_t n, char *out, size_t size, shape_err *err)
+{
+    if (size) out[0] = '\0';
+    char **r = calloc(n ? n : 1, sizeof *r);
+    int rc = r ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == SHAPE_OK && i < n; i++)
+        if (!(r[i] = redacted_uri(uris[i]))) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    if (rc == SHAPE_OK) qsort(r, n, sizeof *r, compare_strings);
+    size_t used = 0;
+    for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {
+        int w = snprintf(out + used, size - used, "%s%s", i ? " " : "", r[i]);
+        if (w < 0 || (size_t)w >= size - used)
+            rc = shape_err_set(err, SHAPE_EINVAL, "the destinations' URIs are too long to record in a checkpoint "
+                                                  "(at most %zu bytes together)", size - 1);
+        else used += (size_t)w;
+    }
+    for (size_t i = 0; r && i < n; i++) free(r[i]);
+    free(r);
+    if (rc != SHAPE_OK && size) out[0] = '\0';
+    return rc;
+}
+
+int shape_emit_checkpoint_check_destinations(const char *path, const shape_emit_checkpoint *ck,
+                                             const char *destinations, shape_err *err)
+{
+    if (!ck->destinations[0] || !destinations || strcmp(ck->destinations, destinations) == 0) return SHAPE_OK;
+    return shape_err_set(err, SHAPE_EINVAL,
+                         "checkpoint %s was written for destinations %.300s, not %.300s: resuming would skip "
+                         "the events they never got; use --fresh to start over, or another --checkpoint",
+                         path, ck->destinations, destinations);
 }

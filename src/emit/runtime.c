@@ -65,6 +65,7 @@ static int write_checkpoint(const shape_emit_config *cfg, uint64_t offset, int c
     ck.complete = complete;
     ck.time_shifted = cfg->time_shifted;
     ck.time_shift_ns = cfg->time_shift_ns;
+    if (cfg->destinations) snprintf(ck.destinations, sizeof ck.destinations, "%s", cfg->destinations);
     if (cfg->shard_count > 1)
         snprintf(ck.shard, sizeof ck.shard, "%llu/%llu", (unsigned long long)cfg->shard_index,
                  (unsigned long long)cfg->shard_count);
@@ -104,6 +105,20 @@ static void idem_key(const char *t, uint64_t seq, char *out, size_t size)
         return;
     }
     *shape_event_key(out, t, seq) = 0;
+}
+
+static int stop_asked(const shape_emit_config *cfg) { return cfg->stop && *cfg->stop; }
+
+/* Sleep until `deadline` (absolute, shape_clock_now's clock) in slices of at
+ * most 50 ms, or until a stop is asked; returns the clock at the end. */
+static double sleep_until_or_stop(const shape_emit_config *cfg, double deadline)
+{
+    double now;
+    while ((now = shape_clock_now()) < deadline && !stop_asked(cfg)) {
+        double next = now + 0.05;
+        shape_clock_sleep_until(next < deadline ? next : deadline);
+    }
+    return now;
 }
 
 /* Send msgs[0..n) to d, re-sending what was not delivered (only that) up to
@@ -182,6 +197,10 @@ int shape_emit_send(runtime *rt, shape_emit_destination *d, shape_emit_message *
                 if (first == SIZE_MAX) first = i;
             }
         }
+        if (left > 0 && stop_asked(cfg)) { /* a stop request: no retry; the batch counts as not sent */
+            rt->stopped_in_send = 1;
+            return SHAPE_OK;
+        }
         if (left == 0) {
             /* a first attempt saw every outcome: the caller needs no pass of its own */
             if (g && out == msgs) {
@@ -204,7 +223,17 @@ int shape_emit_send(runtime *rt, shape_emit_destination *d, shape_emit_message *
         rep->retries++;
         double pause = cfg->retry_backoff;
         for (int i = 0; i < attempt && i < 30; i++) pause *= 2;
-        if (pause > 0) shape_clock_sleep_until(shape_clock_now() + pause);
+        /* A destination-level failure (e.g. nothing acknowledged within the
+         * flush time-out: the cluster is gone) is said as it happens, not
+         * only when the last retry gives up minutes later. */
+        if (serr.message[0]) /* (on a line of its own, after a progress line) */
+            fprintf(stderr, "%sshape: warning: %.400s; retrying in %.3g s (%d of %d)\n", cfg->progress ? "\n" : "",
+                    serr.message, pause, attempt + 1, cfg->retries);
+        if (pause > 0) sleep_until_or_stop(cfg, shape_clock_now() + pause);
+        if (stop_asked(cfg)) {
+            rt->stopped_in_send = 1;
+            return SHAPE_OK;
+        }
     }
     return SHAPE_OK;
 }
@@ -216,6 +245,7 @@ static int deliver_to(runtime *rt, group *g, shape_emit_destination *d, shape_em
 {
     int attempts;
     SHAPE_RETURN_NOT_OK(shape_emit_send(rt, d, g->msgs, g->n, g, &attempts, rep, err));
+    if (rt->stopped_in_send) return SHAPE_OK;
     size_t refused = g->refused, first = g->first_refused;
     if (!g->refused_known) {
         refused = 0, first = SIZE_MAX;
@@ -263,19 +293,6 @@ static void progress_line(const shape_emit_config *cfg, uint64_t offset, uint64_
     fflush(stderr);
 }
 
-static int stop_asked(const shape_emit_config *cfg) { return cfg->stop && *cfg->stop; }
-
-/* Sleep until `deadline` (absolute, shape_clock_now's clock) in slices of at
- * most 50 ms, or until a stop is asked; returns the clock at the end. */
-static double sleep_until_or_stop(const shape_emit_config *cfg, double deadline)
-{
-    double now;
-    while ((now = shape_clock_now()) < deadline && !stop_asked(cfg)) {
-        double next = now + 0.05;
-        shape_clock_sleep_until(next < deadline ? next : deadline);
-    }
-    return now;
-}
 
 /* The virtual clock of --speed for batch b: (its earliest event time − the
  * first event time of the run) / speed, never decreasing; a batch without
@@ -380,10 +397,14 @@ static int runtime_setup(const shape_emit_config *cfg, runtime **out, shape_err 
     rt->cfg = cfg;
     rt->bodies = cfg->ndests == 0 || cfg->dead_letter != NULL;
     for (size_t d = 0; d < cfg->ndests; d++) {
+        /* A send that waits (a broker gone) must see a stop request within ~100 ms. */
+        if (cfg->stop && cfg->dests[d].type->set_stop) cfg->dests[d].type->set_stop(cfg->dests[d].emitter, cfg->stop);
         int rows = cfg->dests[d].type->wants_rows ? cfg->dests[d].type->wants_rows(cfg->dests[d].emitter) : 0;
         if (rows) rt->want_rows = 1;
         if (rows != SHAPE_EMIT_ROWS_ONLY) rt->bodies = 1;
     }
+    if (cfg->stop && cfg->dead_letter && cfg->dead_letter->type->set_stop)
+        cfg->dead_letter->type->set_stop(cfg->dead_letter->emitter, cfg->stop);
     int rc = shape_emit_headers_parse(cfg, rt->hdrs, err);
     if (rc != SHAPE_OK) {
         shape_emit_headers_free(rt->hdrs, cfg->nheaders);
@@ -574,7 +595,13 @@ static int run_loop(runtime *rt, shape_emit_report *rep, shape_err *err)
         batch *b = shape_emit_queue_next(rt);
         if (!b || wait_for_deadline(rt, b, rep)) break;
         group *g = gather_group(rt, b, rep);
-        for (size_t d = 0; d < cfg->ndests && rc == SHAPE_OK; d++) rc = deliver_to(rt, g, &cfg->dests[d], rep, err);
+        for (size_t d = 0; d < cfg->ndests && rc == SHAPE_OK && !rt->stopped_in_send; d++)
+            rc = deliver_to(rt, g, &cfg->dests[d], rep, err);
+        if (rc == SHAPE_OK && rt->stopped_in_send) { /* stopped while a send waited: nothing of g counts */
+            for (size_t i = 0; i < g->nb; i++) shape_emit_queue_recycle(rt, g->b[i]);
+            rep->stopped_by = "stop-request";
+            break;
+        }
         size_t n = g->norig;
         rt->units += g->units;
         if (rc == SHAPE_OK && shape_emit_faults_on(cfg)) rc = shape_emit_answer_key(rt, g, rep, err);

@@ -132,6 +132,7 @@ static inline const shape_emit_message *group_message(const group *g, size_t i)
 
 typedef struct runtime {
     const shape_emit_config *cfg;
+    int stopped_in_send; /* a stop request ended a send that waited: the group in hand is not delivered */
     int want_rows; /* a destination encodes events itself: build typed rows */
     int bodies;    /* render the JSON bodies (not when every destination encodes from the
                     * rows alone and no dead letter can need them) */

@@ -10,7 +10,13 @@
  * write(2) in a loop, so a send returns with every byte handed to the OS
  * (DELIVERED); flush is fsync (a no-op for the console). Opening with
  * "resuming" appends, after cutting a torn last line a killed run may have
- * left; otherwise the file is truncated. send and flush may run on two
+ * left; otherwise the file is truncated. A file is locked (flock, exclusive,
+ * before it is truncated) for as long as it is open, so a second writer is
+ * refused instead of interleaving torn lines with the first. With
+ * "resume_events" N (set by emit when it resumes a checkpoint at offset N)
+ * the file must still hold N complete lines: one shortened, replaced or
+ * deleted since is refused, since appending to it would leave events
+ * missing. send and flush may run on two
  * threads at once (the runtime's checkpoint thread flushes): write and fsync
  * on one descriptor are safe together.
  */
@@ -21,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -37,6 +44,7 @@ struct shape_emitter {
     int fd;                 /* console, file */
     char *path;             /* file path or jsonl directory */
     int resuming;
+    int64_t resume_events;  /* file: lines the file must hold when resuming, 0: unchecked */
     shape_json_buf lines; /* the lines of one write, reused */
     struct {
         char *table;
@@ -89,7 +97,7 @@ static int check_jsonl(const char *uri, shape_err *err)
 
 /* ---- open / close ---------------------------------------------------------- */
 
-static const char *const known_keys[] = {"envelope", "resuming", NULL};
+static const char *const known_keys[] = {"envelope", "resuming", "resume_events", NULL};
 
 /* Cut a torn last line (no trailing '\n') a killed run may have left. */
 static int repair_tail(int fd, const char *path, shape_err *err)
@@ -117,16 +125,52 @@ static int repair_tail(int fd, const char *path, shape_err *err)
     return SHAPE_OK;
 }
 
-static int open_file_fd(const char *path, int resuming, int *fd_out, shape_err *err)
+/* The complete lines of the file, counted up to `enough`. */
+static int count_lines(int fd, const char *path, int64_t enough, int64_t *lines, shape_err *err)
 {
-    int fd = open(path, (resuming ? O_RDWR | O_APPEND : O_WRONLY | O_TRUNC) | O_CREAT | O_CLOEXEC, 0666);
+    *lines = 0;
+    char chunk[65536];
+    off_t at = 0;
+    while (*lines < enough) {
+        ssize_t got = pread(fd, chunk, sizeof chunk, at);
+        if (got < 0) return shape_err_set(err, SHAPE_EIO, "cannot read %s: %s", path, strerror(errno));
+        if (got == 0) break;
+        for (const char *p = chunk; (p = memchr(p, '\n', (size_t)(chunk + got - p))) != NULL; p++) (*lines)++;
+        at += got;
+    }
+    return SHAPE_OK;
+}
+
+static int open_file_fd(const char *path, int resuming, int64_t resume_events, int *fd_out, shape_err *err)
+{
+    /* never O_TRUNC: the lock comes first, another writer's file is left alone */
+    int fd = open(path, (resuming ? O_RDWR | O_APPEND : O_WRONLY) | O_CREAT | O_CLOEXEC, 0666);
     if (fd < 0) return shape_err_set(err, SHAPE_EIO, "cannot open %s: %s", path, strerror(errno));
-    if (resuming) {
-        int rc = repair_tail(fd, path, err);
-        if (rc != SHAPE_OK) {
-            close(fd);
-            return rc;
-        }
+    int rc = SHAPE_OK;
+    struct stat st;
+    int regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+    if (regular && flock(fd, LOCK_EX | LOCK_NB) != 0)
+        rc = errno == EWOULDBLOCK ? shape_err_set(err, SHAPE_EINVAL,
+                                                  "%s is being written by another process (it holds the file's "
+                                                  "lock): wait for it to end, or write to another file",
+                                                  path)
+                                  : shape_err_set(err, SHAPE_EIO, "cannot lock %s: %s", path, strerror(errno));
+    if (rc == SHAPE_OK && regular && !resuming && st.st_size > 0 && ftruncate(fd, 0) != 0)
+        rc = shape_err_set(err, SHAPE_EIO, "cannot truncate %s: %s", path, strerror(errno));
+    if (rc == SHAPE_OK && resuming && regular) rc = repair_tail(fd, path, err);
+    if (rc == SHAPE_OK && resuming && regular && resume_events > 0) {
+        int64_t lines = 0;
+        rc = count_lines(fd, path, resume_events, &lines, err);
+        if (rc == SHAPE_OK && lines < resume_events)
+            rc = shape_err_set(err, SHAPE_EINVAL,
+                               "%s holds %lld events but its checkpoint counts %lld delivered (the file was "
+                               "shortened, replaced or deleted): appending would leave events missing; rerun "
+                               "with --fresh to write it again",
+                               path, (long long)lines, (long long)resume_events);
+    }
+    if (rc != SHAPE_OK) {
+        close(fd);
+        return rc;
     }
     *fd_out = fd;
     return SHAPE_OK;
@@ -144,12 +188,15 @@ static int open_common(sink_kind kind, const char *uri, const struct shape_optio
         SHAPE_RETURN_NOT_OK(shape_envelope_parse(env, &e, err));
     }
     int resuming = 0;
+    int64_t resume_events = 0;
     if (options) SHAPE_RETURN_NOT_OK(shape_options_get_bool(options, "resuming", 0, &resuming, err));
+    if (options) SHAPE_RETURN_NOT_OK(shape_options_get_int64(options, "resume_events", 0, &resume_events, err));
     shape_emitter *s = calloc(1, sizeof *s);
     if (!s) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     s->kind = kind;
     s->fd = -1;
     s->resuming = resuming;
+    s->resume_events = resume_events;
     pthread_mutex_init(&s->mu, NULL);
     int rc = SHAPE_OK;
     if (kind == SINK_CONSOLE) {
@@ -157,7 +204,7 @@ static int open_common(sink_kind kind, const char *uri, const struct shape_optio
     } else if (kind == SINK_FILE || kind == SINK_JSONL) {
         s->path = strdup(uri_path(uri));
         if (!s->path) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-        else if (kind == SINK_FILE) rc = open_file_fd(s->path, s->resuming, &s->fd, err);
+        else if (kind == SINK_FILE) rc = open_file_fd(s->path, s->resuming, s->resume_events, &s->fd, err);
         else if (mkdir(s->path, 0777) != 0 && errno != EEXIST)
             rc = shape_err_set(err, SHAPE_EIO, "cannot create directory %s: %s", s->path, strerror(errno));
     }
@@ -238,7 +285,7 @@ static int table_fd(shape_emitter *s, const char *table, int *fd, shape_err *err
     char *path = malloc(n);
     if (!path) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     snprintf(path, n, "%s/%s.jsonl", s->path, table);
-    int rc = open_file_fd(path, s->resuming, fd, err);
+    int rc = open_file_fd(path, s->resuming, 0, fd, err);
     free(path);
     if (rc != SHAPE_OK) return rc;
     char *name = strdup(table);
@@ -309,16 +356,16 @@ static const char *const null_schemes[] = {"null", NULL};
 
 static const shape_emitter_type console_type = {
     "console", console_schemes, "JSON lines on standard output.", check_console,
-    open_console, send_lines, flush_sink, close_sink, NULL, NULL};
+    open_console, send_lines, flush_sink, close_sink, NULL, NULL, NULL};
 static const shape_emitter_type file_type = {
     "file", file_schemes, "JSON lines into one file: file:///PATH.", check_file,
-    open_file, send_lines, flush_sink, close_sink, NULL, NULL};
+    open_file, send_lines, flush_sink, close_sink, NULL, NULL, NULL};
 static const shape_emitter_type jsonl_type = {
     "jsonl", jsonl_schemes, "One TABLE.jsonl file per table: jsonl:///DIR.", check_jsonl,
-    open_jsonl, send_lines, flush_sink, close_sink, NULL, NULL};
+    open_jsonl, send_lines, flush_sink, close_sink, NULL, NULL, NULL};
 static const shape_emitter_type null_type = {
     "null", null_schemes, "Discards every event (benchmarks).", check_null,
-    open_null, send_lines, flush_sink, close_sink, NULL, NULL};
+    open_null, send_lines, flush_sink, close_sink, NULL, NULL, NULL};
 
 const shape_emitter_type *shape_emit_builtin_for_uri(const char *uri)
 {

@@ -7,6 +7,13 @@
  * chunk's statistics; compress it (ZSTD), write its PageHeader and the
  * compressed bytes, and remember the chunk's offsets, sizes and
  * statistics for the footer. finish writes the FileMetaData from them.
+ * Dictionary encoding (SHAPE_PARQUET_DICTIONARY): the values are written
+ * PLAIN into a scratch buffer instead, then hashed (XXH3) into an
+ * open-addressing table of the distinct ones; the chunk gets a dictionary
+ * page (the distinct values PLAIN, in order of first appearance) before
+ * its data page, whose values are a bit width and the indices, bit-packed
+ * (RLE_DICTIONARY); a chunk whose dictionary would not pay falls back to
+ * PLAIN (dictionary_values).
  * Thrift compact protocol (the footer, page headers): field headers carry
  * the id as a delta from the previous field of the same struct when it is
  * 1..15, integers are zigzag varints, a struct ends with a stop byte.
@@ -18,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <xxhash.h>
 #include <zstd.h>
 
 #include "shape/version.h"
@@ -153,7 +161,8 @@ static void tc_empty_struct(tc *t, int16_t id)
 
 enum { P_BOOLEAN = 0, P_INT32 = 1, P_INT64 = 2, P_FLOAT = 4, P_DOUBLE = 5, P_BYTE_ARRAY = 6 };
 enum { REQUIRED = 0, OPTIONAL = 1, REPEATED = 2 };
-enum { ENC_PLAIN = 0, ENC_RLE = 3 };
+enum { ENC_PLAIN = 0, ENC_RLE = 3, ENC_RLE_DICTIONARY = 8 };
+enum { PAGE_DATA = 0, PAGE_DICTIONARY = 2 };
 enum { CODEC_UNCOMPRESSED = 0, CODEC_ZSTD = 6 };
 enum { CT_UTF8 = 0, CT_MAP = 1, CT_DATE = 6, CT_TIMESTAMP_MILLIS = 9, CT_TIMESTAMP_MICROS = 10 };
 /* LogicalType union members */
@@ -245,6 +254,8 @@ enum { STATS_MAX_BYTES = 64 };
 
 typedef struct chunk {
     int64_t offset, uncompressed, compressed, num_values, null_count;
+    int64_t dict_offset, data_offset; /* dict_offset: -1 when the chunk is PLAIN */
+    int64_t dict_values;
     int has_minmax;
     uint8_t min[STATS_MAX_BYTES], max[STATS_MAX_BYTES];
     size_t min_len, max_len;
@@ -273,6 +284,10 @@ struct shape_parquet_writer {
     size_t n_groups, cap_groups;
     int64_t pos, rows;
     bytes page, comp, header, lv;
+    bytes vals, dict;         /* dictionary mode: a page's PLAIN values; the dictionary page */
+    uint32_t *slots, *index;  /* the dictionary's hash table; each value's dictionary index */
+    size_t *starts;           /* byte arrays: each value's start in vals */
+    size_t cap_slots, cap_index;
     ZSTD_CCtx *cctx;
 };
 
@@ -295,6 +310,11 @@ void shape_parquet_writer_free(shape_parquet_writer *w)
     free(w->comp.p);
     free(w->header.p);
     free(w->lv.p);
+    free(w->vals.p);
+    free(w->dict.p);
+    free(w->slots);
+    free(w->index);
+    free(w->starts);
     ZSTD_freeCCtx(w->cctx);
     if (w->first.release) w->first.release(&w->first);
     free(w);
@@ -568,6 +588,123 @@ static void keep_stats(chunk *c, const ctype *t, const stats *st)
     c->has_minmax = 1;
 }
 
+/* ---- dictionary encoding ------------------------------------------------------ */
+
+/* A chunk whose dictionary would hold more than this many bytes, or more
+ * distinct values than half its values, is written PLAIN instead (the
+ * fallback): a dictionary only pays when values repeat. */
+enum { DICT_MAX_BYTES = 1 << 20 };
+
+static int dictionary_mode(const shape_parquet_writer *w, const leaf *l)
+{
+    return w->o.encoding == SHAPE_PARQUET_DICTIONARY && l->type.kind != V_BOOL;
+}
+
+static int grow_u32(uint32_t **p, size_t *cap, size_t n)
+{
+    if (*cap >= n) return 0;
+    size_t c = *cap ? *cap : 1024;
+    while (c < n) c *= 2;
+    uint32_t *q = realloc(*p, c * sizeof *q);
+    if (!q) return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
+
+/* Append the RLE/bit-packed hybrid of idx[0..n) at width bits: bit-packed
+ * groups of eight (the last padded with zeros; a reader stops at the page's
+ * value count). */
+static void bitpack(bytes *b, const uint32_t *idx, size_t n, int width)
+{
+    size_t groups = (n + 7) / 8;
+    put_varint(b, ((uint64_t)groups << 1) | 1);
+    if (reserve(b, groups * (size_t)width) != 0) return;
+    uint64_t acc = 0;
+    int bits = 0;
+    for (size_t i = 0; i < groups * 8; i++) {
+        acc |= (uint64_t)(i < n ? idx[i] : 0) << bits;
+        bits += width;
+        while (bits >= 8) {
+            b->p[b->len++] = (uint8_t)acc;
+            acc >>= 8;
+            bits -= 8;
+        }
+    }
+}
+
+/* The page's present values are in w->vals, PLAIN. Build the chunk's
+ * dictionary (distinct values in order of first appearance, PLAIN) in
+ * w->dict and append the bit width and the indices to the page; or, when
+ * the dictionary does not pay (DICT_MAX_BYTES, half the values distinct),
+ * append the values PLAIN. */
+static int dictionary_values(shape_parquet_writer *w, const leaf *l, int64_t present, chunk *c)
+{
+    bytes *v = &w->vals;
+    size_t n = (size_t)present;
+    c->dict_offset = -1;
+    w->dict.len = 0;
+    if (v->oom) return -1;
+    size_t width = l->type.phys == P_INT32 || l->type.phys == P_FLOAT ? 4 : l->type.phys == P_BYTE_ARRAY ? 0 : 8;
+    size_t cap = 16;
+    while (cap < 2 * n) cap *= 2;
+    if (n == 0 || grow_u32(&w->slots, &w->cap_slots, cap) != 0 || grow_u32(&w->index, &w->cap_index, n) != 0)
+        goto plain;
+    memset(w->slots, 0, cap * sizeof *w->slots);
+    size_t *starts = NULL; /* the dictionary's entries' starts in vals (byte arrays: at the length) */
+    starts = realloc(w->starts, (n + 1) * sizeof *starts);
+    if (!starts) goto plain;
+    w->starts = starts;
+    size_t distinct = 0, at = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t len = width;
+        if (!width) {
+            uint32_t m;
+            memcpy(&m, v->p + at, 4);
+            len = 4 + m;
+        }
+        const uint8_t *val = v->p + at;
+        uint64_t h = XXH3_64bits(val, len);
+        size_t s = (size_t)h & (cap - 1);
+        for (;;) {
+            uint32_t e = w->slots[s];
+            if (!e) {
+                if (distinct + 1 > n / 2 + 1 || w->dict.len + len > DICT_MAX_BYTES) goto plain;
+                w->slots[s] = (uint32_t)++distinct;
+                starts[distinct - 1] = at;
+                put(&w->dict, val, len);
+                w->index[i] = (uint32_t)(distinct - 1);
+                break;
+            }
+            size_t es = starts[e - 1], elen = width;
+            if (!width) {
+                uint32_t m;
+                memcpy(&m, v->p + es, 4);
+                elen = 4 + m;
+            }
+            if (elen == len && memcmp(v->p + es, val, len) == 0) {
+                w->index[i] = e - 1;
+                break;
+            }
+            s = (s + 1) & (cap - 1);
+        }
+        at += len;
+    }
+    if (w->dict.oom) return -1;
+    int bw = 1;
+    while (bw < 32 && ((size_t)1 << bw) < distinct) bw++;
+    put_byte(&w->page, (uint8_t)bw);
+    bitpack(&w->page, w->index, n, bw);
+    c->dict_offset = 0; /* set when written */
+    c->dict_values = (int64_t)distinct;
+    return w->page.oom ? -1 : 0;
+plain:
+    w->dict.len = 0;
+    c->dict_offset = -1;
+    put(&w->page, v->p, v->len);
+    return w->page.oom || v->oom ? -1 : 0;
+}
+
 /* The page of a flat column: rows [start, start + n) of a (physical). */
 static int64_t flat_page(shape_parquet_writer *w, const leaf *l, const struct ArrowArray *a, int64_t start, int64_t n,
                          chunk *c)
@@ -576,6 +713,7 @@ static int64_t flat_page(shape_parquet_writer *w, const leaf *l, const struct Ar
     const uint8_t *valid = a->buffers[0];
     stats st = {0};
     if (l->max_def) flat_def_levels(b, valid, start, n);
+    if (dictionary_mode(w, l)) b = &w->vals, b->len = 0; /* the values go through the dictionary */
     size_t from = b->len;
     for (int64_t r = 0; r < n; r++) {
         int64_t i = start + r;
@@ -590,6 +728,8 @@ static int64_t flat_page(shape_parquet_writer *w, const leaf *l, const struct Ar
     }
     if (l->type.kind == V_BOOL) pack_bools(b, from);
     keep_stats(c, &l->type, &st);
+    c->null_count = st.nulls;
+    if (dictionary_mode(w, l) && dictionary_values(w, l, n - st.nulls, c) != 0) return -1;
     return n;
 }
 
@@ -637,6 +777,7 @@ static int64_t map_page(shape_parquet_writer *w, const leaf *l, const struct Arr
     }
     rle_levels(b, rep, (size_t)count);
     rle_levels(b, def, (size_t)count);
+    if (dictionary_mode(w, l)) b = &w->vals, b->len = 0;
     for (int64_t r = 0; r < n; r++) {
         int64_t i = start + r;
         if (!bit(valid, i)) continue;
@@ -647,41 +788,72 @@ static int64_t map_page(shape_parquet_writer *w, const leaf *l, const struct Arr
     }
     st.nulls = nulls;
     c->null_count = nulls; /* no min/max for a map's leaves */
+    if (dictionary_mode(w, l) && dictionary_values(w, l, count - nulls, c) != 0) return -1;
     return count;
 }
 
+/* Compress src (ZSTD unless uncompressed): *data, *len are what to write. */
+static int compress(shape_parquet_writer *w, const bytes *src, const uint8_t **data, size_t *len, shape_err *err)
+{
+    *data = src->p;
+    *len = src->len;
+    if (!w->cctx) return SHAPE_OK;
+    size_t bound = ZSTD_compressBound(src->len);
+    w->comp.len = 0;
+    if (reserve(&w->comp, bound) != 0) return oom(err);
+    size_t z = ZSTD_compressCCtx(w->cctx, w->comp.p, bound, src->p, src->len, w->o.zstd_level ? w->o.zstd_level : 3);
+    if (ZSTD_isError(z)) return shape_err_set(err, SHAPE_EIO, "ZSTD compression failed: %s", ZSTD_getErrorName(z));
+    *data = w->comp.p;
+    *len = z;
+    return SHAPE_OK;
+}
+
+/* The chunk's pages: its dictionary page first when it has one, then the data page. */
 static int write_page(shape_parquet_writer *w, chunk *c, int64_t num_values, shape_err *err)
 {
-    if (w->page.oom) return oom(err);
-    const uint8_t *data = w->page.p;
-    size_t len = w->page.len;
-    if (w->cctx) {
-        size_t bound = ZSTD_compressBound(len);
-        w->comp.len = 0;
-        if (reserve(&w->comp, bound) != 0) return oom(err);
-        size_t z = ZSTD_compressCCtx(w->cctx, w->comp.p, bound, data, len, w->o.zstd_level ? w->o.zstd_level : 3);
-        if (ZSTD_isError(z)) return shape_err_set(err, SHAPE_EIO, "ZSTD compression failed: %s", ZSTD_getErrorName(z));
-        data = w->comp.p;
-        len = z;
-    }
+    if (w->page.oom || w->dict.oom) return oom(err);
+    const uint8_t *data;
+    size_t len;
     bytes *h = &w->header;
+    c->offset = w->pos;
+    c->uncompressed = c->compressed = 0;
+    if (c->dict_offset >= 0) {
+        SHAPE_RETURN_NOT_OK(compress(w, &w->dict, &data, &len, err));
+        h->len = 0;
+        tc t = {h, 0, {0}};
+        tc_i32(&t, 1, PAGE_DICTIONARY);
+        tc_i32(&t, 2, (int32_t)w->dict.len);
+        tc_i32(&t, 3, (int32_t)len);
+        tc_struct(&t, 7);
+        tc_i32(&t, 1, (int32_t)c->dict_values);
+        tc_i32(&t, 2, ENC_PLAIN);
+        tc_close(&t);
+        put_byte(h, 0);
+        if (h->oom) return oom(err);
+        c->dict_offset = w->pos;
+        c->uncompressed += (int64_t)(h->len + w->dict.len);
+        c->compressed += (int64_t)(h->len + len);
+        SHAPE_RETURN_NOT_OK(emit(w, h->p, h->len, err));
+        SHAPE_RETURN_NOT_OK(emit(w, data, len, err));
+    }
+    SHAPE_RETURN_NOT_OK(compress(w, &w->page, &data, &len, err));
     h->len = 0;
     tc t = {h, 0, {0}};
-    tc_i32(&t, 1, 0); /* DATA_PAGE */
+    tc_i32(&t, 1, PAGE_DATA);
     tc_i32(&t, 2, (int32_t)w->page.len);
     tc_i32(&t, 3, (int32_t)len);
     tc_struct(&t, 5);
     tc_i32(&t, 1, (int32_t)num_values);
-    tc_i32(&t, 2, ENC_PLAIN);
+    tc_i32(&t, 2, c->dict_offset >= 0 ? ENC_RLE_DICTIONARY : ENC_PLAIN);
     tc_i32(&t, 3, ENC_RLE);
     tc_i32(&t, 4, ENC_RLE);
     tc_close(&t);
     put_byte(h, 0);
     if (h->oom) return oom(err);
-    c->offset = w->pos;
+    c->data_offset = w->pos;
     c->num_values = num_values;
-    c->uncompressed = (int64_t)(h->len + w->page.len);
-    c->compressed = (int64_t)(h->len + len);
+    c->uncompressed += (int64_t)(h->len + w->page.len);
+    c->compressed += (int64_t)(h->len + len);
     SHAPE_RETURN_NOT_OK(emit(w, h->p, h->len, err));
     return emit(w, data, len, err);
 }
@@ -736,12 +908,14 @@ int shape_parquet_writer_write(shape_parquet_writer *w, const struct ArrowSchema
         int64_t start = a->offset + array->offset;
         w->page.len = 0;
         chunk *c = &g->chunks[li];
+        c->dict_offset = -1;
         int64_t values;
         if (l->part == 0) {
             if (!l->max_def && a->buffers[0] && a->null_count != 0)
                 return shape_err_set(err, SHAPE_EINVAL, "column '%.64s' is not nullable but holds nulls",
                                      io_text(schema->children[l->column]->name));
             values = flat_page(w, l, a, start, array->length, c);
+            if (values < 0) return oom(err);
         } else {
             values = map_page(w, l, a, start, array->length,
                               (schema->children[l->column]->flags & ARROW_FLAG_NULLABLE) != 0, c);
@@ -861,9 +1035,10 @@ static int write_footer(shape_parquet_writer *w, shape_err *err)
             tc_i64(&t, 2, c->offset);
             tc_struct(&t, 3);
             tc_i32(&t, 1, l->type.phys);
-            tc_list(&t, 2, TC_I32, 2);
+            tc_list(&t, 2, TC_I32, c->dict_offset >= 0 ? 3 : 2);
             put_varint(&f, zigzag(ENC_PLAIN));
             put_varint(&f, zigzag(ENC_RLE));
+            if (c->dict_offset >= 0) put_varint(&f, zigzag(ENC_RLE_DICTIONARY));
             const char *path[3] = {io_text(col->name), NULL, NULL};
             size_t depth = 1;
             if (l->part) {
@@ -881,7 +1056,8 @@ static int write_footer(shape_parquet_writer *w, shape_err *err)
             tc_i64(&t, 5, c->num_values);
             tc_i64(&t, 6, c->uncompressed);
             tc_i64(&t, 7, c->compressed);
-            tc_i64(&t, 9, c->offset);
+            tc_i64(&t, 9, c->data_offset);
+            if (c->dict_offset >= 0) tc_i64(&t, 11, c->dict_offset);
             tc_struct(&t, 12);
             tc_i64(&t, 3, c->null_count);
             if (c->has_minmax) {

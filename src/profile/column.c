@@ -447,10 +447,15 @@ static int reserve_scratch(prof_column *c, int64_t n, shape_err *err)
     return SHAPE_OK;
 }
 
-/* The batch's finite values (scratch[0..nf)): moments, then KLL in row order. */
-static int finish_numeric(prof_column *c, size_t nf, shape_err *err)
+/* The batch's finite values (scratch[0..nf)): moments, then KLL in row order.
+ * isum: an integer batch's exact sum (its mean from it, see moments.c), or
+ * NULL for floats. */
+static int finish_numeric(prof_column *c, size_t nf, const __int128 *isum, shape_err *err)
 {
-    shape_moments_add_values(&c->moments, c->scratch, nf);
+    if (isum && nf)
+        prof_moments_add_with_mean(&c->moments, c->scratch, nf, (double)*isum / (double)nf);
+    else
+        shape_moments_add_values(&c->moments, c->scratch, nf);
     c->finite_count += (int64_t)nf;
     return shape_kll_add_values(c->kll, c->scratch, nf, err);
 }
@@ -462,6 +467,7 @@ static int update_int(prof_column *c, const struct ArrowArray *a, int64_t start,
     SHAPE_RETURN_NOT_OK(reserve_scratch(c, n, err));
     double *fin = c->scratch;
     size_t nf = 0;
+    __int128 isum = 0; /* exact: |sum| < 2^63 * 2^64 for any batch */
     int64_t mn = c->imin, mx = c->imax;
     int have = c->has_range;
     shape_hll *hll = c->hll;
@@ -487,6 +493,7 @@ static int update_int(prof_column *c, const struct ArrowArray *a, int64_t start,
                 mx = x;                                                      \
             }                                                                \
             fin[nf++] = (double)x;                                           \
+            isum += x;                                                       \
             uint64_t h = prof_hash_int(x);                                  \
             shape_hll_add_hash(hll, h);                                      \
             run_keys[run] = x;                                               \
@@ -512,7 +519,7 @@ static int update_int(prof_column *c, const struct ArrowArray *a, int64_t start,
     c->imin = mn;
     c->imax = mx;
     c->has_range = have;
-    return finish_numeric(c, nf, err);
+    return finish_numeric(c, nf, &isum, err);
 }
 
 static int update_float(prof_column *c, const struct ArrowArray *a, int64_t start, int64_t n, shape_err *err)
@@ -577,7 +584,7 @@ static int update_float(prof_column *c, const struct ArrowArray *a, int64_t star
     c->dmin = mn;
     c->dmax = mx;
     c->has_range = have;
-    return finish_numeric(c, nf, err);
+    return finish_numeric(c, nf, NULL, err);
 }
 
 static void update_bool(prof_column *c, const struct ArrowArray *a, int64_t start, int64_t n)

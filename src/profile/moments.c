@@ -18,8 +18,16 @@
  * with a single run to rounding (about 1e-15 relative), not bit for bit. A
  * moment that overflows becomes inf/NaN and stays so; the document writes it
  * as null (spec: "an overflowed moment becomes null").
+ *
+ * Integer columns pass their batch mean in (prof_moments_add_with_mean):
+ * the column profiler sums the int64 values exactly in 128 bits, so a batch
+ * whose sum passes 2^53 (e.g. INT64_MIN, INT64_MAX and small values) gets the
+ * mean the original gets from its exact integer sum; converted to double
+ * first, INT64_MAX rounds to 2^63 and the mean of {INT64_MIN, INT64_MAX, 47}
+ * came out 16 instead of 15.67 (found by tests/compat). Below 2^53 every
+ * partial sum is exact either way, so the two paths agree bit for bit.
  */
-#include "shape/profile.h"
+#include "profile_internal.h"
 
 void shape_moments_add_values(shape_moments *m, const double *x, size_t n)
 {
@@ -36,7 +44,12 @@ void shape_moments_add_values(shape_moments *m, const double *x, size_t n)
         comp += (big - t) + small;
         sum = t;
     }
-    double mean = (sum + comp) / (double)n;
+    prof_moments_add_with_mean(m, x, n, (sum + comp) / (double)n);
+}
+
+void prof_moments_add_with_mean(shape_moments *m, const double *x, size_t n, double mean)
+{
+    if (n == 0) return;
     double s1 = 0.0, s2 = 0.0;
     for (size_t i = 0; i < n; i++) {
         double d = x[i] - mean;

@@ -220,12 +220,24 @@ typedef struct prof_column {
     shape_kll *kll;
 } prof_column;
 
+typedef struct prof_origin {
+    char *source;
+    int32_t *parts;
+    size_t n;
+} prof_origin;
+
 struct shape_profile {
     char *name;
     shape_profile_config cfg;
     int64_t rows;
     prof_column **cols;
     size_t ncols, cap_cols;
+    /* where the rows came from (shape_profile_set_origin, merges): one entry
+     * per source, each with its partitions ascending and distinct;
+     * origin_known 0: unknown (a version-1 state, an empty worker) */
+    int origin_known;
+    prof_origin *origins;
+    size_t n_origins;
 };
 
 /* ---- columns (column.c) ------------------------------------------------- */
@@ -303,5 +315,9 @@ void shape_kll_sort_(double *a, size_t n, int by_runs);
  * turn from items[]; n becomes the total weight. */
 int shape_kll_restore_(shape_kll *s, size_t levels, const size_t *lens, const double *items,
                        uint64_t compactions, shape_err *err);
+
+/* shape_moments_add_values with the batch mean given (an integer column's
+ * exact 128-bit sum / n; see moments.c): m2 by the same corrected two pass. */
+void prof_moments_add_with_mean(shape_moments *m, const double *x, size_t n, double mean);
 
 #endif

@@ -10,10 +10,14 @@
  * struct dump), versioned and checksummed:
  *
  *   magic        8 bytes "SHPROFST"
- *   version      u32 (SHAPE_PROFILE_STATE_VERSION = 1)
+ *   version      u32 (SHAPE_PROFILE_STATE_VERSION = 2; 1 is still read)
  *   fingerprint  str: "top_n=500 hll_p=14 hll_hash=xxh3-64/seed0/tagged
  *                ss_capacity=64 kll_k=200 kll_compaction=alternating"
  *   name         str (table name)
+ *   origin       (version 2 only) u8 0 = unknown, or u8 1 + u32 sources,
+ *                each: source str + u32 n + n × i32 partitions, ascending
+ *                and distinct (shape_profile_set_origin: what
+ *                profile-merge checks)
  *   rows         i64
  *   ncols        u32, then each column:
  *     name str, format str (Arrow), arrow_type str, kind u8 (0 int, 1 float,
@@ -260,6 +264,13 @@ int shape_profile_state_save(const shape_profile *p, uint8_t **out, size_t *len,
     w_u32(&w, SHAPE_PROFILE_STATE_VERSION);
     w_cstr(&w, fp);
     w_cstr(&w, p->name);
+    w_u8(&w, p->origin_known != 0);
+    if (p->origin_known) w_u32(&w, (uint32_t)p->n_origins);
+    for (size_t k = 0; p->origin_known && k < p->n_origins; k++) {
+        w_cstr(&w, p->origins[k].source);
+        w_u32(&w, (uint32_t)p->origins[k].n);
+        for (size_t i = 0; i < p->origins[k].n; i++) w_u32(&w, (uint32_t)p->origins[k].parts[i]);
+    }
     w_i64(&w, p->rows);
     w_u32(&w, (uint32_t)p->ncols);
     for (size_t i = 0; i < p->ncols; i++) w_column(&w, p->cols[i]);
@@ -585,6 +596,39 @@ static int r_column(rbuf *r, int64_t rows, prof_column **out, shape_err *err)
     return r->bad ? CORRUPT("truncated column") : SHAPE_OK;
 }
 
+/* The origin of a version-2 state: sources, each with ascending distinct
+ * partitions >= 0. */
+static int r_origin(rbuf *r, shape_profile *p, shape_err *err)
+{
+    uint8_t known = r_u8(r);
+    if (r->bad || known > 1) return CORRUPT("origin");
+    if (!known) return SHAPE_OK;
+    uint32_t nsources = r_u32(r);
+    if (r->bad || nsources > (r->len - r->at) / 8) return CORRUPT("origin");
+    SHAPE_RETURN_NOT_OK(shape_profile_set_origin(p, NULL, NULL, 0, err));
+    p->origin_known = 1;
+    int rc = SHAPE_OK;
+    for (uint32_t k = 0; rc == SHAPE_OK && k < nsources; k++) {
+        char *source = r_cstr(r);
+        if (!source) return r->bad ? CORRUPT("origin") : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        for (uint32_t m = 0; m < k && rc == SHAPE_OK; m++)
+            if (strcmp(p->origins[m].source, source) == 0) rc = CORRUPT("origin: a source given twice");
+        uint32_t n = r_u32(r);
+        if (rc == SHAPE_OK && (r->bad || n > (r->len - r->at) / 4)) rc = CORRUPT("origin");
+        int32_t *parts = rc == SHAPE_OK && n ? malloc(n * sizeof *parts) : NULL;
+        if (rc == SHAPE_OK && n && !parts) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        for (uint32_t i = 0; rc == SHAPE_OK && i < n; i++) {
+            uint32_t v = r_u32(r);
+            parts[i] = (int32_t)v;
+            if (r->bad || v > INT32_MAX || (i && parts[i - 1] >= parts[i])) rc = CORRUPT("origin partitions");
+        }
+        if (rc == SHAPE_OK) rc = shape_profile_add_origin(p, source, parts, n, err);
+        free(parts);
+        free(source);
+    }
+    return rc;
+}
+
 int shape_profile_state_load(const uint8_t *data, size_t len, const shape_profile_config *cfg, shape_profile **out,
                              shape_err *err)
 {
@@ -598,7 +642,7 @@ int shape_profile_state_load(const uint8_t *data, size_t len, const shape_profil
         return shape_err_set(err, SHAPE_EINVAL, "not a profile state (no \"SHPROFST\" header)");
     rbuf r = {data, len - 8, sizeof MAGIC, 0};
     uint32_t version = r_u32(&r);
-    if (version != SHAPE_PROFILE_STATE_VERSION)
+    if (version != SHAPE_PROFILE_STATE_VERSION && version != 1)
         return shape_err_set(err, SHAPE_EINVAL,
                              "profile state format version %u is not supported (this build reads version %d)",
                              version, SHAPE_PROFILE_STATE_VERSION);
@@ -622,6 +666,11 @@ int shape_profile_state_load(const uint8_t *data, size_t len, const shape_profil
     int rc = shape_profile_new(name, cfg, &p, err);
     free(name);
     if (rc != SHAPE_OK) return rc;
+    if (version >= 2) rc = r_origin(&r, p, err);
+    if (rc != SHAPE_OK) {
+        shape_profile_free(p);
+        return rc;
+    }
     p->rows = r_i64(&r);
     uint32_t ncols = r_u32(&r);
     if (r.bad || p->rows < 0) rc = CORRUPT("truncated header");

@@ -50,13 +50,140 @@ int shape_profile_new(const char *name, const shape_profile_config *cfg, shape_p
     return SHAPE_OK;
 }
 
+static void origins_free(prof_origin *o, size_t n);
+
 void shape_profile_free(shape_profile *p)
 {
     if (!p) return;
     for (size_t i = 0; i < p->ncols; i++) prof_column_free(p->cols[i]);
     free(p->cols);
     free(p->name);
+    origins_free(p->origins, p->n_origins);
     free(p);
+}
+
+static int compare_i32(const void *a, const void *b)
+{
+    int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+    return (x > y) - (x < y);
+}
+
+static void origins_free(prof_origin *o, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        free(o[i].source);
+        free(o[i].parts);
+    }
+    free(o);
+}
+
+/* Add `source` with partitions[0..n) to the list (merged into its entry
+ * when the source is there already): sorted, duplicates dropped. */
+static int origin_add(prof_origin **list, size_t *count, const char *source, const int32_t *partitions, size_t n)
+{
+    size_t at = 0;
+    while (at < *count && strcmp((*list)[at].source, source) != 0) at++;
+    if (at == *count) {
+        prof_origin *grown = realloc(*list, (*count + 1) * sizeof *grown);
+        if (!grown) return -1;
+        *list = grown;
+        grown[at] = (prof_origin){strdup(source), NULL, 0};
+        if (!grown[at].source) return -1;
+        (*count)++;
+    }
+    prof_origin *o = &(*list)[at];
+    if (!n) return 0;
+    int32_t *parts = realloc(o->parts, (o->n + n) * sizeof *parts);
+    if (!parts) return -1;
+    memcpy(parts + o->n, partitions, n * sizeof *parts);
+    size_t total = o->n + n, k = 0;
+    qsort(parts, total, sizeof *parts, compare_i32);
+    for (size_t i = 0; i < total; i++)
+        if (k == 0 || parts[k - 1] != parts[i]) parts[k++] = parts[i];
+    o->parts = parts;
+    o->n = k;
+    return 0;
+}
+
+int shape_profile_set_origin(shape_profile *p, const char *source, const int32_t *partitions, size_t n,
+                             shape_err *err)
+{
+    origins_free(p->origins, p->n_origins);
+    p->origins = NULL;
+    p->n_origins = 0;
+    p->origin_known = source != NULL;
+    if (source && origin_add(&p->origins, &p->n_origins, source, partitions, n) != 0) {
+        p->origin_known = 0;
+        return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    }
+    return SHAPE_OK;
+}
+
+int shape_profile_add_origin(shape_profile *p, const char *source, const int32_t *partitions, size_t n,
+                             shape_err *err)
+{
+    p->origin_known = 1;
+    if (origin_add(&p->origins, &p->n_origins, source, partitions, n) != 0)
+        return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    return SHAPE_OK;
+}
+
+int shape_profile_origin_known(const shape_profile *p) { return p->origin_known; }
+
+const char *shape_profile_origin(const shape_profile *p, size_t i, const int32_t **partitions, size_t *n)
+{
+    if (partitions) *partitions = NULL;
+    if (n) *n = 0;
+    if (i >= p->n_origins) return NULL;
+    if (partitions) *partitions = p->origins[i].parts;
+    if (n) *n = p->origins[i].n;
+    return p->origins[i].source;
+}
+
+int shape_profile_check_merge(const shape_profile *dst, const shape_profile *src, int any_source, const char *dst_what,
+                              const char *src_what, shape_err *err)
+{
+    for (size_t k = 0; dst->origin_known && src->origin_known && k < src->n_origins; k++) {
+        const prof_origin *s = &src->origins[k], *d = NULL;
+        for (size_t m = 0; m < dst->n_origins && !d; m++)
+            if (strcmp(dst->origins[m].source, s->source) == 0) d = &dst->origins[m];
+        if (!d && !any_source && dst->n_origins)
+            return shape_err_set(err, SHAPE_EINVAL,
+                                 "%s profiles %.200s but %s profiles %.200s%s: another stream (pass --any-source to "
+                                 "merge the profiles of several streams)",
+                                 src_what, s->source, dst_what, dst->origins[0].source,
+                                 dst->n_origins > 1 ? " and more" : "");
+        size_t i = 0, j = 0;
+        while (d && i < d->n && j < s->n) {
+            if (d->parts[i] == s->parts[j])
+                return shape_err_set(err, SHAPE_EINVAL,
+                                     "%s and %s both hold partition %ld of %.200s: merging would count its rows "
+                                     "twice (the same state given twice, or overlapping --partitions)",
+                                     dst_what, src_what, (long)s->parts[j], s->source);
+            if (d->parts[i] < s->parts[j]) i++;
+            else j++;
+        }
+    }
+    int shared = 0;
+    for (size_t k = 0; k < src->ncols && !shared; k++) shared = prof_find_column(dst, src->cols[k]->name) != NULL;
+    if (dst->ncols && src->ncols && !shared)
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "%s and %s have no column in common (first ones '%.100s' and '%.100s'): they profile "
+                             "different schemas",
+                             dst_what, src_what, dst->cols[0]->name, src->cols[0]->name);
+    return SHAPE_OK;
+}
+
+/* The merged origin: every source of both with their partitions, when both
+ * are known; else unknown. */
+static int merge_origin(shape_profile *dst, const shape_profile *src, shape_err *err)
+{
+    if (!dst->origin_known) return SHAPE_OK;
+    if (!src->origin_known) return shape_profile_set_origin(dst, NULL, NULL, 0, err);
+    for (size_t k = 0; k < src->n_origins; k++)
+        SHAPE_RETURN_NOT_OK(
+            shape_profile_add_origin(dst, src->origins[k].source, src->origins[k].parts, src->origins[k].n, err));
+    return SHAPE_OK;
 }
 
 const char *shape_profile_name(const shape_profile *p) { return p->name; }
@@ -239,5 +366,5 @@ int shape_profile_merge(shape_profile *dst, const shape_profile *src, shape_err 
             prof_column_add_nulls(d, src->rows);
     }
     dst->rows += src->rows;
-    return SHAPE_OK;
+    return merge_origin(dst, src, err);
 }

@@ -12,6 +12,10 @@
  * checkpoint's path and "use another file". The stream-profile reader fills
  * a shape_stream_profile_resume that owns everything it holds, and releases
  * it all on any refusal, so a caller never sees half a resume.
+ * A stream that is one local file (shape_paths_uri_file) gets that file's
+ * identity in "source_file" (shape/checkpoint_file.h): a position counts
+ * lines of that file, so resuming over a replaced, truncated or rewritten
+ * file is refused. A checkpoint without the member (older) is accepted.
  */
 #include "shape/stream_checkpoint.h"
 
@@ -22,6 +26,7 @@
 #include <jansson.h>
 
 #include "shape/base64.h"
+#include "shape/paths.h"
 #include "shape/version.h"
 
 int shape_stream_checkpoint_check(const char *path, const json_t *doc, const char *format, const char *what,
@@ -34,6 +39,20 @@ int shape_stream_checkpoint_check(const char *path, const json_t *doc, const cha
     if (!their_uri || strcmp(their_uri, uri) != 0)
         return shape_err_set(err, SHAPE_EINVAL, "checkpoint %s belongs to another stream (%.200s): use another file",
                              path, their_uri ? their_uri : "?");
+    const json_t *identity = json_object_get(doc, "source_file");
+    if (identity)
+        return shape_checkpoint_check_file_identity(path, strncmp(uri, "file://", 7) == 0 ? uri + 7 : uri, identity,
+                                                    err);
+    return SHAPE_OK;
+}
+
+/* The "source_file" member of a stream that is one local file. */
+static int add_file_identity(json_t *doc, const char *uri, const char *path, shape_err *err)
+{
+    const char *file = shape_paths_uri_file(uri);
+    json_t *identity = file ? shape_checkpoint_file_identity(file) : NULL;
+    if (identity && json_object_set_new(doc, "source_file", identity) != 0)
+        return shape_err_set(err, SHAPE_ENOMEM, "out of memory writing checkpoint %s", path);
     return SHAPE_OK;
 }
 
@@ -259,7 +278,8 @@ int shape_stream_read_checkpoint_write(const char *path, const char *uri, const 
     json_t *doc = json_pack("{s:s, s:i, s:s, s:o}", "format", SHAPE_STREAM_READ_CHECKPOINT_FORMAT, "version", 1, "uri",
                             uri, "offset", shape_offsets_to_json(offset));
     if (!doc) return shape_err_set(err, SHAPE_ENOMEM, "out of memory writing checkpoint %s", path);
-    int rc = shape_checkpoint_save(path, doc, err);
+    int rc = add_file_identity(doc, uri, path, err);
+    if (rc == SHAPE_OK) rc = shape_checkpoint_save(path, doc, err);
     json_decref(doc);
     return rc;
 }
@@ -339,7 +359,8 @@ int shape_stream_profile_checkpoint_write(const char *path, const shape_stream_p
                             profiler, "finished", s->finished);
     free(b64);
     if (!doc) return shape_err_set(err, SHAPE_ENOMEM, "out of memory writing checkpoint %s", path);
-    int rc = shape_checkpoint_save(path, doc, err);
+    int rc = add_file_identity(doc, s->uri, path, err);
+    if (rc == SHAPE_OK) rc = shape_checkpoint_save(path, doc, err);
     json_decref(doc);
     return rc;
 }

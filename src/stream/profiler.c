@@ -25,7 +25,13 @@
  * runs) and profiles each run, a zero-copy slice of the struct array, into
  * that value's table; so each table sees its rows in stream order, as a
  * profile of those rows alone would.
+ * Split with a window kind: the window task cuts each batch by table the
+ * same way, then hands the whole batch to every table's window profiler
+ * with that table's rows selected, so all tables keep one watermark (the
+ * one a profiler of all the rows would have); a new table copies the clock
+ * of the first. Each closed window goes to the windows file with its table.
  */
+#define _XOPEN_SOURCE 700 /* realpath */
 #include "shape/stream_profiler.h"
 
 #include <stdlib.h>
@@ -36,6 +42,7 @@
 
 #include "shape/base64.h"
 #include "shape/clock.h"
+#include "shape/paths.h"
 #include "shape/profile_worker.h"
 #include "shape/stream_checkpoint.h"
 #include "shape/task.h"
@@ -73,6 +80,14 @@ struct shape_stream_profiler {
     shape_profile **tables;
     size_t n_tables, cap_tables, n_values;
     int overflowed, warned;
+    /* split with a window kind: a window profiler per table (names[i] its
+     * table), all on one clock (shape_window_profiler_copy_clock) */
+    shape_window_profiler **wtabs;
+    char **wnames;
+    uint32_t *row_table; /* scratch: each row's table */
+    uint8_t *select;     /* scratch: one table's rows */
+    size_t cap_rows;
+    shape_window_counters wsum; /* the tables' counters, summed */
     shape_task *stask;
     struct split_job {
         shape_stream_profiler *p;
@@ -83,6 +98,7 @@ struct shape_stream_profiler {
     } sjob;
     int64_t since_checkpoint;
     int resumed, was_finished;
+    int lock_fd; /* the checkpoint's lock (shape_checkpoint_lock), -1: none */
 };
 
 /* ---- split ---------------------------------------------------------------- */
@@ -248,6 +264,23 @@ static int split_table(shape_stream_profiler *p, const uint8_t *s, size_t n, int
     return SHAPE_OK;
 }
 
+/* The batch as the tables see it: without the hidden column (the headers
+ * read only for the split), its children lists in sch/arr (room for all). */
+static void split_view(const struct ArrowSchema *schema, const struct ArrowArray *array, int64_t hidden,
+                       struct ArrowSchema **sch, struct ArrowArray **arr, struct ArrowSchema *vs, struct ArrowArray *va)
+{
+    *vs = *schema;
+    *va = *array;
+    if (hidden < 0) return;
+    int64_t m = 0;
+    for (int64_t i = 0; i < schema->n_children; i++)
+        if (i != hidden) sch[m] = schema->children[i], arr[m++] = array->children[i];
+    vs->children = sch;
+    vs->n_children = m;
+    va->children = arr;
+    va->n_children = m;
+}
+
 /* Rows [from, from + len) of the batch into table t, without the hidden column. */
 static int split_run(shape_stream_profiler *p, const struct ArrowSchema *schema, const struct ArrowArray *array,
                      int64_t hidden, int64_t from, int64_t len, const uint8_t *s, size_t n, int value,
@@ -255,17 +288,9 @@ static int split_run(shape_stream_profiler *p, const struct ArrowSchema *schema,
 {
     shape_profile *t = NULL;
     SHAPE_RETURN_NOT_OK(split_table(p, s, n, value, &t, err));
-    struct ArrowSchema vs = *schema;
-    struct ArrowArray va = *array;
-    if (hidden >= 0) {
-        int64_t m = 0;
-        for (int64_t i = 0; i < schema->n_children; i++)
-            if (i != hidden) sch[m] = schema->children[i], arr[m++] = array->children[i];
-        vs.children = sch;
-        vs.n_children = m;
-        va.children = arr;
-        va.n_children = m;
-    }
+    struct ArrowSchema vs;
+    struct ArrowArray va;
+    split_view(schema, array, hidden, sch, arr, &vs, &va);
     va.offset = array->offset + from;
     va.length = len;
     va.null_count = 0;
@@ -300,6 +325,179 @@ static int split_batch(shape_stream_profiler *p, const struct ArrowSchema *schem
     return rc;
 }
 
+/* ---- split with windows ------------------------------------------------------ */
+
+/* The windowed table named (s, n) (value: a distinct value), made on first
+ * use with the clock of the tables before it. */
+static int split_wtable(shape_stream_profiler *p, const uint8_t *s, size_t n, int value, size_t *out, shape_err *err)
+{
+    if (!value) {
+        s = (const uint8_t *)p->cfg.name;
+        n = strlen(p->cfg.name);
+    }
+    for (;;) {
+        for (size_t i = 0; i < p->n_tables; i++)
+            if (strlen(p->wnames[i]) == n && memcmp(p->wnames[i], s, n) == 0) return (*out = i, SHAPE_OK);
+        if (!value || p->n_values < (size_t)p->cfg.max_tables) break;
+        p->overflowed = 1;
+        s = (const uint8_t *)"_other";
+        n = 6;
+        value = 0;
+    }
+    if (p->n_tables == p->cap_tables) {
+        size_t cap = p->cap_tables ? 2 * p->cap_tables : 16;
+        shape_window_profiler **w = realloc(p->wtabs, cap * sizeof *w);
+        if (w) p->wtabs = w;
+        char **nm = w ? realloc(p->wnames, cap * sizeof *nm) : NULL;
+        if (nm) p->wnames = nm;
+        if (!w || !nm) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        p->cap_tables = cap;
+    }
+    char *name = malloc(n + 1);
+    if (!name) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    memcpy(name, s, n);
+    name[n] = '\0';
+    shape_window_profiler *w = NULL;
+    int rc = shape_window_profiler_new(name, &p->cfg.profile, &p->cfg.window, &w, err);
+    if (rc == SHAPE_OK && p->n_tables) rc = shape_window_profiler_copy_clock(w, p->wtabs[0], err);
+    if (rc != SHAPE_OK) {
+        shape_window_profiler_free(w);
+        free(name);
+        return rc;
+    }
+    p->wtabs[p->n_tables] = w;
+    p->wnames[p->n_tables] = name;
+    *out = p->n_tables++;
+    if (value) p->n_values++;
+    return SHAPE_OK;
+}
+
+typedef struct table_emit {
+    shape_stream_profiler *p;
+    const char *table;
+} table_emit;
+
+static int emit_window(void *ud, const shape_window_closed *w, shape_err *err);
+
+static int emit_table_window(void *ud, const shape_window_closed *w, shape_err *err)
+{
+    const table_emit *t = ud;
+    shape_window_closed c = *w;
+    c.table = t->table;
+    return emit_window(t->p, &c, err);
+}
+
+static void sum_window_counters(shape_stream_profiler *p)
+{
+    shape_window_counters s = {0};
+    for (size_t i = 0; i < p->n_tables; i++) {
+        const shape_window_counters *c = shape_window_profiler_counters(p->wtabs[i]);
+        if (c->batches > s.batches) s.batches = c->batches;
+        s.rows_in += c->rows_in;
+        s.late_events += c->late_events;
+        if (c->max_late_lag_us > s.max_late_lag_us) s.max_late_lag_us = c->max_late_lag_us;
+        s.null_event_time += c->null_event_time;
+        s.windows_emitted += c->windows_emitted;
+    }
+    p->wsum = s;
+}
+
+/* A batch into its tables' windows: each row's table first (new tables
+ * join on the clock as it was before this batch), then every table takes
+ * the whole batch with its rows selected, so all keep one watermark. */
+static int split_window_batch(shape_stream_profiler *p, const struct ArrowSchema *schema,
+                              const struct ArrowArray *array, const int32_t *known, size_t n_known, int32_t partition,
+                              double now, shape_err *err)
+{
+    split_key k;
+    int64_t hidden;
+    SHAPE_RETURN_NOT_OK(split_key_open(p, schema, array, &k, &hidden, err));
+    size_t n = (size_t)array->length;
+    if (n > p->cap_rows) {
+        uint32_t *t = realloc(p->row_table, n * sizeof *t);
+        if (t) p->row_table = t;
+        uint8_t *sel = t ? realloc(p->select, n) : NULL;
+        if (sel) p->select = sel;
+        if (!t || !sel) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        p->cap_rows = n;
+    }
+    const uint8_t *ks = NULL;
+    size_t kn = 0, at = 0;
+    int have = 0, slot = 0;
+    for (size_t r = 0; r < n; r++) {
+        const uint8_t *s = NULL;
+        size_t len = 0;
+        int h = split_key_at(p, &k, array->offset + (int64_t)r, slot, &s, &len);
+        if (r == 0 || h != have || (h && (len != kn || memcmp(s, ks, len) != 0))) {
+            SHAPE_RETURN_NOT_OK(split_wtable(p, s, len, h, &at, err));
+            have = h, ks = s, kn = len, slot ^= 1;
+        }
+        p->row_table[r] = (uint32_t)at;
+    }
+    struct ArrowSchema **sch = malloc(((size_t)schema->n_children + 1) * sizeof *sch);
+    struct ArrowArray **arr = malloc(((size_t)array->n_children + 1) * sizeof *arr);
+    int rc = sch && arr ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    struct ArrowSchema vs;
+    struct ArrowArray va;
+    if (rc == SHAPE_OK) split_view(schema, array, hidden, sch, arr, &vs, &va);
+    for (size_t t = 0; rc == SHAPE_OK && t < p->n_tables; t++) {
+        for (size_t r = 0; r < n; r++) p->select[r] = p->row_table[r] == t;
+        table_emit te = {p, p->wnames[t]};
+        rc = shape_window_profiler_update_rows(p->wtabs[t], &vs, &va, p->select, SHAPE_STREAM_EVENT_TIME_COLUMN, known,
+                                               n_known, partition, now, emit_table_window, &te, err);
+    }
+    free(sch);
+    free(arr);
+    sum_window_counters(p);
+    return rc;
+}
+
+static json_t *split_windows_save(const shape_stream_profiler *p, shape_err *err, int *rc)
+{
+    json_t *tables = json_array();
+    json_t *doc = json_pack("{s:o, s:I, s:b}", "tables", tables, "values", (json_int_t)p->n_values, "overflowed",
+                            p->overflowed);
+    *rc = doc ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    for (size_t i = 0; *rc == SHAPE_OK && i < p->n_tables; i++) {
+        json_t *st = NULL;
+        *rc = shape_window_profiler_save(p->wtabs[i], &st, err);
+        if (*rc == SHAPE_OK && json_array_append_new(tables, json_pack("{s:s, s:o}", "table", p->wnames[i], "state", st)))
+            *rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    }
+    if (*rc != SHAPE_OK) {
+        json_decref(doc);
+        return NULL;
+    }
+    return doc;
+}
+
+static int split_windows_load(shape_stream_profiler *p, const json_t *doc, shape_err *err)
+{
+    const json_t *tables = json_object_get(doc, "tables"), *values = json_object_get(doc, "values");
+    if (!json_is_array(tables) || !json_is_integer(values))
+        return shape_err_set(err, SHAPE_EINVAL, "the state holds no split windows");
+    size_t i;
+    const json_t *e;
+    json_array_foreach(tables, i, e)
+    {
+        const char *name = json_string_value(json_object_get(e, "table"));
+        if (!name) return shape_err_set(err, SHAPE_EINVAL, "a split window table without its name");
+        for (size_t j = 0; j < p->n_tables; j++)
+            if (!strcmp(p->wnames[j], name)) return shape_err_set(err, SHAPE_EINVAL, "the split table '%.100s' twice", name);
+        size_t at;
+        int64_t keep = (int64_t)p->n_values;
+        SHAPE_RETURN_NOT_OK(split_wtable(p, (const uint8_t *)name, strlen(name), 1, &at, err));
+        p->n_values = (size_t)keep; /* counted below, as saved */
+        SHAPE_RETURN_NOT_OK(shape_window_profiler_load(p->wtabs[at], json_object_get(e, "state"), err));
+    }
+    if (json_integer_value(values) < 0 || (size_t)json_integer_value(values) > p->n_tables)
+        return shape_err_set(err, SHAPE_EINVAL, "the split's value count is out of range");
+    p->n_values = (size_t)json_integer_value(values);
+    p->overflowed = json_is_true(json_object_get(doc, "overflowed"));
+    sum_window_counters(p);
+    return SHAPE_OK;
+}
+
 static void split_job_run(void *arg)
 {
     struct split_job *j = arg;
@@ -308,6 +506,8 @@ static void split_job_run(void *arg)
     j->schema.release(&j->schema);
 }
 
+static void split_warn(shape_stream_profiler *p);
+
 /* Wait for the batch in flight on the split task; its failure, if any. */
 static int split_drain(shape_stream_profiler *p, shape_err *err)
 {
@@ -315,6 +515,14 @@ static int split_drain(shape_stream_profiler *p, shape_err *err)
         shape_task_wait(p->stask);
         p->sjob.busy = 0;
     }
+    split_warn(p);
+    if (p->sjob.rc != SHAPE_OK) *err = p->sjob.err;
+    return p->sjob.rc;
+}
+
+/* Once, when a value beyond --max-tables went to '_other'. */
+static void split_warn(shape_stream_profiler *p)
+{
     if (p->overflowed && !p->warned) {
         p->warned = 1;
         char message[300];
@@ -324,8 +532,6 @@ static int split_drain(shape_stream_profiler *p, shape_err *err)
         if (p->cfg.warn) p->cfg.warn(p->cfg.ud, message);
         else fprintf(stderr, "shape: warning: %s\n", message);
     }
-    if (p->sjob.rc != SHAPE_OK) *err = p->sjob.err;
-    return p->sjob.rc;
 }
 
 /* Hand the batch (moved) to the split task, after the one before it. */
@@ -414,7 +620,7 @@ int shape_stream_split_states(const shape_profile *const *tables, size_t n, char
 size_t shape_stream_profiler_tables(const shape_stream_profiler *p, const shape_profile *const **out)
 {
     *out = (const shape_profile *const *)p->tables;
-    return p->split ? p->n_tables : 0;
+    return p->split && !p->win ? p->n_tables : 0;
 }
 
 /* Resume from the checkpoint if there is one. */
@@ -448,16 +654,19 @@ static int load_checkpoint(shape_stream_profiler *p, shape_err *err)
                                     .n_schema = got.n_schema,
                                     .null_event_time = got.null_event_time};
     rc = shape_stream_restore(p->stream, &at, err);
-    if (rc == SHAPE_OK && p->win) rc = shape_window_profiler_load(p->win, got.windowed, err);
+    if (rc == SHAPE_OK && p->win && p->split) rc = split_windows_load(p, got.windowed, err);
+    else if (rc == SHAPE_OK && p->win) rc = shape_window_profiler_load(p->win, got.windowed, err);
     if (rc != SHAPE_OK && p->win) shape_err_prefix(err, "checkpoint %s (use another file)", p->cfg.checkpoint);
     p->profile = got.profile; /* moved: the resume no longer owns it */
     got.profile = NULL;
-    p->tables = got.tables; /* likewise the split's tables */
-    p->n_tables = p->cap_tables = got.n_tables;
-    p->n_values = (size_t)got.split_values;
-    p->overflowed = got.split_overflowed;
-    got.tables = NULL;
-    got.n_tables = 0;
+    if (!p->win) { /* likewise the split's tables (with windows: split_windows_load took them) */
+        p->tables = got.tables;
+        p->n_tables = p->cap_tables = got.n_tables;
+        p->n_values = (size_t)got.split_values;
+        p->overflowed = got.split_overflowed;
+        got.tables = NULL;
+        got.n_tables = 0;
+    }
     p->was_finished = got.finished;
     p->resumed = 1;
     shape_stream_profile_resume_free(&got);
@@ -470,6 +679,7 @@ int shape_stream_profiler_new(const shape_stream_profiler_config *cfg, shape_str
     shape_stream_profiler *p = calloc(1, sizeof *p);
     if (!p) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     p->cfg = *cfg;
+    p->lock_fd = -1;
     shape_profile_config_fingerprint(&p->cfg.profile, p->fingerprint, sizeof p->fingerprint);
     shape_stream_config sc = {.uri = cfg->uri,
                               .options = cfg->options,
@@ -485,8 +695,6 @@ int shape_stream_profiler_new(const shape_stream_profiler_config *cfg, shape_str
         rc = shape_stream_split_parse(cfg->split_by, &p->by_header, &p->split_name, err);
         if (rc == SHAPE_OK && cfg->max_tables < 1)
             rc = shape_err_set(err, SHAPE_EINVAL, "--max-tables must be at least 1");
-        if (rc == SHAPE_OK && cfg->window.kind != SHAPE_WINDOW_GLOBAL)
-            rc = shape_err_set(err, SHAPE_EINVAL, "--split-by goes with --window global only (not yet with windows)");
     }
     if (rc == SHAPE_OK && cfg->window.kind != SHAPE_WINDOW_GLOBAL) {
         shape_window_config_identity(&cfg->window, p->window_identity, sizeof p->window_identity);
@@ -500,6 +708,8 @@ int shape_stream_profiler_new(const shape_stream_profiler_config *cfg, shape_str
         if (rc == SHAPE_OK && cfg->window_states_path && stat(cfg->window_states_path, &st) == 0 && !S_ISREG(st.st_mode))
             rc = shape_err_set(err, SHAPE_EINVAL, "--state %s is not a regular file", cfg->window_states_path);
     }
+    /* one run per checkpoint: a second is refused while this one holds it */
+    if (rc == SHAPE_OK && cfg->checkpoint) rc = shape_checkpoint_lock(cfg->checkpoint, &p->lock_fd, err);
     if (rc == SHAPE_OK && cfg->checkpoint) rc = load_checkpoint(p, err);
     if (rc == SHAPE_OK && !p->profile) rc = shape_profile_new(cfg->name, &p->cfg.profile, &p->profile, err);
     if (rc != SHAPE_OK) {
@@ -513,6 +723,7 @@ int shape_stream_profiler_new(const shape_stream_profiler_config *cfg, shape_str
 void shape_stream_profiler_free(shape_stream_profiler *p)
 {
     if (!p) return;
+    shape_checkpoint_unlock(p->cfg.checkpoint, p->lock_fd);
     shape_stream_free(p->stream); /* the source first: nothing more is read */
     shape_profile_worker_free(p->worker);
     if (p->wtask) shape_task_wait(p->wtask);
@@ -524,8 +735,16 @@ void shape_stream_profiler_free(shape_stream_profiler *p)
     shape_task_free(p->stask);
     if (p->sjob.array.release) p->sjob.array.release(&p->sjob.array);
     if (p->sjob.schema.release) p->sjob.schema.release(&p->sjob.schema);
-    for (size_t i = 0; i < p->n_tables; i++) shape_profile_free(p->tables[i]);
+    for (size_t i = 0; i < p->n_tables && p->tables; i++) shape_profile_free(p->tables[i]);
     free(p->tables);
+    for (size_t i = 0; i < p->n_tables && p->wtabs; i++) {
+        shape_window_profiler_free(p->wtabs[i]);
+        free(p->wnames[i]);
+    }
+    free(p->wtabs);
+    free(p->wnames);
+    free(p->row_table);
+    free(p->select);
     shape_profile_free(p->profile);
     shape_window_profiler_free(p->win);
     shape_windows_file_close(p->wfile);
@@ -541,11 +760,13 @@ int shape_stream_profiler_wrote_windows(const shape_stream_profiler *p) { return
 
 const shape_window_counters *shape_stream_profiler_window_counters(const shape_stream_profiler *p)
 {
+    if (p->win && p->split) return &p->wsum;
     return p->win ? shape_window_profiler_counters(p->win) : NULL;
 }
 
 int64_t shape_stream_profiler_events(const shape_stream_profiler *p)
 {
+    if (p->split && p->win) return p->wsum.rows_in;
     if (p->split) {
         int64_t rows = 0;
         for (size_t i = 0; i < p->n_tables; i++) rows += shape_profile_rows(p->tables[i]);
@@ -561,6 +782,7 @@ static int window_drain(shape_stream_profiler *p, shape_err *err)
     if (!p->job.busy) return p->job.rc == SHAPE_OK ? SHAPE_OK : (*err = p->job.err, p->job.rc);
     shape_task_wait(p->wtask);
     p->job.busy = 0;
+    if (p->split) split_warn(p);
     if (p->job.rc != SHAPE_OK) *err = p->job.err;
     return p->job.rc;
 }
@@ -569,14 +791,16 @@ static int save_checkpoint(shape_stream_profiler *p, int finished, shape_err *er
 {
     if (p->worker) SHAPE_RETURN_NOT_OK(shape_profile_worker_drain(p->worker, err)); /* every batch taken is in the state */
     SHAPE_RETURN_NOT_OK(window_drain(p, err));
-    if (p->split) SHAPE_RETURN_NOT_OK(split_drain(p, err));
+    if (p->split && !p->win) SHAPE_RETURN_NOT_OK(split_drain(p, err));
     shape_stream_counters *n = shape_stream_counters_mut(p->stream);
     size_t n_schema;
     const shape_stream_column *schema = shape_stream_schema(p->stream, &n_schema);
     n->checkpoints++;
     json_t *windowed = NULL;
     if (p->win) {
-        int rc = shape_window_profiler_save(p->win, &windowed, err);
+        int rc = SHAPE_OK;
+        if (p->split) windowed = split_windows_save(p, err, &rc);
+        else rc = shape_window_profiler_save(p->win, &windowed, err);
         if (rc != SHAPE_OK) {
             n->checkpoints--;
             return rc;
@@ -603,7 +827,7 @@ static int save_checkpoint(shape_stream_profiler *p, int finished, shape_err *er
                                           .split_values = (int64_t)p->n_values,
                                           .split_overflowed = p->overflowed,
                                           .tables = (const shape_profile *const *)p->tables,
-                                          .n_tables = p->n_tables,
+                                          .n_tables = p->win ? 0 : p->n_tables,
                                           .finished = finished};
     int rc = shape_stream_profile_checkpoint_write(p->cfg.checkpoint, &snap, err);
     json_decref(windowed);
@@ -612,10 +836,36 @@ static int save_checkpoint(shape_stream_profiler *p, int finished, shape_err *er
     return rc;
 }
 
+/* Where the profiled rows came from, on a profile the run writes
+ * (shape_profile_set_origin): the stream (a local file by its real path,
+ * so workers in other folders agree; else the URI as given) and the
+ * partitions it has taken messages from so far. profile-merge refuses
+ * states that share a partition of one stream, or name different streams. */
+static int stamp_one(const shape_stream_profiler *p, shape_profile *profile, shape_err *err)
+{
+    const char *file = shape_paths_uri_file(p->cfg.uri);
+    char *real = file ? realpath(file, NULL) : NULL;
+    const shape_offsets *pos = shape_stream_positions(p->stream);
+    int rc = shape_profile_set_origin(profile, real ? real : p->cfg.uri, pos ? pos->partitions : NULL,
+                                      pos ? pos->n : 0, err);
+    free(real);
+    return rc;
+}
+
+static int stamp_origin(shape_stream_profiler *p, shape_err *err)
+{
+    int rc = stamp_one(p, p->profile, err);
+    for (size_t i = 0; rc == SHAPE_OK && i < p->n_tables; i++) rc = stamp_one(p, p->tables[i], err);
+    return rc;
+}
+
 /* A closed window: into the windows file (opened at the first one). */
 static int emit_window(void *ud, const shape_window_closed *w, shape_err *err)
 {
     shape_stream_profiler *p = ud;
+    /* the closed window's profile is the window profiler's, about to be
+     * dropped: its origin goes into the window's state line */
+    SHAPE_RETURN_NOT_OK(stamp_one(p, (shape_profile *)w->profile, err));
     if (!p->wfile) SHAPE_RETURN_NOT_OK(shape_windows_file_open(p->cfg.windows_path, &p->wfile, err));
     int written = 0;
     SHAPE_RETURN_NOT_OK(shape_windows_file_write(p->wfile, w, &written, err));
@@ -631,7 +881,9 @@ static void window_job_run(void *arg)
 {
     struct window_job *j = arg;
     shape_stream_profiler *p = j->p;
-    if (j->rc == SHAPE_OK)
+    if (j->rc == SHAPE_OK && p->split)
+        j->rc = split_window_batch(p, &j->schema, &j->array, j->known, j->n_known, j->partition, j->now, &j->err);
+    else if (j->rc == SHAPE_OK)
         j->rc = shape_window_profiler_update(p->win, &j->schema, &j->array, SHAPE_STREAM_EVENT_TIME_COLUMN, j->known,
                                              j->n_known, j->partition, j->now, emit_window, p, &j->err);
     j->array.release(&j->array);
@@ -698,9 +950,9 @@ int shape_stream_profiler_run(shape_stream_profiler *p, shape_err *err)
 {
     if (!p->worker && !p->win && !p->split) SHAPE_RETURN_NOT_OK(shape_profile_worker_new(p->profile, &p->worker, err));
     if (p->win && !p->wtask) SHAPE_RETURN_NOT_OK(shape_task_new(&p->wtask, err));
-    if (p->split && !p->stask) SHAPE_RETURN_NOT_OK(shape_task_new(&p->stask, err));
+    if (p->split && !p->win && !p->stask) SHAPE_RETURN_NOT_OK(shape_task_new(&p->stask, err));
     int rc = consume(p, err);
-    if (p->split) {
+    if (p->split && !p->win) {
         int src = split_drain(p, rc == SHAPE_OK ? err : &(shape_err){0});
         if (rc == SHAPE_OK) rc = src;
     }
@@ -722,11 +974,20 @@ int shape_stream_profiler_finish(shape_stream_profiler *p, int complete,
          * lines and writes the windows whole when they close. */
         int final = complete && !interrupted;
         if (!final && p->cfg.checkpoint) SHAPE_RETURN_NOT_OK(save_checkpoint(p, 0, err));
-        SHAPE_RETURN_NOT_OK(shape_window_profiler_close_all(p->win, !final, emit_window, p, err));
+        if (p->split) {
+            for (size_t t = 0; t < p->n_tables; t++) {
+                table_emit te = {p, p->wnames[t]};
+                SHAPE_RETURN_NOT_OK(shape_window_profiler_close_all(p->wtabs[t], !final, emit_table_window, &te, err));
+            }
+            sum_window_counters(p);
+        } else {
+            SHAPE_RETURN_NOT_OK(shape_window_profiler_close_all(p->win, !final, emit_window, p, err));
+        }
         if (final && p->cfg.checkpoint) SHAPE_RETURN_NOT_OK(save_checkpoint(p, 1, err));
         return SHAPE_OK;
     }
     if (interrupted && p->cfg.checkpoint) SHAPE_RETURN_NOT_OK(save_checkpoint(p, 0, err));
+    SHAPE_RETURN_NOT_OK(stamp_origin(p, err));
     SHAPE_RETURN_NOT_OK(write(ud, p->profile, err));
     if (!interrupted && p->cfg.checkpoint) SHAPE_RETURN_NOT_OK(save_checkpoint(p, complete && !interrupted, err));
     return SHAPE_OK;

@@ -100,6 +100,10 @@ static void close_source(shape_stream *s)
     s->closed.rows += st->rows;
     s->closed.undecodable += st->undecodable;
     s->closed.rejected += st->rejected;
+    s->closed.offsets_lost += st->offsets_lost;
+    s->closed.dropped_fields += st->dropped_fields;
+    s->closed.values_overflowed += st->values_overflowed;
+    if (st->columns_over_limit > s->closed.columns_over_limit) s->closed.columns_over_limit = st->columns_over_limit;
     s->parts = shape_source_progress_of(s->src);
     shape_source_close(s->src);
     s->src = NULL;
@@ -430,6 +434,12 @@ int shape_stream_next(shape_stream *s, struct ArrowSchema *schema, struct ArrowA
             s->opened = 1;
             rc = shape_source_next(s->src, schema, array, &s->after, &done, err);
         }
+        if (rc == SHAPE_ECONN && !s->opened) {
+            /* The cluster was never reached: a wrong address or a cluster
+             * that is down, said at once (one open's time-out, ~10 s),
+             * not after every back-off of --max-reconnects. */
+            return shape_err_prefix(err, "cannot connect to the source (not retried before a first connection)");
+        }
         if (rc == SHAPE_ECONN) {
             release_batch(schema, array);
             SHAPE_RETURN_NOT_OK(after_failure(s, err));
@@ -471,6 +481,10 @@ shape_decode_stats shape_stream_stats(const shape_stream *s)
         t.rows += st->rows;
         t.undecodable += st->undecodable;
         t.rejected += st->rejected;
+        t.offsets_lost += st->offsets_lost;
+        t.dropped_fields += st->dropped_fields;
+        t.values_overflowed += st->values_overflowed;
+        if (st->columns_over_limit > t.columns_over_limit) t.columns_over_limit = st->columns_over_limit;
     }
     return t;
 }

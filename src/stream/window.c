@@ -641,6 +641,15 @@ int shape_window_profiler_update(shape_window_profiler *w, const struct ArrowSch
                                  size_t n_known, int32_t partition, double now, shape_window_emit_fn emit, void *ud,
                                  shape_err *err)
 {
+    return shape_window_profiler_update_rows(w, schema, batch, NULL, event_time, known, n_known, partition, now, emit,
+                                             ud, err);
+}
+
+int shape_window_profiler_update_rows(shape_window_profiler *w, const struct ArrowSchema *schema,
+                                      const struct ArrowArray *batch, const uint8_t *select, const char *event_time,
+                                      const int32_t *known, size_t n_known, int32_t partition, double now,
+                                      shape_window_emit_fn emit, void *ud, shape_err *err)
+{
     for (size_t i = 0; i < n_known; i++) SHAPE_RETURN_NOT_OK(add_part(w, known[i], now, err));
     for (size_t i = 0; i < w->n_parts; i++)
         if (w->parts[i].last_seen < 0) w->parts[i].last_seen = now; /* loaded: the clock restarts */
@@ -648,17 +657,37 @@ int shape_window_profiler_update(shape_window_profiler *w, const struct ArrowSch
     SHAPE_RETURN_NOT_OK(ensure_scratch(w, n > 0 ? (size_t)n : 1, err));
     SHAPE_RETURN_NOT_OK(read_times(w, schema, batch, event_time, err));
     w->n.batches++;
-    w->n.rows_in += n;
-    int64_t batch_max = NO_TIME;
+    int64_t batch_max = NO_TIME, taken = 0;
     for (int64_t i = 0; i < n; i++) {
+        /* every row's time moves the clock; only the selected rows are this profiler's */
+        if (w->times[i] != NO_TIME && w->times[i] > batch_max) batch_max = w->times[i];
+        if (select && !select[i]) {
+            w->times[i] = NO_TIME;
+            continue;
+        }
+        taken++;
         if (w->times[i] == NO_TIME) w->n.null_event_time++;
-        else if (w->times[i] > batch_max) batch_max = w->times[i];
     }
+    w->n.rows_in += taken;
     if (w->cfg.kind == SHAPE_WINDOW_SESSION) SHAPE_RETURN_NOT_OK(route_sessions(w, n, err));
     else SHAPE_RETURN_NOT_OK(route_panes(w, n, err));
     SHAPE_RETURN_NOT_OK(profile_runs(w, schema, batch, err));
     advance_time(w, batch_max, partition, now);
     if (w->watermark != NO_TIME) SHAPE_RETURN_NOT_OK(close_upto(w, w->watermark, 0, emit, ud, err));
+    return SHAPE_OK;
+}
+
+int shape_window_profiler_copy_clock(shape_window_profiler *dst, const shape_window_profiler *src, shape_err *err)
+{
+    dst->n_parts = 0;
+    for (size_t i = 0; i < src->n_parts; i++) {
+        SHAPE_RETURN_NOT_OK(add_part(dst, src->parts[i].id, src->parts[i].last_seen, err));
+        dst->parts[dst->n_parts - 1] = src->parts[i];
+    }
+    dst->newest = src->newest;
+    dst->watermark = src->watermark;
+    dst->emitted_end = src->emitted_end;
+    dst->n.batches = src->n.batches;
     return SHAPE_OK;
 }
 

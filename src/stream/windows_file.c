@@ -7,7 +7,8 @@
  * How: opening reads the file whole: a torn last line (no newline: the run
  * was killed mid-write) is cut, every "partial": true line (written at a
  * Ctrl-C for windows that were still open) is dropped, and the key
- * (kind, start_us, end_us) of every other line goes into a hash set; when
+ * (kind, start_us, end_us, and the table of a --split-by run) of every
+ * other line goes into a hash set; when
  * anything was cut or dropped the kept lines replace the file atomically.
  * Each window written is then one line appended with write(2) — the kernel
  * holds it even if the process is killed the next instant — unless its key
@@ -31,7 +32,8 @@
 
 typedef struct key {
     int64_t start, end;
-    int kind; /* 0: empty slot */
+    uint64_t table; /* a hash of the --split-by table's name; 0 without one */
+    int kind;       /* 0: empty slot */
 } key;
 
 struct shape_windows_file {
@@ -42,45 +44,56 @@ struct shape_windows_file {
     size_t n_keys, cap_keys; /* cap a power of two */
 };
 
-static uint64_t key_hash(int kind, int64_t start, int64_t end)
+/* The key of a table's name (FNV-1a, never 0). */
+static uint64_t table_key(const char *name)
 {
-    uint64_t h = (uint64_t)start * 0x9E3779B97F4A7C15ULL ^ (uint64_t)end * 0xC2B2AE3D27D4EB4FULL ^ (uint64_t)kind;
+    if (!name) return 0;
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (; *name; name++) h = (h ^ (unsigned char)*name) * 0x100000001b3ULL;
+    return h ? h : 1;
+}
+
+static uint64_t key_hash(int kind, int64_t start, int64_t end, uint64_t table)
+{
+    uint64_t h = (uint64_t)start * 0x9E3779B97F4A7C15ULL ^ (uint64_t)end * 0xC2B2AE3D27D4EB4FULL ^ (uint64_t)kind ^ table;
     h ^= h >> 31;
     h *= 0xBF58476D1CE4E5B9ULL;
     return h ^ (h >> 29);
 }
 
-static key *slot_of(key *keys, size_t cap, int kind, int64_t start, int64_t end)
+static key *slot_of(key *keys, size_t cap, int kind, int64_t start, int64_t end, uint64_t table)
 {
-    size_t i = (size_t)key_hash(kind, start, end) & (cap - 1);
-    while (keys[i].kind && !(keys[i].kind == kind && keys[i].start == start && keys[i].end == end))
+    size_t i = (size_t)key_hash(kind, start, end, table) & (cap - 1);
+    while (keys[i].kind &&
+           !(keys[i].kind == kind && keys[i].start == start && keys[i].end == end && keys[i].table == table))
         i = (i + 1) & (cap - 1);
     return &keys[i];
 }
 
-static int remember(shape_windows_file *f, int kind, int64_t start, int64_t end, shape_err *err)
+static int remember(shape_windows_file *f, int kind, int64_t start, int64_t end, uint64_t table, shape_err *err)
 {
     if (2 * (f->n_keys + 1) > f->cap_keys) {
         size_t cap = f->cap_keys ? 2 * f->cap_keys : 1024;
         key *k = calloc(cap, sizeof *k);
         if (!k) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
         for (size_t i = 0; i < f->cap_keys; i++)
-            if (f->keys[i].kind) *slot_of(k, cap, f->keys[i].kind, f->keys[i].start, f->keys[i].end) = f->keys[i];
+            if (f->keys[i].kind)
+                *slot_of(k, cap, f->keys[i].kind, f->keys[i].start, f->keys[i].end, f->keys[i].table) = f->keys[i];
         free(f->keys);
         f->keys = k;
         f->cap_keys = cap;
     }
-    key *s = slot_of(f->keys, f->cap_keys, kind, start, end);
+    key *s = slot_of(f->keys, f->cap_keys, kind, start, end, table);
     if (!s->kind) {
-        *s = (key){start, end, kind};
+        *s = (key){start, end, table, kind};
         f->n_keys++;
     }
     return SHAPE_OK;
 }
 
-static int known(const shape_windows_file *f, int kind, int64_t start, int64_t end)
+static int known(const shape_windows_file *f, int kind, int64_t start, int64_t end, uint64_t table)
 {
-    return f->cap_keys && slot_of(f->keys, f->cap_keys, kind, start, end)->kind != 0;
+    return f->cap_keys && slot_of(f->keys, f->cap_keys, kind, start, end, table)->kind != 0;
 }
 
 static int kind_code(const char *name)
@@ -115,7 +128,9 @@ static int sift(shape_windows_file *f, const char *text, size_t len, char *kept,
         int partial = doc && json_is_true(json_object_get(doc, "partial"));
         const json_t *s = json_object_get(doc, "start_us"), *e = json_object_get(doc, "end_us");
         int kind = kind_code(json_string_value(json_object_get(doc, "kind")));
-        int ok = doc && kind > 0 && (json_is_integer(s) || json_is_null(s)) && (json_is_integer(e) || json_is_null(e));
+        const json_t *table = json_object_get(doc, "table");
+        int ok = doc && kind > 0 && (json_is_integer(s) || json_is_null(s)) && (json_is_integer(e) || json_is_null(e)) &&
+                 (!table || json_is_string(table));
         int rc = SHAPE_OK;
         if (!ok)
             rc = shape_err_set(err, SHAPE_EINVAL, "--windows %s line %zu is not a window line: use another file",
@@ -124,7 +139,8 @@ static int sift(shape_windows_file *f, const char *text, size_t len, char *kept,
             *changed = 1;
         else {
             rc = remember(f, kind, json_is_integer(s) ? json_integer_value(s) : INT64_MIN,
-                          json_is_integer(e) ? json_integer_value(e) : INT64_MIN, err);
+                          json_is_integer(e) ? json_integer_value(e) : INT64_MIN,
+                          table_key(json_string_value(table)), err);
             memcpy(kept + *n_kept, text + at, n + 1);
             *n_kept += n + 1;
         }
@@ -221,6 +237,13 @@ static int line_of(const shape_window_closed *w, int states, char **out, size_t 
         if (!b64) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     } else {
         SHAPE_RETURN_NOT_OK(shape_profile_table_json(w->profile, &table, err));
+        /* a split table's columns are the fields its rows carry (as in the split -o document) */
+        json_t *cols = w->table ? json_object_get(table, "columns") : NULL;
+        for (size_t i = json_array_size(cols); i-- > 0;) {
+            const json_t *c = json_array_get(cols, i);
+            if (json_integer_value(json_object_get(c, "null_count")) == json_integer_value(json_object_get(c, "count")))
+                json_array_remove(cols, i);
+        }
     }
     json_t *doc = json_object(); /* keys in sorted order, as the reference writes them */
     int bad = !doc;
@@ -233,6 +256,7 @@ static int line_of(const shape_window_closed *w, int states, char **out, size_t 
     if (!states) bad |= json_object_set_new(doc, "start", bound_json(w->start_us, 1));
     bad |= json_object_set_new(doc, "start_us", bound_json(w->start_us, 0));
     if (states) bad |= json_object_set_new(doc, "state", json_string(b64));
+    if (w->table) bad |= json_object_set_new(doc, "table", json_string(w->table));
     free(b64);
     char *text = NULL;
     size_t n = 0;
@@ -265,7 +289,7 @@ int shape_windows_file_write(shape_windows_file *f, const shape_window_closed *w
 {
     *written = 0;
     int kind = (int)w->kind + 1;
-    if (known(f, kind, w->start_us, w->end_us)) return SHAPE_OK;
+    if (known(f, kind, w->start_us, w->end_us, table_key(w->table))) return SHAPE_OK;
     char *line = NULL;
     size_t len = 0;
     SHAPE_RETURN_NOT_OK(line_of(w, f->states, &line, &len, err));
@@ -282,7 +306,7 @@ int shape_windows_file_write(shape_windows_file *f, const shape_window_closed *w
         done += (size_t)k;
     }
     free(line);
-    if (rc == SHAPE_OK && !w->partial) rc = remember(f, kind, w->start_us, w->end_us, err);
+    if (rc == SHAPE_OK && !w->partial) rc = remember(f, kind, w->start_us, w->end_us, table_key(w->table), err);
     if (rc == SHAPE_OK) *written = 1;
     return rc;
 }

@@ -18,6 +18,7 @@ import math
 import os
 import sys
 from collections import Counter, defaultdict
+from datetime import datetime
 
 schema = json.load(open(sys.argv[1]))
 folder = sys.argv[2]
@@ -58,7 +59,7 @@ for tname, table in schema["tables"].items():
             if abs(nulls - n * rate) > 3 * sd + 1:
                 fail(f"{tname}.{cname}: {nulls} nulls in {n} rows, expected {n * rate:.0f} +- {3 * sd:.0f}")
             checks += 1
-        if st == "foreign_key":
+        if st in ("foreign_key", "composite_foreign_key"):
             pt, pc = parent_key(g["ref"])
             keys = {r[pc] for r in rows[pt]}
             bad = [v for v in vals if v is not None and v not in keys]
@@ -77,6 +78,71 @@ for tname, table in schema["tables"].items():
                     if missed:
                         fail(f"{tname}.{cname}: {len(missed)} rows are null though a matching {pt} exists")
                 checks += 1
+        if st in ("foreign_key", "composite_foreign_key") and g.get("sample_rate"):
+            pt, pc = parent_key(g["ref"])
+            cap = max(1, math.floor(len(rows[pt]) * g["sample_rate"]))
+            used = {v for v in vals if v is not None}
+            if len(used) > cap:
+                fail(f"{tname}.{cname}: {len(used)} distinct parents, more than the sample of {cap}")
+            checks += 1
+        if st in ("foreign_key", "composite_foreign_key") and g.get("fan_out") and n >= 1000:
+            fo = g["fan_out"] if isinstance(g["fan_out"], dict) else {}
+            frac, share = fo.get("top_fraction", 0.2), fo.get("top_share", 0.8)
+            pt, pc = parent_key(g["ref"])
+            counts = sorted(Counter(v for v in vals if v is not None).values(), reverse=True)
+            top = sum(counts[:max(1, round(len(rows[pt]) * frac))])
+            if not (share - 0.08 <= top / n <= share + 0.08):
+                fail(f"{tname}.{cname}: the top {frac:.0%} of parents hold {top / n:.1%} of rows, not about {share:.0%}")
+            checks += 1
+        if st == "composite_fk_field":
+            src = g["source"]
+            pt, pc = parent_key(table["columns"][src]["generator"]["ref"])
+            index = {r[pc]: r[g["field"]] for r in rows[pt]}
+            wrong = [r for r in data if r[src] is not None and r[cname] != index.get(r[src])]
+            if wrong:
+                fail(f"{tname}.{cname}: {len(wrong)} rows differ from {pt}.{g['field']} of their {src}")
+            checks += 1
+        if st == "conditional_table":
+            cases = g["table"]
+            for r in data:
+                want = cases.get(str(r[g["source_column"]]), g.get("default"))
+                if r[cname] is None if want else r[cname] is not None:
+                    fail(f"{tname}.{cname} at {r['_shape_seq']}: {r[cname]!r} for {r[g['source_column']]!r}")
+                if want and str(r[cname]) not in {k for k, w in want.items() if w > 0}:
+                    fail(f"{tname}.{cname} at {r['_shape_seq']}: {r[cname]!r} is no label of the case {r[g['source_column']]!r}")
+            checks += 1
+        if st == "empirical":
+            lo, hi = g.get("min", min(g["quantiles"].values())), g.get("max", max(g["quantiles"].values()))
+            out = [v for v in vals if v is not None and not lo - 0.5 <= v <= hi + 0.5]
+            if out:
+                fail(f"{tname}.{cname}: {len(out)} values outside [{lo}, {hi}], e.g. {out[0]}")
+            checks += 1
+        if st == "scd2" and g["role"] in ("valid_from", "effective_from", "effective_date", "start_date"):
+            # every entity's versions: numbered 1..k, each ending where the next starts, min_gap_days apart, the last current
+            bk, gap = g["business_key"], g.get("min_gap_days", 1)
+            roles = {c["generator"].get("role"): k for k, c in table["columns"].items() if c["generator"].get("strategy") == "scd2"}
+            to = next((roles[x] for x in ("valid_to", "effective_to", "end_date", "expiry_date") if x in roles), None)
+            ver, cur = roles.get("version") or roles.get("version_number"), roles.get("is_current") or roles.get("current")
+            ents = defaultdict(list)
+            for r in data:
+                ents[r[bk]].append(r)
+            for key, vs in ents.items():
+                vs.sort(key=lambda r: r[cname])
+                for i, r in enumerate(vs):
+                    last = i + 1 == len(vs)
+                    if ver and r[ver] != i + 1:
+                        fail(f"{tname}: {bk}={key} version {r[ver]} at position {i + 1}")
+                    if cur and r[cur] != last:
+                        fail(f"{tname}: {bk}={key} version {i + 1} of {len(vs)}: is_current {r[cur]}")
+                    if to and (r[to] is None) != last:
+                        fail(f"{tname}: {bk}={key} version {i + 1} of {len(vs)}: valid_to {r[to]!r}")
+                    if to and not last:
+                        if r[to] != vs[i + 1][cname]:
+                            fail(f"{tname}: {bk}={key} version {i + 1} ends {r[to]}, the next starts {vs[i + 1][cname]}")
+                        d0 = datetime.fromisoformat(r[cname][:19]); d1 = datetime.fromisoformat(r[to][:19])
+                        if (d1 - d0).days < gap:
+                            fail(f"{tname}: {bk}={key} version {i + 1} lasts {(d1 - d0).days} days, under min_gap_days {gap}")
+            checks += 1
         if st in ("weighted_enum", "lifecycle") and n >= 1000:
             w = g.get("values") or g.get("phases")
             total = sum(w.values())

@@ -1,8 +1,9 @@
-/* random_batches.c — `random_batches DIR SEED BATCHES`: a stream of random
+/* random_batches.c — `random_batches DIR SEED BATCHES [dictionary]`: a stream of random
  * batches (tests/support/random_batch.h) written three ways, for the
  * independent readers of test_writers_random.sh: DIR/rand.arrow (the Arrow
  * IPC writer), DIR/rand.parquet (the Parquet writer) and DIR/rand.jsonl
  * (the same rows through stream-read's JSON printer, the oracle's truth).
+ * With "dictionary" the Parquet file is dictionary-encoded.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,8 +30,8 @@ static int print_rows(void *ud, const struct ArrowSchema *schema, const struct A
 
 int main(int argc, char **argv)
 {
-    if (argc != 4) {
-        fprintf(stderr, "usage: random_batches DIR SEED BATCHES\n");
+    if (argc != 4 && argc != 5) {
+        fprintf(stderr, "usage: random_batches DIR SEED BATCHES [dictionary]\n");
         return 2;
     }
     char path[3][4096];
@@ -52,7 +53,8 @@ int main(int argc, char **argv)
     int columns = 0;
     int64_t rows = 0;
     int rc = shape_ipc_writer_new(ipc_out, &ipc, &err);
-    if (rc == SHAPE_OK) rc = shape_parquet_writer_new(pq_out, NULL, &pq, &err);
+    shape_parquet_options popts = {.encoding = argc == 5 ? SHAPE_PARQUET_DICTIONARY : SHAPE_PARQUET_PLAIN};
+    if (rc == SHAPE_OK) rc = shape_parquet_writer_new(pq_out, &popts, &pq, &err);
     if (rc == SHAPE_OK) rc = rb_write_stream(&src, atoi(argv[3]), ipc, pq, print_rows, &ctx, &columns, &rows, &err);
     shape_ipc_writer_free(ipc);
     shape_parquet_writer_free(pq);

@@ -24,7 +24,7 @@ cd "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # --- every example at two scales: FK integrity, totals, first-per-parent, lookups, null rates, enums ---
-for d in payments iot clickstream; do
+for d in payments iot clickstream crm; do
     for scale in tiny small; do
         "$SHAPE_BIN" emit "$examples/$d.json" --scale "$scale" --sink "jsonl://$work/$d-$scale" --no-progress >/dev/null \
             || fail "$d at $scale did not emit"

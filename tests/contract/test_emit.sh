@@ -59,7 +59,7 @@ run emit retail --sink file -o ev.jsonl --json
 expect_ok "file"
 cmp -s ev.jsonl console.jsonl || fail "file sink differs from console"
 json_check out "assert d['events']==21750 and d['end_offset']==21750 and d['checkpoints']>=1, d"
-json_check ev.jsonl.checkpoint "assert d=={'format':'shape-emit-v1','fingerprint':d['fingerprint'],'offset':21750,'total':21750,'complete':True} and len(d['fingerprint'])==64, d"
+json_check ev.jsonl.checkpoint "assert d=={'format':'shape-emit-v1','fingerprint':d['fingerprint'],'offset':21750,'total':21750,'complete':True,'destinations':'file://ev.jsonl','checksum':d['checksum']} and len(d['fingerprint'])==64, d"
 run emit retail --sink file -o ev.jsonl
 expect_ok "rerun"
 grep -qx 'shape emit: 0 events delivered, offset 21,750 of 21,750, complete (already complete)' out \

@@ -7,10 +7,11 @@
 # destination did not take; a consumer keeping the first event per key sees
 # exactly the uninterrupted stream. Duplicates may only come from what was
 # written after the last checkpoint (here: about one batch).
-# How: a paced run (20,000 events/s, batches of 200, a checkpoint every
-# batch) into a file is killed with SIGKILL three times at different moments
-# and rerun; then the union is deduplicated (first line per key) and compared
-# byte for byte with a clean run.
+# How: a paced run (10,000 events/s, batches of 200, a checkpoint every
+# batch) into a file is killed with SIGKILL three times, each once its run has
+# checkpointed 1,500 / 2,500 / 3,500 events past the last kill (asserted: each
+# kill landed, exit 137, mid-stream), and rerun; then the union is
+# deduplicated (first line per key) and compared byte for byte with a clean run.
 set -euo pipefail
 
 : "${SHAPE_BIN:?}"
@@ -20,31 +21,42 @@ cd "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 "$SHAPE_BIN" emit retail --no-progress >clean.jsonl 2>/dev/null
-cmd=("$SHAPE_BIN" emit retail --realtime --rate 20000 --batch-events 200 --checkpoint-every 200
+cmd=("$SHAPE_BIN" emit retail --realtime --rate 10000 --batch-events 200 --checkpoint-every 200
      --sink file -o out.jsonl --no-progress)
 kills=0
 after=0  # events written after the last checkpoint, summed over the kills
-for pause in 0.35 0.5 0.4; do
+prev=0   # the checkpoint offset at the last kill
+# offset FILE: the checkpoint's offset (0 when absent or not written yet)
+offset() { grep -o '"offset":[0-9]*' "$1" 2>/dev/null | cut -d: -f2 || true; }
+for step in 1500 2500 3500; do
     "${cmd[@]}" >/dev/null 2>&1 &
     pid=$!
-    sleep "$pause"
-    kill -KILL $pid 2>/dev/null && kills=$((kills + 1)) || true
-    wait $pid 2>/dev/null || true
-    if [[ ! -f out.jsonl.checkpoint ]]; then
-        # killed before its first checkpoint (a slow start): the rerun starts
-        # over and truncates the file, so nothing of this run is repeated
-        echo "killed after ${pause}s: no checkpoint yet"
-        continue
-    fi
-    off=$(python3 -c "import json; print(json.load(open('out.jsonl.checkpoint'))['offset'])")
+    # kill once this run has checkpointed `step` events past the last kill
+    # (never a fixed sleep: on a loaded machine it may land before the first
+    # checkpoint or after the end, and the test would prove nothing)
+    for _ in $(seq 1 3000); do
+        off=$(offset out.jsonl.checkpoint)
+        (( ${off:-0} >= prev + step )) && break
+        kill -0 $pid 2>/dev/null || break
+        sleep 0.01
+    done
+    kill -KILL $pid 2>/dev/null || true
+    rc=0
+    wait $pid 2>/dev/null || rc=$?
+    (( rc == 137 )) || fail "kill $((kills + 1)) did not land (the run exited $rc before it, checkpoint offset ${off:-none})"
+    kills=$((kills + 1))
+    off=$(offset out.jsonl.checkpoint)
+    (( off >= prev + step && off < 21750 )) || fail "kill $kills landed at checkpoint offset $off, not mid-stream past $((prev + step))"
     # the stream position the file reached = its distinct lines (an earlier
     # rerun's duplicates are lines seen before); a torn last line (a kill in
     # the middle of a write) does not count: the rerun cuts it
     reached=$(python3 -c "import sys; print(len({l for l in open('out.jsonl') if l.endswith('\\n')}))")
     (( reached >= off )) || fail "checkpoint offset $off passes the $reached events in the file"
     after=$((after + reached - off))
-    echo "killed after ${pause}s: checkpoint offset $off, the file reached $reached"
+    prev=$off
+    echo "kill $kills landed: checkpoint offset $off, the file reached $reached"
 done
+(( kills == 3 )) || fail "$kills kills landed, not 3"
 "${cmd[@]}" --json >final.json 2>final.err || { cat final.err >&2; fail "final run failed"; }
 python3 -c "import json; d=json.load(open('final.json')); assert d['complete'] and d['end_offset']==21750, d" \
     || fail "final run not complete"

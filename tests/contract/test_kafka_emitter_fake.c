@@ -241,12 +241,20 @@ static void test_unreachable_and_refused_options(void **state)
     assert_int_equal(f->store->producers, 1);
     assert_int_equal(f->store->open_clients, 0); /* the client of a failed open is closed */
     f->store->unreachable = 0;
+    /* a topic the cluster neither has nor creates: refused at open, named */
+    f->store->topic_missing = 1;
+    assert_int_equal(open_with(f, NULL, NULL, &err), SHAPE_EINVAL);
+    assert_non_null(strstr(err.message, "kafka: topic '"));
+    assert_non_null(strstr(err.message, "' does not exist"));
+    assert_null(f->e);
+    assert_int_equal(f->store->open_clients, 0);
+    f->store->topic_missing = 0;
     assert_int_equal(open_with(f, "nope=1", NULL, &err), SHAPE_EINVAL);
     assert_string_equal(err.message, "unknown kafka emitter options: ['nope']");
     assert_int_equal(open_with(f, "flush_timeout=0", NULL, &err), SHAPE_EINVAL);
     assert_int_equal(open_with(f, "event_format=avro", NULL, &err), SHAPE_EINVAL);
     assert_non_null(strstr(err.message, "schema registry"));
-    assert_int_equal(f->store->producers, 1); /* no client is made for a refused option */
+    assert_int_equal(f->store->producers, 2); /* no client is made for a refused option */
     assert_int_equal(shape_kafka_fake_emitter_open(f->store, &f->factory, "kafka:///t", NULL, &f->e, &err),
                      SHAPE_EINVAL);
 }

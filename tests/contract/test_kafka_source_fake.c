@@ -56,6 +56,8 @@ typedef struct run {
     int rc;             /* the error that ended the read, or SHAPE_OK */
     char message[512];  /* ... and its text */
     int64_t first_event_time_us;
+    shape_decode_stats stats; /* the source's counters before it closed */
+    shape_offsets final;      /* the last position handed out (a position-only step too) */
 } run;
 
 static run runs[2]; /* big: kept static */
@@ -143,6 +145,7 @@ static void record_batch(run *r, const struct ArrowSchema *schema, const struct 
 static void run_reset(run *r)
 {
     for (size_t i = 0; i < r->n_batches; i++) shape_offsets_free(&r->batches[i].after);
+    shape_offsets_free(&r->final);
     memset(r, 0, sizeof *r);
 }
 
@@ -185,6 +188,7 @@ static void read_all(shape_kafka_fake_broker *fb, const char *uri, const char *j
             shape_offsets_free(&after);
             break;
         }
+        if (after.n) assert_int_equal(shape_offsets_copy(&r->final, &after, &err), SHAPE_OK);
         if (array.release) {
             record_batch(r, &schema, &array, &after);
             array.release(&array);
@@ -195,6 +199,7 @@ static void read_all(shape_kafka_fake_broker *fb, const char *uri, const char *j
         shape_offsets_free(&after);
     }
     if (r->rc != SHAPE_OK) snprintf(r->message, sizeof r->message, "%s", err.message);
+    if (src) r->stats = *shape_source_stats(src);
     shape_source_close(src);
     shape_kafka_fake_broker_counters c = shape_kafka_fake_broker_counts(fb);
     assert_int_equal(c.released, c.handed); /* every entry released, once (twice would be a double free) */
@@ -456,6 +461,83 @@ static void append_on_fetch(shape_kafka_fake_broker *fb, uint64_t fetches, void 
 {
     const append_plan *plan = ud;
     if (fetches == plan->at_fetch) append_rows(fb, "orders", 0, plan->n);
+}
+
+/* Retention under a bounded read: before fetch `at_fetch` the broker's low
+ * watermark rises to `n` (offsets below it are gone, the client goes on at
+ * it, as librdkafka does with auto.offset.reset=earliest). */
+static void retention_on_fetch(shape_kafka_fake_broker *fb, uint64_t fetches, void *ud)
+{
+    const append_plan *plan = ud;
+    shape_err err;
+    if (fetches == plan->at_fetch)
+        assert_int_equal(shape_kafka_fake_broker_set_low_watermark(fb, "orders", 0, plan->n, &err), SHAPE_OK);
+}
+
+/* Records removed under the read are counted and reported, and the read
+ * keeps its place: it goes on at the first record left and hands out the
+ * position past the gap (a checkpoint after it does not report the gap
+ * again); with on_error=raise it stops there, at the position before it.
+ * A start position below the low watermark is the same gap. */
+static void test_records_removed_under_the_read_are_counted(void **state)
+{
+    (void)state;
+    int64_t counts[] = {40, 5};
+    shape_kafka_fake_broker *fb = broker_with(counts, 2);
+    shape_kafka_fake_broker_set_chunk(fb, 4);
+    append_plan plan = {3, 30}; /* 12 rows read (3 fetches of 4), then offsets 12-29 removed */
+    shape_kafka_fake_broker_on_fetch(fb, retention_on_fetch, &plan);
+    run *r = &runs[0];
+    read_all(fb, URI, "{\"batch_size\":4}", NULL, 0, r);
+    assert_int_equal(r->rc, SHAPE_OK);
+    assert_int_equal(r->stats.offsets_lost, 18);
+    assert_int_equal(r->n_rows, 12 + 10 + 5);
+    assert_int_equal(r->row_offset[11], 11);
+    assert_int_equal(r->row_offset[12], 30); /* the first record left */
+    assert_int_equal(after_of(&r->batches[r->n_batches - 1], 0), 40);
+
+    /* The gap at the partition's end: the position past it is still handed out. */
+    int64_t one[] = {20};
+    shape_kafka_fake_broker *fb1 = broker_with(one, 1);
+    shape_kafka_fake_broker_set_chunk(fb1, 4);
+    append_plan at_end = {2, 20}; /* 8 read, then everything else removed */
+    shape_kafka_fake_broker_on_fetch(fb1, retention_on_fetch, &at_end);
+    read_all(fb1, URI, "{\"batch_size\":4}", NULL, 0, r);
+    assert_int_equal(r->rc, SHAPE_OK);
+    assert_int_equal(r->n_rows, 8);
+    assert_int_equal(r->stats.offsets_lost, 12);
+    int64_t final0 = -1;
+    assert_true(shape_offsets_get(&r->final, 0, &final0));
+    assert_int_equal(final0, 20);
+
+    /* on_error=raise: the read stops at the gap, nothing past it handed out. */
+    shape_kafka_fake_broker_free(fb1);
+    fb1 = broker_with(one, 1);
+    shape_kafka_fake_broker_set_chunk(fb1, 4);
+    shape_kafka_fake_broker_on_fetch(fb1, retention_on_fetch, &at_end);
+    read_all(fb1, URI, "{\"batch_size\":4,\"on_error\":\"raise\"}", NULL, 0, r);
+    assert_int_equal(r->rc, SHAPE_EINVAL);
+    assert_string_equal(r->message, "kafka: orders partition 0: offsets 8 to 19 were removed by the broker (retention "
+                                    "or deleted records) before they were read: 12 records lost (on_error=raise; with "
+                                    "skip the read goes on at 20)");
+    assert_int_equal(r->n_rows, 8);
+    assert_true(shape_offsets_get(&r->final, 0, &final0));
+    assert_int_equal(final0, 8);
+
+    /* A start below the low watermark: counted, or refused with raise. */
+    shape_kafka_fake_broker_on_fetch(fb1, NULL, NULL);
+    int32_t p0[] = {0};
+    shape_offsets old = start_at(p0, (int64_t[]){8}, 1);
+    read_all(fb1, URI, "{\"on_error\":\"raise\"}", &old, 0, r);
+    assert_int_equal(r->rc, SHAPE_EINVAL);
+    assert_non_null(strstr(r->message, "offsets 8 to 19 were removed by the broker"));
+    read_all(fb1, URI, NULL, &old, 0, r);
+    assert_int_equal(r->rc, SHAPE_OK);
+    assert_int_equal(r->stats.offsets_lost, 12);
+    assert_int_equal(r->n_rows, 0);
+    shape_offsets_free(&old);
+    shape_kafka_fake_broker_free(fb1);
+    shape_kafka_fake_broker_free(fb);
 }
 
 static void test_appends_during_read_are_left_to_the_next(void **state)
@@ -899,6 +981,7 @@ int main(void)
         cmocka_unit_test_teardown(test_interleave_least_read_first_and_resume, teardown),
         cmocka_unit_test_teardown(test_start_offsets_clamped_into_watermarks, teardown),
         cmocka_unit_test_teardown(test_earliest_and_latest, teardown),
+        cmocka_unit_test_teardown(test_records_removed_under_the_read_are_counted, teardown),
         cmocka_unit_test_teardown(test_appends_during_read_are_left_to_the_next, teardown),
         cmocka_unit_test_teardown(test_appends_behind_markers_are_left_out, teardown),
         cmocka_unit_test_teardown(test_max_messages, teardown),

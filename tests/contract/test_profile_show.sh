@@ -3,7 +3,8 @@
 # of a known profile, piped (plain ASCII, no escapes, nothing cut), on a
 # terminal (script(1) from util-linux: bold headings, block bars, every line
 # within the terminal's width) and as --json; the --state file of the same
-# run shows the same; refusals are one line, exit 2.
+# run shows the same, so do a --split-by state and its document, and a
+# windows file and its window states file; refusals are one line, exit 2.
 #
 # How: 200 generated rows whose exact figures are known (ids 1..200, qty
 # 1..4 in turn, a status of three values with counts 67/67/66, every 4th
@@ -67,7 +68,41 @@ run profile-show p.state; expect_ok "a state file"
 cmp -s out piped.txt || fail "the state shows otherwise than its document: $(diff out piped.txt | head -5)"
 run profile-show p.state --top-n 7; expect_error 2 "p.state" "different profiler configuration"
 
+# A --split-by state shows as the split document; the same table in two lines is merged.
+run stream-profile rows.jsonl --split-by field:status -o split.json --state split.state; expect_ok "split"
+run profile-show split.json; expect_ok "split document"; cp out split.txt
+run profile-show split.state; expect_ok "split state"
+cmp -s out split.txt || fail "the split state shows otherwise than its document: $(diff out split.txt | head -5)"
+grep -qF "table new: 67 rows" split.txt || fail "the split table 'new'"
+cat split.state split.state >twice.state
+run profile-show twice.state --json; expect_ok "a split state twice"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [t["rows"] for t in d["tables"]] == [134, 134, 132], d["tables"]' out ||
+    fail "the same table in two lines is not merged"
+
+# A windows file and a window states file: one line per window, the columns over the windows.
+run stream-profile rows.jsonl --window tumbling --size 1m --windows w.jsonl --state ws.jsonl --name orders; expect_ok "windows"
+run profile-show w.jsonl; expect_ok "a windows file"; cp out windows.txt
+grep -qF "windows: 4 tumbling, 2023-11-14T22:13:00Z .. 2023-11-14T22:17:00Z, 200 rows" windows.txt || fail "the windows heading"
+grep -Eq '^  2023-11-14T22:14:00Z  2023-11-14T22:15:00Z +60$' windows.txt || fail "the second window's line"
+grep -Eq '^  note +nulls [_.:=+*#-]{4}  2[0-9.]+% \.\. 2[0-9.]+%$' windows.txt || fail "the note column's null share over the windows"
+grep -Eq '^ +mean  _[_.:=+*#-]{2}#  [0-9.]+ \.\. [0-9.]+$' windows.txt || fail "the id mean rises over the windows"
+run profile-show ws.jsonl; expect_ok "a window states file"
+cmp -s out windows.txt || fail "the window states show otherwise than the windows file: $(diff out windows.txt | head -5)"
+run profile-show w.jsonl --json; expect_ok "windows --json"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))["windows"]
+assert [w["rows"] for w in d] == [39, 60, 60, 41], d
+assert d[1]["tables"][0]["columns"][0]["min"] == 40, d[1]
+' out || fail "windows --json figures"
+head -c -20 w.jsonl >torn.jsonl
+run profile-show torn.jsonl; expect_ok "a torn windows file"
+grep -qF "line 4 is torn" err || fail "no note on the torn line"
+grep -qF "windows: 3 tumbling" out || fail "the torn line is not skipped"
+printf '{"kind": "tumbling", "start_us": 1, "end_us": 2}\n' >bad.jsonl
+run profile-show bad.jsonl; expect_error 2 "bad.jsonl line 1" "not a profile document"
+
 run profile-show missing.json; expect_error 2 "cannot read the profile" "missing.json"
 echo '{"a": 1}' >not.json
 run profile-show not.json; expect_error 2 "not a profile document"
-echo "ok: profile-show prints the key figures piped, on a terminal and as --json"
+echo "ok: profile-show prints the key figures piped, on a terminal and as --json, of documents, states and windows files"

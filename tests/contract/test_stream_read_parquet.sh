@@ -8,7 +8,9 @@
 # How: tests/data/all_kinds.jsonl (int64 at both ends,
 # ±inf, unicode, all-null and mixed columns, event times, every metadata
 # column) and 3,000 generated rows with nulls scattered in every column, in
-# row groups of 1,000 and 7 rows, ZSTD and uncompressed (the map column's
+# row groups of 1,000 and 7 rows, ZSTD and uncompressed, plain and dictionary
+# encodings (a file of few distinct values too, and its fallback to plain for
+# a column of distinct ones) (the map column's
 # values: emulator_stream_read_arrow, through DuckDB's map access); refusals are one line and
 # exit 2. Without node or the npm packages: SKIP (77) after the refusals.
 set -euo pipefail
@@ -34,6 +36,8 @@ meta=(--with-key --with-headers --with-timestamp --with-offsets)
 run stream-read all.jsonl --format parquet --checkpoint cp.json -o x.parquet; expect_error 2 "--checkpoint" "--format parquet"
 run stream-read all.jsonl --format parquet --compression lz4 -o x.parquet; expect_error 2 "--compression must be"
 run stream-read all.jsonl --compression none; expect_error 2 "--compression applies to --format parquet"
+run stream-read all.jsonl --format parquet --parquet-encoding rle -o x.parquet; expect_error 2 "--parquet-encoding must be"
+run stream-read all.jsonl --parquet-encoding dictionary; expect_error 2 "--parquet-encoding applies to --format parquet"
 [[ ! -e x.parquet ]] || fail "a refused run created its output"
 # A column of the null type (here forced by the schema option) has no Parquet form: one line, exit 2, no file.
 run stream-read all.jsonl --option 'schema=[["id","n"],["name","u"]]' --format parquet -o null.parquet
@@ -60,7 +64,33 @@ for bs in 65536 2; do
     run stream-read all.jsonl --format parquet "${meta[@]}" --batch-size "$bs" --compression none -o plain.parquet
     expect_ok "uncompressed $bs"
     check plain.parquet all.profile.json stream --uncompressed
+    run stream-read all.jsonl --format parquet "${meta[@]}" --batch-size "$bs" --parquet-encoding dictionary -o dict.parquet
+    expect_ok "dictionary $bs"
+    check dict.parquet all.profile.json stream --dictionary
 done
+run stream-read all.jsonl --format parquet "${meta[@]}" --batch-size 2 --parquet-encoding dictionary --compression none \
+    -o dict.parquet
+expect_ok "dictionary uncompressed"
+check dict.parquet all.profile.json stream --dictionary --uncompressed
+# Few distinct values (dictionary pages), many (the fallback to plain), in one file; widths 1 to 10 bits.
+python3 - >few.jsonl <<'PY'
+import json, random
+r = random.Random(11)
+for i in range(3000):
+    row = {"k": i % 3, "w": r.randrange(1000), "f": [0.5, -2.25, 1e300][i % 3], "s": ["a", "bé", "☕☕", ""][i % 4],
+           "u": "id%d" % i, "b": i % 7 == 0, "_shape_event_time": 1700000000000 + (i % 5) * 1000}
+    for k in list(row):
+        if r.random() < 0.05: row[k] = None
+    print(json.dumps(row))
+PY
+run stream-profile few.jsonl -o few.profile.json; expect_ok "profile few"
+for bs in 3000 7; do
+    run stream-read few.jsonl --format parquet --batch-size "$bs" --parquet-encoding dictionary -o few.parquet
+    expect_ok "dictionary few $bs"
+    check few.parquet few.profile.json stream --dictionary
+done
+run stream-read few.jsonl --format parquet --parquet-encoding plain -o few.parquet; expect_ok "plain few"
+check few.parquet few.profile.json
 run stream-profile many.jsonl -o many.profile.json; expect_ok "profile many"
 for bs in 1000 7; do
     run stream-read many.jsonl --format parquet --batch-size "$bs" -o many.parquet; expect_ok "parquet many $bs"

@@ -294,4 +294,15 @@ elif [ -x /usr/bin/time ]; then
   [ "$(wc -l <"$tmp/mem1000000.jsonl")" -eq 167 ] || fail "1M events: $(wc -l <"$tmp/mem1000000.jsonl") windows, expected 167"
 fi
 
+# ---- issue 24: window states carry their stream and partitions; a state
+# merged with its own copy (the same rows twice) is refused, alone it merges
+shape stream-profile "$tmp/inorder.jsonl" --window tumbling --size 1m --windows "$tmp/ws.jsonl" \
+  --state "$tmp/ws.wstate" >/dev/null 2>&1 || fail "window states"
+cp "$tmp/ws.wstate" "$tmp/ws-copy.wstate"
+rc=0; shape profile-merge "$tmp/ws.wstate" "$tmp/ws-copy.wstate" -o "$tmp/wm.jsonl" >/dev/null 2>"$tmp/err" || rc=$?
+[ "$rc" -eq 2 ] && grep -q "both hold partition 0 of .*inorder.jsonl" "$tmp/err" \
+  || fail "a window state merged with its copy: rc $rc $(cat "$tmp/err")"
+[ ! -e "$tmp/wm.jsonl" ] || fail "a refused merge wrote -o"
+shape profile-merge "$tmp/ws.wstate" -o "$tmp/wm.jsonl" >/dev/null 2>"$tmp/err" || fail "one window state: $(cat "$tmp/err")"
+
 echo "ok"

@@ -90,7 +90,12 @@ check_keys "REQUEST_TIMED_OUT x5 on Produce" rto emit.json $EMIT_RC "ctl 'fail P
   >long1.json 2>long1.err &
 EMIT_PID=$!
 start=$(date +%s)
-sleep 1; ctl down 1
+# down once deliveries are under way (its first checkpoint), never after a
+# fixed sleep: a slow start (memcheck, a loaded machine) would still be
+# connecting and end on the other exit-2 path (cannot reach the cluster)
+for _ in $(seq 1 1200); do [ -s long.ck ] && break; kill -0 $EMIT_PID 2>/dev/null || break; sleep 0.05; done
+[ -s long.ck ] || fail "leader down for good: emit wrote no checkpoint within 60 s: $(tail -2 long1.err)"
+ctl down 1
 emit_wait
 secs=$(( $(date +%s) - start ))
 msg=$(sed -n 's/^shape: error: //p' long1.err | head -1)
@@ -99,6 +104,10 @@ echo "leader down for good: exit $EMIT_RC after $secs s, checkpoint at $kept: $m
 [ $EMIT_RC -eq 2 ] || fail "leader down for good: exit $EMIT_RC (expected 2): $(tail -2 long1.err)"
 [ "${msg#delivery failed after }" != "$msg" ] || fail "leader down for good: message '$msg'"
 [ "$kept" != none ] || fail "leader down for good: no checkpoint"
+# not silent until the last retry gives up (issue 24, item 11): each failed
+# attempt says so as it happens
+grep -q '^shape: warning: kafka: .* not acknowledged in 2s; retrying in .* (1 of 3)$' long1.err ||
+  fail "leader down for good: no warning before the last retry: $(head -c 400 long1.err)"
 ctl up 1
 delivered=$(kcat -b "$BOOTSTRAP" -t long -C -e -q -f '%k\n' | sort -u | wc -l)
 EMIT_RC=0

@@ -55,14 +55,19 @@ set +e
     --event-format avro --sink-config "kafka.schema_registry_url=$REG_URL" kafka.subject_strategy=record \
     --checkpoint down.ck --no-progress >/dev/null 2>down.err &
 EMIT_PID=$!
-for _ in $(seq 1 100); do
-  python3 -c "import urllib.request,sys; sys.exit(0 if b'customer' in urllib.request.urlopen('$REG_URL/subjects').read() else 1)" 2>/dev/null && break
+# killed once emit has registered customer's subject (60 s at most: a slow
+# start, memcheck or a loaded machine, only delays it; never a fixed wait)
+registered=0
+for _ in $(seq 1 600); do
+  python3 -c "import urllib.request,sys; sys.exit(0 if b'customer' in urllib.request.urlopen('$REG_URL/subjects').read() else 1)" 2>/dev/null && { registered=1; break; }
+  kill -0 "$EMIT_PID" 2>/dev/null || break
   sleep 0.05
 done
 kill -9 "$REG_PID"
 wait "$EMIT_PID"
 rc1=$?
 set -e
+[ $registered -eq 1 ] || fail "registry down: emit registered no subject for customer (exit $rc1): $(cat down.err)"
 [ $rc1 -eq 2 ] || fail "registry down: expected exit 2, got $rc1: $(cat down.err)"
 grep -q "delivery failed after 3 retries" down.err || fail "registry down: not retried: $(cat down.err)"
 grep -q "schema registry unreachable" down.err || fail "registry down: message: $(cat down.err)"

@@ -33,7 +33,9 @@ id_first=$(read_topic --max-events 1 2>/dev/null | sed -n 's/^{"id":\([0-9]*\),.
 read_topic --max-events 10 --checkpoint "$TEST_TMP/ck" >/dev/null 2>"$TEST_TMP/err" || fail "short read: $(cat "$TEST_TMP/err")"
 grep -q "\"offset\":{\"0\":$((first + 10))}" "$TEST_TMP/ck" || fail "checkpoint after 10 rows: $(cat "$TEST_TMP/ck")"
 below=$((first - 100))
-sed -i "s/\"offset\":{\"0\":[0-9]*}/\"offset\":{\"0\":$below}/" "$TEST_TMP/ck"
+# (the checksum goes too: an edited checkpoint is refused by it, one without
+# a checksum is read as an older shape wrote it)
+sed -i -e "s/\"offset\":{\"0\":[0-9]*}/\"offset\":{\"0\":$below}/" -e 's/,"checksum":"[^"]*"//' "$TEST_TMP/ck"
 grep -q "\"0\":$below}" "$TEST_TMP/ck" || fail "could not edit the checkpoint"
 
 read_topic --with-offsets --checkpoint "$TEST_TMP/ck" >"$TEST_TMP/rest" 2>"$TEST_TMP/err" \

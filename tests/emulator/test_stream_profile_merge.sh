@@ -158,3 +158,24 @@ for p in problems:
 sys.exit(1 if problems else 0)
 PY
 echo "ok: 4 workers over 8 partitions, merged = one run on exact fields; sketches within bounds"
+
+# Issue 24 (item 5): what would count rows twice is refused, before -o is written.
+"$SHAPE_BIN" stream-profile "$uri" -o "$T/w1-2.json" --partitions 1-2 --state "$T/w1-2.state" --batch-size 500 \
+  >/dev/null 2>"$T/err" || fail "worker 1-2: $(cat "$T/err")"
+refused() {  # refused TEXT STATE...: profile-merge exits 2 naming TEXT, writes nothing
+  local text=$1; shift
+  rm -f "$T/bad.json"
+  local rc=0
+  "$SHAPE_BIN" profile-merge "$@" -o "$T/bad.json" >"$T/out" 2>"$T/err" || rc=$?
+  [ $rc -eq 2 ] || fail "profile-merge $*: exit $rc, not 2: $(cat "$T/err")"
+  grep -qF -- "$text" "$T/err" || fail "profile-merge $*: stderr lacks '$text': $(cat "$T/err")"
+  [ ! -e "$T/bad.json" ] || fail "a refused merge wrote -o"
+}
+refused "both hold partition 1 of $uri" "$T"/w0-1.state "$T"/w1-2.state
+cp "$T"/w2-3.state "$T"/copy.state
+refused "both hold partition 2" "$T"/w0-1.state "$T"/w2-3.state "$T"/copy.state
+refused "are the same state file" "$T"/w0-1.state "$T"/w2-3.state "$T"/w0-1.state
+printf '{"id": 1}\n' >"$T/one.jsonl"
+"$SHAPE_BIN" stream-profile "$T/one.jsonl" -o "$T/one.json" --state "$T/one.state" >/dev/null 2>&1 || fail "file state"
+refused "profiles $T/one.jsonl but" "$T"/w0-1.state "$T"/one.state
+echo "ok: overlapping partitions, a state twice (copied or named twice) and another source refused"

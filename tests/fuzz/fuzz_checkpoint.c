@@ -25,6 +25,11 @@
  *      also go to shape_offsets_from_json directly: a success holds one
  *      strictly ascending, non-negative entry per key and round-trips
  *      through shape_offsets_to_json.
+ *   Every parsed document also goes through the checksum (shape/
+ *      checkpoint_file.h): saved with one and loaded back it is the same
+ *      document; its "source_file" member, if any, goes to the file
+ *      identity check against the input's own file (accepted or refused
+ *      with a message, nothing else).
  *   3. stream-profile / --state profiler state: an input starting with
  *      "SHPROFST" gets its trailing XXH3 checksum recomputed (else nearly
  *      every mutation would stop at the checksum) and goes to
@@ -35,8 +40,10 @@
  * Seeds: JSON checkpoints are written by tests/fuzz/CMakeLists.txt; binary
  * profiler states, and stream-profile checkpoints holding them, are written
  * by this target itself when run with SHAPE_FUZZ_WRITE_SEEDS=DIR (states
- * from the current writer, made by profiling a few decoded JSON messages),
- * which CMake does after each build.
+ * from the current writer, made by profiling a few decoded JSON messages,
+ * the non-empty one with an origin of two sources;
+ * checkpoints with a checksum, emit's with its destinations, stream-read's
+ * with a file identity), which CMake does after each build.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -195,6 +202,24 @@ static void fuzz_profile_checkpoint(const json_t *doc)
     if (memcmp(&got, &zero, sizeof got) != 0) abort();
 }
 
+/* The checksum round trip and the file identity check of a parsed document. */
+static void fuzz_checksum(const json_t *doc)
+{
+    shape_err err;
+    shape_err_clear(&err);
+    const json_t *identity = json_object_get(doc, "source_file");
+    if (identity) {
+        int rc = shape_checkpoint_check_file_identity("fuzz.ck", input_path, identity, &err);
+        if (rc != SHAPE_OK) check_refusal(rc, &err);
+        if (rc != SHAPE_OK && rc != SHAPE_EINVAL) abort();
+    }
+    json_t *back = NULL;
+    if (shape_checkpoint_save(copy_path, doc, &err) != SHAPE_OK || shape_checkpoint_load(copy_path, &back, &err) != SHAPE_OK ||
+        !back || !json_equal(back, (json_t *)doc))
+        abort();
+    json_decref(back);
+}
+
 static void fuzz_offsets(const uint8_t *data, size_t size)
 {
     json_t *doc = NULL;
@@ -215,6 +240,7 @@ static void fuzz_offsets(const uint8_t *data, size_t size)
     }
     fuzz_read_checkpoint(doc);
     fuzz_profile_checkpoint(doc);
+    fuzz_checksum(doc);
     json_decref(doc);
 }
 
@@ -283,6 +309,8 @@ static void write_state_seed(const char *dir, const char *name, const char *line
     if (shape_decoder_new(&o, NULL, &dec, &err) != SHAPE_OK || shape_profile_new("orders", NULL, &prof, &err) != SHAPE_OK ||
         (n && shape_decoder_decode(dec, msgs, n, &schema, &array, &err) != SHAPE_OK) ||
         (n && shape_profile_update(prof, &schema, &array, &err) != SHAPE_OK) ||
+        (n && shape_profile_set_origin(prof, "kafka://h/orders", (const int32_t[]){0, 3, 7}, 3, &err) != SHAPE_OK) ||
+        (n && shape_profile_add_origin(prof, "/data/day2.jsonl", (const int32_t[]){0}, 1, &err) != SHAPE_OK) ||
         shape_profile_state_save(prof, &state, &len, &err) != SHAPE_OK || !(f = fopen(path, "wb")) ||
         fwrite(state, 1, len, f) != len || fclose(f) != 0) {
         fprintf(stderr, "fuzz_checkpoint: cannot write seed %s: %s\n", path, err.message);
@@ -307,6 +335,12 @@ static void write_state_seed(const char *dir, const char *name, const char *line
         fprintf(stderr, "fuzz_checkpoint: cannot write seed %s\n", path);
         exit(1);
     }
+    /* the same with its checksum, as shape writes it now */
+    snprintf(path, sizeof path, "%s/checkpoint_%s_summed.json", dir, name);
+    if (shape_checkpoint_save(path, doc, &err) != SHAPE_OK) {
+        fprintf(stderr, "fuzz_checkpoint: cannot write seed %s: %s\n", path, err.message);
+        exit(1);
+    }
     json_decref(doc);
     free(b64);
     if (array.release) array.release(&array);
@@ -314,6 +348,32 @@ static void write_state_seed(const char *dir, const char *name, const char *line
     free(state);
     shape_profile_free(prof);
     shape_decoder_free(dec);
+}
+
+/* An emit checkpoint bound to destinations and a stream-read checkpoint
+ * of a local file (its identity recorded), both with their checksum. */
+static void write_bound_seeds(const char *dir)
+{
+    char path[4096], file[4096];
+    shape_err err;
+    shape_emit_checkpoint ck;
+    memset(&ck, 0, sizeof ck);
+    snprintf(ck.fingerprint, sizeof ck.fingerprint, "%s", FINGERPRINT);
+    ck.offset = 517;
+    ck.total = TOTAL;
+    snprintf(ck.destinations, sizeof ck.destinations, "file://out.jsonl kafka://127.0.0.1:9092/orders");
+    snprintf(path, sizeof path, "%s/emit_bound", dir);
+    snprintf(file, sizeof file, "%s/state_mixed", dir);
+    shape_offsets o = SHAPE_OFFSETS_INIT;
+    int rc = shape_emit_checkpoint_write(path, &ck, &err);
+    if (rc == SHAPE_OK) rc = shape_offsets_set(&o, 0, 3, &err);
+    snprintf(path, sizeof path, "%s/stream_read_file", dir);
+    if (rc == SHAPE_OK) rc = shape_stream_read_checkpoint_write(path, file, &o, &err);
+    shape_offsets_free(&o);
+    if (rc != SHAPE_OK) {
+        fprintf(stderr, "fuzz_checkpoint: cannot write seed %s: %s\n", path, err.message);
+        exit(1);
+    }
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -330,6 +390,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
                          "{\"id\":2,\"price\":-1e300,\"paid\":false,\"city\":\"alice@example.com\",\"at\":null}\n"
                          "{\"id\":3,\"price\":null,\"city\":\"\",\"tags\":[1,2],\"at\":\"1999-12-31\"}\n"
                          "{\"id\":2,\"price\":0.0,\"paid\":true,\"city\":\"Lyon\",\"extra\":{\"x\":1}}");
+        write_bound_seeds(dir);
         exit(0);
     }
     snprintf(input_path, sizeof input_path, "/dev/shm/shape-fuzz-checkpoint-%ld", (long)getpid());

@@ -11,7 +11,8 @@
  * 10,000 rows in all, so one run stays fast), rows 0, 1 and the last of
  * every table are generated — which walks foreign keys, lookups and
  * computed totals through the row evaluator.
- * Seeds: the schemas of examples/domains/ (copied by CMakeLists.txt).
+ * Seeds: the schemas of examples/domains/ and tests/data/domains/ (every
+ * strategy, copied by CMakeLists.txt).
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
  * written by both writers into memory (open_memstream). Both must accept
  * every such batch; the IPC stream must start with the continuation marker
  * and end with the end-of-stream marker, the Parquet file be framed by
- * "PAR1". Any crash, leak, sanitizer report or abort is a bug. (That the
+ * "PAR1"; inputs of odd length are written dictionary-encoded. Any crash, leak, sanitizer report or abort is a bug. (That the
  * bytes are the format's is the read-back test's job: test_writers_random.sh
  * runs the same generator into Arrow JS and DuckDB.)
  */
@@ -33,7 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int columns;
     int64_t rows;
     int rc = shape_ipc_writer_new(ipc_out, &ipc, &err);
-    if (rc == SHAPE_OK) rc = shape_parquet_writer_new(pq_out, NULL, &pq, &err);
+    shape_parquet_options popts = {.encoding = size % 2 ? SHAPE_PARQUET_DICTIONARY : SHAPE_PARQUET_PLAIN};
+    if (rc == SHAPE_OK) rc = shape_parquet_writer_new(pq_out, &popts, &pq, &err);
     if (rc == SHAPE_OK) rc = rb_write_stream(&src, (int)(rb_byte(&src) % 4), ipc, pq, NULL, NULL, &columns, &rows, &err);
     shape_ipc_writer_free(ipc);
     shape_parquet_writer_free(pq);

@@ -12,11 +12,12 @@
 // bools: the true and false counts; times: min and max in µs. From the file's
 // own footer (parquet_metadata): every column chunk is ZSTD (unless
 // --uncompressed) with statistics whose null counts add up to the profile's and
-// whose min/max bound DuckDB's. Prints "ok: ..." or every difference (exit 1).
+// whose min/max bound DuckDB's; with --dictionary some chunks carry a
+// dictionary page and RLE_DICTIONARY, without it none does. Prints "ok: ..." or every difference (exit 1).
 import { readFileSync } from 'node:fs';
 import { DuckDBInstance } from '@duckdb/node-api';
 
-const [file, profilePath, tableName = 'stream', flag] = process.argv.slice(2);
+const [file, profilePath, tableName = 'stream', ...flags] = process.argv.slice(2);
 // Integer bounds beyond 2^53 stay exact: quoted before parsing.
 const text = readFileSync(profilePath, 'utf8').replace(/"(min|max)": (-?\d{16,})/g, '"$1": "$2"');
 const table = JSON.parse(text).tables[tableName];
@@ -77,8 +78,12 @@ for (const c of table.columns) {
 }
 // The file's own column chunk metadata.
 const chunks = await q(`select path_in_schema, compression, stats_null_count::varchar as nulls,
-  stats_min_value as lo, stats_max_value as hi from parquet_metadata('${file.replace(/'/g, "''")}')`);
-const want = flag === '--uncompressed' ? 'UNCOMPRESSED' : 'ZSTD';
+  stats_min_value as lo, stats_max_value as hi, encodings, dictionary_page_offset::varchar as dict
+  from parquet_metadata('${file.replace(/'/g, "''")}')`);
+const want = flags.includes('--uncompressed') ? 'UNCOMPRESSED' : 'ZSTD';
+// --dictionary: some chunks are dictionary-encoded (their encodings say so); without it, none is.
+const dict = chunks.filter((ch) => ch.dict !== null && String(ch.encodings).includes('RLE_DICTIONARY')).length;
+if (flags.includes('--dictionary') ? dict === 0 : dict !== 0) bad.push(`${dict} dictionary-encoded column chunks`);
 for (const ch of chunks) if (ch.compression !== want) bad.push(`${ch.path_in_schema}: compression ${ch.compression}, not ${want}`);
 for (const c of table.columns) {
   if (c.kind === 'other') continue; // maps and binary: no flat statistics to compare
@@ -90,4 +95,5 @@ if (bad.length) {
   for (const b of bad) console.error(`FAIL: ${b}`);
   process.exit(1);
 }
-console.log(`ok: ${n} rows, ${checked} columns, ${chunks.length} column chunks agree with the profile`);
+console.log(`ok: ${n} rows, ${checked} columns, ${chunks.length} column chunks agree with the profile` +
+  (dict ? ` (${dict} dictionary-encoded)` : ''));

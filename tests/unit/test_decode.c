@@ -624,6 +624,71 @@ static void test_given_schema_is_used(void **state)
     shape_decoder_free(dec);
 }
 
+/* Issue 24 item 12: nothing disappears without a counter. A field new since
+ * the first batch is dropped and counted per member; a number beyond the
+ * double range is kept as infinity and counted when its row is kept. */
+static void test_silent_effects_are_counted(void **state)
+{
+    (void)state;
+    shape_decoder *dec = decoder(NULL);
+    const char *first[] = {"{\"f\":0.5,\"i\":1}"};
+    const char *second[] = {"{\"f\":1.5,\"new\":1,\"other\":2}", "{\"f\":1e400,\"new\":3}",
+                            "{\"f\":-1e400,\"i\":true,\"new\":4}", "{\"f\":2.5}"};
+    batch b;
+    shape_err err;
+    assert_int_equal(decode(dec, first, 1, &b, &err), SHAPE_OK);
+    release(&b);
+    assert_int_equal(shape_decoder_stats(dec)->dropped_fields, 0);
+    assert_int_equal(decode(dec, second, 4, &b, &err), SHAPE_OK);
+    assert_int_equal(b.array.length, 3); /* the bool in the int column rejects its row */
+    const shape_decode_stats *st = shape_decoder_stats(dec);
+    assert_int_equal(st->rejected, 1);
+    assert_int_equal(st->dropped_fields, 4);    /* new, other; new; new (of the rejected row too) */
+    assert_int_equal(st->values_overflowed, 1); /* -1e400 was in the rejected row: not in the batch */
+    assert_int_equal(st->columns_over_limit, 0);
+    release(&b);
+    shape_decoder_free(dec);
+}
+
+/* Issue 24 item 9: the first batch creates at most max_columns payload
+ * columns (first appearance order); the rest are dropped and counted, or,
+ * with on_error = raise, the batch fails naming the limit. */
+static void test_max_columns(void **state)
+{
+    (void)state;
+    shape_decode_options o;
+    shape_decode_options_init(&o);
+    assert_int_equal(o.max_columns, SHAPE_DECODE_MAX_COLUMNS_DEFAULT);
+    o.max_columns = 2;
+    shape_decoder *dec = decoder(&o);
+    const char *bodies[] = {"{\"a\":1,\"b\":2,\"c\":3,\"d\":4}", "{\"d\":5,\"a\":6,\"e\":7}"};
+    batch b;
+    shape_err err;
+    assert_int_equal(decode(dec, bodies, 2, &b, &err), SHAPE_OK);
+    expect_columns(&b, "a,b,_shape_event_time");
+    assert_int_equal(b.array.length, 2);
+    assert_int_equal(shape_decoder_stats(dec)->columns_over_limit, 3); /* c, d, e */
+    assert_int_equal(shape_decoder_stats(dec)->dropped_fields, 4);     /* c, d; d, e */
+    release(&b);
+    shape_decoder_free(dec);
+
+    o.on_error = SHAPE_ON_ERROR_RAISE;
+    dec = decoder(&o);
+    assert_int_equal(decode(dec, bodies, 2, &b, &err), SHAPE_EINVAL);
+    assert_non_null(strstr(err.message, "more than the limit of 2 columns"));
+    assert_non_null(strstr(err.message, "--max-columns"));
+    shape_decoder_free(dec);
+
+    o.on_error = SHAPE_ON_ERROR_SKIP;
+    o.max_columns = 0; /* no limit */
+    dec = decoder(&o);
+    assert_int_equal(decode(dec, bodies, 2, &b, &err), SHAPE_OK);
+    expect_columns(&b, "a,b,c,d,e,_shape_event_time");
+    assert_int_equal(shape_decoder_stats(dec)->dropped_fields, 0);
+    release(&b);
+    shape_decoder_free(dec);
+}
+
 static void test_option_parsers(void **state)
 {
     (void)state;
@@ -655,6 +720,8 @@ int main(void)
         cmocka_unit_test(test_partition_metadata_only_for_one_partition),
         cmocka_unit_test(test_given_schema_is_used),
         cmocka_unit_test(test_option_parsers),
+        cmocka_unit_test(test_silent_effects_are_counted),
+        cmocka_unit_test(test_max_columns),
         cmocka_unit_test(test_predicted_keys_follow_the_body),
         cmocka_unit_test(test_column_names_that_need_escapes),
         cmocka_unit_test(test_more_than_64_columns),

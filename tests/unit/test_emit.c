@@ -524,8 +524,9 @@ static void test_checkpoint_documents(void **state)
     fclose(fp);
     assert_int_equal(shape_emit_checkpoint_read(f->ck_path, f->fp, 2500, &got, &found, &err), SHAPE_EINVAL);
     assert_non_null(strstr(err.message, "not an emit checkpoint"));
-    /* the bytes are the format's (as the snprintf writer made them before),
-     * so checkpoints written by earlier versions resume, and back again */
+    /* the bytes are the format's (as the snprintf writer made them before)
+     * plus the checksum member last, and the bytes without it (written by
+     * earlier versions) still resume */
     char want[400], text[400];
     for (int shard = 0; shard < 2; shard++) {
         snprintf(ck.shard, sizeof ck.shard, "%s", shard ? "2/7" : "");
@@ -540,7 +541,26 @@ static void test_checkpoint_documents(void **state)
         size_t len = fread(text, 1, sizeof text - 1, fp);
         fclose(fp);
         text[len] = 0;
-        assert_string_equal(text, want);
+        size_t head = strlen(want) - 2; /* without "}\n" */
+        assert_memory_equal(text, want, head);
+        assert_memory_equal(text + head, ",\"checksum\":\"xxh3-128:", 22);
+        assert_int_equal(len, head + 22 + 32 + 3);
+        assert_string_equal(text + len - 3, "\"}\n");
+        assert_int_equal(shape_emit_checkpoint_read(f->ck_path, f->fp, 2500, &got, &found, &err), SHAPE_OK);
+        assert_true(found);
+        assert_memory_equal(&got, &ck, sizeof ck);
+        /* an edited number no longer matches the checksum */
+        char *off = strstr(text, "\"offset\":10");
+        off[10] = '2';
+        fp = fopen(f->ck_path, "w");
+        fputs(text, fp);
+        fclose(fp);
+        assert_int_equal(shape_emit_checkpoint_read(f->ck_path, f->fp, 2500, &got, &found, &err), SHAPE_EINVAL);
+        assert_non_null(strstr(err.message, "does not match its checksum"));
+        /* the document without a checksum (an older shape's) resumes */
+        fp = fopen(f->ck_path, "w");
+        fputs(want, fp);
+        fclose(fp);
         assert_int_equal(shape_emit_checkpoint_read(f->ck_path, f->fp, 2500, &got, &found, &err), SHAPE_OK);
         assert_true(found);
         assert_memory_equal(&got, &ck, sizeof ck);

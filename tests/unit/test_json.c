@@ -871,10 +871,34 @@ static void test_usage_errors(void **state)
     shape_json_buf_reset(NULL);
 }
 
+/* shape_json_overflows counts the numbers beyond the double range scanned,
+ * whatever path read them (strtod's, a 400-digit integer), and nothing else. */
+static void test_overflow_count(void **state)
+{
+    (void)state;
+    shape_json_scanner *own = shape_json_scanner_new();
+    assert_non_null(own);
+    assert_int_equal(shape_json_overflows(own), 0);
+    char big[420] = "{\"b\":";
+    for (int i = 0; i < 400; i++) strcat(big, "9");
+    strcat(big, "}");
+    const char *docs[] = {"{\"a\":1e400,\"b\":2.5,\"c\":1e308,\"d\":-1e400}", "{\"a\":1.5e-400,\"b\":123456789012345678901234}", big};
+    uint64_t want[] = {2, 2, 3};
+    for (int d = 0; d < 3; d++) {
+        shape_json_begin(own, docs[d], strlen(docs[d]));
+        shape_json_member m;
+        while (shape_json_next(own, &m) == SHAPE_JSON_MEMBER) {
+        }
+        assert_int_equal(shape_json_overflows(own), want[d]);
+    }
+    shape_json_scanner_free(own);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_walk_members_in_order),
+        cmocka_unit_test(test_overflow_count),
         cmocka_unit_test(test_value_offsets_and_string_slices),
         cmocka_unit_test(test_empty_object),
         cmocka_unit_test(test_duplicate_keys_yielded_in_order),

@@ -163,10 +163,10 @@ static void test_refusals(void **state)
     /* another format version (checksum made right) */
     uint8_t *copy = malloc(len);
     memcpy(copy, data, len);
-    copy[8] = 2;
+    copy[8] = 3;
     rechecksum(copy, len);
     assert_int_equal(shape_profile_state_load(copy, len, NULL, &q, &err), SHAPE_EINVAL);
-    assert_non_null(strstr(err.message, "version 2"));
+    assert_non_null(strstr(err.message, "version 3"));
     /* not a state at all */
     assert_int_equal(shape_profile_state_load((const uint8_t *)"{\"json\": 1}", 11, NULL, &q, &err), SHAPE_EINVAL);
     assert_non_null(strstr(err.message, "not a profile state"));
@@ -262,12 +262,108 @@ static void test_refuses_wrapping_counts(void **state)
     shape_profile_free(p);
 }
 
+/* Issue 24 (item 5): a state records its sources and partitions (version
+ * 2), a version-1 state still loads (origin unknown), and the merge check
+ * refuses overlaps and other streams (unless any_source). */
+static void test_origin(void **state)
+{
+    (void)state;
+    shape_err err;
+    shape_profile *a = tp_new_profile("stream"), *b = tp_new_profile("stream"), *q = NULL;
+    tp_profile_rows(a, 0, 100, 50);
+    tp_profile_rows(b, 100, 200, 50);
+    assert_false(shape_profile_origin_known(a));
+    const int32_t pa[] = {1, 0, 1}, pb[] = {2, 1};
+    assert_int_equal(shape_profile_set_origin(a, "kafka://h/t", pa, 3, &err), SHAPE_OK);
+    assert_int_equal(shape_profile_set_origin(b, "kafka://h/t", pb, 2, &err), SHAPE_OK);
+    uint8_t *data;
+    size_t len;
+    save(a, &data, &len);
+    assert_int_equal(shape_profile_state_load(data, len, NULL, &q, &err), SHAPE_OK);
+    const int32_t *parts;
+    size_t n;
+    assert_true(shape_profile_origin_known(q));
+    assert_string_equal(shape_profile_origin(q, 0, &parts, &n), "kafka://h/t");
+    assert_null(shape_profile_origin(q, 1, NULL, NULL));
+    assert_int_equal(n, 2);
+    assert_int_equal(parts[0], 0);
+    assert_int_equal(parts[1], 1);
+    /* overlapping partitions, then another source, are refused */
+    assert_int_equal(shape_profile_check_merge(q, b, 0, "a", "b", &err), SHAPE_EINVAL);
+    assert_non_null(strstr(err.message, "a and b both hold partition 1 of kafka://h/t"));
+    assert_int_equal(shape_profile_check_merge(q, b, 1, "a", "b", &err), SHAPE_EINVAL); /* any_source or not */
+    assert_int_equal(shape_profile_set_origin(b, "kafka://h/u", pb, 2, &err), SHAPE_OK);
+    assert_int_equal(shape_profile_check_merge(q, b, 0, "a", "b", &err), SHAPE_EINVAL);
+    assert_non_null(strstr(err.message, "b profiles kafka://h/u but a profiles kafka://h/t"));
+    assert_non_null(strstr(err.message, "--any-source"));
+    /* with any_source the two streams merge, and the merge holds both */
+    assert_int_equal(shape_profile_check_merge(q, b, 1, "a", "b", &err), SHAPE_OK);
+    shape_profile *q2 = NULL;
+    assert_int_equal(shape_profile_state_load(data, len, NULL, &q2, &err), SHAPE_OK);
+    assert_int_equal(shape_profile_merge(q2, b, &err), SHAPE_OK);
+    assert_string_equal(shape_profile_origin(q2, 1, &parts, &n), "kafka://h/u");
+    assert_int_equal(n, 2);
+    /* ... so a later state of either stream is checked against its own partitions */
+    assert_int_equal(shape_profile_check_merge(q2, b, 1, "a+b", "b", &err), SHAPE_EINVAL);
+    assert_non_null(strstr(err.message, "partition 1 of kafka://h/u"));
+    shape_profile_free(q2);
+    /* disjoint partitions merge, and the merge holds both */
+    const int32_t pc[] = {2, 3};
+    assert_int_equal(shape_profile_set_origin(b, "kafka://h/t", pc, 2, &err), SHAPE_OK);
+    assert_int_equal(shape_profile_check_merge(q, b, 0, "a", "b", &err), SHAPE_OK);
+    assert_int_equal(shape_profile_merge(q, b, &err), SHAPE_OK);
+    shape_profile_origin(q, 0, &parts, &n);
+    assert_int_equal(n, 4);
+    assert_int_equal(parts[3], 3);
+    /* unknown origin: only the columns are checked */
+    shape_profile *c = tp_new_profile("stream");
+    tp_profile_rows(c, 0, 10, 10);
+    assert_int_equal(shape_profile_check_merge(q, c, 0, "a", "c", &err), SHAPE_OK);
+    shape_profile_free(q);
+    q = NULL;
+    /* a version-1 state (no origin byte) loads, origin unknown */
+    shape_profile_free(c);
+    c = tp_new_profile("stream");
+    tp_profile_rows(c, 0, 100, 50);
+    uint8_t *v2;
+    size_t v2len;
+    save(c, &v2, &v2len);
+    size_t at = 8 + 4; /* magic, version */
+    for (int k = 0; k < 2; k++) { /* fingerprint, name */
+        uint32_t l = (uint32_t)v2[at] | (uint32_t)v2[at + 1] << 8 | (uint32_t)v2[at + 2] << 16 | (uint32_t)v2[at + 3] << 24;
+        at += 4 + l;
+    }
+    assert_int_equal(v2[at], 0); /* origin unknown */
+    uint8_t *v1 = malloc(v2len - 1);
+    memcpy(v1, v2, at);
+    memcpy(v1 + at, v2 + at + 1, v2len - at - 1);
+    v1[8] = 1;
+    rechecksum(v1, v2len - 1);
+    assert_int_equal(shape_profile_state_load(v1, v2len - 1, NULL, &q, &err), SHAPE_OK);
+    assert_false(shape_profile_origin_known(q));
+    assert_int_equal(shape_profile_rows(q), 100);
+    uint8_t *again;
+    size_t again_len;
+    save(q, &again, &again_len);
+    assert_int_equal(again_len, v2len);
+    assert_memory_equal(again, v2, v2len); /* saved as version 2 */
+    free(again);
+    free(v1);
+    free(v2);
+    free(data);
+    shape_profile_free(q);
+    shape_profile_free(a);
+    shape_profile_free(b);
+    shape_profile_free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_resume_continues_exactly),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_origin),
         cmocka_unit_test(test_refuses_wrapping_counts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -390,6 +390,163 @@ static void test_rows_are_positions(void **state)
     close_opened(&o);
 }
 
+
+/* empirical: KS against the piecewise-linear CDF through the quantiles
+ * (min at 0, max at 1). */
+static const double EQ[] = {0, 0.1, 0.5, 0.9, 1}, EX[] = {250, 300, 650, 790, 850};
+static double empirical_cdf(double x, const double *p)
+{
+    (void)p;
+    if (x <= EX[0]) return 0;
+    for (int i = 1; i < 5; i++)
+        if (x <= EX[i]) return EQ[i - 1] + (x - EX[i - 1]) / (EX[i] - EX[i - 1]) * (EQ[i] - EQ[i - 1]);
+    return 1;
+}
+
+static void test_empirical(void **state)
+{
+    (void)state;
+    opened o = open_text(schema("", 1,
+        "\"e\":{\"name\":\"e\",\"type\":\"float\",\"generator\":{\"strategy\":\"empirical\",\"quantiles\":{\"p90\":790,\"p10\":300,\"p50\":650},\"min\":250,\"max\":850}}",
+        N));
+    uint64_t n;
+    double *v = column(&o, "t", "e", &n);
+    for (uint64_t i = 0; i < n; i++) assert_true(v[i] >= 250 && v[i] <= 850);
+    double d = ks(v, n, empirical_cdf, NULL);
+    if (d >= ks_bound(n)) fprintf(stderr, "empirical KS %g >= %g\n", d, ks_bound(n));
+    assert_true(d < ks_bound(n));
+    free(v);
+    close_opened(&o);
+}
+
+/* conditional_table: the weights of the row's case, chi-square per case;
+ * composite_fk_field: the same parent row as its composite_foreign_key. */
+static void test_conditional_table_and_composite(void **state)
+{
+    (void)state;
+    opened o = open_text(schema(
+        "\"region\":{\"name\":\"region\",\"type\":\"string\",\"generator\":{\"strategy\":\"choice\",\"values\":[\"EU\",\"US\",\"APAC\"]}}", 300,
+        "\"pid\":{\"name\":\"pid\",\"type\":\"integer\",\"generator\":{\"strategy\":\"composite_foreign_key\",\"ref\":\"p.id\"}},"
+        "\"reg\":{\"name\":\"reg\",\"type\":\"string\",\"generator\":{\"strategy\":\"composite_fk_field\",\"source\":\"pid\",\"field\":\"region\"}},"
+        "\"tier\":{\"name\":\"tier\",\"type\":\"string\",\"generator\":{\"strategy\":\"conditional_table\",\"source_column\":\"reg\","
+        "\"table\":{\"EU\":{\"A\":1,\"B\":9},\"US\":{\"A\":5,\"B\":5}},\"default\":{\"A\":0,\"B\":1,\"C\":3}}}",
+        N));
+    uint64_t n, np;
+    double *pid = column(&o, "t", "pid", &n), *reg = column(&o, "t", "reg", &n), *tier = column(&o, "t", "tier", &n);
+    double *preg = column(&o, "p", "region", &np);
+    double obs[3][3] = {{0}};
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t k = (uint64_t)pid[i] - 10;
+        assert_true(k < np);
+        assert_true(reg[i] == preg[k]); /* first letter of the parent's region */
+        int c = reg[i] == 'E' ? 0 : reg[i] == 'U' ? 1 : 2;
+        obs[c][(int)tier[i] - 'A']++;
+    }
+    double ne = obs[0][0] + obs[0][1], nu = obs[1][0] + obs[1][1], na = obs[2][1] + obs[2][2];
+    assert_true(obs[0][2] == 0 && obs[1][2] == 0 && obs[2][0] == 0);
+    chi_square(obs[0], (const double[]){1, 9}, 2, ne);
+    chi_square(obs[1], (const double[]){5, 5}, 2, nu);
+    chi_square(obs[2] + 1, (const double[]){1, 3}, 2, na);
+    free(pid), free(reg), free(tier), free(preg);
+    close_opened(&o);
+}
+
+/* fan_out: top_share of the rows on the top_fraction of the parents (the
+ * first rows without shuffle; the most-picked ones with it); two_tier is
+ * uniform inside each tier. sample_rate: exactly max(1, n rate) distinct
+ * parents, taken in turn. */
+static void test_fan_out_and_sample(void **state)
+{
+    (void)state;
+    opened o = open_text(schema("", 200,
+        "\"pw\":{\"name\":\"pw\",\"type\":\"integer\",\"generator\":{\"strategy\":\"foreign_key\",\"ref\":\"p.id\",\"fan_out\":{\"top_fraction\":0.1,\"top_share\":0.6,\"shuffle\":false}}},"
+        "\"tt\":{\"name\":\"tt\",\"type\":\"integer\",\"generator\":{\"strategy\":\"foreign_key\",\"ref\":\"p.id\",\"fan_out\":{\"shape\":\"two_tier\",\"top_fraction\":0.25,\"top_share\":0.7,\"shuffle\":false}}},"
+        "\"sh\":{\"name\":\"sh\",\"type\":\"integer\",\"generator\":{\"strategy\":\"foreign_key\",\"ref\":\"p.id\",\"fan_out\":{}}},"
+        "\"sm\":{\"name\":\"sm\",\"type\":\"integer\",\"generator\":{\"strategy\":\"foreign_key\",\"ref\":\"p.id\",\"sample_rate\":0.05}}",
+        N));
+    uint64_t n;
+    double *pw = column(&o, "t", "pw", &n), *tt = column(&o, "t", "tt", &n), *sh = column(&o, "t", "sh", &n), *sm = column(&o, "t", "sm", &n);
+    double top = 0, tiers[2] = {0}, in_top[50] = {0}, in_rest[150] = {0}, cnt[200] = {0}, scnt[200] = {0};
+    for (uint64_t i = 0; i < n; i++) {
+        int a = (int)pw[i] - 10, b = (int)tt[i] - 10, c = (int)sh[i] - 10, d = (int)sm[i] - 10;
+        assert_true(a >= 0 && a < 200 && b >= 0 && b < 200 && c >= 0 && c < 200 && d >= 0 && d < 200);
+        top += a < 20;
+        tiers[b >= 50]++;
+        if (b < 50) in_top[b]++;
+        else in_rest[b - 50]++;
+        cnt[c]++;
+        scnt[d]++;
+    }
+    double sd = shape_gen_sqrt(n * 0.6 * 0.4);
+    assert_true(__builtin_fabs(top - n * 0.6) < 3.5 * sd);
+    chi_square(tiers, (const double[]){0.7, 0.3}, 2, (double)n);
+    double w50[50], w150[150];
+    for (int i = 0; i < 50; i++) w50[i] = 1;
+    for (int i = 0; i < 150; i++) w150[i] = 1;
+    chi_square(in_top, w50, 50, tiers[0]);
+    chi_square(in_rest, w150, 150, tiers[1]);
+    /* shuffled: the 40 most-picked parents hold about 80 % */
+    qsort(cnt, 200, sizeof *cnt, cmp_double);
+    double hi = 0;
+    for (int i = 160; i < 200; i++) hi += cnt[i];
+    assert_true(hi > 0.77 * n && hi < 0.85 * n);
+    int used = 0;
+    for (int i = 0; i < 200; i++)
+        if (scnt[i]) {
+            used++;
+            assert_true(scnt[i] == n / 10); /* 20000 rows over 10 parents, in turn */
+        }
+    assert_int_equal(used, 10);
+    free(pw), free(tt), free(sh), free(sm);
+    close_opened(&o);
+}
+
+/* scd2: each entity's versions number 1..k, tile the range (valid_to = the
+ * next version's valid_from), stay min_gap_days apart, one current; the
+ * jitter inside each slot is uniform (chi-square over 4 bins). */
+static void test_scd2(void **state)
+{
+    (void)state;
+    opened o = open_text(schema("", 400,
+        "\"pid\":{\"name\":\"pid\",\"type\":\"integer\",\"generator\":{\"strategy\":\"foreign_key\",\"ref\":\"p.id\"}},"
+        "\"vf\":{\"name\":\"vf\",\"type\":\"date\",\"generator\":{\"strategy\":\"scd2\",\"role\":\"valid_from\",\"business_key\":\"pid\",\"min_gap_days\":30,\"range\":{\"start\":\"2020-01-01\",\"end\":\"2029-12-31\"}}},"
+        "\"vt\":{\"name\":\"vt\",\"type\":\"date\",\"generator\":{\"strategy\":\"scd2\",\"role\":\"end_date\",\"business_key\":\"pid\",\"min_gap_days\":30,\"range\":{\"start\":\"2020-01-01\",\"end\":\"2029-12-31\"}}},"
+        "\"cur\":{\"name\":\"cur\",\"type\":\"boolean\",\"generator\":{\"strategy\":\"scd2\",\"role\":\"is_current\",\"business_key\":\"pid\"}},"
+        "\"ver\":{\"name\":\"ver\",\"type\":\"integer\",\"generator\":{\"strategy\":\"scd2\",\"role\":\"version\",\"business_key\":\"pid\"}}",
+        2400));
+    uint64_t n;
+    double *pid = column(&o, "t", "pid", &n), *vf = column(&o, "t", "vf", &n), *vt = column(&o, "t", "vt", &n);
+    double *cur = column(&o, "t", "cur", &n), *ver = column(&o, "t", "ver", &n);
+    const double day = 86400e9, d0 = 18262; /* 2020-01-01 */
+    double bins[4] = {0};
+    for (uint64_t i = 0; i < n; i++) {
+        int last = i + 1 == n || pid[i + 1] != pid[i]; /* the first allocated key: an entity's rows are consecutive */
+        if (i == 0 || pid[i - 1] != pid[i]) {
+            assert_int_equal((int)ver[i], 1);
+            assert_true(vf[i] == d0 * day);
+        } else
+            assert_int_equal((int)ver[i], (int)ver[i - 1] + 1);
+        assert_int_equal((int)cur[i], last);
+        if (last) {
+            assert_true(vt[i] != vt[i]); /* null */
+            continue;
+        }
+        assert_true(vt[i] == vf[i + 1]);
+        assert_true(vt[i] - vf[i] >= 30 * day);
+        /* the next version's slot position: (start - d0) / L - v in [-0.5, 0.5) scaled by the jitter */
+        uint64_t k = i + 1;
+        while (k + 1 < n && pid[k + 1] == pid[i]) k++;
+        double versions = ver[k], L = 3653.0 / versions, amp = L - 31, v = ver[i + 1] - 1;
+        double x = (vf[i + 1] / day - d0 - v * L) / amp + 0.5;
+        assert_true(x > -0.01 && x < 1.01);
+        bins[x < 0.25 ? 0 : x < 0.5 ? 1 : x < 0.75 ? 2 : 3]++;
+    }
+    double tot = bins[0] + bins[1] + bins[2] + bins[3];
+    chi_square(bins, (const double[]){1, 1, 1, 1}, 4, tot);
+    free(pid), free(vf), free(vt), free(cur), free(ver);
+    close_opened(&o);
+}
+
 static void refused(const char *text, const char *want)
 {
     shape_err err;
@@ -435,6 +592,37 @@ static void test_refusals(void **state)
     refused(schema("", 1, "\"x\":{\"name\":\"x\",\"type\":\"float\",\"generator\":{\"strategy\":\"correlated\",\"source_column\":\"y\"}},"
                           "\"y\":{\"name\":\"y\",\"type\":\"float\",\"generator\":{\"strategy\":\"formula\",\"expression\":\"tid * 2\"}}", 5),
             "'source_column' names 'y', which is not generated before this column");
+    refused(schema("", 1, "\"x\":{\"name\":\"x\",\"type\":\"string\",\"generator\":{\"strategy\":\"address\"}}", 5),
+            "table 't', column 'x': strategy 'address' is not supported here; use native providers");
+    refused(schema("", 1, "\"x\":{\"name\":\"x\",\"type\":\"float\",\"generator\":{\"strategy\":\"empirical\",\"quantiles\":{\"p10\":5,\"p50\":4}}}", 5),
+            "table 't', column 'x': quantiles must not decrease: p50 (4) is below p10 (5)");
+    refused(schema("", 1, "\"x\":{\"name\":\"x\",\"type\":\"float\",\"generator\":{\"strategy\":\"empirical\",\"quantiles\":{\"q10\":5}}}", 5),
+            "table 't', column 'x': quantile key 'q10' must be p1 .. p99");
+    refused(schema("", 1, "\"x\":{\"name\":\"x\",\"type\":\"string\",\"generator\":{\"strategy\":\"conditional_table\",\"source_column\":\"tid\",\"table\":{\"1\":{\"a\":0}}}}", 5),
+            "table 't', column 'x': weights sum to 0");
+    refused(schema("", 1, "\"x\":{\"name\":\"x\",\"type\":\"string\",\"generator\":{\"strategy\":\"conditional_table\",\"source_column\":\"nope\",\"table\":{\"1\":{\"a\":1}}}}", 5),
+            "table 't', column 'x': 'source_column' names no column 'nope'");
+    refused(schema("", 1, "\"x\":{\"name\":\"x\",\"type\":\"integer\",\"generator\":{\"strategy\":\"foreign_key\",\"ref\":\"p.id\",\"fan_out\":{\"top_share\":1.5}}}", 5),
+            "table 't', column 'x': fan_out top_share must be in (0, 1)");
+    refused(schema("", 1, "\"x\":{\"name\":\"x\",\"type\":\"integer\",\"generator\":{\"strategy\":\"foreign_key\",\"ref\":\"p.id\",\"sample_rate\":0}}", 5),
+            "table 't', column 'x': sample_rate must be a number in (0, 1]");
+    refused(schema("", 1, "\"x\":{\"name\":\"x\",\"type\":\"integer\",\"generator\":{\"strategy\":\"foreign_key\",\"ref\":\"p.id\",\"sample_rate\":0.5,\"filter\":\"id = '1'\"}}", 5),
+            "table 't', column 'x': foreign_key 'filter' is not supported");
+    refused(schema("", 1, "\"x\":{\"name\":\"x\",\"type\":\"integer\",\"generator\":{\"strategy\":\"composite_fk_field\",\"source\":\"tid\",\"field\":\"id\"}}", 5),
+            "table 't', column 'x': composite_fk_field 'source' must be a foreign_key");
+    refused(schema("", 1, "\"k\":{\"name\":\"k\",\"type\":\"integer\",\"generator\":{\"strategy\":\"foreign_key\",\"ref\":\"p.id\"}},"
+                          "\"x\":{\"name\":\"x\",\"type\":\"integer\",\"generator\":{\"strategy\":\"composite_fk_field\",\"source\":\"k\",\"field\":\"nope\"}}", 5),
+            "table 't', column 'x': composite_fk_field names missing column 'p.nope'");
+    refused(schema("", 1, "\"x\":{\"name\":\"x\",\"type\":\"date\",\"generator\":{\"strategy\":\"scd2\",\"role\":\"valid_from\",\"business_key\":\"tid\"}}", 5),
+            "table 't', column 'x': scd2 business_key 'tid' must be a foreign_key column");
+    refused(schema("", 1, "\"x\":{\"name\":\"x\",\"type\":\"date\",\"generator\":{\"strategy\":\"scd2\",\"role\":\"middle\",\"business_key\":\"tid\"}}", 5),
+            "table 't', column 'x': scd2 needs 'role'");
+    refused(schema("", 1, "\"k\":{\"name\":\"k\",\"type\":\"integer\",\"generator\":{\"strategy\":\"foreign_key\",\"ref\":\"p.id\"}},"
+                          "\"x\":{\"name\":\"x\",\"type\":\"date\",\"generator\":{\"strategy\":\"scd2\",\"role\":\"valid_from\",\"business_key\":\"k\",\"min_gap_days\":400}}", 50),
+            "table 't', column 'x': an entity of 'k' can have up to");
+    refused(schema("", 1, "\"k\":{\"name\":\"k\",\"type\":\"integer\",\"generator\":{\"strategy\":\"foreign_key\",\"ref\":\"p.id\",\"sample_rate\":0.5}},"
+                          "\"x\":{\"name\":\"x\",\"type\":\"boolean\",\"generator\":{\"strategy\":\"first_per_parent\",\"parent_column\":\"k\"}}", 5),
+            "table 't', column 'k': fan_out and sample_rate cannot be used on a key whose children are counted");
 }
 
 int main(void)
@@ -447,6 +635,10 @@ int main(void)
         cmocka_unit_test(test_seasonal_weekdays),
         cmocka_unit_test(test_foreign_keys),
         cmocka_unit_test(test_rows_are_positions),
+        cmocka_unit_test(test_empirical),
+        cmocka_unit_test(test_conditional_table_and_composite),
+        cmocka_unit_test(test_fan_out_and_sample),
+        cmocka_unit_test(test_scd2),
         cmocka_unit_test(test_refusals),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,9 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
+#include "shape/atomic_file.h"
 #include "shape/base64.h"
 #include "shape/stream_checkpoint.h"
 #include "test_profile_util.h"
@@ -224,6 +227,15 @@ static void test_read_checkpoint(void **state)
     json_object_set_new(doc, "offset", json_pack("{s:i}", "1", -3));
     assert_int_equal(shape_stream_read_checkpoint_read(PATH, doc, URI, &start, &err), SHAPE_EINVAL);
     assert_int_equal(start.n, 0);
+    /* a key is digits only: " 2" beside "2" would be two keys for one
+     * partition (found by make fuzz); "+2" and "-0" likewise */
+    const char *const bad_keys[] = {" 2", "+2", "-0", "2 ", "\t2"};
+    for (size_t i = 0; i < sizeof bad_keys / sizeof bad_keys[0]; i++) {
+        json_object_set_new(doc, "offset", json_pack("{s:i, s:i}", "2", 6, bad_keys[i], 0));
+        assert_int_equal(shape_stream_read_checkpoint_read(PATH, doc, URI, &start, &err), SHAPE_EINVAL);
+        assert_non_null(strstr(err.message, "is not a partition id"));
+        assert_int_equal(start.n, 0);
+    }
     json_object_set_new(doc, "format", json_string(SHAPE_STREAM_PROFILE_CHECKPOINT_FORMAT));
     assert_int_equal(shape_stream_read_checkpoint_read(PATH, doc, URI, &start, &err), SHAPE_EINVAL);
     assert_non_null(strstr(err.message, "is not a stream-read checkpoint"));
@@ -287,6 +299,84 @@ static void test_base64_round_trip_and_strictness(void **state)
     }
 }
 
+/* Issue 24: the checksum every saved checkpoint carries, the one-writer
+ * lock, and a file's identity (shape/checkpoint_file.h). */
+static void test_checksum_lock_and_file_identity(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/shape-ck-XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char ck[64], data[64], lock[80];
+    snprintf(ck, sizeof ck, "%s/run.ck", dir);
+    snprintf(data, sizeof data, "%s/in.jsonl", dir);
+    snprintf(lock, sizeof lock, "%s.lock", ck);
+    shape_err err;
+    /* saved with a checksum, loaded back the same; an edited value refused */
+    json_t *doc = json_pack("{s:s, s:I, s:f, s:[i,i]}", "format", "x", "offset", (json_int_t)1000, "r", 0.1, "a", 1, 2);
+    assert_int_equal(shape_checkpoint_save(ck, doc, &err), SHAPE_OK);
+    json_t *back = NULL;
+    assert_int_equal(shape_checkpoint_load(ck, &back, &err), SHAPE_OK);
+    assert_true(json_equal(doc, back));
+    assert_null(json_object_get(back, "checksum"));
+    json_decref(back);
+    char *bytes = NULL;
+    size_t len = 0;
+    assert_int_equal(shape_file_read_all(ck, "checkpoint", &bytes, &len, NULL, &err), SHAPE_OK);
+    assert_non_null(strstr(bytes, ",\"checksum\":\"xxh3-128:"));
+    char *off = strstr(bytes, "1000");
+    off[0] = '2';
+    back = (json_t *)1;
+    assert_int_equal(shape_checkpoint_parse(bytes, len, ck, &back, &err), SHAPE_EINVAL);
+    assert_null(back);
+    assert_non_null(strstr(err.message, "does not match its checksum"));
+    assert_non_null(strstr(err.message, "use another file"));
+    free(bytes);
+    /* an empty object gets one too */
+    json_t *empty = json_object();
+    assert_int_equal(shape_checkpoint_save(ck, empty, &err), SHAPE_OK);
+    assert_int_equal(shape_checkpoint_load(ck, &back, &err), SHAPE_OK);
+    assert_int_equal(json_object_size(back), 0);
+    json_decref(back);
+    json_decref(empty);
+    json_decref(doc);
+    /* the lock: a second holder (another open file description, as another
+     * process would have) is refused; released, it is taken again */
+    int fd1 = -1, fd2 = -1;
+    assert_int_equal(shape_checkpoint_lock(ck, &fd1, &err), SHAPE_OK);
+    assert_true(fd1 >= 0);
+    assert_int_equal(shape_checkpoint_lock(ck, &fd2, &err), SHAPE_EINVAL);
+    assert_int_equal(fd2, -1);
+    assert_non_null(strstr(err.message, "is in use by another shape process"));
+    shape_checkpoint_unlock(ck, fd1);
+    assert_int_equal(access(lock, F_OK), -1); /* removed */
+    assert_int_equal(shape_checkpoint_lock(ck, &fd2, &err), SHAPE_OK);
+    shape_checkpoint_unlock(ck, fd2);
+    /* a file's identity: the same file (grown) passes, a truncated one not */
+    FILE *f = fopen(data, "w");
+    fputs("{\"id\":1}\n{\"id\":2}\n", f);
+    fclose(f);
+    json_t *id = shape_checkpoint_file_identity(data);
+    assert_non_null(id);
+    assert_int_equal(shape_checkpoint_check_file_identity(ck, data, id, &err), SHAPE_OK);
+    f = fopen(data, "a");
+    fputs("{\"id\":3}\n", f);
+    fclose(f);
+    assert_int_equal(shape_checkpoint_check_file_identity(ck, data, id, &err), SHAPE_OK);
+    assert_int_equal(truncate(data, 5), 0);
+    assert_int_equal(shape_checkpoint_check_file_identity(ck, data, id, &err), SHAPE_EINVAL);
+    assert_non_null(strstr(err.message, "was truncated"));
+    unlink(data);
+    assert_int_equal(shape_checkpoint_check_file_identity(ck, data, id, &err), SHAPE_EINVAL);
+    assert_non_null(strstr(err.message, "is gone"));
+    json_object_set_new(id, "head", json_integer(1));
+    assert_int_equal(shape_checkpoint_check_file_identity(ck, data, id, &err), SHAPE_EINVAL);
+    assert_non_null(strstr(err.message, "damaged file identity"));
+    assert_null(shape_checkpoint_file_identity(dir)); /* a folder has none */
+    json_decref(id);
+    unlink(ck);
+    rmdir(dir);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -296,6 +386,7 @@ int main(void)
         cmocka_unit_test(test_read_checkpoint),
         cmocka_unit_test(test_parse_refuses_what_is_not_an_object),
         cmocka_unit_test(test_base64_round_trip_and_strictness),
+        cmocka_unit_test(test_checksum_lock_and_file_identity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

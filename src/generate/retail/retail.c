@@ -63,7 +63,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "data/retail_data.h"
+#include "../data/gen_data.h"
 #include "shape/timestamp.h"
 
 /* ---- presets ------------------------------------------------------------ */

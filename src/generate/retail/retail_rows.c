@@ -19,7 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "data/retail_data.h"
+#include "../data/gen_data.h"
 #include "retail_internal.h"
 #include "shape/json_write.h" /* shape_json_u64: decimal digits */
 

@@ -22,10 +22,11 @@
 
 #include <jansson.h>
 
-#include "../retail/data/retail_data.h"
+#include "../data/gen_data.h"
 #include "schema_internal.h"
 
 static int eval_mask(sc_ctx *ctx, sc_frame *f, uint32_t mask, shape_err *err);
+static void convert(const sc_column *c, shape_gen_row *row, shape_gen_value *v);
 
 static char *scratch(shape_gen_row *row, size_t n)
 {
@@ -82,12 +83,22 @@ static void own_text(shape_gen_row *row, shape_gen_value *v)
     v->v.s = p;
 }
 
+static void seed_frame(sc_ctx *ctx, sc_frame *f, int c)
+{
+    f->row->values[c] = ctx->seed_val;
+    own_text(f->row, &f->row->values[c]);
+    f->prow[c] = ctx->seed_prow;
+    f->valid |= 1u << c;
+}
+
 /* Column c of row r of table t, through a new frame; strings are copied
  * into `into`. *prow receives the frame's parent row of c (FK columns). */
 static int read_other(sc_ctx *ctx, int t, uint64_t r, int c, shape_gen_row *into, shape_gen_value *out, uint64_t *prow,
                       shape_err *err)
 {
     const sc_table *tab = &ctx->s->tables[t];
+    int seed_col = ctx->seed_col1 - 1;
+    ctx->seed_col1 = 0;
     if (r >= tab->rows[ctx->s->preset]) {
         set_null(out);
         return SHAPE_OK;
@@ -142,6 +153,7 @@ static int read_other(sc_ctx *ctx, int t, uint64_t r, int c, shape_gen_row *into
         f->row = &e->row;
         f->prow = e->prow;
         f->valid = e->valid;
+        if (seed_col >= 0 && !(f->valid & (1u << seed_col))) seed_frame(ctx, f, seed_col);
         e->busy = 1;
         rc = eval_mask(ctx, f, col->need, err);
         e->busy = 0;
@@ -152,6 +164,7 @@ static int read_other(sc_ctx *ctx, int t, uint64_t r, int c, shape_gen_row *into
         f->row->scratch_used = 0;
         f->row->ncols = tab->ncols;
         f->valid = 0;
+        if (seed_col >= 0) seed_frame(ctx, f, seed_col);
         rc = eval_mask(ctx, f, col->need, err);
     }
     if (rc == SHAPE_OK) {
@@ -253,6 +266,20 @@ static int eval_fk(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_ge
             f->prow[ci] = UINT64_MAX;
             return SHAPE_OK;
         }
+    } else if (c->sample_m) {
+        /* a fixed sample of distinct parents, taken in turn */
+        pr = shape_gen_perm_apply(&c->sample_perm, r % c->sample_m);
+    } else if (c->fan_shape) {
+        /* top_share of the rows go to the top_fraction of the parents (by
+         * rank; shuffle scatters the ranks over the parent rows) */
+        uint64_t k;
+        if (c->fan_shape == SC_FAN_TWO_TIER) {
+            if (c->fan_top >= n || shape_gen_unit(c->s, r, 0) < c->fan_share) k = shape_gen_below(c->s, r, 1, c->fan_top < n ? c->fan_top : n);
+            else k = c->fan_top + shape_gen_below(c->s, r, 1, n - c->fan_top);
+        } else
+            k = (uint64_t)((double)n * shape_gen_pow(shape_gen_unit(c->s, r, 0), c->fan_inv_beta));
+        if (k >= n) k = n - 1;
+        pr = c->fan_shuffle ? shape_gen_perm_apply(&c->fan_perm, k) : k;
     } else if (c->fk_mode == SC_FK_ZIPF) {
         pr = shape_gen_zipf_draw(c->zipf, c->s, r, 0) - 1;
     } else if (c->fk_mode == SC_FK_PARETO) {
@@ -324,6 +351,37 @@ static double draw_dist(const sc_column *c, uint64_t r)
     }
     }
     return 0;
+}
+
+/* empirical: u through the inverse of the piecewise-linear CDF. */
+static double draw_empirical(const sc_column *c, uint64_t r)
+{
+    double u = shape_gen_unit(c->s, r, 0);
+    int lo = 0, hi = c->neq - 1; /* eq[lo] <= u < eq[hi] */
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (c->eq[mid] <= u) lo = mid;
+        else hi = mid;
+    }
+    double f = (u - c->eq[lo]) / (c->eq[hi] - c->eq[lo]);
+    if (c->e_nearest) return f < 0.5 ? c->ex[lo] : c->ex[hi];
+    return c->ex[lo] + f * (c->ex[hi] - c->ex[lo]);
+}
+
+/* scd2: the first day of version v of k (of the entity whose versions are
+ * child numbers c0 ..): the range is cut into k slots of L days, version 0
+ * starts with the range, version v >= 1 at its slot's start jittered by
+ * up to (L - gap - 1) / 2 either way, so consecutive versions are always
+ * more than min_gap_days apart. The jitter is drawn at the version's own
+ * child row, so its valid_to (the next version's start) and the next
+ * version's valid_from are the same draw. */
+static int64_t scd_from(const sc_column *c, const sc_column *fk, uint64_t c0, uint64_t v, uint64_t k)
+{
+    if (v == 0) return c->scd_day0;
+    double L = (double)c->scd_days / (double)k, amp = L - c->scd_gap - 1;
+    if (amp < 0) amp = 0;
+    double u = shape_gen_unit(c->scd_s, child_row_of(fk, c0 + v), 0);
+    return c->scd_day0 + (int64_t)sc_floor((double)v * L + (u - 0.5) * amp + 0.5);
 }
 
 static int64_t add_days_draw(const sc_column *c, uint64_t r)
@@ -399,7 +457,7 @@ static int lookup_row(const sc_schema *s, const sc_table *t, const sc_frame *f, 
     return 1;
 }
 
-/* ---- native providers: the built-in pools (src/generate/retail/data/) ---- */
+/* ---- native providers: the built-in pools (src/generate/data/) ---- */
 
 static shape_retail_str pool_pick(const shape_retail_list *l, shape_gen_stream s, uint64_t r, uint32_t i)
 {
@@ -681,10 +739,24 @@ static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
         int64_t isum = 0, imin = 0, imax = 0;
         double fsum = 0, fmin = 0, fmax = 0;
         uint64_t seen = 0;
+        /* every child's key is this row's: made once, handed to each child */
+        shape_gen_value key;
+        shape_gen_row ktmp;
+        ktmp.scratch_used = 0;
+        int seed = k > 0 && !(fk->null_rate > 0) && fk->nrepairs == 0;
+        if (seed) {
+            SHAPE_RETURN_NOT_OK(read_other(ctx, fk->ref_table, r, fk->ref_col, &ktmp, &key, NULL, err));
+            convert(fk, &ktmp, &key);
+        }
         for (uint64_t j = 0; j < k; j++) {
             shape_gen_value v;
             shape_gen_row tmp;
             tmp.scratch_used = 0;
+            if (seed) {
+                ctx->seed_col1 = c->child_fk + 1;
+                ctx->seed_prow = r;
+                ctx->seed_val = key;
+            }
             SHAPE_RETURN_NOT_OK(read_other(ctx, c->child_table, child_row_of(fk, c0 + j), c->child_col, &tmp, &v, NULL, err));
             if (v.kind == SHAPE_GEN_NULL) continue;
             double x = as_double(&v);
@@ -708,6 +780,50 @@ static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
         uint64_t pr = lo + shape_gen_below(c->s, r, 0, hi - lo);
         f->prow[ci] = pr;
         return read_other(ctx, f->table, pr, c->pk_column, row, out, NULL, err);
+    }
+    case SC_EMPIRICAL: set_float(out, draw_empirical(c, r)); return SHAPE_OK;
+    case SC_CONDITIONAL_TABLE: {
+        const shape_gen_value *v = &row->values[c->src_col];
+        char num[40];
+        const char *key = NULL;
+        size_t len = 0;
+        if (v->kind == SHAPE_GEN_STRING) key = v->v.s, len = v->len;
+        else if (v->kind == SHAPE_GEN_BOOL) key = v->v.b ? "true" : "false", len = strlen(key);
+        else if (v->kind == SHAPE_GEN_FLOAT64) len = (size_t)snprintf(num, sizeof num, "%.17g", v->v.f), key = num;
+        else if (v->kind != SHAPE_GEN_NULL) len = (size_t)snprintf(num, sizeof num, "%lld", (long long)v->v.i), key = num;
+        int ki = c->default_case;
+        for (size_t i = 0; key && i < c->ncases; i++)
+            if ((int)i != c->default_case && strlen(c->cases[i].name) == len && memcmp(c->cases[i].name, key, len) == 0) {
+                ki = (int)i;
+                break;
+            }
+        if (ki < 0) return SHAPE_OK; /* no case and no default: null */
+        const sc_column *k = &c->cases[ki];
+        uint32_t i = shape_gen_alias_draw(&k->alias, c->s, r, 0);
+        if (c->natural == SHAPE_GEN_STRING) set_text(out, k->labels[i], strlen(k->labels[i]));
+        else set_float(out, k->label_num[i]);
+        return SHAPE_OK;
+    }
+    case SC_COMPOSITE_FK_FIELD: {
+        uint64_t pr = f->prow[c->via];
+        if (pr == UINT64_MAX || row->values[c->via].kind == SHAPE_GEN_NULL) return SHAPE_OK;
+        return read_other(ctx, c->src_table, pr, c->src_col, row, out, NULL, err);
+    }
+    case SC_SCD2: {
+        const sc_column *fk = &t->cols[c->business_key];
+        if (!fk->alloc) return SHAPE_OK;
+        uint64_t v, c0, k;
+        uint64_t pr = alloc_parent_of(fk, r, &v);
+        alloc_children_of(fk, pr, &c0, &k);
+        switch (c->scd_role) {
+        case SC_SCD_VERSION: set_int(out, SHAPE_GEN_INT64, (int64_t)v + 1); break;
+        case SC_SCD_CURRENT: out->kind = SHAPE_GEN_BOOL, out->v.b = v + 1 == k; break;
+        case SC_SCD_FROM: set_int(out, SHAPE_GEN_TIMESTAMP_NS, scd_from(c, fk, c0, v, k) * SHAPE_GEN_NS_PER_DAY); break;
+        default:
+            if (v + 1 < k) set_int(out, SHAPE_GEN_TIMESTAMP_NS, scd_from(c, fk, c0, v + 1, k) * SHAPE_GEN_NS_PER_DAY);
+            break;
+        }
+        return SHAPE_OK;
     }
     case SC_SELF_REF_FIELD: set_int(out, SHAPE_GEN_INT64, level_of(&t->cols[c->src_col], r) + 1); return SHAPE_OK;
     case SC_REFERENCE_DATA: record_value(c, (size_t)shape_gen_below(c->s, r, 0, c->dataset->n), out); return SHAPE_OK;

@@ -60,7 +60,14 @@ enum sc_strategy {
     SC_RECORD_SAMPLE,
     SC_RECORD_FIELD,
     SC_NATIVE, /* native / faker: the built-in pools of names and places */
+    SC_EMPIRICAL,
+    SC_CONDITIONAL_TABLE,
+    SC_COMPOSITE_FK_FIELD,
+    SC_SCD2,
 };
+
+enum sc_scd2_role { SC_SCD_FROM, SC_SCD_TO, SC_SCD_CURRENT, SC_SCD_VERSION };
+enum sc_fan_shape { SC_FAN_NONE, SC_FAN_POWER, SC_FAN_TWO_TIER };
 
 enum sc_provider {
     SC_P_FIRST_NAME, SC_P_LAST_NAME, SC_P_NAME, SC_P_EMAIL, SC_P_PHONE, SC_P_STREET, SC_P_CITY, SC_P_STATE,
@@ -94,9 +101,17 @@ typedef struct sc_node {
     int args[8];
 } sc_node;
 
+/* One instruction of a formula's flat (post-order) program. */
+typedef struct sc_ins {
+    int op, nargs, col;
+    double num;
+} sc_ins;
+
 typedef struct sc_expr {
     sc_node *nodes;
     int nnodes, root;
+    sc_ins *prog; /* the tree in post order, or NULL (short-circuit operators, too deep) */
+    int nprog;
 } sc_expr;
 
 /* One token of a pattern. */
@@ -180,6 +195,16 @@ typedef struct sc_column {
                                         the remainder goes with the last unit (more than ~100 per parent) */
     shape_gen_perm parent_perm, child_perm;
     int max_per_parent;
+    /* fan_out: a share of the children to the top fraction of the parents */
+    int fan_shape;
+    double fan_frac, fan_share, fan_inv_beta;
+    int fan_shuffle;
+    uint64_t fan_top;
+    shape_gen_perm fan_perm; /* rank -> parent row (shuffle) */
+    /* sample_rate: a fixed sample of sample_m distinct parents, taken in turn */
+    double sample_rate;
+    uint64_t sample_m;
+    shape_gen_perm sample_perm;
     int constrained_by;   /* column of this table, or -1 */
     int constrained_pcol; /* the same-named column of the parent */
     int constrained_exact; /* both are keys to one table and the parent's is allocated: pick among its children */
@@ -223,6 +248,22 @@ typedef struct sc_column {
     int unique;
     int anchor; /* record_field: the record_sample column of the same dataset */
     shape_gen_perm record_perm;
+    /* empirical: the inverse of the piecewise-linear CDF through (eq[i], ex[i]) */
+    double *eq, *ex;
+    int neq;
+    int e_nearest;
+    /* conditional_table: one weighted pick per value of src_col; each case is
+     * a weighted_enum column (its name is the value it answers) */
+    struct sc_column *cases;
+    size_t ncases;
+    int default_case; /* index into cases, or -1 */
+    /* scd2: versions of one entity are the children of one parent row of the
+     * business_key foreign key (an allocation) */
+    int scd_role;
+    int business_key;
+    int scd_gap; /* min_gap_days */
+    int64_t scd_day0, scd_days; /* the range: first epoch day, days */
+    shape_gen_stream scd_s;     /* (seed, table, business_key, "scd2"): shared by the table's scd2 columns */
     /* native: the provider, and for email the row's name columns (or -1) */
     int provider;
     int first_col, last_col;
@@ -320,6 +361,12 @@ typedef struct sc_ctx {
     uint64_t prows[SC_MAX_DEPTH][SHAPE_GEN_MAX_COLUMNS];
     shape_gen_row stack[SC_MAX_DEPTH];
     sc_frame frames[SC_MAX_DEPTH];
+    /* the next read_other's row is a child read for its parent's total: its
+     * key column seed_col1 - 1 (0: none) is known to hold seed_val, parent
+     * row seed_prow, so it is not recomputed through the allocation */
+    int seed_col1;
+    uint64_t seed_prow;
+    shape_gen_value seed_val;
 } sc_ctx;
 
 void sc_ctx_release(sc_ctx *ctx);

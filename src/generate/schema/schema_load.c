@@ -198,7 +198,13 @@ static const struct strategy_info {
      {"range_ref", "date_range", "range", "start", "end", "pattern", "profiles", "granularity", "month_weights",
       "day_of_week_weights", "unit", NULL}},
     {"foreign_key", SC_FOREIGN_KEY, 2,
-     {"ref", "distribution", "params", "alpha", "max_per_parent", "constrained_by", NULL}},
+     {"ref", "distribution", "params", "alpha", "max_per_parent", "constrained_by", "fan_out", "sample_rate", "filter", NULL}},
+    {"composite_foreign_key", SC_FOREIGN_KEY, 2,
+     {"ref", "distribution", "params", "alpha", "max_per_parent", "constrained_by", "fan_out", "sample_rate", "filter", NULL}},
+    {"composite_fk_field", SC_COMPOSITE_FK_FIELD, 4, {"source", "field", NULL}},
+    {"empirical", SC_EMPIRICAL, 3, {"quantiles", "interpolation", "min", "max", NULL}},
+    {"conditional_table", SC_CONDITIONAL_TABLE, 4, {"source_column", "table", "default", NULL}},
+    {"scd2", SC_SCD2, 4, {"role", "business_key", "min_gap_days", "range_ref", "date_range", "range", "start", "end", NULL}},
     {"lookup", SC_LOOKUP, 4, {"source_table", "source_column", "via", "key", NULL}},
     {"derived", SC_DERIVED, 4, {"source", "via", "rule", "operation", "params", "days", NULL}},
     {"correlated", SC_CORRELATED, 4, {"source_column", "rule", "operation", "params", NULL}},
@@ -653,7 +659,9 @@ static int read_profile(ld *L, json_t *obj, double *w, int n, int (*index)(const
     return SHAPE_OK;
 }
 
-static int parse_temporal(ld *L, sc_column *c, json_t *g)
+/* A generator's range: range_ref, date_range / range, top-level start/end,
+ * else [def_start, def_end) (epoch days). */
+static int generator_range(ld *L, json_t *g, int64_t def_start, int64_t def_end, int64_t *start, int64_t *end)
 {
     const char *ref = get_string(g, "range_ref");
     json_t *range = json_object_get(g, "date_range");
@@ -661,16 +669,23 @@ static int parse_temporal(ld *L, sc_column *c, json_t *g)
     if (ref) {
         if (strcmp(ref, "model.date_range") != 0) return fail(L, "range_ref must be \"model.date_range\"");
         if (!L->s->has_range) return fail(L, "range_ref names model.date_range, which the model does not set");
-        c->t_start_ns = L->s->range_start_ns;
-        c->t_end_ns = L->s->range_end_ns;
+        *start = L->s->range_start_ns;
+        *end = L->s->range_end_ns;
     } else if (range) {
-        TRY(read_range(L, range, &c->t_start_ns, &c->t_end_ns));
+        TRY(read_range(L, range, start, end));
     } else if (json_object_get(g, "start")) {
-        TRY(read_range(L, g, &c->t_start_ns, &c->t_end_ns));
+        TRY(read_range(L, g, start, end));
     } else {
-        c->t_start_ns = shape_days_from_civil(2022, 1, 1) * SHAPE_GEN_NS_PER_DAY;
-        c->t_end_ns = shape_days_from_civil(2026, 1, 1) * SHAPE_GEN_NS_PER_DAY;
+        *start = def_start * SHAPE_GEN_NS_PER_DAY;
+        *end = def_end * SHAPE_GEN_NS_PER_DAY;
     }
+    return SHAPE_OK;
+}
+
+static int parse_temporal(ld *L, sc_column *c, json_t *g)
+{
+    TRY(generator_range(L, g, shape_days_from_civil(2022, 1, 1), shape_days_from_civil(2026, 1, 1), &c->t_start_ns,
+                        &c->t_end_ns));
     const char *gran = get_string(g, "granularity");
     if (gran && strcmp(gran, "day") != 0) return fail(L, "granularity must be \"day\"");
     c->day_granularity = gran != NULL;
@@ -802,7 +817,199 @@ static int parse_fk(ld *L, int ti, int self, sc_column *c, json_t *g)
             c->constrained_exact = 1;
         }
     }
+    if (json_object_get(g, "filter"))
+        return fail(L, "foreign_key 'filter' is not supported (a filtered sample needs a pass over the parent table); "
+                       "use constrained_by, or a conditional column");
+    json_t *sr = json_object_get(g, "sample_rate");
+    if (sr) {
+        if (!json_is_number(sr) || !(json_number_value(sr) > 0) || json_number_value(sr) > 1)
+            return fail(L, "sample_rate must be a number in (0, 1]");
+        c->sample_rate = json_number_value(sr);
+    }
+    json_t *fo = json_object_get(g, "fan_out");
+    if (fo && !json_is_false(fo) && !json_is_null(fo)) {
+        if (!json_is_object(fo) && !json_is_true(fo))
+            return fail(L, "'fan_out' must be an object {top_fraction, top_share, shape, shuffle}");
+        static const char *const fk[] = {"top_fraction", "top_share", "shape", "shuffle", NULL};
+        if (json_is_object(fo)) TRY(check_keys(L, fo, fk, "fan_out key"));
+        json_t *F = json_is_object(fo) ? fo : NULL;
+        TRY(get_number(L, F, "top_fraction", 0.2, &c->fan_frac));
+        TRY(get_number(L, F, "top_share", 0.8, &c->fan_share));
+        if (!(c->fan_frac > 0 && c->fan_frac < 1)) return fail(L, "fan_out top_fraction must be in (0, 1)");
+        if (!(c->fan_share > 0 && c->fan_share < 1)) return fail(L, "fan_out top_share must be in (0, 1)");
+        const char *shape = get_string(F, "shape");
+        if (!shape || strcmp(shape, "power") == 0) c->fan_shape = SC_FAN_POWER;
+        else if (strcmp(shape, "two_tier") == 0) c->fan_shape = SC_FAN_TWO_TIER;
+        else return fail(L, "fan_out shape must be power or two_tier");
+        json_t *sh = F ? json_object_get(F, "shuffle") : NULL;
+        if (sh && !json_is_boolean(sh)) return fail(L, "fan_out shuffle must be true or false");
+        c->fan_shuffle = !sh || json_is_true(sh);
+        /* power: P(rank < x n) = x^beta with top_fraction^beta = top_share */
+        c->fan_inv_beta = shape_gen_log(c->fan_frac) / shape_gen_log(c->fan_share);
+    }
     if (c->ref_table == ti) c->fk_mode = SC_FK_UNIFORM; /* a self reference is uniform */
+    return SHAPE_OK;
+}
+
+static int earlier_col(ld *L, const sc_table *t, int self, json_t *g, const char *key, int required, int *out);
+
+/* empirical {quantiles {"p1": v, ..., "p99": v}, interpolation, min, max}:
+ * the points (p/100, v), with min at 0 and max at 1 when given (else the
+ * first and last values extend flat). */
+static int parse_empirical(ld *L, sc_column *c, json_t *g)
+{
+    json_t *q = json_object_get(g, "quantiles");
+    if (!json_is_object(q) || json_object_size(q) == 0)
+        return fail(L, "empirical needs 'quantiles' {\"p1\": value, ..., \"p99\": value}");
+    const char *ip = get_string(g, "interpolation");
+    if (json_object_get(g, "interpolation") && (!ip || (strcmp(ip, "linear") && strcmp(ip, "nearest"))))
+        return fail(L, "interpolation must be linear or nearest");
+    c->e_nearest = ip && strcmp(ip, "nearest") == 0;
+    double mn, mx;
+    TRY(get_number(L, g, "min", NAN, &mn));
+    TRY(get_number(L, g, "max", NAN, &mx));
+    size_t n = json_object_size(q) + 2;
+    c->eq = calloc(n, sizeof *c->eq);
+    c->ex = calloc(n, sizeof *c->ex);
+    if (!c->eq || !c->ex) return shape_err_set(L->err, SHAPE_ENOMEM, "out of memory");
+    int k = 0;
+    const char *key;
+    json_t *v;
+    json_object_foreach(q, key, v)
+    {
+        char *end;
+        long p = key[0] == 'p' && key[1] >= '0' && key[1] <= '9' ? strtol(key + 1, &end, 10) : -1;
+        if (p < 1 || p > 99 || *end) return fail(L, "quantile key '%.20s' must be p1 .. p99", key);
+        if (!json_is_number(v) || !isfinite(json_number_value(v))) return fail(L, "quantile %s must be a finite number", key);
+        double x = json_number_value(v), pq = (double)p / 100;
+        int at = k++;
+        while (at > 0 && c->eq[at - 1] > pq) c->eq[at] = c->eq[at - 1], c->ex[at] = c->ex[at - 1], at--;
+        if (at > 0 && c->eq[at - 1] == pq) return fail(L, "quantile %s is given twice", key);
+        c->eq[at] = pq;
+        c->ex[at] = x;
+    }
+    for (int i = 1; i < k; i++)
+        if (c->ex[i] < c->ex[i - 1])
+            return fail(L, "quantiles must not decrease: p%d (%g) is below p%d (%g)", (int)(c->eq[i] * 100 + 0.5), c->ex[i],
+                        (int)(c->eq[i - 1] * 100 + 0.5), c->ex[i - 1]);
+    if (!isnan(mn) && mn > c->ex[0]) return fail(L, "min %g is above the lowest quantile (%g)", mn, c->ex[0]);
+    if (!isnan(mx) && mx < c->ex[k - 1]) return fail(L, "max %g is below the highest quantile (%g)", mx, c->ex[k - 1]);
+    memmove(c->eq + 1, c->eq, (size_t)k * sizeof *c->eq);
+    memmove(c->ex + 1, c->ex, (size_t)k * sizeof *c->ex);
+    c->eq[0] = 0;
+    c->ex[0] = isnan(mn) ? c->ex[1] : mn;
+    c->eq[k + 1] = 1;
+    c->ex[k + 1] = isnan(mx) ? c->ex[k] : mx;
+    c->neq = k + 2;
+    c->natural = SHAPE_GEN_FLOAT64;
+    return SHAPE_OK;
+}
+
+/* conditional_table {source_column, table {value: {label: weight}}, default}:
+ * a weighted pick whose weights depend on an earlier column's value. */
+/* One case of a conditional_table: a weighted_enum column named by the value it answers. */
+static int parse_case(ld *L, sc_column *k, const char *value, json_t *weights)
+{
+    k->strategy = SC_WEIGHTED_ENUM;
+    k->name = dupstr(value);
+    json_t *w = k->name ? json_pack("{sO}", "values", weights) : NULL;
+    if (!w) return shape_err_set(L->err, SHAPE_ENOMEM, "out of memory");
+    int rc = parse_enum(L, k, w);
+    json_decref(w);
+    return rc;
+}
+
+static int parse_conditional_table(ld *L, const sc_table *t, int self, sc_column *c, json_t *g)
+{
+    TRY(earlier_col(L, t, self, g, "source_column", 1, &c->src_col));
+    json_t *tab = json_object_get(g, "table"), *def = json_object_get(g, "default");
+    if (!json_is_object(tab) || json_object_size(tab) == 0)
+        return fail(L, "conditional_table needs 'table' {value of %s: {label: weight}}", t->cols[c->src_col].name);
+    if (def && !json_is_object(def)) return fail(L, "conditional_table 'default' must be an object {label: weight}");
+    size_t n = json_object_size(tab) + (def ? 1 : 0);
+    if (n > 1024) return fail(L, "conditional_table has %zu cases; at most 1024", n);
+    c->cases = calloc(n, sizeof *c->cases);
+    if (!c->cases) return shape_err_set(L->err, SHAPE_ENOMEM, "out of memory");
+    c->default_case = -1;
+    const char *key;
+    json_t *v;
+    int all_num = 1;
+    json_object_foreach(tab, key, v)
+    {
+        if (!json_is_object(v)) return fail(L, "conditional_table value '%.40s' must map to {label: weight}", key);
+        TRY(parse_case(L, &c->cases[c->ncases++], key, v));
+    }
+    if (def) {
+        c->default_case = (int)c->ncases;
+        TRY(parse_case(L, &c->cases[c->ncases++], "", def));
+    }
+    for (size_t i = 0; i < c->ncases; i++)
+        for (size_t j = 0; j < c->cases[i].nlabels; j++) {
+            char *end;
+            (void)strtod(c->cases[i].labels[j], &end);
+            if (end == c->cases[i].labels[j] || *end) all_num = 0;
+        }
+    c->natural = all_num ? SHAPE_GEN_FLOAT64 : SHAPE_GEN_STRING; /* numeric labels are float64, as weighted_enum's */
+    return SHAPE_OK;
+}
+
+/* composite_fk_field {source, field}: another column of the parent row the
+ * earlier (composite_)foreign_key `source` picked. */
+static int parse_composite_field(ld *L, const sc_table *t, int self, sc_column *c, json_t *g)
+{
+    TRY(earlier_col(L, t, self, g, "source", 1, &c->via));
+    const sc_column *fk = &t->cols[c->via];
+    if (fk->strategy != SC_FOREIGN_KEY)
+        return fail(L, "composite_fk_field 'source' must be a foreign_key or composite_foreign_key column");
+    const char *field = get_string(g, "field");
+    if (!field) return fail(L, "composite_fk_field needs 'field' (a column of '%s')", L->s->tables[fk->ref_table].name);
+    c->src_table = fk->ref_table;
+    const sc_table *p = &L->s->tables[c->src_table];
+    c->src_col = find_col(p, field);
+    if (c->src_col < 0) return fail(L, "composite_fk_field names missing column '%.60s.%.60s'", p->name, field);
+    if (p->cols[c->src_col].strategy == SC_COMPUTED)
+        return fail(L, "composite_fk_field '%s.%s' is a computed column; name a generated one", p->name, field);
+    if (p == t && c->src_col >= self)
+        return fail(L, "composite_fk_field of a self reference must name a column generated before this one");
+    c->natural = p->cols[c->src_col].kind;
+    return SHAPE_OK;
+}
+
+/* scd2 {role, business_key, min_gap_days 1}: the versions of one entity are
+ * the children of one parent row of the business_key foreign key. */
+static int parse_scd2(ld *L, const sc_table *t, int self, sc_column *c, json_t *g)
+{
+    static const struct {
+        const char *name;
+        int role;
+    } roles[] = {{"valid_from", SC_SCD_FROM},     {"effective_from", SC_SCD_FROM}, {"effective_date", SC_SCD_FROM},
+                 {"start_date", SC_SCD_FROM},     {"valid_to", SC_SCD_TO},         {"effective_to", SC_SCD_TO},
+                 {"end_date", SC_SCD_TO},         {"expiry_date", SC_SCD_TO},      {"is_current", SC_SCD_CURRENT},
+                 {"current", SC_SCD_CURRENT},     {"current_flag", SC_SCD_CURRENT}, {"version", SC_SCD_VERSION},
+                 {"version_number", SC_SCD_VERSION}};
+    const char *role = get_string(g, "role");
+    c->scd_role = -1;
+    for (size_t i = 0; role && i < sizeof roles / sizeof roles[0]; i++)
+        if (strcmp(roles[i].name, role) == 0) c->scd_role = roles[i].role;
+    if (c->scd_role < 0)
+        return fail(L, "scd2 needs 'role': valid_from (effective_date, start_date), valid_to (end_date), is_current or version");
+    TRY(earlier_col(L, t, self, g, "business_key", 1, &c->business_key));
+    sc_column *bk = &((sc_table *)t)->cols[c->business_key];
+    if (bk->strategy != SC_FOREIGN_KEY)
+        return fail(L, "scd2 business_key '%s' must be a foreign_key column (the entity whose versions these rows are)", bk->name);
+    if (bk->ref_table == (int)(t - L->s->tables)) return fail(L, "scd2 business_key '%s' cannot be a self reference", bk->name);
+    bk->allocated = 1;
+    double gap;
+    TRY(get_number(L, g, "min_gap_days", 1, &gap));
+    if (gap < 0 || gap > 36500 || gap != sc_floor(gap)) return fail(L, "min_gap_days must be an integer 0..36500");
+    c->scd_gap = (int)gap;
+    int64_t a, b;
+    TRY(generator_range(L, g, shape_days_from_civil(2022, 1, 1), shape_days_from_civil(2025, 1, 1), &a, &b));
+    c->scd_day0 = a / SHAPE_GEN_NS_PER_DAY;
+    c->scd_days = b / SHAPE_GEN_NS_PER_DAY - c->scd_day0;
+    if (c->scd_days < 1) return fail(L, "scd2 range must span at least one day");
+    c->natural = c->scd_role == SC_SCD_CURRENT ? SHAPE_GEN_BOOL : c->scd_role == SC_SCD_VERSION ? SHAPE_GEN_INT64
+                                                                                                 : SHAPE_GEN_TIMESTAMP_NS;
     return SHAPE_OK;
 }
 
@@ -1173,6 +1380,10 @@ static int parse_generator(ld *L, int ti, int self)
         break;
     }
     case SC_CONDITIONAL: TRY(parse_conditional(L, ti, self, c, g)); break;
+    case SC_EMPIRICAL: TRY(parse_empirical(L, c, g)); break;
+    case SC_CONDITIONAL_TABLE: TRY(parse_conditional_table(L, t, self, c, g)); break;
+    case SC_COMPOSITE_FK_FIELD: TRY(parse_composite_field(L, t, self, c, g)); break;
+    case SC_SCD2: TRY(parse_scd2(L, t, self, c, g)); break;
     case SC_FIRST_PER_PARENT: {
         TRY(earlier_col(L, t, self, g, "parent_column", 1, &c->parent_column));
         sc_column *fk = &t->cols[c->parent_column];
@@ -1384,6 +1595,8 @@ static void column_needs(sc_schema *s)
             case SC_LOOKUP: deps[n++] = c->via; break;
             case SC_DERIVED: deps[n++] = c->src_table >= 0 ? c->via : c->src_col; break;
             case SC_CORRELATED: deps[n++] = c->src_col; break;
+            case SC_CONDITIONAL_TABLE: deps[n++] = c->src_col; break;
+            case SC_COMPOSITE_FK_FIELD: deps[n++] = c->via; break;
             case SC_NATIVE:
                 if (c->provider == SC_P_EMAIL) deps[n++] = c->first_col, deps[n++] = c->last_col;
                 break;
@@ -1449,10 +1662,22 @@ static int parse_column_props(ld *L, sc_column *c, const char *name, json_t *cj,
         return SHAPE_OK;
     }
     const struct strategy_info *info = strategy_by_name(st);
+    static const struct {
+        const char *name, *instead;
+    } unsupported[] = {
+        {"address", "native providers street_address, city, state_abbr and postcode"},
+        {"bootstrap", "record_sample and record_field over a dataset of the rows to resample"},
+        {"hierarchy", "record_sample over a dataset of the hierarchy's leaves, with record_field for each level"},
+        {"hierarchy_field", "record_field over the record_sample of the hierarchy's dataset"},
+    };
+    for (size_t i = 0; !info && i < sizeof unsupported / sizeof unsupported[0]; i++)
+        if (strcmp(unsupported[i].name, st) == 0)
+            return fail(L, "strategy '%s' is not supported here; use %s", st, unsupported[i].instead);
     if (!info) {
         return fail(L, "unknown strategy '%.40s'; use sequence, uuid, constant, choice, weighted_enum, lifecycle, pattern, "
                        "distribution, temporal, foreign_key, lookup, derived, correlated, formula, conditional, "
-                       "first_per_parent, computed, self_referencing, self_ref_field, reference_data, record_sample, record_field or native", st);
+                       "first_per_parent, computed, self_referencing, self_ref_field, reference_data, record_sample, record_field, "
+                       "native, empirical, conditional_table, composite_foreign_key, composite_fk_field or scd2", st);
     }
     c->strategy = info->id;
     c->file_index = info->group;
@@ -1532,6 +1757,9 @@ static void may_be_null(sc_schema *s)
                                            : t->out[c->src_col].nullable;
                     break;
                 case SC_CORRELATED: n |= t->out[c->src_col].nullable; break;
+                case SC_CONDITIONAL_TABLE: n |= c->default_case < 0; break;
+                case SC_COMPOSITE_FK_FIELD: n |= t->out[c->via].nullable || s->tables[c->src_table].out[c->src_col].nullable; break;
+                case SC_SCD2: n |= c->scd_role == SC_SCD_TO; break;
                 case SC_CONSTANT: n |= c->constant.kind == SHAPE_GEN_NULL; break;
                 case SC_CONDITIONAL:
                     n |= c->branch[0].kind == SHAPE_GEN_NULL || c->branch[1].kind == SHAPE_GEN_NULL || c->branch_lookup[0] ||
@@ -1634,6 +1862,20 @@ static int prepare_columns(ld *L, size_t pi)
                 uint64_t parents = s->tables[c->ref_table].rows[pi];
                 if (n > 0 && parents == 0) return fail(L, "foreign key into '%s', which has 0 rows at this scale", s->tables[c->ref_table].name);
                 if (c->ref_table == (int)ti && c->allocated) return fail(L, "a self reference cannot have its children counted");
+                if (c->allocated && (c->fan_shape || c->sample_rate > 0))
+                    return fail(L, "fan_out and sample_rate cannot be used on a key whose children are counted (a computed "
+                                   "total, first_per_parent, scd2 or max_per_parent reads it); use distribution zipf or pareto");
+                if (c->sample_rate > 0 && parents) {
+                    c->sample_m = (uint64_t)sc_floor((double)parents * c->sample_rate);
+                    if (c->sample_m < 1) c->sample_m = 1;
+                    if (c->sample_m > parents) c->sample_m = parents;
+                    shape_gen_perm_init(&c->sample_perm, parents, shape_gen_stream_make(s->seed, t->name, c->name, "sample"));
+                }
+                if (c->fan_shape && parents) {
+                    c->fan_top = (uint64_t)sc_floor((double)parents * c->fan_frac + 0.5);
+                    if (c->fan_top < 1) c->fan_top = 1;
+                    shape_gen_perm_init(&c->fan_perm, parents, shape_gen_stream_make(s->seed, t->name, c->name, "fan_out"));
+                }
                 if (c->fk_mode == SC_FK_ZIPF && !c->allocated) {
                     c->zipf = calloc(1, sizeof *c->zipf);
                     if (!c->zipf) return shape_err_set(L->err, SHAPE_ENOMEM, "out of memory");
@@ -1687,6 +1929,20 @@ static int prepare_columns(ld *L, size_t pi)
                 }
                 if (c->levels == 1) c->level_end[0] = n;
             }
+            if (c->strategy == SC_SCD2) {
+                const sc_column *bk = &t->cols[c->business_key];
+                c->scd_s = shape_gen_stream_make(s->seed, t->name, bk->name, "scd2");
+                if (bk->alloc) {
+                    /* the most versions one entity can have, each at least min_gap_days + 1 wide */
+                    uint64_t kmax = bk->alloc->block.ngroups ? bk->alloc->block.k[0] : 0;
+                    if (bk->alloc->tail.ngroups && bk->alloc->tail.k[0] > kmax) kmax = bk->alloc->tail.k[0];
+                    kmax = kmax * bk->unit + (bk->nchildren - bk->units * bk->unit);
+                    if (kmax * (uint64_t)(c->scd_gap + 1) > (uint64_t)c->scd_days)
+                        return fail(L, "an entity of '%s' can have up to %llu versions, which %lld days cannot hold %d days "
+                                       "apart; widen the range, lower min_gap_days, or give the key max_per_parent",
+                                    bk->name, (unsigned long long)kmax, (long long)c->scd_days, c->scd_gap);
+                }
+            }
             if (c->strategy == SC_RECORD_SAMPLE && c->unique) {
                 if (n > c->dataset->n) return fail(L, "unique record_sample needs no more rows (%llu) than records (%zu)",
                                                    (unsigned long long)n, c->dataset->n);
@@ -1725,6 +1981,9 @@ static int visit(ld *L, uint8_t *colour, int t, int c)
         if (col->src_table >= 0) TRY(visit(L, colour, col->src_table, col->src_col));
         break;
     case SC_COMPUTED: TRY(visit(L, colour, col->child_table, col->child_col)); break;
+    case SC_COMPOSITE_FK_FIELD:
+        if (col->src_table != t) TRY(visit(L, colour, col->src_table, col->src_col));
+        break;
     case SC_CONDITIONAL:
         for (int b = 0; b < 2; b++)
             if (col->branch_lookup[b]) TRY(visit(L, colour, col->bl_table[b], col->bl_col[b]));
@@ -1862,7 +2121,7 @@ int sc_schema_load(const char *text, size_t len, const char *dir, const char *pr
         {
             json_t *g = json_object_get(cj, "generator");
             const char *st = get_string(g, "strategy");
-            if (!st || strcmp(st, "foreign_key") != 0) continue;
+            if (!st || (strcmp(st, "foreign_key") != 0 && strcmp(st, "composite_foreign_key") != 0)) continue;
             char tname[128];
             const char *col;
             L->column = cn;
@@ -2016,6 +2275,10 @@ static void free_column(sc_column *c)
     free(c->branch_text[0]);
     free(c->branch_text[1]);
     free(c->field);
+    free(c->eq);
+    free(c->ex);
+    for (size_t i = 0; c->cases && i < c->ncases; i++) free_column(&c->cases[i]);
+    free(c->cases);
 }
 
 void sc_schema_free(sc_schema *s)

@@ -17,8 +17,9 @@
  * then the main thread poll()s a signalfd instead of sigwaiting.
  *
  * Limits (librdkafka 2.0.2's mock): each partition keeps roughly its last
- * 5 MB (older messages go, like retention); ports are random; unknown topics
- * are created on first use; data lives in memory only.
+ * 5 MB (older messages go, like retention: broker_watch.c announces each
+ * drop); ports are random; unknown topics are created on first use; data
+ * lives in memory only.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -33,6 +34,7 @@
 
 #include "broker_control.h"
 #include "broker_nodelay.h"
+#include "broker_watch.h"
 #include "kafka_plugin.h"
 #include "kafka_uri.h"
 
@@ -164,6 +166,7 @@ static int run_broker(const shape_args *args, shape_err *err)
     rd_kafka_conf_set_log_cb(conf, log_line);
     rd_kafka_t *rk = rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, sizeof errstr);
     rd_kafka_mock_cluster_t *cluster = NULL;
+    shape_kafka_drop_watch *watch = NULL;
     int rc = SHAPE_OK;
     if (!rk) {
         rd_kafka_conf_destroy(conf);
@@ -198,6 +201,8 @@ static int run_broker(const shape_args *args, shape_err *err)
         snprintf(line, sizeof line, "%s\n", bootstraps);
         if ((rc = write_atomically(bootstrap_file, line, err)) != SHAPE_OK) goto done;
     }
+    /* Before anyone can produce: every drop of the mock's ~5 MB window is seen. */
+    if ((rc = shape_kafka_drop_watch_start(bootstraps, &watch, err)) != SHAPE_OK) goto done;
     printf("%s\n", bootstraps);
     fflush(stdout);
     fprintf(stderr, "shape broker: %d broker%s listening on %s", (int)brokers, brokers == 1 ? "" : "s",
@@ -221,6 +226,7 @@ static int run_broker(const shape_args *args, shape_err *err)
     if (bootstrap_file) unlink(bootstrap_file);
 
 done:
+    shape_kafka_drop_watch_stop(watch);
     if (cluster) rd_kafka_mock_cluster_destroy(cluster);
     if (rk) rd_kafka_destroy(rk);
     pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
@@ -250,8 +256,10 @@ const shape_command shape_kafka_cmd_broker = {
     .summary = "Run an embedded Kafka-protocol broker on loopback until Ctrl-C.",
     .max_positional = 0,
     .args = broker_args,
-    .epilog = "Prints the bootstrap servers (e.g. 127.0.0.1:39517) as its first stdout line and logs\n"
-              "to stderr. Built on librdkafka's mock cluster: ports are random, data lives in memory,\n"
-              "and each partition keeps only about its last 5 MB (older messages are dropped).",
+    .epilog = "Each partition keeps only about its last 5 MB: older messages are DROPPED (librdkafka's\n"
+              "mock cluster); every drop is announced on stderr, one line per partition and episode\n"
+              "(how many, which offsets). Use more partitions (--topic NAME:N) or a real Kafka for more.\n"
+              "Prints the bootstrap servers (e.g. 127.0.0.1:39517) as its first stdout line and logs\n"
+              "to stderr. Ports are random and data lives in memory.",
     .run = run_broker,
 };

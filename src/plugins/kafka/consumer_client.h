@@ -99,6 +99,11 @@ typedef struct shape_kafka_consumer_ops {
     /* The client's fetch position of a partition (the next offset it will
      * deliver, past markers and compacted gaps); 0 when unknown. */
     int (*position)(shape_kafka_consumer *c, int32_t partition, int64_t *next_offset);
+    /* The partition's low watermark as the client last heard it (from its
+     * fetches: no request is made); 0 when unknown. A jump of the fetch
+     * position to or past it is the broker having removed records the
+     * read had not reached (the client resets to the low watermark). */
+    int (*low_watermark)(shape_kafka_consumer *c, int32_t partition, int64_t *low);
     /* Serve the client's callbacks (errors, logs). */
     void (*serve)(shape_kafka_consumer *c);
     /* A failure the client saw outside any fetch (all brokers down, a fatal

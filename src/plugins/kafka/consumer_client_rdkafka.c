@@ -34,6 +34,7 @@
 
 #include "consumer_client.h"
 #include "kafka_conf.h"
+#include "kafka_metadata.h"
 #include "kafka_plugin.h"
 
 #define METADATA_TIMEOUT_MS 10000
@@ -102,11 +103,15 @@ static void on_error(rd_kafka_t *rk, int e, const char *reason, void *opaque)
     }
 }
 
-/* librdkafka logs go to stderr only at warning level and above. */
+/* librdkafka's own log lines ("FAIL: [thrd:...]: Connect to ... failed",
+ * "OFFSET: ... offset reset", one per broker and attempt) say what shape
+ * says itself in one line of its own (a reconnect's warning, a gap's
+ * warning, the error that ends the read): they are shown only for debugging,
+ * with SHAPE_DEBUG set (non-empty, not 0), as "shape: debug: kafka: ...". */
 static void on_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
 {
     (void)rk;
-    if (level <= 4) fprintf(stderr, "shape: kafka: %s: %s\n", fac, buf);
+    if (level <= 6 && shape_kafka_debug()) fprintf(stderr, "shape: debug: kafka: %s: %s\n", fac, buf);
 }
 
 /* errstr gets librdkafka's reason with the value redacted (kafka_conf.h). */
@@ -139,32 +144,26 @@ static int rk_start(shape_kafka_consumer *c, shape_err *err)
     return SHAPE_OK;
 }
 
+/* From the cluster's list of topics (kafka_metadata.h): a topic asked for
+ * by name would be created by a cluster that creates topics on first use
+ * (shape broker does), and a missing topic would read as an empty one. */
 static int rk_partitions(shape_kafka_consumer *c, const char *topic, int32_t **ids, size_t *n, shape_err *err)
 {
     rdkafka_consumer *k = (rdkafka_consumer *)c;
     *ids = NULL;
     *n = 0;
-    rd_kafka_topic_t *t = rd_kafka_topic_new(k->rk, topic, NULL);
-    const struct rd_kafka_metadata *md = NULL;
-    rd_kafka_resp_err_t e = rd_kafka_metadata(k->rk, 0, t, &md, METADATA_TIMEOUT_MS);
-    rd_kafka_topic_destroy(t);
+    shape_kafka_topic_info info;
+    rd_kafka_resp_err_t e = shape_kafka_topic_lookup(k->rk, topic, SHAPE_KAFKA_LOOKUP_LIST, METADATA_TIMEOUT_MS, &info);
+    if (e == RD_KAFKA_RESP_ERR__NOENT) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     if (e) {
         if (k->fatal[0]) return shape_err_set(err, SHAPE_ECONN, "kafka: %s", k->fatal);
         return kafka_error(e, NULL, err);
     }
-    int rc = SHAPE_OK;
-    const struct rd_kafka_metadata_topic *mt = md->topic_cnt == 1 ? &md->topics[0] : NULL;
-    if (!mt || mt->err == RD_KAFKA_RESP_ERR_UNKNOWN_TOPIC_OR_PART || mt->partition_cnt == 0) {
-        /* no partitions: the source says the topic does not exist */
-    } else if (mt->err) {
-        rc = kafka_error(mt->err, NULL, err);
-    } else {
-        *ids = malloc((size_t)mt->partition_cnt * sizeof **ids);
-        if (!*ids) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-        for (int i = 0; rc == SHAPE_OK && i < mt->partition_cnt; i++) (*ids)[(*n)++] = mt->partitions[i].id;
-    }
-    rd_kafka_metadata_destroy(md);
-    return rc;
+    if (!info.found && info.topic_err) return kafka_error(info.topic_err, NULL, err);
+    /* not found: no partitions, the source says the topic does not exist */
+    *ids = info.ids;
+    *n = info.n;
+    return SHAPE_OK;
 }
 
 static int rk_watermarks(shape_kafka_consumer *c, const char *topic, int32_t partition, int64_t *low,
@@ -331,6 +330,16 @@ static int rk_position(shape_kafka_consumer *c, int32_t partition, int64_t *next
     return known;
 }
 
+static int rk_low_watermark(shape_kafka_consumer *c, int32_t partition, int64_t *low)
+{
+    rdkafka_consumer *k = (rdkafka_consumer *)c;
+    int64_t lo = -1, hi = -1;
+    if (rd_kafka_get_watermark_offsets(k->rk, k->topic, partition, &lo, &hi) != RD_KAFKA_RESP_ERR_NO_ERROR || lo < 0)
+        return 0;
+    *low = lo;
+    return 1;
+}
+
 static void rk_serve(shape_kafka_consumer *c)
 {
     rd_kafka_poll(((rdkafka_consumer *)c)->rk, 0);
@@ -367,8 +376,8 @@ static void rk_destroy(shape_kafka_consumer *c)
 }
 
 static const shape_kafka_consumer_ops rdkafka_ops = {
-    rk_set,  rk_start,   rk_partitions, rk_watermarks, rk_assign, rk_set_paused, rk_fetch,
-    rk_release, rk_position, rk_serve,  rk_failure,    rk_destroy,
+    rk_set,      rk_start,         rk_partitions, rk_watermarks, rk_assign,  rk_set_paused, rk_fetch,
+    rk_release,  rk_position,      rk_low_watermark, rk_serve,   rk_failure, rk_destroy,
 };
 
 static int rdkafka_consumer_new(void *ud, shape_kafka_consumer **out, shape_err *err)

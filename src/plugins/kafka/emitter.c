@@ -26,6 +26,9 @@
  * else is RETRY. With --event-format avro|protobuf the values are made from
  * the typed rows alone (wants_rows: SHAPE_EMIT_ROWS_ONLY), so the runtime
  * need not render JSON bodies; json-schema sends the JSON body.
+ * Open connects (the topic's metadata) and, given option "partition" (emit
+ * --partition N), refuses a partition the topic does not have: every event
+ * would fail with _UNKNOWN_PARTITION otherwise.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,14 +48,16 @@ struct shape_emitter {
     shape_kafka_producer *client;
     shape_kafka_producer_config config; /* kept to make a fresh client after a fatal error */
     char *topic;
+    int32_t partitions;   /* the topic's partition count found at open; -1 = not known (being created) */
     double flush_timeout; /* seconds */
     size_t pending;       /* produced in this send, no report yet */
     size_t failed;        /* messages of this send given an outcome other than DELIVERED */
     size_t queue_full_hits;
     shape_kafka_wire_encoder *wire; /* registry formats (--event-format), or NULL for JSON */
+    const volatile sig_atomic_t *stop; /* the run's stop flag (set_stop), or NULL */
 };
 
-static const char *const base_options[] = {"envelope", "resuming", "config", "flush_timeout", NULL};
+static const char *const base_options[] = {"envelope", "resuming", "config", "flush_timeout", "partition", NULL};
 
 /* The emitter's options: its own and the registry formats'. */
 static int check_known_options(const shape_options *options, shape_err *err)
@@ -178,6 +183,42 @@ static void emitter_free(shape_emitter *e)
     free(e);
 }
 
+/* Reach the cluster and find the topic (e->partitions), at open: an
+ * unreachable cluster or a topic the cluster neither has nor creates (a
+ * broker with auto.create.topics.enable=false) is one clear error before
+ * anything is generated, not minutes of retried deliveries; and the first
+ * paced batch does not pay for the connection. (shape broker, like any
+ * cluster that creates topics on first use, creates it here.) */
+static int look_up_topic(shape_emitter *e, int timeout_ms, shape_err *err)
+{
+    char reason[256] = "";
+    e->partitions = -1;
+    if (e->client->ops->connect(e->client, e->topic, timeout_ms, &e->partitions, reason, sizeof reason) != 0)
+        return shape_err_set(err, SHAPE_ECONN, "kafka: cannot reach the cluster of the kafka:// URI: %s", reason);
+    if (e->partitions == 0)
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "kafka: topic '%s' does not exist and the cluster does not create topics on first use: "
+                             "create it first (e.g. kafka-topics.sh --create --topic %s)",
+                             e->topic, e->topic);
+    return SHAPE_OK;
+}
+
+/* Option "partition" (emit --partition N) against the topic's partition
+ * count from connect's metadata: a partition the topic does not have would
+ * dead-letter (or fail) every event, so it is refused at open. */
+static int check_partition(shape_emitter *e, const shape_options *options, shape_err *err)
+{
+    int64_t partition = -1;
+    if (options) SHAPE_RETURN_NOT_OK(shape_options_get_int64(options, "partition", -1, &partition, err));
+    int32_t count = e->partitions;
+    if (count > 0 && partition >= count)
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "--partition %lld: topic '%.200s' has %ld partition%s (0..%ld); choose one of them or "
+                             "leave --partition out",
+                             (long long)partition, e->topic, (long)count, count == 1 ? "" : "s", (long)count - 1);
+    return SHAPE_OK;
+}
+
 int shape_kafka_emitter_open_with(const char *uri, const shape_options *options,
                                   const shape_kafka_producer_factory *factory, shape_emitter **out,
                                   shape_err *err)
@@ -204,11 +245,10 @@ int shape_kafka_emitter_open_with(const char *uri, const shape_options *options,
         /* Connect now (metadata of the topic), so an unreachable cluster is
          * one clear error before anything is generated, and the first paced
          * batch does not pay for the connection. */
-        char reason[256];
         int ms = flush_timeout < 10 ? (int)(flush_timeout * 1000) : 10000;
-        if (e->client->ops->connect(e->client, e->topic, ms, reason, sizeof reason) != 0)
-            rc = shape_err_set(err, SHAPE_ECONN, "kafka: cannot reach the cluster of the kafka:// URI: %s", reason);
+        rc = look_up_topic(e, ms, err);
     }
+    if (rc == SHAPE_OK) rc = check_partition(e, options, err);
     shape_kafka_uri_free(&parsed);
     if (rc != SHAPE_OK) {
         emitter_free(e);
@@ -289,9 +329,14 @@ int shape_kafka_emitter_send(shape_emitter *e, shape_emit_message *msgs, size_t 
     /* Serve delivery reports until every message of the batch has one. (Not
      * a client flush: librdkafka 2.0.2's waits in 10 ms steps, which caps a
      * paced run at one batch per 10 ms plus the round trip.) */
+    int stopped = 0;
     while (e->pending > 0) {
         double left = deadline - shape_clock_now();
         if (left <= 0) break;
+        if (e->stop && *e->stop) { /* a stop request: give up waiting now (the caller checkpoints) */
+            stopped = 1;
+            break;
+        }
         ops->poll(c, left > 0.1 ? 100 : (int)(left * 1000) + 1);
     }
     /* every message produced and reported delivered: nothing to look at */
@@ -315,6 +360,9 @@ int shape_kafka_emitter_send(shape_emitter *e, shape_emit_message *msgs, size_t 
             if (first == SIZE_MAX) first = i;
         }
     }
+    if (unacked && stopped)
+        return shape_err_set(err, SHAPE_ECONN, "kafka: stopped on request with %zu messages to '%s' not acknowledged",
+                             unacked, e->topic);
     if (unacked)
         return shape_err_set(err, SHAPE_ECONN, "kafka: %zu messages to '%s' not acknowledged in %gs", unacked,
                              e->topic, e->flush_timeout);
@@ -330,6 +378,8 @@ int shape_kafka_emitter_flush(shape_emitter *e, shape_err *err)
     (void)err;
     return SHAPE_OK; /* send() returns only after acks=all: delivered is durable */
 }
+
+void shape_kafka_emitter_set_stop(shape_emitter *e, const volatile sig_atomic_t *stop) { e->stop = stop; }
 
 void shape_kafka_emitter_close(shape_emitter *e)
 {
@@ -366,4 +416,5 @@ const shape_emitter_type shape_kafka_emitter_calls = {
     .flush = shape_kafka_emitter_flush,
     .close = shape_kafka_emitter_close,
     .wants_rows = shape_kafka_emitter_wants_rows,
+    .set_stop = shape_kafka_emitter_set_stop,
 };

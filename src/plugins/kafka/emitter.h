@@ -29,6 +29,7 @@ int shape_kafka_emitter_check_uri(const char *uri, shape_err *err);
 int shape_kafka_emitter_send(shape_emitter *e, shape_emit_message *msgs, size_t n, shape_err *err);
 int shape_kafka_emitter_flush(shape_emitter *e, shape_err *err);
 void shape_kafka_emitter_close(shape_emitter *e);
+void shape_kafka_emitter_set_stop(shape_emitter *e, const volatile sig_atomic_t *stop);
 int shape_kafka_emitter_wants_rows(shape_emitter *e);
 
 /* The emitter's calls for a destination opened with

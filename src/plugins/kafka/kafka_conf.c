@@ -179,3 +179,9 @@ int shape_kafka_new_refused(const char *const *values, size_t n_values, const ch
         if (values[i]) redact_value(&t, values[i], 6);
     return shape_err_set(err, code, "%s: %.400s", what, shown);
 }
+
+int shape_kafka_debug(void)
+{
+    const char *v = getenv("SHAPE_DEBUG");
+    return v && *v && strcmp(v, "0") != 0;
+}

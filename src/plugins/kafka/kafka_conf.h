@@ -43,4 +43,8 @@ void shape_kafka_conf_redact(const rd_kafka_conf_t *conf, const char *reason, co
 int shape_kafka_new_refused(const char *const *values, size_t n_values, const char *what, const char *reason,
                             int code, shape_err *err);
 
+/* SHAPE_DEBUG is set (non-empty and not "0"): librdkafka's own log lines
+ * are shown ("shape: debug: kafka: FACILITY: ..."), else kept quiet. */
+int shape_kafka_debug(void);
+
 #endif

@@ -24,6 +24,7 @@
 #define SHAPE_KAFKA_PRODUCER_CLIENT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "shape/error.h"
 #include "shape/plugin.h"
@@ -81,9 +82,13 @@ typedef struct shape_kafka_producer_ops {
     /* Non-zero when the client hit a fatal error and can produce no more
      * (reason filled); the emitter then replaces it with a fresh one. */
     int (*fatal_error)(shape_kafka_producer *p, char *reason, size_t size);
-    /* Reach the cluster (metadata of topic) within timeout_ms; non-zero with
-     * reason filled when it cannot. */
-    int (*connect)(shape_kafka_producer *p, const char *topic, int timeout_ms, char *reason, size_t size);
+    /* Reach the cluster within timeout_ms and look topic up (by name: a
+     * cluster that creates topics on first use creates it): *partitions is
+     * its partition count, 0 when the cluster has no such topic (and did not
+     * create it), -1 when it exists but its partitions are not known yet.
+     * Non-zero with reason filled when the cluster cannot be reached. */
+    int (*connect)(shape_kafka_producer *p, const char *topic, int timeout_ms, int32_t *partitions, char *reason,
+                   size_t size);
     /* Wait up to flush_timeout_ms for what is queued, then release p. */
     void (*close)(shape_kafka_producer *p, int flush_timeout_ms);
 } shape_kafka_producer_ops;

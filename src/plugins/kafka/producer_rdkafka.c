@@ -11,8 +11,13 @@
  * rd_kafka_producev with the message as the opaque (no copy; the header list
  * is the only allocation, owned by librdkafka once queued); each delivery
  * report goes to the emitter's callback with the error's name. librdkafka's
- * own log lines are silenced: what matters reaches the user through
- * outcomes and errors, in one line.
+ * own log lines are shown only with SHAPE_DEBUG: what matters reaches the
+ * user through outcomes and errors, in one line.
+ * The embedded broker (`shape broker`, any librdkafka mock cluster: its
+ * cluster id starts "mockCluster") keeps only about the last 5 MB of each
+ * partition; on one, the client adds up the bytes acknowledged per partition
+ * and warns once, on stderr, when a partition's share passes that window:
+ * from then on the broker is dropping the oldest events of this stream.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,14 +29,29 @@
 
 #include "emitter.h"
 #include "kafka_conf.h"
+#include "kafka_metadata.h"
 #include "kafka_plugin.h"
 #include "producer_client.h"
+
+/* librdkafka 2.0.2's mock keeps about this many bytes per partition. */
+#define MOCK_PARTITION_BYTES (5 * 1024 * 1024)
+#define MOCK_TRACKED 256 /* partitions counted (the first seen) */
+
+typedef struct partition_bytes {
+    const rd_kafka_topic_t *rkt;
+    int32_t partition;
+    int64_t bytes;
+} partition_bytes;
 
 typedef struct rdkafka_client {
     shape_kafka_producer base; /* first: the seam's view */
     rd_kafka_t *rk;
     shape_kafka_delivery_fn on_delivery;
     void *report_ctx;
+    int mock;   /* the cluster is librdkafka's mock (shape broker) */
+    int warned; /* the 5 MB warning was given */
+    partition_bytes sent[MOCK_TRACKED];
+    size_t n_sent;
 } rdkafka_client;
 
 /* ---- configuration ------------------------------------------------------------- */
@@ -83,16 +103,41 @@ static int rdkafka_check(void *ctx, const shape_kafka_producer_config *cfg, shap
 
 /* ---- the client ---------------------------------------------------------------- */
 
+/* On the mock: count an acknowledged message's bytes against its partition's
+ * ~5 MB window, and warn once when one is past it. */
+static void mock_account(rdkafka_client *c, const rd_kafka_message_t *msg)
+{
+    partition_bytes *e = NULL;
+    for (size_t i = 0; i < c->n_sent && !e; i++)
+        if (c->sent[i].rkt == msg->rkt && c->sent[i].partition == msg->partition) e = &c->sent[i];
+    if (!e && c->n_sent < MOCK_TRACKED) {
+        e = &c->sent[c->n_sent++];
+        *e = (partition_bytes){msg->rkt, msg->partition, 0};
+    }
+    if (!e) return;
+    e->bytes += (int64_t)msg->len + (int64_t)msg->key_len + 70; /* + the record's framing, roughly */
+    if (e->bytes <= MOCK_PARTITION_BYTES) return;
+    c->warned = 1;
+    fprintf(stderr,
+            "shape: warning: kafka: partition %d of '%s' has been sent more than 5 MB: the embedded broker "
+            "(shape broker, librdkafka's mock) keeps only about the last 5 MB of each partition and is now "
+            "dropping this stream's oldest events; use more partitions, fewer events, or a real Kafka\n",
+            (int)msg->partition, rd_kafka_topic_name(msg->rkt));
+}
+
 static void on_report(rd_kafka_t *rk, const rd_kafka_message_t *msg, void *opaque)
 {
     (void)rk;
     rdkafka_client *c = opaque;
+    if (c->mock && !c->warned && !msg->err) mock_account(c, msg);
     c->on_delivery(c->report_ctx, msg->_private, msg->err ? rd_kafka_err2name(msg->err) : NULL, 0);
 }
 
+/* Shown only with SHAPE_DEBUG (kafka_conf.h), like the consumer's. */
 static void quiet_log(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
 {
-    (void)rk, (void)level, (void)fac, (void)buf;
+    (void)rk;
+    if (level <= 6 && shape_kafka_debug()) fprintf(stderr, "shape: debug: kafka: %s: %s\n", fac, buf);
 }
 
 static int rdkafka_produce(shape_kafka_producer *p, const char *topic, shape_emit_message *m, const char **error,
@@ -134,16 +179,23 @@ static int rdkafka_fatal_error(shape_kafka_producer *p, char *reason, size_t siz
     return rd_kafka_fatal_error(((rdkafka_client *)p)->rk, reason, size) != RD_KAFKA_RESP_ERR_NO_ERROR;
 }
 
-static int rdkafka_connect(shape_kafka_producer *p, const char *topic, int timeout_ms, char *reason, size_t size)
+/* The topic asked for by name (kafka_metadata.h): a cluster that creates
+ * topics on first use creates it now, one that does not says so at once. */
+static int rdkafka_connect(shape_kafka_producer *p, const char *topic, int timeout_ms, int32_t *partitions,
+                           char *reason, size_t size)
 {
     rd_kafka_t *rk = ((rdkafka_client *)p)->rk;
-    rd_kafka_topic_t *rkt = rd_kafka_topic_new(rk, topic, NULL);
-    const struct rd_kafka_metadata *md = NULL;
-    rd_kafka_resp_err_t merr = rkt ? rd_kafka_metadata(rk, 0, rkt, &md, timeout_ms) : rd_kafka_last_error();
-    if (md) rd_kafka_metadata_destroy(md);
-    if (rkt) rd_kafka_topic_destroy(rkt);
-    if (merr == RD_KAFKA_RESP_ERR_NO_ERROR) return 0;
-    snprintf(reason, size, "%s", rd_kafka_err2str(merr));
+    shape_kafka_topic_info info;
+    rd_kafka_resp_err_t merr = shape_kafka_topic_lookup(rk, topic, SHAPE_KAFKA_LOOKUP_NAMED, timeout_ms, &info);
+    free(info.ids);
+    if (merr == RD_KAFKA_RESP_ERR_NO_ERROR && (info.found || !info.topic_err)) {
+        *partitions = !info.found ? 0 : info.creating ? -1 : (int32_t)info.n;
+        char *id = rd_kafka_clusterid(rk, timeout_ms);
+        if (id && strncmp(id, "mockCluster", 11) == 0) ((rdkafka_client *)p)->mock = 1;
+        if (id) rd_kafka_mem_free(rk, id);
+        return 0;
+    }
+    snprintf(reason, size, "%s", rd_kafka_err2str(merr ? merr : info.topic_err));
     return 1;
 }
 
@@ -225,4 +277,5 @@ const shape_emitter_type shape_kafka_emitter = {
     .close = shape_kafka_emitter_close,
     .wants_rows = shape_kafka_emitter_wants_rows,
     .check_options = kafka_check_options,
+    .set_stop = shape_kafka_emitter_set_stop,
 };

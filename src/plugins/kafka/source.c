@@ -43,6 +43,16 @@
  *   - following: all partitions in arrival order; each fetch's messages are
  *     grouped by partition and handed out one group per batch. Ends after
  *     idle_timeout without messages or max_messages.
+ *   - records removed under the read (retention, DeleteRecords): the
+ *     client resets a position the broker no longer has to the low
+ *     watermark (auto.offset.reset=earliest, forced), so the read goes on
+ *     at the first record left; the jump is told from a compacted or
+ *     transactional gap by the client's cached low watermark (a jump to or
+ *     past it, from below it). The offsets skipped (up to the bounded end)
+ *     are counted (stats.offsets_lost) and reported in one warning line per
+ *     partition and gap; with on_error=raise the read stops there instead
+ *     (SHAPE_EINVAL, the position before the gap kept). A start position
+ *     below the low watermark (an old checkpoint) is the same gap.
  *   - errors: the client says what a consumer error means (retried by
  *     itself, reconnect, fatal); a reconnectable one is SHAPE_ECONN with
  *     text "kafka: ...", so the caller can reopen at its last position.
@@ -100,6 +110,8 @@ struct kafka_source {
     int interleave; /* bounded: batches from the least-read partition, not partition after partition */
     int announce;   /* interleave: the first step hands out the positions only */
     int64_t batch_size;
+    int raise_on_gap;    /* on_error=raise: records removed under the read end it */
+    int moved;           /* bounded: a gap moved a position since positions were last handed out */
     int64_t remaining;   /* max_messages left, or -1 */
     double idle_timeout; /* seconds, or < 0 for none */
     double last_message; /* monotonic seconds */
@@ -116,7 +128,9 @@ struct kafka_source {
     shape_err deferred;
 
     shape_decoder *dec;
-    shape_decode_stats stats; /* the decoder's counters after the last batch handed out */
+    /* the decoder's counters after the last batch handed out, and the
+     * source's own offsets_lost (kept current: see take_stats) */
+    shape_decode_stats stats;
     /* bounded: batch k is decoded on this thread while batch k + 1 is
      * fetched (see bounded_next); the batch in flight is `ahead` */
     shape_task *decoding;
@@ -136,7 +150,7 @@ struct kafka_source {
 static const char *const known_options[] = {
     "start_at", "stop_at_end", "idle_timeout", "max_messages", "batch_size", "config", "schema",
     "on_error", "event_time_field", "event_time_unit", "with_offsets", "with_key", "with_headers",
-    "with_timestamp", "nested", "partitions", "prefetch_partitions", "interleave", NULL};
+    "with_timestamp", "nested", "partitions", "prefetch_partitions", "interleave", "max_columns", NULL};
 
 static void release(kafka_source *ks, shape_kafka_event *events, size_t n)
 {
@@ -204,11 +218,60 @@ static part *find_part(kafka_source *ks, int32_t id)
 }
 
 /* Decode ks->msgs[0..n), release them, and pair the batch with the positions. */
+static void take_stats(kafka_source *ks)
+{
+    int64_t lost = ks->stats.offsets_lost;
+    ks->stats = *shape_decoder_stats(ks->dec);
+    ks->stats.offsets_lost = lost;
+}
+
+/* Offsets [from, to) of p were removed by the broker before the read got to
+ * them: count them, and warn — or, with on_error=raise, stop the read
+ * (SHAPE_EINVAL). `going_on` says how the read continues ("resuming",
+ * "continuing"). */
+static int lost_offsets(kafka_source *ks, const part *p, int64_t from, int64_t to, const char *going_on,
+                        shape_err *err)
+{
+    long long n = (long long)(to - from);
+    if (ks->raise_on_gap)
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "kafka: %s partition %d: offsets %lld to %lld were removed by the broker (retention or "
+                             "deleted records) before they were read: %lld records lost (on_error=raise; with skip "
+                             "the read goes on at %lld)",
+                             ks->uri.topic, (int)p->id, (long long)from, (long long)to - 1, n, (long long)to);
+    ks->stats.offsets_lost += n;
+    fprintf(stderr,
+            "shape: warning: kafka: %s partition %d: offsets %lld to %lld are no longer on the broker (retention or "
+            "deleted records); %lld records skipped, %s at %lld\n",
+            ks->uri.topic, (int)p->id, (long long)from, (long long)to - 1, n, going_on, (long long)to);
+    return SHAPE_OK;
+}
+
+/* The client's position of p jumped from p->position to next (a message, a
+ * partition end or its fetch position): a gap of a compacted or
+ * transactional topic, or records removed by the broker — those when the
+ * client's low watermark is above the position (it was reset there). Only
+ * the offsets before the bounded end count; the position moves past them
+ * (so they are counted once). */
+static int check_jump(kafka_source *ks, part *p, int64_t next, shape_err *err)
+{
+    int64_t low;
+    if (next <= p->position || !ks->client->ops->low_watermark(ks->client, p->id, &low) || low <= p->position)
+        return SHAPE_OK;
+    int64_t to = low < next ? low : next;
+    if (to > p->end) to = p->end;
+    if (to <= p->position) return SHAPE_OK;
+    SHAPE_RETURN_NOT_OK(lost_offsets(ks, p, p->position, to, "continuing", err));
+    p->position = to;
+    ks->moved = 1;
+    return SHAPE_OK;
+}
+
 static int hand_out(kafka_source *ks, size_t n, struct ArrowSchema *schema, struct ArrowArray *array,
                     shape_offsets *after, shape_err *err)
 {
     int rc = shape_decoder_decode(ks->dec, ks->msgs, n, schema, array, err);
-    ks->stats = *shape_decoder_stats(ks->dec);
+    take_stats(ks);
     release(ks, ks->events, n);
     if (rc != SHAPE_OK) return rc;
     return positions(ks, after, err);
@@ -293,10 +356,18 @@ static int gather(kafka_source *ks, size_t *n, int *end, shape_err *err)
                                     &got, err);
             if (failure) break;
             size_t first = keep;
+            int gap_stop = 0; /* on_error=raise met a gap: nothing past it is taken */
             for (size_t i = first; i < first + got; i++) {
                 const shape_message *m = &ks->msgs[i];
                 shape_kafka_event *ev = &ks->events[i];
-                if (ev->kind == SHAPE_KAFKA_EVENT_EOF) {
+                if (gap_stop) {
+                    release(ks, ev, 1);
+                } else if (ev->kind != SHAPE_KAFKA_EVENT_ERROR && m->offset > p->position &&
+                           check_jump(ks, p, m->offset, err) != SHAPE_OK) {
+                    if (failure == SHAPE_OK) failure = err->code;
+                    gap_stop = 1;
+                    release(ks, ev, 1);
+                } else if (ev->kind == SHAPE_KAFKA_EVENT_EOF) {
                     if (m->offset > p->position) p->position = m->offset < p->end ? m->offset : p->end;
                     p->done = 1;
                     release(ks, ev, 1);
@@ -323,8 +394,11 @@ static int gather(kafka_source *ks, size_t *n, int *end, shape_err *err)
                 /* Nothing within the poll: the position may still have moved
                  * past markers or gaps without a message to show for it. */
                 int64_t next;
-                if (c->ops->position(c, p->id, &next) && next > p->position)
+                if (c->ops->position(c, p->id, &next) && next > p->position) {
+                    failure = check_jump(ks, p, next, err);
+                    if (failure) break;
                     p->position = next < p->end ? next : p->end;
+                }
                 if (p->position >= p->end) p->done = 1;
             }
         }
@@ -374,6 +448,7 @@ static int decode_ahead(kafka_source *ks, size_t n, shape_err *err)
 {
     struct decode_job *j = &ks->ahead;
     int rc = positions(ks, &j->after, err);
+    ks->moved = 0;
     if (rc != SHAPE_OK) {
         release(ks, ks->events, n);
         return rc;
@@ -396,7 +471,7 @@ static int take_decoded(kafka_source *ks, struct ArrowSchema *schema, struct Arr
 {
     struct decode_job *j = &ks->ahead;
     shape_task_wait(ks->decoding);
-    ks->stats = *shape_decoder_stats(ks->dec);
+    take_stats(ks);
     j->n = 0;
     if (j->rc != SHAPE_OK) {
         *err = j->err;
@@ -416,6 +491,11 @@ static int bounded_next(kafka_source *ks, struct ArrowSchema *schema, struct Arr
     if (!ks->ahead.n) {
         SHAPE_RETURN_NOT_OK(take_deferred(ks, err));
         SHAPE_RETURN_NOT_OK(gather(ks, &n, end, err));
+        if (*end && ks->moved) { /* a gap at a partition's end: its position, before the end */
+            ks->moved = 0;
+            *end = 0;
+            return positions(ks, after, err);
+        }
         if (*end) return SHAPE_OK;
         SHAPE_RETURN_NOT_OK(decode_ahead(ks, n, err));
     }
@@ -506,6 +586,10 @@ static int follow_next(kafka_source *ks, struct ArrowSchema *schema, struct Arro
     }
     ks->n_polled = rest;
     part *p = find_part(ks, partition);
+    if (p && n && check_jump(ks, p, ks->msgs[0].offset, err) != SHAPE_OK) {
+        release(ks, ks->events, n);
+        return err->code;
+    }
     if (p && n) p->position = ks->msgs[n - 1].offset + 1;
     return hand_out(ks, n, schema, array, after, err);
 }
@@ -607,6 +691,10 @@ static int make_consumer(kafka_source *ks, shape_kafka_consumer_new_fn make, voi
     if (rc == SHAPE_OK) rc = set_property("enable.auto.commit", "false", c, err);
     if (rc == SHAPE_OK) rc = set_property("enable.auto.offset.store", "false", c, err);
     if (rc == SHAPE_OK) rc = set_property("enable.partition.eof", "true", c, err);
+    /* A position the broker no longer has goes to the first record left,
+     * never to the end (librdkafka's default): see "records removed under
+     * the read" above. */
+    if (rc == SHAPE_OK) rc = set_property("auto.offset.reset", "earliest", c, err);
     if (rc == SHAPE_OK && !config_look(o, "group.id").non_empty) rc = set_property("group.id", DEFAULT_GROUP, c, err);
     if (rc == SHAPE_OK && ks->bounded && !config_look(o, "fetch.wait.max.ms").found)
         rc = set_property("fetch.wait.max.ms", BOUNDED_FETCH_WAIT_MS, c, err);
@@ -662,11 +750,7 @@ static int discover(kafka_source *ks, const shape_offsets *start, int latest, co
         if (start && shape_offsets_get(start, p->id, &wanted)) {
             p->position = wanted < low ? low : wanted > high ? high : wanted;
             if (wanted < low) /* a gap: records removed by retention or DeleteRecords since */
-                fprintf(stderr,
-                        "shape: warning: kafka: %s partition %d: offsets %lld to %lld are no longer on the broker "
-                        "(retention or deleted records); %lld records skipped, resuming at %lld\n",
-                        ks->uri.topic, (int)p->id, (long long)wanted, (long long)low - 1, (long long)(low - wanted),
-                        (long long)low);
+                SHAPE_RETURN_NOT_OK(lost_offsets(ks, p, wanted, low, "resuming", err));
         } else
             p->position = latest ? high : low;
         p->end = ks->bounded ? high : INT64_MAX;
@@ -764,6 +848,9 @@ static int read_options(kafka_source *ks, const shape_options *o, int *latest, s
     if (ks->batch_size < 1) return shape_err_set(err, SHAPE_EINVAL, "batch_size must be positive");
     if (ks->batch_size > (1 << 24)) return shape_err_set(err, SHAPE_EINVAL, "batch_size must be at most 16777216");
     SHAPE_RETURN_NOT_OK(shape_options_get_bool(o, "stop_at_end", 1, &ks->bounded, err));
+    const char *on_error;
+    SHAPE_RETURN_NOT_OK(shape_options_get_string(o, "on_error", "skip", &on_error, err));
+    SHAPE_RETURN_NOT_OK(shape_on_error_parse(on_error, &ks->raise_on_gap, err));
     SHAPE_RETURN_NOT_OK(shape_options_get_int64(o, "max_messages", -1, &ks->remaining, err));
     if (shape_options_has(o, "max_messages") && ks->remaining < 1)
         return shape_err_set(err, SHAPE_EINVAL, "max_messages must be at least 1");

@@ -545,6 +545,14 @@ static int fc_position(shape_kafka_consumer *c, int32_t partition, int64_t *next
     return 1;
 }
 
+static int fc_low_watermark(shape_kafka_consumer *c, int32_t partition, int64_t *low)
+{
+    fake_consumer *f = (fake_consumer *)c;
+    if (!f->topic || partition < 0 || partition >= f->topic->n_parts) return 0;
+    *low = f->topic->parts[partition].low;
+    return 1;
+}
+
 static void fc_serve(shape_kafka_consumer *c)
 {
     (void)c;
@@ -566,8 +574,8 @@ static void fc_destroy(shape_kafka_consumer *c)
 }
 
 static const shape_kafka_consumer_ops fake_ops = {
-    fc_set,     fc_start,    fc_partitions, fc_watermarks, fc_assign, fc_set_paused, fc_fetch,
-    fc_release, fc_position, fc_serve,      fc_failure,    fc_destroy,
+    fc_set,     fc_start,    fc_partitions,    fc_watermarks, fc_assign,  fc_set_paused, fc_fetch,
+    fc_release, fc_position, fc_low_watermark, fc_serve,      fc_failure, fc_destroy,
 };
 
 static int fake_consumer_new(void *ud, shape_kafka_consumer **out, shape_err *err)

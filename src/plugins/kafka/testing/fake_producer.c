@@ -218,13 +218,17 @@ static int fake_fatal_error(shape_kafka_producer *p, char *reason, size_t size)
     return 1;
 }
 
-static int fake_connect(shape_kafka_producer *p, const char *topic, int timeout_ms, char *reason, size_t size)
+static int fake_connect(shape_kafka_producer *p, const char *topic, int timeout_ms, int32_t *partitions,
+                        char *reason, size_t size)
 {
     (void)topic, (void)timeout_ms;
     fake_client *c = (fake_client *)p;
-    if (!c->store->unreachable) return 0;
-    snprintf(reason, size, "Local: Broker transport failure");
-    return 1;
+    if (c->store->unreachable) {
+        snprintf(reason, size, "Local: Broker transport failure");
+        return 1;
+    }
+    *partitions = c->store->topic_missing ? 0 : c->store->partitions > 0 ? c->store->partitions : 1;
+    return 0;
 }
 
 static void fake_close(shape_kafka_producer *p, int flush_timeout_ms)

@@ -23,7 +23,8 @@
  * off; `hits` counts the answers) and refuses with _MSG_SIZE_TOO_LARGE while
  * `refuse_at_produce` > 0 (decrementing). `fatal` > 0 makes the next check
  * for a fatal error say yes (decrementing), so the emitter replaces its
- * client; `unreachable` makes connect fail. Nothing sleeps: a poll's
+ * client; `unreachable` makes connect fail, `topic_missing` makes it find
+ * no such topic (a cluster without auto-creation). Nothing sleeps: a poll's
  * time-out is ignored.
  *
  * Threads: a store and its clients are used by one thread at a time (set the
@@ -72,6 +73,7 @@ typedef struct shape_kafka_fake_producer_store {
     int stall;
     int fatal;
     int unreachable;
+    int topic_missing;
     int32_t partitions; /* for messages without an explicit partition; default 1 */
     /* counters */
     uint64_t hits;      /* produce calls answered "queue full" */
