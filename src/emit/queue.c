@@ -446,33 +446,15 @@ void *shape_emit_generator_main(void *arg)
         uint64_t n = (cfg->plan->rows[k] - r + stride - 1) / stride; /* this table's rest, in the shard */
         if (n > cfg->batch_events) n = cfg->batch_events;
         if (n > cfg->limit - offset) n = cfg->limit - offset;
-        /* a free batch */
-        pthread_mutex_lock(&rt->mu);
-        while (!rt->stopping && (rt->free_count == 0 || rt->full_count >= cfg->queue_batches))
-            pthread_cond_wait(&rt->cond_free, &rt->mu);
-        if (rt->stopping) {
-            pthread_mutex_unlock(&rt->mu);
-            break;
-        }
-        batch *b = rt->freeq[--rt->free_count];
-        pthread_mutex_unlock(&rt->mu);
+        batch *b = take_free(rt);
+        if (!b) break;
         b->offset = offset;
         b->row0 = r;
         b->stride = stride;
         b->k = k;
         rc = fill_batch(rt, fs, b, cur, row, (size_t)n, &err);
         n = b->norig;
-        pthread_mutex_lock(&rt->mu);
-        if (rc != SHAPE_OK) {
-            rt->freeq[rt->free_count++] = b;
-        } else {
-            batch_fix(rt, b);
-            rt->fullq[(rt->full_head + rt->full_count) % rt->npool] = b;
-            rt->full_count++;
-            if (rt->full_count > rt->max_depth) rt->max_depth = rt->full_count;
-            pthread_cond_signal(&rt->cond_full);
-        }
-        pthread_mutex_unlock(&rt->mu);
+        put_full(rt, b, rc);
         offset += n;
     }
     shape_domain_cursor_free(cur);
