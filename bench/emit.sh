@@ -58,3 +58,8 @@ import json; d=json.load(open('$tmp/null.json'))
 print('  shape emit --sink null     %12.0f events/s  (whole %s stream, %d events; peak RSS %s KB)' % (d['per_second'], '$scale', d['events'], open('$tmp/rss-null').read().strip()))
 f=json.load(open('$tmp/faults.json'))
 print('  ... all faults at 1 %%      %12.0f events/s  (%.2fx fault-free)' % (f['per_second'], f['per_second'] / d['per_second']))"
+/usr/bin/time -f '%M' -o "$tmp/rss-et" "$shape" emit retail --scale "$scale" --order event-time --sink null \
+    --no-progress --json >"$tmp/et.json"
+python3 -c "
+import json; d=json.load(open('$tmp/et.json')); t=json.load(open('$tmp/null.json'))
+print('  ... --order event-time     %12.0f events/s  (%.2fx --order table; peak RSS %s KB)' % (d['per_second'], d['per_second'] / t['per_second'], open('$tmp/rss-et').read().strip()))"

@@ -210,7 +210,8 @@ PY
 
 # emit_peer NAME ROUND — one producer once, after emit_prepare: null
 # (`shape emit retail ${null_sel[@]} --sink null`), null_faults (the same with
-# every fault of issue 21 at 1 %: late, anomaly, duplicate, poison), shape (into emit-shape), kcat and
+# every fault of issue 21 at 1 %: late, anomaly, duplicate, poison), null_et (the same
+# without faults, with `--order event-time`), shape (into emit-shape), kcat and
 # kcat_plain (kcat -P of the same keyed events, with and without the
 # headers), floor (bench/produce, same headers), avro (against $reg_url); in
 # group $emit_group (default emit; bench/real_kafka.sh: real_emit).
@@ -227,6 +228,8 @@ emit_peer() {
     null) measure "$g" null "$r" KEEP -- "$shape" emit retail "${null_sel[@]}" --sink null --no-progress --json ;;
     null_faults) measure "$g" null_faults "$r" KEEP -- "$shape" emit retail "${null_sel[@]}" --sink null --no-progress \
         --json --out-of-order 0.01 --anomaly-fraction 0.01 --duplicate-fraction 0.01 --poison-fraction 0.01 ;;
+    null_et) measure "$g" null_et "$r" KEEP -- "$shape" emit retail "${null_sel[@]}" --order event-time --sink null \
+        --no-progress --json ;;
     shape) measure "$g" shape "$r" KEEP events="$emitted" expect="$emitted" -- "$shape" emit retail --scale medium \
         --max-events "$emit_events" --sink "kafka://$bs/emit-shape" --no-progress --json ;;
     kcat) measure "$g" kcat "$r" NULL events="$emitted" -- "${peer_env[@]}" kcat -b "$bs" -t emit-kcat -P -K $'\t' \

@@ -65,8 +65,16 @@ typedef struct shape_domain_field {
 
 #define SHAPE_DOMAIN_MAX_FIELDS 16
 
+/* A table's role in event-time order (docs/EMIT.md "Event-time order"). */
+enum shape_domain_role {
+    SHAPE_DOMAIN_HEAD = 0, /* no event of its own: sent first, in dependency order */
+    SHAPE_DOMAIN_TIMED,    /* event time non-decreasing in the row number */
+    SHAPE_DOMAIN_FOLLOWS   /* rows travel right after the parent row they belong to */
+};
+
 /* What a domain implements. `impl` is the domain's own open state, `cursor`
- * its own cursor. Every function is required. */
+ * its own cursor. Every function is required, except the event-time group
+ * at the end (NULL: the domain has no event-time order). */
 typedef struct shape_domain_type {
     const char *name;           /* what `shape emit NAME` says */
     const char *default_preset; /* when no --scale is given */
@@ -86,6 +94,19 @@ typedef struct shape_domain_type {
     /* Row `row` (< the table's rows) into out. */
     int (*cursor_row)(void *cursor, uint64_t row, shape_gen_row *out, shape_err *err);
     void (*cursor_close)(void *cursor);
+    /* Event-time order. open_timeline opens the domain's timeline variant
+     * (its own identity: rows may differ from open's); the rest ask an impl
+     * opened so. table_role gives a table's role and, for FOLLOWS, its
+     * parent table (TIMED); row_time a TIMED row's event time without the
+     * row; followers the rows [*first, *first + *count) of FOLLOWS table t
+     * that belong to parent row `parent`; followers_before how many rows of
+     * t belong to parent rows [0, m). */
+    int (*open_timeline)(const struct shape_domain_type *type, const char *preset, uint64_t seed, void **impl,
+                         shape_err *err);
+    int (*table_role)(const void *impl, size_t t, size_t *parent);
+    int64_t (*row_time)(const void *impl, size_t t, uint64_t row);
+    void (*followers)(const void *impl, size_t t, uint64_t parent, uint64_t *first, uint64_t *count);
+    uint64_t (*followers_before)(const void *impl, size_t t, uint64_t m);
 } shape_domain_type;
 
 /* ---- the registry ---------------------------------------------------------- */
@@ -118,7 +139,14 @@ typedef struct shape_domain shape_domain;
  * shape_domain_free. */
 int shape_domain_open(const shape_domain_type *type, const char *preset, uint64_t seed, shape_domain **out,
                       shape_err *err);
+/* The same in the domain's timeline variant (`--order event-time`):
+ * SHAPE_EINVAL "--order event-time needs a domain whose event times are
+ * ordered by row; NAME has none" when the type has no open_timeline. */
+int shape_domain_open_timeline(const shape_domain_type *type, const char *preset, uint64_t seed,
+                               shape_domain **out, shape_err *err);
 void shape_domain_free(shape_domain *d);
+/* 1 when d was opened by shape_domain_open_timeline. */
+int shape_domain_is_timeline(const shape_domain *d);
 
 const shape_domain_type *shape_domain_type_of(const shape_domain *d);
 const char *shape_domain_name(const shape_domain *d);
@@ -145,6 +173,33 @@ int shape_domain_cursor_open(shape_domain *d, size_t t, shape_domain_cursor **ou
  * table's end. */
 int shape_domain_cursor_row(shape_domain_cursor *c, uint64_t row, shape_gen_row *out, shape_err *err);
 void shape_domain_cursor_free(shape_domain_cursor *c);
+
+/* ---- event-time order ------------------------------------------------------ */
+
+/* The event-time stream of a timeline domain: its head tables in dependency
+ * order, then the timed tables merged by (event time, table, row), each
+ * timed row followed by its followers (in table, then row order). Every
+ * row a foreign key points at comes earlier when the domain's roles say so.
+ * Memory: O(tables), at any preset. Seeking to any position is a binary
+ * search over time (S(T), the events before time T, is a binary search
+ * over each timed table's row times plus its followers' counts) and a walk
+ * over the events at that one time, so a resumed stream generates nothing
+ * that came before. One thread's. */
+typedef struct shape_domain_timeline shape_domain_timeline;
+
+/* `selected[t]` (NULL: all tables) says which tables the stream holds; a
+ * timed table that is not selected is still walked when one of its
+ * followers is. Positions start at the head (0) and end at _total. */
+int shape_domain_timeline_open(const shape_domain *d, const unsigned char *selected, shape_domain_timeline **out,
+                               shape_err *err);
+void shape_domain_timeline_free(shape_domain_timeline *tl);
+uint64_t shape_domain_timeline_total(const shape_domain_timeline *tl);
+/* Continue from stream position `pos` (<= total). */
+int shape_domain_timeline_seek(shape_domain_timeline *tl, uint64_t pos, shape_err *err);
+/* The next event's table and row: 1, or 0 past the end. */
+int shape_domain_timeline_next(shape_domain_timeline *tl, size_t *table, uint64_t *row);
+/* The next event's position. */
+uint64_t shape_domain_timeline_position(const shape_domain_timeline *tl);
 
 #ifdef __cplusplus
 }

@@ -321,6 +321,7 @@ typedef struct shape_gen_seasonal {
     double *cdf;     /* cdf[d] = P(day <= d); owned (one block with guide) */
     uint32_t *guide; /* guide[b] = first d with cdf[d] > b / SHAPE_GEN_SEASONAL_GUIDE */
     shape_gen_alias hours;
+    double hour_cdf[24]; /* P(hour <= h), for the quantile below */
 } shape_gen_seasonal;
 
 int shape_gen_seasonal_init(shape_gen_seasonal *m, int64_t first_day, uint32_t ndays,
@@ -334,6 +335,18 @@ void shape_gen_seasonal_free(shape_gen_seasonal *m);
  * the next whole second after it. Uses draw indices i, i+1, i+2. */
 int64_t shape_gen_seasonal_draw(const shape_gen_seasonal *m, shape_gen_stream s, uint64_t row,
                                 uint32_t i, int64_t not_before_ns);
+
+/* The model's quantile: the instant (ns, whole seconds) at cumulative
+ * probability t in [0, 1): the day from the day table, the hour from the
+ * hours' cumulative weights, the second from what is left of t. The same
+ * month, weekday and hour profile as a draw, and non-decreasing in t, so
+ * rows dated at the quantile of (row + u) / rows are in time order by
+ * construction (the retail timeline, docs/EMIT.md "Event-time order"). */
+int64_t shape_gen_seasonal_quantile(const shape_gen_seasonal *m, double t);
+/* Its inverse: the model's probability of an instant before t_ns (whole
+ * seconds; 0 before the range, 1 after), so a row at quantile (row + u) /
+ * rows dated t is near row rows × shape_gen_seasonal_cdf(t). */
+double shape_gen_seasonal_cdf(const shape_gen_seasonal *m, int64_t t_ns);
 
 /* Derived days: source_ns plus a whole number of days round(exp(Normal(mu,
  * sigma))) clipped to [min_days, max_days] (e.g. a return 1..90 days after

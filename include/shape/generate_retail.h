@@ -96,6 +96,22 @@ typedef struct shape_retail shape_retail;
 /* Open the domain for a preset (NULL = "small") and seed. Builds the shared
  * tables (a few ms). *out is freed with shape_retail_free. */
 int shape_retail_open(const char *preset, uint64_t seed, shape_retail **out, shape_err *err);
+/* The timeline variant (`emit --order event-time`, docs/EMIT.md "Event-time
+ * order"): the same tables, columns and row counts, but customer, order and
+ * return dates non-decreasing in the row number by construction, an order's
+ * customer drawn among those signed up by its date, a return's order among
+ * those a delay before it, and parents' children permuted only inside
+ * allocation blocks. Its rows differ from shape_retail_open's. */
+int shape_retail_open_timeline(const char *preset, uint64_t seed, shape_retail **out, shape_err *err);
+int shape_retail_is_timeline(const shape_retail *r);
+/* Timeline only: the event time of row `row` of customer, order or return,
+ * without the row (INT64_MIN for another table); the follower rows of a
+ * customer (addresses) or order (order lines): *first, *count; and the
+ * followers of the first m customers or orders. */
+int64_t shape_retail_row_time(const shape_retail *r, size_t table, uint64_t row);
+void shape_retail_followers(const shape_retail *r, size_t parent_table, uint64_t parent, uint64_t *first,
+                            uint64_t *count);
+uint64_t shape_retail_followers_before(const shape_retail *r, size_t parent_table, uint64_t m);
 void shape_retail_free(shape_retail *r);
 
 const char *shape_retail_preset(const shape_retail *r); /* static string */

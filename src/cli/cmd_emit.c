@@ -180,6 +180,7 @@ typedef struct emit_state {
     shape_emit_schedule schedule; /* --realtime's shape (used when not constant) */
     shape_rate_curve curve;
     uint64_t shard_index, shard_count;
+    int event_time; /* --order event-time */
     char shard_text[48];
     const char *shard; /* "i/n", or NULL for the whole stream */
     /* metadata */
@@ -459,16 +460,13 @@ static int read_fault_options(emit_state *st, shape_err *err)
     int64_t at_ns;
     if (st->variation.time_origin) SHAPE_RETURN_NOT_OK(origin_instant(st->variation.time_origin, &at_ns, err));
     st->variation.ooo_window = (uint64_t)st->ooo_window;
-    /* --order: table (today's stream); event-time is designed (docs/EMIT.md,
-     * "Event-time order") but its runtime half is not built: refused up
-     * front, so nothing is sent */
+    /* --order: table (today's stream) or event-time (docs/EMIT.md,
+     * "Event-time order": the domain's timeline variant, merged by time) */
     const char *order = shape_args_value(args, "order");
     if (order && strcmp(order, "table") != 0) {
-        if (strcmp(order, "event-time") == 0)
-            return shape_err_set(err, SHAPE_EINVAL,
-                                 "--order event-time is not available yet (docs/EMIT.md, \"Event-time order\"); "
-                                 "use --order table");
-        return shape_err_set(err, SHAPE_EINVAL, "--order wants table or event-time, got '%.40s'", order);
+        if (strcmp(order, "event-time") != 0)
+            return shape_err_set(err, SHAPE_EINVAL, "--order wants table or event-time, got '%.40s'", order);
+        st->event_time = 1;
     }
     st->answer_key = shape_args_value(args, "answer-key");
     if (st->answer_key && !*st->answer_key) return shape_err_set(err, SHAPE_EINVAL, "--answer-key needs a file name");
@@ -776,7 +774,13 @@ static int time_origin_shift(emit_state *st, shape_err *err)
 static int plan_and_resume(emit_state *st, shape_err *err)
 {
     const shape_args *args = st->args;
-    SHAPE_RETURN_NOT_OK(shape_domain_open(st->dtype, st->scale, (uint64_t)st->seed, &st->domain, err));
+    if (st->event_time && (emit_faulted(st) || st->shard_count > 1))
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "--order event-time does not take --out-of-order, --duplicate-fraction, "
+                             "--poison-fraction, --anomaly-fraction or --shard yet; use --order table for them");
+    SHAPE_RETURN_NOT_OK(st->event_time
+                            ? shape_domain_open_timeline(st->dtype, st->scale, (uint64_t)st->seed, &st->domain, err)
+                            : shape_domain_open(st->dtype, st->scale, (uint64_t)st->seed, &st->domain, err));
     size_t ntables = shape_args_count(args, "table");
     const char *tables[64];
     if (ntables > 64) return shape_err_set(err, SHAPE_EINVAL, "too many --table options");
@@ -1076,7 +1080,7 @@ static const shape_arg_spec emit_args[] = {
     {"options-file", 0, SHAPE_ARG_VALUE, "FILE", NULL,
      "JSON options for plugin emitters; its \"config\" object holds librdkafka producer settings."},
     {"order", 0, SHAPE_ARG_VALUE, "table|event-time", "table",
-     "table: tables one after another in dependency order; event-time: one event-time-ordered stream (not yet)."},
+     "table: tables one after another in dependency order; event-time: the whole domain in one stream ordered by event time (docs/EMIT.md)."},
     {"time-origin", 0, SHAPE_ARG_VALUE, "now|ISO-8601", NULL,
      "Shift every timestamp of every table by one amount so the first event time is this instant."},
     {"out-of-order", 0, SHAPE_ARG_VALUE, "F", "0",

@@ -61,7 +61,7 @@ int shape_emit_dead_letter(runtime *rt, group *g, shape_emit_destination *d, int
      * or base64 */
     for (size_t i = 0; i < g->n; i++) {
         if (g->msgs[i].outcome != SHAPE_EMIT_REFUSED) continue;
-        size_t table = strlen(rt->meta[g->b[g->bi[i]]->k].et.name);
+        size_t table = strlen(group_message(g, i)->table); /* a batch may hold several tables */
         need += group_message(g, i)->value_len * 6 + 7 * (SHAPE_EMIT_REASON_MAX + table + 24) +
                 6 * strlen(d->label) + 512;
     }

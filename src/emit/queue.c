@@ -295,6 +295,131 @@ static int fill_batch(runtime *rt, fault_state *fs, batch *b, shape_domain_curso
     return rc;
 }
 
+/* ---- event-time order ---------------------------------------------------- */
+
+/* Render the next n events of the timeline into b: one message per event,
+ * whatever its table (a batch holds several tables: each message names its
+ * own, and its typed rows go to that table's array, b->rows for the first
+ * event's table, b->xrows for the others). */
+static int fill_batch_timeline(runtime *rt, batch *b, shape_domain_timeline *tl, shape_domain_cursor **cur,
+                               const size_t *plan_of, shape_gen_row *row, size_t n, shape_err *err)
+{
+    const shape_emit_config *cfg = rt->cfg;
+    const size_t ntables = cfg->plan->ntables;
+    int rc = SHAPE_OK;
+    b->n = 0;
+    b->norig = 0;
+    b->len = 0;
+    b->min_time = INT64_MAX;
+    if (rt->want_rows && !b->xrows) {
+        b->xrows = calloc(ntables, sizeof *b->xrows);
+        if (!b->xrows) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        b->nxrows = ntables;
+    }
+    for (size_t i = 0; i < n && rc == SHAPE_OK; i++) {
+        size_t t;
+        uint64_t seq;
+        if (!shape_domain_timeline_next(tl, &t, &seq)) break;
+        size_t k = plan_of[t];
+        table_meta *m = &rt->meta[k];
+        if (i == 0) b->k = k;
+        if (rt->want_rows && !m->rows_made) {
+            rc = shape_event_rows_init(&m->rows, &m->et, err);
+            m->rows_made = rc == SHAPE_OK;
+        }
+        if (rc == SHAPE_OK) rc = shape_domain_cursor_row(cur[k], seq, row, err);
+        if (rc == SHAPE_OK) shift_times(cfg, row);
+        if (rc == SHAPE_OK && shape_emit_render_event(rt, b, b->n, m, seq, row) != 0)
+            rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory rendering events");
+        if (rc == SHAPE_OK && rt->want_rows) {
+            b->rtab[b->n] = (uint32_t)k;
+            b->ridx[b->n] = (uint32_t)shape_batch_rows(m->rows.builder);
+            rc = shape_event_rows_append(&m->rows, seq, row, err);
+        }
+        if (rc != SHAPE_OK) break;
+        if (m->et.event_time_col >= 0) {
+            const shape_gen_value *v = &row->values[m->et.event_time_col];
+            if (v->kind == SHAPE_GEN_TIMESTAMP_NS && v->v.i < b->min_time) b->min_time = v->v.i;
+        }
+        b->n++;
+        b->norig++;
+    }
+    for (size_t k = 0; rc == SHAPE_OK && rt->want_rows && k < ntables; k++)
+        if (rt->meta[k].rows_made && shape_batch_rows(rt->meta[k].rows.builder) > 0)
+            rc = shape_event_rows_finish(&rt->meta[k].rows, k == b->k ? &b->rows : &b->xrows[k], err);
+    if (rc == SHAPE_OK) b->units = batch_units(cfg, b, 0, 1);
+    return rc;
+}
+
+/* A free batch from the pool, or NULL when the run stops. */
+static batch *take_free(runtime *rt)
+{
+    pthread_mutex_lock(&rt->mu);
+    while (!rt->stopping && (rt->free_count == 0 || rt->full_count >= rt->cfg->queue_batches))
+        pthread_cond_wait(&rt->cond_free, &rt->mu);
+    batch *b = rt->stopping ? NULL : rt->freeq[--rt->free_count];
+    pthread_mutex_unlock(&rt->mu);
+    return b;
+}
+
+/* Queue a filled batch (or give it back on failure). */
+static void put_full(runtime *rt, batch *b, int rc)
+{
+    pthread_mutex_lock(&rt->mu);
+    if (rc != SHAPE_OK) {
+        rt->freeq[rt->free_count++] = b;
+    } else {
+        batch_fix(rt, b);
+        rt->fullq[(rt->full_head + rt->full_count) % rt->npool] = b;
+        rt->full_count++;
+        if (rt->full_count > rt->max_depth) rt->max_depth = rt->full_count;
+        pthread_cond_signal(&rt->cond_full);
+    }
+    pthread_mutex_unlock(&rt->mu);
+}
+
+/* The generator over the event-time merge (docs/EMIT.md "Event-time
+ * order"): positions are the timeline's, the start a seek. cmd_emit refuses
+ * the faults, disorder and shards this path does not place yet. */
+static int generate_timeline(runtime *rt, shape_gen_row *row, shape_err *err)
+{
+    const shape_emit_config *cfg = rt->cfg;
+    const shape_event_plan *plan = cfg->plan;
+    size_t nd = shape_domain_table_count(plan->domain);
+    unsigned char *sel = calloc(nd ? nd : 1, 1);
+    size_t *plan_of = calloc(nd ? nd : 1, sizeof *plan_of);
+    shape_domain_cursor **cur = calloc(plan->ntables ? plan->ntables : 1, sizeof *cur);
+    shape_domain_timeline *tl = NULL;
+    int rc = sel && plan_of && cur ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    for (size_t k = 0; rc == SHAPE_OK && k < plan->ntables; k++) {
+        sel[plan->table_ids[k]] = 1;
+        plan_of[plan->table_ids[k]] = k;
+        rc = shape_domain_cursor_open(plan->domain, plan->table_ids[k], &cur[k], err);
+    }
+    if (rc == SHAPE_OK) rc = shape_domain_timeline_open(plan->domain, sel, &tl, err);
+    if (rc == SHAPE_OK) rc = shape_domain_timeline_seek(tl, cfg->start_offset, err);
+    uint64_t offset = cfg->start_offset;
+    while (rc == SHAPE_OK && offset < cfg->limit) {
+        uint64_t n = cfg->batch_events;
+        if (n > cfg->limit - offset) n = cfg->limit - offset;
+        batch *b = take_free(rt);
+        if (!b) break;
+        b->offset = offset;
+        b->row0 = 0;
+        b->stride = 1;
+        rc = fill_batch_timeline(rt, b, tl, cur, plan_of, row, (size_t)n, err);
+        if (rc == SHAPE_OK && b->n == 0) rc = shape_err_set(err, SHAPE_EINTERNAL, "event-time stream ended early");
+        put_full(rt, b, rc);
+        offset += b->norig;
+    }
+    shape_domain_timeline_free(tl);
+    for (size_t k = 0; cur && k < plan->ntables; k++) shape_domain_cursor_free(cur[k]);
+    free(cur);
+    free(plan_of);
+    free(sel);
+    return rc;
+}
+
 void *shape_emit_generator_main(void *arg)
 {
     runtime *rt = arg;
@@ -312,6 +437,10 @@ void *shape_emit_generator_main(void *arg)
     fault_state *fs = shape_emit_faults_on(cfg) ? &fstate : NULL;
     if (!row) rc = shape_err_set(&err, SHAPE_ENOMEM, "out of memory");
     if (rc == SHAPE_OK && fs) rc = shape_emit_faults_prescan(rt, fs, &err);
+    if (rc == SHAPE_OK && shape_domain_is_timeline(cfg->plan->domain)) {
+        rc = generate_timeline(rt, row, &err);
+        offset = cfg->limit;
+    }
     while (rc == SHAPE_OK && offset < cfg->limit) {
         size_t k;
         uint64_t r;
@@ -327,33 +456,15 @@ void *shape_emit_generator_main(void *arg)
         uint64_t n = (cfg->plan->rows[k] - r + stride - 1) / stride; /* this table's rest, in the shard */
         if (n > cfg->batch_events) n = cfg->batch_events;
         if (n > cfg->limit - offset) n = cfg->limit - offset;
-        /* a free batch */
-        pthread_mutex_lock(&rt->mu);
-        while (!rt->stopping && (rt->free_count == 0 || rt->full_count >= cfg->queue_batches))
-            pthread_cond_wait(&rt->cond_free, &rt->mu);
-        if (rt->stopping) {
-            pthread_mutex_unlock(&rt->mu);
-            break;
-        }
-        batch *b = rt->freeq[--rt->free_count];
-        pthread_mutex_unlock(&rt->mu);
+        batch *b = take_free(rt);
+        if (!b) break;
         b->offset = offset;
         b->row0 = r;
         b->stride = stride;
         b->k = k;
         rc = fill_batch(rt, fs, b, cur, row, (size_t)n, &err);
         n = b->norig;
-        pthread_mutex_lock(&rt->mu);
-        if (rc != SHAPE_OK) {
-            rt->freeq[rt->free_count++] = b;
-        } else {
-            batch_fix(rt, b);
-            rt->fullq[(rt->full_head + rt->full_count) % rt->npool] = b;
-            rt->full_count++;
-            if (rt->full_count > rt->max_depth) rt->max_depth = rt->full_count;
-            pthread_cond_signal(&rt->cond_full);
-        }
-        pthread_mutex_unlock(&rt->mu);
+        put_full(rt, b, rc);
         offset += n;
     }
     shape_domain_cursor_free(cur);

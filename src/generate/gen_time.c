@@ -94,6 +94,14 @@ int shape_gen_seasonal_init(shape_gen_seasonal *m, int64_t first_day, uint32_t n
                 hw[h] += shape_gen_exp(-dist * dist / (2.0 * sigma_hours * sigma_hours));
             }
     }
+    double hsum = 0.0;
+    for (int h = 0; h < 24; h++) hsum += hw[h];
+    double run = 0.0;
+    for (int h = 0; h < 24; h++) {
+        run += hw[h];
+        m->hour_cdf[h] = run / hsum;
+    }
+    m->hour_cdf[23] = 1.0;
     int rc = shape_gen_alias_init(&m->hours, hw, 24, err);
     if (rc != SHAPE_OK) {
         free(cdf);
@@ -140,6 +148,43 @@ int64_t shape_gen_seasonal_draw(const shape_gen_seasonal *m, shape_gen_stream s,
         ns = whole < not_before_ns ? whole + SHAPE_GEN_NS_PER_SEC : whole;
     }
     return ns;
+}
+
+int64_t shape_gen_seasonal_quantile(const shape_gen_seasonal *m, double t)
+{
+    if (!(t > 0.0)) t = 0.0;
+    if (t >= 1.0) t = 0x1.fffffffffffffp-1;
+    size_t g = (size_t)(t * SHAPE_GEN_SEASONAL_GUIDE);
+    if (g >= SHAPE_GEN_SEASONAL_GUIDE) g = SHAPE_GEN_SEASONAL_GUIDE - 1;
+    uint32_t a = m->guide[g];
+    while (a < m->ndays - 1 && !(m->cdf[a] > t)) a++;
+    /* Each step maps the rest of t into [0, 1) of the next cell with a
+     * subtraction and a division by a positive constant: both monotone under
+     * rounding, so the result never decreases as t grows. */
+    double prev = a ? m->cdf[a - 1] : 0.0, width = m->cdf[a] - prev;
+    double v = width > 0 ? (t - prev) / width : 0.0;
+    if (v < 0) v = 0;
+    int h = 0;
+    while (h < 23 && !(m->hour_cdf[h] > v)) h++;
+    double hprev = h ? m->hour_cdf[h - 1] : 0.0, hw = m->hour_cdf[h] - hprev;
+    double w = hw > 0 ? (v - hprev) / hw : 0.0;
+    int64_t sec = w <= 0 ? 0 : (int64_t)(w * 3600.0);
+    if (sec > 3599) sec = 3599;
+    return ((m->first_day + a) * 86400 + h * 3600 + sec) * SHAPE_GEN_NS_PER_SEC;
+}
+
+double shape_gen_seasonal_cdf(const shape_gen_seasonal *m, int64_t t_ns)
+{
+    int64_t sec = floor_div(t_ns, SHAPE_GEN_NS_PER_SEC);
+    int64_t day = floor_div(sec, 86400) - m->first_day;
+    if (day < 0) return 0.0;
+    if (day >= (int64_t)m->ndays) return 1.0;
+    int64_t in_day = sec - (m->first_day + day) * 86400;
+    int h = (int)(in_day / 3600);
+    double hprev = h ? m->hour_cdf[h - 1] : 0.0;
+    double v = hprev + (m->hour_cdf[h] - hprev) * ((double)(in_day - h * 3600) / 3600.0);
+    double prev = day ? m->cdf[day - 1] : 0.0;
+    return prev + (m->cdf[day] - prev) * v;
 }
 
 int64_t shape_gen_add_lognormal_days(shape_gen_stream s, uint64_t row, uint32_t i, int64_t source_ns,

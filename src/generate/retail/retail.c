@@ -286,6 +286,13 @@ static const struct {
     [RS_RETURN_REFUND] = {"return", "refund_amount", "lognormal"},
     [RS_RETURN_REFUND_FIX] = {"return", "refund_amount", "fix:refund_leq_order_total"},
     [RS_RETURN_DAYS] = {"return", "return_date", "days"},
+    [RS_TL_SIGNUP] = {"customer", "signup_date", "timeline"},
+    [RS_TL_ADDRESS_CHUNK] = {"address", "customer_id", "timeline-chunk"},
+    [RS_TL_ORDER_DATE] = {"order", "order_date", "timeline"},
+    [RS_TL_ORDER_CUSTOMER] = {"order", "customer_id", "timeline"},
+    [RS_TL_LINE_CHUNK] = {"order_line", "order_id", "timeline-chunk"},
+    [RS_TL_RETURN_DATE] = {"return", "return_date", "timeline"},
+    [RS_TL_RETURN_ORDER] = {"return", "order_id", "timeline"},
 };
 
 /* ---- open / close ------------------------------------------------------- */
@@ -378,7 +385,55 @@ static int build(shape_retail *d, shape_err *err)
                                    weekday_w, peaks, 2, 2.0, err);
 }
 
+static void chunks_init(retail_chunks *c, const shape_gen_alloc *a, shape_gen_stream s)
+{
+    c->n = a->parents;
+    c->size = a->nblocks ? a->block.p[a->block.ngroups] : 4096;
+    if (c->size == 0) c->size = 1;
+    c->rot = s;
+    shape_gen_perm_init(&c->full, c->size, shape_gen_stream_make(s.key, "chunk", "full", "perm"));
+    uint64_t last = c->n % c->size;
+    shape_gen_perm_init(&c->last, last ? last : 1, shape_gen_stream_make(s.key, "chunk", "last", "perm"));
+}
+
+static int open_variant(const char *name, uint64_t seed, int timeline, shape_retail **out, shape_err *err);
+
 int shape_retail_open(const char *name, uint64_t seed, shape_retail **out, shape_err *err)
+{
+    return open_variant(name, seed, 0, out, err);
+}
+
+int shape_retail_open_timeline(const char *name, uint64_t seed, shape_retail **out, shape_err *err)
+{
+    return open_variant(name, seed, 1, out, err);
+}
+
+int shape_retail_is_timeline(const shape_retail *r) { return r->timeline; }
+
+int64_t shape_retail_row_time(const shape_retail *r, size_t table, uint64_t row)
+{
+    return retail_timeline_time(r, table, row);
+}
+
+void shape_retail_followers(const shape_retail *r, size_t parent_table, uint64_t parent, uint64_t *first,
+                            uint64_t *count)
+{
+    const shape_gen_alloc *a = parent_table == SHAPE_RETAIL_CUSTOMER ? &r->addresses : &r->lines;
+    const retail_chunks *c = parent_table == SHAPE_RETAIL_CUSTOMER ? &r->address_chunks : &r->line_chunks;
+    shape_gen_alloc_run run;
+    uint64_t rank = retail_chunk_rank(c, parent);
+    shape_gen_alloc_parent(a, rank, &run);
+    *first = run.child + (rank - run.rank) * run.k;
+    *count = run.k;
+}
+
+uint64_t shape_retail_followers_before(const shape_retail *r, size_t parent_table, uint64_t m)
+{
+    if (parent_table == SHAPE_RETAIL_CUSTOMER) return retail_children_before(&r->addresses, &r->address_chunks, m);
+    return retail_children_before(&r->lines, &r->line_chunks, m);
+}
+
+static int open_variant(const char *name, uint64_t seed, int timeline, shape_retail **out, shape_err *err)
 {
     *out = NULL;
     const preset *p = find_preset(name);
@@ -391,7 +446,13 @@ int shape_retail_open(const char *name, uint64_t seed, shape_retail **out, shape
     d->preset = p->name;
     d->seed = seed;
     preset_rows(p, d->rows);
+    d->timeline = timeline;
     int rc = build(d, err);
+    if (rc == SHAPE_OK && timeline) {
+        chunks_init(&d->address_chunks, &d->addresses, d->st[RS_TL_ADDRESS_CHUNK]);
+        chunks_init(&d->line_chunks, &d->lines, d->st[RS_TL_LINE_CHUNK]);
+        d->first_order_ns = d->rows[SHAPE_RETAIL_ORDER] ? retail_timeline_time(d, SHAPE_RETAIL_ORDER, 0) : 0;
+    }
     if (rc != SHAPE_OK) {
         shape_retail_free(d);
         return rc;

@@ -29,6 +29,53 @@ static int retail_open(const shape_domain_type *type, const char *preset, uint64
     return rc;
 }
 
+static int retail_open_timeline(const shape_domain_type *type, const char *preset, uint64_t seed, void **impl,
+                                shape_err *err)
+{
+    (void)type;
+    shape_retail *r = NULL;
+    int rc = shape_retail_open_timeline(preset, seed, &r, err);
+    *impl = r;
+    return rc;
+}
+
+/* Event-time roles: customer, order and return are timed; address follows
+ * its customer and order_line its order; the rest (promotion included: its
+ * start_date is a campaign's calendar entry, published ahead, and orders
+ * point at promotions regardless of date) is the head. */
+static int retail_table_role(const void *impl, size_t t, size_t *parent)
+{
+    (void)impl;
+    switch (t) {
+    case SHAPE_RETAIL_CUSTOMER:
+    case SHAPE_RETAIL_ORDER:
+    case SHAPE_RETAIL_RETURN: return SHAPE_DOMAIN_TIMED;
+    case SHAPE_RETAIL_ADDRESS: *parent = SHAPE_RETAIL_CUSTOMER; return SHAPE_DOMAIN_FOLLOWS;
+    case SHAPE_RETAIL_ORDER_LINE: *parent = SHAPE_RETAIL_ORDER; return SHAPE_DOMAIN_FOLLOWS;
+    default: return SHAPE_DOMAIN_HEAD;
+    }
+}
+
+static int64_t retail_row_time(const void *impl, size_t t, uint64_t row)
+{
+    return shape_retail_row_time(impl, t, row);
+}
+
+static size_t parent_of(size_t follower)
+{
+    return follower == SHAPE_RETAIL_ADDRESS ? SHAPE_RETAIL_CUSTOMER : SHAPE_RETAIL_ORDER;
+}
+
+static void retail_followers(const void *impl, size_t t, uint64_t parent, uint64_t *first, uint64_t *count)
+{
+    shape_retail_followers(impl, parent_of(t), parent, first, count);
+}
+
+static uint64_t retail_followers_before(const void *impl, size_t t, uint64_t m)
+{
+    return shape_retail_followers_before(impl, parent_of(t), m);
+}
+
 static void retail_close(void *impl) { shape_retail_free(impl); }
 
 static size_t retail_table_count(const void *impl)
@@ -52,8 +99,9 @@ static size_t retail_identity(const void *impl, shape_domain_field *out, size_t 
         {"mode", "3nf", 0},
         {"scale", shape_retail_preset(impl), 0},
         {"seed", NULL, (int64_t)shape_retail_seed(impl)},
+        {"order", "event-time", 0}, /* the timeline variant only */
     };
-    size_t n = sizeof fields / sizeof fields[0];
+    size_t n = sizeof fields / sizeof fields[0] - (shape_retail_is_timeline(impl) ? 0 : 1);
     if (n > cap) n = cap;
     for (size_t i = 0; i < n; i++) out[i] = fields[i];
     return n;
@@ -88,6 +136,11 @@ static const shape_domain_type RETAIL = {
     .cursor_open = retail_cursor_open,
     .cursor_row = retail_cursor_row,
     .cursor_close = retail_cursor_close,
+    .open_timeline = retail_open_timeline,
+    .table_role = retail_table_role,
+    .row_time = retail_row_time,
+    .followers = retail_followers,
+    .followers_before = retail_followers_before,
 };
 
 const shape_domain_type *shape_retail_domain_type(void) { return &RETAIL; }

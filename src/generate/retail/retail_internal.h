@@ -65,12 +65,35 @@ enum retail_stream {
     RS_RETURN_REFUND,
     RS_RETURN_REFUND_FIX,
     RS_RETURN_DAYS,
+    /* the timeline variant's own draws (docs/EMIT.md "Event-time order") */
+    RS_TL_SIGNUP,
+    RS_TL_ADDRESS_CHUNK,
+    RS_TL_ORDER_DATE,
+    RS_TL_ORDER_CUSTOMER,
+    RS_TL_LINE_CHUNK,
+    RS_TL_RETURN_DATE,
+    RS_TL_RETURN_ORDER,
     RS_COUNT
 };
+
+/* The timeline's parent → rank map: parent ids cut into chunks of `size`
+ * (the allocation's block, ~4,096 to 8,191 parents); inside a chunk the id
+ * goes through a rotation drawn per chunk and a keyed permutation, so a
+ * parent's children are one allocation run found in O(1) both ways, and the
+ * children of the first m parents are one run start plus at most one
+ * chunk's sum. */
+typedef struct retail_chunks {
+    uint64_t n, size;        /* parents; chunk size (the last one may be short) */
+    shape_gen_perm full, last; /* over `size`, over the last chunk's length */
+    shape_gen_stream rot;
+} retail_chunks;
 
 struct shape_retail {
     const char *preset; /* static */
     uint64_t seed;
+    int timeline; /* 1: the event-time variant (shape_retail_open_timeline) */
+    retail_chunks address_chunks, line_chunks; /* timeline: customers, orders → ranks */
+    int64_t first_order_ns;                    /* timeline: order 0's date */
     uint64_t rows[SHAPE_RETAIL_TABLES];
     int64_t range_start_ns, range_end_ns; /* [2022-01-01, 2026-01-01) UTC */
     uint32_t orders_cap;                  /* most orders one customer may have */
@@ -117,5 +140,13 @@ struct shape_retail_table {
 
 /* Row generation (retail_rows.c). */
 RETAIL_HIDDEN int shape_retail_fill_row(shape_retail_table *t, uint64_t row, shape_gen_row *out);
+
+/* Timeline (retail_rows.c): the rank of parent id `id` and back. */
+RETAIL_HIDDEN uint64_t retail_chunk_rank(const retail_chunks *c, uint64_t id);
+RETAIL_HIDDEN uint64_t retail_chunk_id(const retail_chunks *c, uint64_t rank);
+/* Timeline: the event time of row `row` of a timed table. */
+RETAIL_HIDDEN int64_t retail_timeline_time(const shape_retail *d, size_t table, uint64_t row);
+/* Timeline: the children of the first m parents (m <= parents). */
+RETAIL_HIDDEN uint64_t retail_children_before(const shape_gen_alloc *a, const retail_chunks *c, uint64_t m);
 
 #endif

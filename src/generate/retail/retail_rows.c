@@ -115,6 +115,149 @@ static inline shape_retail_str pick(const shape_retail_list *l, shape_gen_stream
     return l->items[shape_gen_below(s, row, 0, l->n)];
 }
 
+/* ---- the timeline variant (docs/EMIT.md "Event-time order") ------------- */
+
+uint64_t retail_chunk_rank(const retail_chunks *c, uint64_t id)
+{
+    uint64_t i = id % c->size, base = id - i;
+    uint64_t len = base + c->size <= c->n ? c->size : c->n - base;
+    const shape_gen_perm *p = len == c->size ? &c->full : &c->last;
+    uint64_t j = i + shape_gen_below(c->rot, base / c->size, 0, len);
+    if (j >= len) j -= len;
+    return base + shape_gen_perm_apply(p, j);
+}
+
+uint64_t retail_chunk_id(const retail_chunks *c, uint64_t rank)
+{
+    uint64_t j = rank % c->size, base = rank - j;
+    uint64_t len = base + c->size <= c->n ? c->size : c->n - base;
+    const shape_gen_perm *p = len == c->size ? &c->full : &c->last;
+    j = shape_gen_perm_invert(p, j);
+    uint64_t rot = shape_gen_below(c->rot, base / c->size, 0, len);
+    return base + (j >= rot ? j - rot : j + len - rot);
+}
+
+/* Children of the ranks below r (r <= parents): one run look-up. */
+static uint64_t children_before_rank(const shape_gen_alloc *a, uint64_t r)
+{
+    if (r >= a->parents) return a->children;
+    shape_gen_alloc_run run;
+    shape_gen_alloc_parent(a, r, &run);
+    return run.child + (r - run.rank) * run.k;
+}
+
+uint64_t retail_children_before(const shape_gen_alloc *a, const retail_chunks *c, uint64_t m)
+{
+    /* whole chunks hold whole rank ranges; the chunk of m is summed */
+    uint64_t base = m - m % c->size, n = children_before_rank(a, base);
+    for (uint64_t id = base; id < m; id++) {
+        shape_gen_alloc_run run;
+        shape_gen_alloc_parent(a, retail_chunk_rank(c, id), &run);
+        n += run.k;
+    }
+    return n;
+}
+
+/* Customer c signs up at start + span * (c + u_c) / customers, to the
+ * microsecond (customer 0 at the start): stratified uniform, the same
+ * uniform marginal as the table variant, non-decreasing in c. */
+static int64_t tl_signup(const shape_retail *d, uint64_t c)
+{
+    uint64_t span_us = (uint64_t)(d->range_end_ns - d->range_start_ns) / 1000;
+    double u = c ? shape_gen_unit(d->st[RS_TL_SIGNUP], c, 0) : 0.0;
+    double off = (double)span_us * (((double)c + u) / (double)d->rows[SHAPE_RETAIL_CUSTOMER]);
+    uint64_t us = off <= 0 ? 0 : (off >= (double)span_us ? span_us - 1 : (uint64_t)off);
+    return d->range_start_ns + (int64_t)us * 1000;
+}
+
+/* Row `row` of `rows` at the seasonal quantile of (row + u) / rows. */
+static int64_t tl_quantile(const shape_retail *d, int s, uint64_t row, uint64_t rows)
+{
+    double u = shape_gen_unit(d->st[s], row, 0);
+    return shape_gen_seasonal_quantile(&d->season, ((double)row + u) / (double)rows);
+}
+
+static int64_t tl_order_date(const shape_retail *d, uint64_t o)
+{
+    return tl_quantile(d, RS_TL_ORDER_DATE, o, d->rows[SHAPE_RETAIL_ORDER]);
+}
+
+/* A return is dated at its quantile, never earlier than a day after the
+ * first order (so it always has an order a day before). */
+static int64_t tl_return_date(const shape_retail *d, uint64_t r)
+{
+    int64_t t = tl_quantile(d, RS_TL_RETURN_DATE, r, d->rows[SHAPE_RETAIL_RETURN]);
+    int64_t floor_ns = d->first_order_ns + SHAPE_GEN_NS_PER_DAY;
+    return t < floor_ns ? floor_ns : t;
+}
+
+int64_t retail_timeline_time(const shape_retail *d, size_t table, uint64_t row)
+{
+    switch (table) {
+    case SHAPE_RETAIL_CUSTOMER: return tl_signup(d, row);
+    case SHAPE_RETAIL_ORDER: return tl_order_date(d, row);
+    case SHAPE_RETAIL_RETURN: return tl_return_date(d, row);
+    default: return INT64_MIN;
+    }
+}
+
+/* The customer of order o: uniform among the customers signed up by its
+ * date, the first n = floor((date - start) * customers / span) (at least
+ * customer 0, who signs up at the start): c < n has c + u_c < n, so its
+ * signup is at or before the order. */
+static uint64_t tl_order_customer(const shape_retail *d, uint64_t o, int64_t date)
+{
+    uint64_t span_us = (uint64_t)(d->range_end_ns - d->range_start_ns) / 1000;
+    uint64_t at_us = (uint64_t)(date - d->range_start_ns) / 1000;
+    uint64_t customers = d->rows[SHAPE_RETAIL_CUSTOMER];
+    uint64_t n = (uint64_t)((unsigned __int128)at_us * customers / span_us);
+    if (n < 1) n = 1;
+    if (n > customers) n = customers;
+    return shape_gen_below(d->st[RS_TL_ORDER_CUSTOMER], o, 0, n);
+}
+
+/* Orders dated at or before t (order dates are non-decreasing in the row):
+ * order o sits at quantile (o + u) / orders, so o is about orders × the
+ * model's probability before t; a few steps from there find the exact
+ * count, and a binary search takes over if they do not. */
+static uint64_t tl_orders_by(const shape_retail *d, int64_t t)
+{
+    uint64_t orders = d->rows[SHAPE_RETAIL_ORDER];
+    double f = shape_gen_seasonal_cdf(&d->season, t) * (double)orders;
+    uint64_t o = f <= 0 ? 0 : (f >= (double)orders ? orders : (uint64_t)f);
+    for (int step = 0; step < 8; step++) {
+        if (o > 0 && tl_order_date(d, o - 1) > t)
+            o--;
+        else if (o < orders && tl_order_date(d, o) <= t)
+            o++;
+        else
+            return o;
+    }
+    uint64_t lo = 0, hi = orders;
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        if (tl_order_date(d, mid) <= t)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The order of return r: a delay of whole days ~ exp(Normal(2.0, 0.8)) in
+ * [1, 90] as in the table variant, then an order dated in the day before
+ * (return date - delay); the latest order before that when that day has
+ * none; order 0 when none is (the return date is a day after it at least). */
+static uint64_t tl_return_order(const shape_retail *d, uint64_t r, int64_t at)
+{
+    int64_t target = at - shape_gen_add_lognormal_days(d->st[RS_RETURN_DAYS], r, 0, 0, 2.0, 0.8, 1, 90);
+    uint64_t n = tl_orders_by(d, target);
+    if (n == 0) return 0;
+    uint64_t m = tl_orders_by(d, target - SHAPE_GEN_NS_PER_DAY);
+    if (m >= n) return n - 1;
+    return m + shape_gen_below(d->st[RS_TL_RETURN_ORDER], r, 0, n - m);
+}
+
 /* ---- entities: the one definition of every shared value ----------------- */
 
 /* Orders allocated to customer c. */
@@ -170,7 +313,8 @@ static uint64_t order_customer(const shape_retail *d, uint64_t o, uint32_t *orde
 /* The address rows of customer c: first .. first + k - 1 (k may be 0). */
 static void customer_addresses(const shape_retail *d, uint64_t c, uint64_t *first, uint32_t *k)
 {
-    uint64_t rank = shape_gen_perm_invert(&d->address_owner, c);
+    uint64_t rank = d->timeline ? retail_chunk_rank(&d->address_chunks, c)
+                                : shape_gen_perm_invert(&d->address_owner, c);
     shape_gen_alloc_run run;
     shape_gen_alloc_parent(&d->addresses, rank, &run);
     *first = run.child + (rank - run.rank) * run.k;
@@ -180,7 +324,8 @@ static void customer_addresses(const shape_retail *d, uint64_t c, uint64_t *firs
 /* The order_line rows of order o: first .. first + k - 1 (k may be 0). */
 static void order_lines(const shape_retail *d, uint64_t o, uint64_t *first, uint32_t *k)
 {
-    uint64_t rank = shape_gen_perm_invert(&d->line_owner, o);
+    uint64_t rank = d->timeline ? retail_chunk_rank(&d->line_chunks, o)
+                                : shape_gen_perm_invert(&d->line_owner, o);
     shape_gen_alloc_run run;
     shape_gen_alloc_parent(&d->lines, rank, &run);
     *first = run.child + (rank - run.rank) * run.k;
@@ -305,7 +450,7 @@ static void row_customer(shape_retail_table *t, uint64_t c, shape_gen_row *out)
     }
     set_lstr(&v[4], GENDER[shape_gen_alias_draw(&d->gender, d->st[RS_CUSTOMER_GENDER], c, 0)]);
     set_lstr(&v[5], LOYALTY[shape_gen_alias_draw(&d->loyalty, d->st[RS_CUSTOMER_LOYALTY], c, 0)]);
-    set_ts(&v[6], customer_signup(d, c, customer_order_count(d, c)));
+    set_ts(&v[6], d->timeline ? tl_signup(d, c) : customer_signup(d, c, customer_order_count(d, c)));
     set_lstr(&v[7], ACTIVE[shape_gen_alias_draw(&d->active, d->st[RS_CUSTOMER_ACTIVE], c, 0)]);
 }
 
@@ -318,7 +463,8 @@ static void row_address(shape_retail_table *t, uint64_t a, shape_gen_row *out)
     uint64_t rank = run.rank + (a - run.child) / run.k;
     uint64_t index = (a - run.child) % run.k; /* among its customer's addresses */
     set_i64(&v[0], (int64_t)a + 1);
-    set_i64(&v[1], (int64_t)shape_gen_perm_apply(&d->address_owner, rank) + 1);
+    set_i64(&v[1], (int64_t)(d->timeline ? retail_chunk_id(&d->address_chunks, rank)
+                                         : shape_gen_perm_apply(&d->address_owner, rank)) + 1);
     set_lstr(&v[2], ADDRESS_TYPE[shape_gen_alias_draw(&d->address_type, d->st[RS_ADDRESS_TYPE], a, 0)]);
     shape_retail_str name = pick(&shape_retail_street_names, d->st[RS_ADDRESS_STREET_NAME], a);
     shape_retail_str suffix = pick(&shape_retail_street_suffixes, d->st[RS_ADDRESS_STREET_SUFFIX], a);
@@ -420,8 +566,9 @@ static void row_order(shape_retail_table *t, uint64_t o, shape_gen_row *out)
 {
     const shape_retail *d = t->d;
     shape_gen_value *v = out->values;
-    uint32_t k_orders;
-    uint64_t customer = order_customer(d, o, &k_orders);
+    uint32_t k_orders = 0;
+    int64_t date = d->timeline ? tl_order_date(d, o) : 0;
+    uint64_t customer = d->timeline ? tl_order_customer(d, o, date) : order_customer(d, o, &k_orders);
     set_i64(&v[0], (int64_t)o + 1);
     set_i64(&v[1], (int64_t)customer + 1);
     uint64_t store_rank = shape_gen_zipf_draw(&d->store_zipf, d->st[RS_ORDER_STORE_ZIPF], o, 0);
@@ -441,7 +588,7 @@ static void row_order(shape_retail_table *t, uint64_t o, shape_gen_row *out)
         set_null(&v[4]);
     else
         set_i64(&v[4], promo + 1);
-    set_ts(&v[5], order_date(d, o, customer, k_orders));
+    set_ts(&v[5], d->timeline ? date : order_date(d, o, customer, k_orders));
     set_lstr(&v[6], ORDER_STATUS[shape_gen_alias_draw(&d->order_status, d->st[RS_ORDER_STATUS], o, 0)]);
     set_f64(&v[7], (double)order_total_cents(t, o, promo) / 100.0);
 }
@@ -456,7 +603,7 @@ static void row_order_line(shape_retail_table *t, uint64_t j, shape_gen_row *out
         t->have_run = 1;
     }
     uint64_t rank = run->rank + (j - run->child) / run->k;
-    uint64_t o = shape_gen_perm_apply(&d->line_owner, rank);
+    uint64_t o = d->timeline ? retail_chunk_id(&d->line_chunks, rank) : shape_gen_perm_apply(&d->line_owner, rank);
     if (o != t->line_order) {
         t->line_order = o;
         t->line_promo = order_promotion(d, o);
@@ -482,7 +629,9 @@ static void row_return(shape_retail_table *t, uint64_t r, shape_gen_row *out)
 {
     const shape_retail *d = t->d;
     shape_gen_value *v = out->values;
-    uint64_t o = shape_gen_below(d->st[RS_RETURN_ORDER], r, 0, d->rows[SHAPE_RETAIL_ORDER]);
+    int64_t at = d->timeline ? tl_return_date(d, r) : 0;
+    uint64_t o = d->timeline ? tl_return_order(d, r, at)
+                             : shape_gen_below(d->st[RS_RETURN_ORDER], r, 0, d->rows[SHAPE_RETAIL_ORDER]);
     set_i64(&v[0], (int64_t)r + 1);
     set_i64(&v[1], (int64_t)o + 1);
     set_lstr(&v[2], RETURN_REASON[shape_gen_alias_draw(&d->return_reason, d->st[RS_RETURN_REASON], r, 0)]);
@@ -494,6 +643,10 @@ static void row_return(shape_retail_table *t, uint64_t r, shape_gen_row *out)
                                  (0.3 + 0.7 * shape_gen_unit(d->st[RS_RETURN_REFUND_FIX], r, 0)));
     if (refund > total) refund = total;
     set_f64(&v[3], (double)refund / 100.0);
+    if (d->timeline) {
+        set_ts(&v[4], at);
+        return;
+    }
     uint32_t k_orders;
     uint64_t customer = order_customer(d, o, &k_orders);
     /* whole days ~ exp(Normal(2.0, 0.8)) clipped to [1, 90]: always later */
