@@ -195,6 +195,26 @@ static inline __attribute__((always_inline)) int render_event(runtime *rt, batch
     return 0;
 }
 
+/* Event b->n of batch b from row (table k, position seq): its message, its
+ * typed row when a destination wants rows, and the batch's earliest event
+ * time. Both orders (table and event time) fill batches through it. */
+static inline __attribute__((always_inline)) int add_event(runtime *rt, batch *b, table_meta *m, size_t k, uint64_t seq,
+                                                           const shape_gen_row *row, shape_err *err)
+{
+    if (render_event(rt, b, b->n, m, seq, row) != 0)
+        return shape_err_set(err, SHAPE_ENOMEM, "out of memory rendering events");
+    if (rt->want_rows) {
+        b->rtab[b->n] = (uint32_t)k;
+        b->ridx[b->n] = (uint32_t)shape_batch_rows(m->rows.builder);
+        SHAPE_RETURN_NOT_OK(shape_event_rows_append(&m->rows, seq, row, err));
+    }
+    if (m->et.event_time_col >= 0) {
+        const shape_gen_value *v = &row->values[m->et.event_time_col];
+        if (v->kind == SHAPE_GEN_TIMESTAMP_NS && v->v.i < b->min_time) b->min_time = v->v.i;
+    }
+    return SHAPE_OK;
+}
+
 int shape_emit_render_event(runtime *rt, batch *b, size_t i, const table_meta *m, uint64_t seq,
                             const shape_gen_row *row)
 {
@@ -260,18 +280,8 @@ static int fill_batch(runtime *rt, fault_state *fs, batch *b, shape_domain_curso
         if (rc == SHAPE_OK) shift_times(cfg, row);
         uint32_t anomaly = rc == SHAPE_OK && faults && cfg->anomaly_fraction > 0
                                ? shape_emit_anomaly_apply(rt, fs, b->k, seq, row) : 0;
-        if (rc == SHAPE_OK && render_event(rt, b, b->n, m, seq, row) != 0)
-            rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory rendering events");
-        if (rc == SHAPE_OK && rt->want_rows) {
-            b->rtab[b->n] = (uint32_t)b->k;
-            b->ridx[b->n] = (uint32_t)shape_batch_rows(m->rows.builder);
-            rc = shape_event_rows_append(&m->rows, seq, row, err);
-        }
+        if (rc == SHAPE_OK) rc = add_event(rt, b, m, b->k, seq, row, err);
         if (rc != SHAPE_OK) break;
-        if (m->et.event_time_col >= 0) {
-            const shape_gen_value *v = &row->values[m->et.event_time_col];
-            if (v->kind == SHAPE_GEN_TIMESTAMP_NS && v->v.i < b->min_time) b->min_time = v->v.i;
-        }
         if (moved) {
             b->fault[b->n] |= FAULT_LATE;
             b->lmove[b->n] = moved;
@@ -329,18 +339,8 @@ static int fill_batch_timeline(runtime *rt, batch *b, shape_domain_timeline *tl,
         }
         if (rc == SHAPE_OK) rc = shape_domain_cursor_row(cur[k], seq, row, err);
         if (rc == SHAPE_OK) shift_times(cfg, row);
-        if (rc == SHAPE_OK && shape_emit_render_event(rt, b, b->n, m, seq, row) != 0)
-            rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory rendering events");
-        if (rc == SHAPE_OK && rt->want_rows) {
-            b->rtab[b->n] = (uint32_t)k;
-            b->ridx[b->n] = (uint32_t)shape_batch_rows(m->rows.builder);
-            rc = shape_event_rows_append(&m->rows, seq, row, err);
-        }
+        if (rc == SHAPE_OK) rc = add_event(rt, b, m, k, seq, row, err);
         if (rc != SHAPE_OK) break;
-        if (m->et.event_time_col >= 0) {
-            const shape_gen_value *v = &row->values[m->et.event_time_col];
-            if (v->kind == SHAPE_GEN_TIMESTAMP_NS && v->v.i < b->min_time) b->min_time = v->v.i;
-        }
         b->n++;
         b->norig++;
     }
