@@ -423,6 +423,20 @@ static int filter_match(const sc_addr *a, size_t i, const place_filter *pf)
 {
     static const int fields[4] = {A_CITY, A_COUNTY, A_STATE, A_ZIP};
     char buf[256];
+    if (!a->ref) { /* the built-in places, compared in place */
+        const shape_retail_place *p = &shape_retail_places[i];
+        if (pf->has[1]) return 0; /* no counties */
+        if (pf->has[2] && (strlen(pf->want[2]) != 2 || strncasecmp(shape_retail_state_codes + 2 * p->state, pf->want[2], 2) != 0)) return 0;
+        if (pf->has[0] && (strlen(pf->want[0]) != p->city_len ||
+                           strncasecmp(shape_retail_city_blob + p->city_off, pf->want[0], p->city_len) != 0))
+            return 0;
+        if (pf->has[3]) {
+            char *end;
+            unsigned long z = strtoul(pf->want[3], &end, 10);
+            if (*end || z != p->zip) return 0;
+        }
+        return 1;
+    }
     for (int k = 0; k < 4; k++) {
         if (!pf->has[k]) continue;
         if (place_text(a, i, fields[k], buf, sizeof buf) < 0 || strcasecmp(buf, pf->want[k]) != 0) return 0;
@@ -494,7 +508,11 @@ static int addr_build(const sc_schema *s, const sc_table *t, const sc_column *c,
     if (rc == 0 && !scope) {
         for (size_t i = 0; i < a->nplaces && nstates < 1024; i++) {
             char st[8];
-            if (place_text(a, i, A_STATE, st, sizeof st) < 0) continue;
+            if (!a->ref) {
+                if (i && shape_retail_places[i].state == shape_retail_places[i - 1].state) continue;
+                memcpy(st, shape_retail_state_codes + 2 * shape_retail_places[i].state, 2), st[2] = 0;
+            } else if (place_text(a, i, A_STATE, st, sizeof st) < 0)
+                continue;
             size_t k = 0;
             while (k < nstates && strcmp(states[k], st) != 0) k++;
             if (k == nstates) memcpy(states[nstates++], st, sizeof st);
