@@ -24,7 +24,7 @@ cd "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # --- every example at two scales: FK integrity, totals, first-per-parent, lookups, null rates, enums ---
-for d in payments iot clickstream crm; do
+for d in payments iot clickstream crm orgchart; do
     for scale in tiny small; do
         "$SHAPE_BIN" emit "$examples/$d.json" --scale "$scale" --sink "jsonl://$work/$d-$scale" --no-progress >/dev/null \
             || fail "$d at $scale did not emit"
@@ -149,7 +149,7 @@ def gen(t, c): return T[t]["columns"][c]["generator"]
 exec(sys.argv[2])
 print(json.dumps(s))
 EOF
-    cp "$examples/device_models.json" "$examples/pages.json" . 2>/dev/null || true
+    cp "$examples/device_models.json" "$examples/pages.json" "$examples/org_units.json" . 2>/dev/null || true
     set +e
     "$SHAPE_BIN" emit bad.json --sink file -o sent.jsonl --no-progress >/dev/null 2>err.txt
     rc=$?
@@ -185,4 +185,13 @@ bad 's["business_rules"]=[{"name":"after","type":"cross_table","rule":"chargebac
     "business rule 'after': 'via' must be a foreign key of chargeback to transaction"
 bad 's["business_rules"]=[{"name":"cheap","type":"cross_column","table":"transaction","rule":"fee < currency"}]' \
     "business rule 'cheap': compares float with string"
+# the strategies of schema_strat.c (one unit test per refusal in tests/unit/test_schema_strat.c)
+bad 'T["account"]["columns"]["unit"]={"name":"unit","type":"string","generator":{"strategy":"hierarchy","dataset":"org_units","field":"team"}}' \
+    "table 'account', column 'unit': hierarchy needs 'levels'"
+bad 'T["account"]["columns"]["city"]={"name":"city","type":"string","generator":{"strategy":"address","field":"town"}}' \
+    "table 'account', column 'city': unknown address field 'town'"
+bad 's["correlated_columns"]={"transaction":[["amount","fee",0.8]]}' \
+    "table 'transaction', column 'fee': correlated_columns: the copula drives distribution (not zipf) and empirical columns"
+bad 's["business_rules"]=[{"name":"cheap","type":"constraint","table":"transaction","rule":"fee < account.credit_limit"}]' \
+    "business rule 'cheap': a constraint compares a column with a number or an earlier column of its table"
 echo "test_domains: ok"
