@@ -38,6 +38,11 @@ done
 python3 "$here/domain_invariants.py" "$here/../data/domains/sensors.json" "$work/sensors" >inv.out || { cat inv.out; fail "sensors"; }
 echo "sensors (200 children a parent): $(tail -1 inv.out)"
 
+# --- hierarchy, address, bootstrap, copula, constraints over the test datasets (tree, places, people) ---
+"$SHAPE_BIN" emit "$here/../data/domains/strat.json" --sink "jsonl://$work/strat" --no-progress >/dev/null
+python3 "$here/domain_invariants.py" "$here/../data/domains/strat.json" "$work/strat" >inv.out || { cat inv.out; fail "strat"; }
+echo "strat (schema_strat.c strategies): $(tail -1 inv.out)"
+
 # --- retail as a schema: the built-in's row counts at every preset, its rules, equivalent statistics ---
 rs="$examples/retail/retail.json"
 for p in fabric_demo small medium large warehouse xlarge xxl; do
