@@ -61,13 +61,22 @@ static int natural_of(json_t *v)
          : json_is_boolean(v) ? SHAPE_GEN_BOOL : SHAPE_GEN_STRING;
 }
 
-static void json_value(json_t *v, shape_gen_value *out)
+/* A dataset value; text where the column's first record held no text is
+ * null (a dataset whose records disagree on a field's type). */
+static void json_value(json_t *v, shape_gen_value *out, int natural)
 {
     memset(out, 0, sizeof *out);
     if (json_is_string(v)) out->kind = SHAPE_GEN_STRING, out->v.s = json_string_value(v), out->len = (uint32_t)json_string_length(v);
     else if (json_is_integer(v)) out->kind = SHAPE_GEN_INT64, out->v.i = json_integer_value(v);
     else if (json_is_number(v)) out->kind = SHAPE_GEN_FLOAT64, out->v.f = json_number_value(v);
     else if (json_is_boolean(v)) out->kind = SHAPE_GEN_BOOL, out->v.b = json_is_true(v);
+    if (out->kind == SHAPE_GEN_STRING && natural != SHAPE_GEN_STRING) out->kind = SHAPE_GEN_NULL, out->len = 0;
+}
+
+/* Would json_value give a null for v. */
+static int gives_null(json_t *v, int natural)
+{
+    return !v || json_is_null(v) || json_is_array(v) || json_is_object(v) || (json_is_string(v) && natural != SHAPE_GEN_STRING);
 }
 
 /* The dataset must hold records that have `field` (the first one is the
@@ -275,6 +284,7 @@ static size_t hier_record(const sc_hier *h, uint64_t r)
 
 typedef struct sc_boot {
     char *field;
+    int raw; /* the field's type (before the jitter makes it float) */
     double jitter, sd; /* noise: jitter * sd * N(0, 1) on numeric fields */
     shape_gen_stream rows; /* (seed, table, "bootstrap", dataset): shared by the table's columns of the dataset */
 } sc_boot;
@@ -290,8 +300,9 @@ typedef struct sc_addr {
     char *group;
     json_t *spec; /* {scope, weights, exclude, reference, mode}: the columns of a group share it */
     int anchor;   /* the group's first address column (its places are used) */
-    /* the anchor's places: the built-in ZIP places, or the reference dataset's records */
-    const sc_dataset *ref;
+    /* the anchor's places: the built-in ZIP places, or the reference dataset's
+     * records (its JSON list: stable while the schema's datasets array grows) */
+    json_t *ref;
     size_t nplaces;
     size_t nentries;
     uint32_t **entry; /* per scope entry, the places it covers */
@@ -346,7 +357,7 @@ static int place_text(const sc_addr *a, size_t i, int f, char *buf, size_t cap)
         default: return -1;
         }
     }
-    json_t *v = ref_get(json_array_get(a->ref->json, i), f);
+    json_t *v = ref_get(json_array_get(a->ref, i), f);
     if (!v) return f == A_COUNTRY ? snprintf(buf, cap, "US") : -1;
     if (json_is_string(v)) return snprintf(buf, cap, "%s", json_string_value(v));
     if (json_is_integer(v) && f == A_ZIP) return snprintf(buf, cap, "%05lld", (long long)json_integer_value(v));
@@ -362,7 +373,7 @@ static double place_coord(const sc_addr *a, size_t i, int f)
         const shape_retail_place *p = &shape_retail_places[i];
         return (f == A_LAT ? p->lat_e4 : p->lng_e4) / 1e4;
     }
-    json_t *v = ref_get(json_array_get(a->ref->json, i), f);
+    json_t *v = ref_get(json_array_get(a->ref, i), f);
     return json_is_number(v) ? json_number_value(v) : NAN;
 }
 
@@ -478,17 +489,17 @@ static int addr_entry_add(sc_addr *a, const place_filter *pf, const place_filter
 
 static int addr_build(const sc_schema *s, const sc_table *t, const sc_column *c, sc_addr *a, json_t *g, char *msg, size_t cap)
 {
-    a->ref = c->dataset;
+    a->ref = c->dataset ? c->dataset->json : NULL;
     if (a->ref) {
-        json_t *first = json_array_get(a->ref->json, 0);
+        json_t *first = json_array_get(a->ref, 0);
         static const int need[] = {A_CITY, A_STATE, A_ZIP, A_LAT, A_LNG};
-        if (!json_is_object(first)) return say(msg, cap, "address reference dataset '%s' must hold records (JSON objects)", a->ref->name);
+        if (!json_is_object(first)) return say(msg, cap, "address reference dataset '%s' must hold records (JSON objects)", c->dataset->name);
         for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
             if (!ref_get(first, need[i]))
                 return say(msg, cap, "address reference dataset '%s' records need city, state, postal_code (or zip), latitude (or lat) "
-                                     "and longitude (or lng); '%s' is missing", a->ref->name, ADDR_FIELDS[need[i]]);
+                                     "and longitude (or lng); '%s' is missing", c->dataset->name, ADDR_FIELDS[need[i]]);
     }
-    a->nplaces = a->ref ? a->ref->n : shape_retail_place_count;
+    a->nplaces = a->ref ? json_array_size(a->ref) : shape_retail_place_count;
     json_t *scope = json_object_get(g, "scope"), *weights = json_object_get(g, "weights"), *exclude = json_object_get(g, "exclude");
     if (scope && !json_is_array(scope)) scope = json_pack("[O]", scope);
     else if (scope) json_incref(scope);
@@ -629,6 +640,7 @@ int sc_strat_parse(sc_schema *s, int ti, int self, json_t *g, char *msg, size_t 
         int numeric = nat == SHAPE_GEN_INT64 || nat == SHAPE_GEN_FLOAT64;
         if (!numeric) b->jitter = 0;
         c->natural = (uint8_t)(numeric && b->jitter > 0 && b->sd > 0 ? SHAPE_GEN_FLOAT64 : nat);
+        b->raw = nat;
         char label[160];
         snprintf(label, sizeof label, "%.150s", c->dataset->name);
         b->rows = shape_gen_stream_make(s->seed, t->name, "bootstrap", label);
@@ -720,10 +732,11 @@ int sc_strat_may_be_null(const sc_column *c)
     } else
         return 0;
     if (!c->dataset) return 0; /* the built-in places have city, state, postal code and coordinates */
+    int raw = c->strategy == SC_BOOTSTRAP ? ((const sc_boot *)c->ext)->raw : c->natural;
     for (size_t i = 0; i < c->dataset->n; i++) {
         json_t *rec = json_array_get(c->dataset->json, i);
         json_t *v = f >= 0 ? ref_get(rec, f) : json_object_get(rec, field);
-        if (!v || json_is_null(v)) return 1;
+        if (f == A_LAT || f == A_LNG ? !json_is_number(v) : f >= 0 ? !v || json_is_null(v) : gives_null(v, raw)) return 1;
     }
     return 0;
 }
@@ -813,13 +826,13 @@ int sc_strat_eval(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen
     case SC_HIERARCHY:
     case SC_HIERARCHY_FIELD: {
         const sc_hier *h = c->ext, *a = c->strategy == SC_HIERARCHY ? h : t->cols[h->anchor].ext;
-        json_value(json_object_get(json_array_get(c->dataset->json, hier_record(a, r)), h->field), out);
+        json_value(json_object_get(json_array_get(c->dataset->json, hier_record(a, r)), h->field), out, c->natural);
         return SHAPE_OK;
     }
     case SC_BOOTSTRAP: {
         const sc_boot *b = c->ext;
         size_t i = (size_t)shape_gen_below(b->rows, r, 0, c->dataset->n);
-        json_value(json_object_get(json_array_get(c->dataset->json, i), b->field), out);
+        json_value(json_object_get(json_array_get(c->dataset->json, i), b->field), out, b->raw);
         if (b->jitter > 0 && b->sd > 0 && (out->kind == SHAPE_GEN_INT64 || out->kind == SHAPE_GEN_FLOAT64)) {
             double x = out->kind == SHAPE_GEN_INT64 ? (double)out->v.i : out->v.f;
             out->kind = SHAPE_GEN_FLOAT64;
