@@ -264,6 +264,7 @@ static uint32_t pick_node(const double *cum, uint32_t a, uint32_t b, double u)
         if (cum[mid] > x) hi = mid;
         else lo = mid + 1;
     }
+    while (lo > a && cum[lo] == cum[lo - 1]) lo--; /* x rounded up to the total: never a node of weight 0 */
     return lo;
 }
 
@@ -778,6 +779,7 @@ static void eval_address(const sc_table *t, const sc_column *c, uint64_t r, shap
         if (a->cum[mid] > x) hi = mid;
         else lo = mid + 1;
     }
+    while (lo > 0 && a->cum[lo] == a->cum[lo - 1]) lo--; /* never an entry of weight 0 */
     size_t place = a->entry[lo][shape_gen_below(a->s, r, 1, a->nentry[lo])];
     char buf[512];
     int n;
