@@ -349,29 +349,13 @@ static double draw_dist(const sc_column *c, uint64_t r)
         return (double)shape_gen_geometric(s, r, 0, c->p1, 1, INT64_MAX);
     case SC_D_POISSON: return (double)shape_gen_poisson(s, r, 0, c->p1, 0, INT64_MAX);
     case SC_D_BERNOULLI: return shape_gen_unit(s, r, 0) < c->p1 ? 1.0 : 0.0;
-    case SC_D_TRIANGULAR: {
-        u = shape_gen_unit(s, r, 0);
-        double a = c->p1, m = c->p2, b = c->p3, fc = (m - a) / (b - a);
-        return u < fc ? a + shape_gen_sqrt(u * (b - a) * (m - a)) : b - shape_gen_sqrt((1 - u) * (b - a) * (b - m));
-    }
+    case SC_D_TRIANGULAR: return sc_triangular_inverse(c, shape_gen_unit(s, r, 0));
     }
     return 0;
 }
 
-/* empirical: u through the inverse of the piecewise-linear CDF. */
-static double draw_empirical(const sc_column *c, uint64_t r)
-{
-    double u = shape_gen_unit(c->s, r, 0);
-    int lo = 0, hi = c->neq - 1; /* eq[lo] <= u < eq[hi] */
-    while (hi - lo > 1) {
-        int mid = (lo + hi) / 2;
-        if (c->eq[mid] <= u) lo = mid;
-        else hi = mid;
-    }
-    double f = (u - c->eq[lo]) / (c->eq[hi] - c->eq[lo]);
-    if (c->e_nearest) return f < 0.5 ? c->ex[lo] : c->ex[hi];
-    return c->ex[lo] + f * (c->ex[hi] - c->ex[lo]);
-}
+/* empirical: u through the inverse of the piecewise-linear CDF (sc_empirical_inverse). */
+static double draw_empirical(const sc_column *c, uint64_t r) { return sc_empirical_inverse(c, shape_gen_unit(c->s, r, 0)); }
 
 /* scd2: the first day of version v of k (of the entity whose versions are
  * child numbers c0 ..): the range is cut into k slots of L days, version 0

@@ -402,6 +402,9 @@ int sc_copula_parse(sc_schema *s, struct json_t *root, char *msg, size_t cap, co
 /* The value of a distribution or empirical column driven by the copula. */
 void sc_copula_eval(const sc_schema *s, const sc_table *t, int ci, uint64_t r, shape_gen_value *out);
 void sc_copula_free(sc_table *t);
+/* The inverse CDFs a uniform u drives (the plain draw and the copula's). */
+double sc_empirical_inverse(const sc_column *c, double u);
+double sc_triangular_inverse(const sc_column *c, double u);
 /* A violated `constraint` rule: *v (the column's value, in its declared
  * type) becomes one that keeps `v OP right`. */
 void sc_constraint_fix(const sc_column *c, const sc_repair *rp, const shape_gen_value *right, uint64_t r,

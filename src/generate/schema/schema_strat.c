@@ -1013,6 +1013,25 @@ int sc_copula_parse(sc_schema *s, json_t *root, char *msg, size_t cap, const cha
     return 0;
 }
 
+double sc_empirical_inverse(const sc_column *c, double u)
+{
+    int lo = 0, hi = c->neq - 1; /* eq[lo] <= u < eq[hi] */
+    while (hi - lo > 1) {
+        int mid = (lo + hi) / 2;
+        if (c->eq[mid] <= u) lo = mid;
+        else hi = mid;
+    }
+    double f = (u - c->eq[lo]) / (c->eq[hi] - c->eq[lo]);
+    if (c->e_nearest) return f < 0.5 ? c->ex[lo] : c->ex[hi];
+    return c->ex[lo] + f * (c->ex[hi] - c->ex[lo]);
+}
+
+double sc_triangular_inverse(const sc_column *c, double u)
+{
+    double a = c->p1, m = c->p2, b = c->p3, fc = (m - a) / (b - a);
+    return u < fc ? a + shape_gen_sqrt(u * (b - a) * (m - a)) : b - shape_gen_sqrt((1 - u) * (b - a) * (b - m));
+}
+
 void sc_copula_free(sc_table *t)
 {
     free(t->copula);
@@ -1031,14 +1050,7 @@ void sc_copula_eval(const sc_schema *s, const sc_table *t, int ci, uint64_t r, s
     double u = phi(z), v = 0;
     if (u >= 1) u = 1 - 0x1.0p-53;
     if (c->strategy == SC_EMPIRICAL) {
-        int lo = 0, hi = c->neq - 1;
-        while (hi - lo > 1) {
-            int mid = (lo + hi) / 2;
-            if (c->eq[mid] <= u) lo = mid;
-            else hi = mid;
-        }
-        double fr = (u - c->eq[lo]) / (c->eq[hi] - c->eq[lo]);
-        v = c->e_nearest ? (fr < 0.5 ? c->ex[lo] : c->ex[hi]) : c->ex[lo] + fr * (c->ex[hi] - c->ex[lo]);
+        v = sc_empirical_inverse(c, u);
     } else {
         switch (c->family) {
         case SC_D_UNIFORM: v = c->p1 + u * (c->p2 - c->p1); break;
@@ -1068,11 +1080,7 @@ void sc_copula_eval(const sc_schema *s, const sc_table *t, int ci, uint64_t r, s
             break;
         }
         case SC_D_BERNOULLI: v = u >= 1 - c->p1 ? 1.0 : 0.0; break;
-        case SC_D_TRIANGULAR: {
-            double a = c->p1, m = c->p2, b = c->p3, fc = (m - a) / (b - a);
-            v = u < fc ? a + shape_gen_sqrt(u * (b - a) * (m - a)) : b - shape_gen_sqrt((1 - u) * (b - a) * (b - m));
-            break;
-        }
+        case SC_D_TRIANGULAR: v = sc_triangular_inverse(c, u); break;
         }
         if (v < c->lo) v = c->lo;
         if (v > c->hi) v = c->hi;
