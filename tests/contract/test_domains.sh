@@ -86,6 +86,13 @@ cat s0.jsonl s1.jsonl s2.jsonl | sort | cmp -s - <(sort iot.jsonl) || fail "thre
 "$SHAPE_BIN" domain sample "$examples/clickstream.json" --table page_view --from 700 -n 3 >smp.jsonl
 "$SHAPE_BIN" emit "$examples/clickstream.json" --table page_view --no-progress 2>/dev/null | sed -n '701,703p' >ref.jsonl
 cmp -s smp.jsonl ref.jsonl || fail "domain sample --from 700 differs from rows 700..702 of the stream"
+# the same for the strategies of schema_strat.c (hierarchy, bootstrap, copula, constraints, a self reference)
+"$SHAPE_BIN" domain sample "$examples/orgchart.json" --table employee --from 1500 -n 3 >smp.jsonl
+"$SHAPE_BIN" emit "$examples/orgchart.json" --table employee --no-progress 2>/dev/null | sed -n '1501,1503p' >ref.jsonl
+cmp -s smp.jsonl ref.jsonl || fail "orgchart: domain sample --from 1500 differs from rows 1500..1502 of the stream"
+"$SHAPE_BIN" emit "$examples/orgchart.json" --scale tiny --seed 5 --no-progress >o1.jsonl 2>/dev/null
+"$SHAPE_BIN" emit "$examples/orgchart.json" --scale tiny --seed 5 --no-progress >o2.jsonl 2>/dev/null
+cmp -s o1.jsonl o2.jsonl || fail "orgchart: same seed gave different bytes"
 
 # --- resume after kill -9 equals a clean run ---
 "$SHAPE_BIN" emit "$examples/clickstream.json" --scale tiny --no-progress >clean.jsonl 2>/dev/null
