@@ -83,6 +83,7 @@ def profile_both(where, uri, work, extra=(), rows=None, timeout=120):
 def windows_both(where, uri, work, extra, rows=None):
     files = {}
     sums = {}
+    lates = {}
     for tool in ("orig", "ours"):
         wpath = os.path.join(work, "%s-%s.jsonl" % (where.replace("/", "_"), tool))
         rc, so, se = C.run(tool, ["stream-profile", uri, "--windows", wpath] + list(extra))
@@ -90,7 +91,11 @@ def windows_both(where, uri, work, extra, rows=None):
             return
         files[tool] = wpath
         sums[tool] = C.summary_of(so)
+        lates[tool] = [l for l in se.splitlines() if "arrived after their window" in l]
     C.compare_summaries(where, sums["orig"], sums["ours"], global_mode=False)
+    if sums["orig"].get("late_events"):
+        C.check(lates["orig"] == lates["ours"] and len(lates["ours"]) == 1,
+                "%s: the same late-data line %s" % (where, lates["ours"]))
     C.compare_windows(where, files["orig"], files["ours"], rows)
 
 
