@@ -22,6 +22,22 @@
  *     the rest of the batch was sent, or, with a dead-letter destination,
  *     become shape-dead-letter v1 records delivered there (the batch counts
  *     only once they are);
+ *   - pipelined sends: when the run's one destination can (submit/complete,
+ *     plugin ABI 6: the Kafka emitter), up to PIPE_DEPTH groups are in
+ *     flight, holding together at most one merged send's worth of batches:
+ *     the next group is produced while the destination acknowledges the
+ *     earlier ones, instead of each send waiting for its last
+ *     acknowledgement (linger plus a round trip) before the next is built.
+ *     Groups are finished (outcomes, retries, dead letters, answer key,
+ *     accounting) strictly in the order they were gathered, so the delivered
+ *     offset is always the end of a prefix the destination acknowledged; a
+ *     failure in one group leaves the later ones uncounted (completed, so no
+ *     acknowledgement outlives the run, but never claimed). The sender
+ *     never blocks on the generator while groups are in flight (it finishes
+ *     the oldest instead: they hold batches the generator may need), and a
+ *     paced run finishes what is in flight before it sleeps, so paced
+ *     delivery is unchanged while it keeps up. Several destinations, or
+ *     emitters with send alone (the core's sinks), keep one group at a time;
  *   - the delivered offset moves only after every destination delivered the
  *     whole batch; a checkpoint thread flushes the destinations, then writes
  *     the offset (atomically) every checkpoint_every events or
@@ -378,12 +394,13 @@ static int runtime_alloc(runtime *rt, shape_err *err)
     rt->max_in_flight = SIZE_MAX;
     size_t extra = 0;
     if (rt->pipelined) {
-        const char *v;
-        rt->depth = (v = getenv("SHAPE_PIPE_DEPTH")) ? (size_t)atoi(v) : PIPE_DEPTH;
-        size_t per = (v = getenv("SHAPE_PIPE_PER")) ? (size_t)atoi(v) : (rt->max_group + 3) / 4;
-        rt->max_in_flight = (v = getenv("SHAPE_PIPE_FLIGHT")) ? (size_t)atoi(v) : rt->max_group;
-        extra = (v = getenv("SHAPE_PIPE_EXTRA")) ? (size_t)atoi(v) : rt->max_in_flight;
-        rt->max_group = per < 1 ? 1 : per;
+        /* the bound on what is in flight stays one merged send's (max_group
+         * batches), cut into PIPE_DEPTH groups; unpaced, the pool grows by
+         * as much, so the generator keeps its queue_batches of look-ahead */
+        rt->depth = PIPE_DEPTH;
+        rt->max_in_flight = rt->max_group;
+        rt->max_group = (rt->max_group + PIPE_DEPTH - 1) / PIPE_DEPTH;
+        if (!paced(cfg)) extra = rt->max_in_flight;
     }
     rt->npool = cfg->queue_batches + 2 + extra;
     rt->pool = calloc(rt->npool, sizeof *rt->pool);

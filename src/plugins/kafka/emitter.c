@@ -1,5 +1,5 @@
-/* emitter.c — the kafka:// emitter: one Kafka message per event, returned
- * only when the broker acknowledged every one (spec-kafka.md §3).
+/* emitter.c — the kafka:// emitter: one Kafka message per event, a send
+ * complete only when the broker acknowledged every one (spec-kafka.md §3).
  *
  * Why: `shape emit ... --sink kafka://HOST:PORT/TOPIC` must deliver at least
  * once: a batch counts as sent only after acks=all from an idempotent
@@ -11,13 +11,20 @@
  * tests), configured with the defaults acks=all, enable.idempotence=true,
  * linger.ms=5, then the options' `config` object (values may be credential
  * references, resolved here and wiped when the emitter closes), then
- * bootstrap.servers from the URI, which always wins. send() produces every
- * message without copying it (the runtime's buffers outlive the call), the
- * message's own outcome slot as the opaque, serving the reports already in
- * every 32 messages; on a full queue it polls 50 ms and tries again. Then it
- * polls for the remaining delivery reports up to flush_timeout (60 s); what
- * is still unacknowledged is purged (its reports arrive as errors) so no
- * report can outlive the call, and is marked RETRY. (Outcomes are reset in
+ * bootstrap.servers from the URI, which always wins. A send is a submission
+ * and its completion (submit/complete, plugin ABI 6, which the runtime calls
+ * apart to keep several sends in flight; send is the two back to back).
+ * submit() produces every message without copying it (the runtime keeps
+ * them valid until complete), the message itself as the report's opaque,
+ * serving the reports already in every 32 messages; on a full queue it polls
+ * 50 ms and tries again. Each open submission (up to MAX_SUBMISSIONS) counts
+ * its own reports: a report goes to the submission whose messages hold its
+ * address. complete() polls until its submission has every report, up to
+ * flush_timeout (60 s) after it was submitted; what is still unacknowledged
+ * then (or at a stop request) is purged — every submission's, since a purge
+ * cannot pick — and the reports collected, so none can outlive the call,
+ * and is marked RETRY (the later submissions' purged messages come back
+ * RETRY, _PURGE_QUEUE, at their own complete). (Outcomes are reset in
  * the produce loop and not looked at again when every message was reported
  * delivered: each pass over a merged send's messages costs a cache miss per
  * message.) Errors that no retry can
@@ -25,7 +32,9 @@
  * with the error's name, unless the client marks them retriable; anything
  * else is RETRY. With --event-format avro|protobuf the values are made from
  * the typed rows alone (wants_rows: SHAPE_EMIT_ROWS_ONLY), so the runtime
- * need not render JSON bodies; json-schema sends the JSON body.
+ * need not render JSON bodies; json-schema sends the JSON body. Their wire
+ * bytes live in the encoder's arena until its next call, so with several
+ * submissions open those values are copied into librdkafka when produced.
  * Open connects (the topic's metadata) and, given option "partition" (emit
  * --partition N), refuses a partition the topic does not have: every event
  * would fail with _UNKNOWN_PARTITION otherwise.
