@@ -115,7 +115,8 @@ struct ArrowSchema;
 struct ArrowArray;
 
 /* One message. Everything it points to is owned by the runtime and valid
- * for the duration of the send call only. */
+ * for the duration of the send call only (a submitted one: until its
+ * complete returns). */
 typedef struct shape_emit_message {
     const void *key; /* NULL = no key */
     size_t key_len;
