@@ -436,6 +436,16 @@ static void out_string(outbuf *o, const char *s, size_t n)
     out_add(o, "\"", 1);
     size_t i = 0, run = 0;
     while (i < n) {
+        /* 8 plain bytes at a time (no quote, backslash, control or non-ASCII
+         * byte): the top values of a text column are often long texts */
+        while (i + 8 <= n) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            if (shape_json_needs_escape8_(w) | (w & UINT64_C(0x8080808080808080))) break;
+            i += 8;
+            run += 8;
+        }
+        if (i == n) break;
         uint8_t c = (uint8_t)s[i];
         if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
             run++;
@@ -534,9 +544,8 @@ static int dump(outbuf *o, const json_t *v, int indent, int level, shape_err *er
         return SHAPE_OK;
     }
     case JSON_STRING: out_string(o, json_string_value(v), json_string_length(v)); return SHAPE_OK;
-    case JSON_INTEGER:
-        snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v));
-        out_str(o, buf);
+    case JSON_INTEGER: /* what "%lld" writes, without snprintf (a document has thousands) */
+        out_add(o, buf, (size_t)(shape_json_i64(buf, (int64_t)json_integer_value(v)) - buf));
         return SHAPE_OK;
     case JSON_REAL: {
         double x = json_real_value(v);
