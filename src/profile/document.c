@@ -436,16 +436,22 @@ static void out_string(outbuf *o, const char *s, size_t n)
     out_add(o, "\"", 1);
     size_t i = 0, run = 0;
     while (i < n) {
-        /* 8 plain bytes at a time (no quote, backslash, control or non-ASCII
-         * byte): the top values of a text column are often long texts */
-        while (i + 8 <= n) {
+        /* 8 bytes at a time up to the first quote, backslash, control or
+         * non-ASCII byte (the lowest flag of both tests is exact): the top
+         * values of a text column are often long texts */
+        if (i + 8 <= n) {
             uint64_t w;
             memcpy(&w, s + i, 8);
-            if (shape_json_needs_escape8_(w) | (w & UINT64_C(0x8080808080808080))) break;
-            i += 8;
-            run += 8;
+            uint64_t flags = shape_json_needs_escape8_(w) | (w & UINT64_C(0x8080808080808080));
+            if (!flags) {
+                i += 8;
+                run += 8;
+                continue;
+            }
+            size_t k = (size_t)__builtin_ctzll(flags) >> 3;
+            i += k;
+            run += k;
         }
-        if (i == n) break;
         uint8_t c = (uint8_t)s[i];
         if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
             run++;
