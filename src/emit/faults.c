@@ -108,20 +108,33 @@ static int maybe_queue_copy(runtime *rt, fault_state *fs, uint64_t pos, size_t k
     return heap_push(fs, (pending_copy){pos + d, pos, seq, k});
 }
 
-int shape_emit_faults_prescan(runtime *rt, fault_state *fs, shape_err *err)
+/* Table order's positions: the plan's row, then its window's order. */
+static int table_locate(runtime *rt, void *ctx, uint64_t o, size_t *k, uint64_t *seq, shape_err *err)
+{
+    fault_state *fs = ctx;
+    const shape_emit_config *cfg = rt->cfg;
+    const uint64_t stride = shard_stride(cfg), first = stride > 1 ? cfg->shard_index : 0;
+    SHAPE_RETURN_NOT_OK(shape_event_plan_locate(cfg->plan, first + o * stride, k, seq, err));
+    uint32_t moved;
+    if (cfg->out_of_order > 0 && shape_emit_ooo_row(rt, &fs->ow, *k, *seq, seq, &moved) != SHAPE_OK)
+        return shape_err_set(err, SHAPE_ENOMEM, "out of memory ordering a window");
+    return SHAPE_OK;
+}
+
+int shape_emit_faults_prescan(runtime *rt, fault_state *fs, shape_emit_locate_fn locate, void *ctx, shape_err *err)
 {
     const shape_emit_config *cfg = rt->cfg;
     fs->cur_k = SIZE_MAX;
     if (cfg->duplicate_fraction <= 0) return SHAPE_OK;
+    if (!locate) {
+        locate = table_locate;
+        ctx = fs;
+    }
     const uint64_t start = cfg->start_offset, w = cfg->duplicate_window;
-    const uint64_t stride = shard_stride(cfg), first = stride > 1 ? cfg->shard_index : 0;
     for (uint64_t o = start > w ? start - w : 0; o < start; o++) {
         size_t k;
         uint64_t r;
-        SHAPE_RETURN_NOT_OK(shape_event_plan_locate(cfg->plan, first + o * stride, &k, &r, err));
-        uint32_t moved;
-        if (cfg->out_of_order > 0 && shape_emit_ooo_row(rt, &fs->ow, k, r, &r, &moved) != SHAPE_OK)
-            return shape_err_set(err, SHAPE_ENOMEM, "out of memory ordering a window");
+        SHAPE_RETURN_NOT_OK(locate(rt, ctx, o, &k, &r, err));
         if (maybe_queue_copy(rt, fs, o, k, r, start) != 0) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     }
     return SHAPE_OK;
@@ -172,14 +185,15 @@ static __attribute__((noinline)) int copies_due(runtime *rt, fault_state *fs, ba
     const shape_emit_config *cfg = rt->cfg;
     while (fs->n && fs->heap[0].due <= pos && b->n < b->mcap) {
         pending_copy c = heap_pop(fs);
-        if (c.k != fs->cur_k) {
+        shape_domain_cursor *cur = fs->curs ? fs->curs[c.k] : NULL;
+        if (!cur && c.k != fs->cur_k) {
             shape_domain_cursor_free(fs->cur);
             fs->cur = NULL;
             fs->cur_k = SIZE_MAX;
             SHAPE_RETURN_NOT_OK(shape_domain_cursor_open(cfg->plan->domain, cfg->plan->table_ids[c.k], &fs->cur, err));
             fs->cur_k = c.k;
         }
-        SHAPE_RETURN_NOT_OK(shape_domain_cursor_row(fs->cur, c.seq, row, err));
+        SHAPE_RETURN_NOT_OK(shape_domain_cursor_row(cur ? cur : fs->cur, c.seq, row, err));
         shift_times(cfg, row);
         uint32_t anomaly = cfg->anomaly_fraction > 0 ? shape_emit_anomaly_apply(rt, fs, c.k, c.seq, row) : 0;
         if (shape_emit_render_event(rt, b, b->n, &rt->meta[c.k], c.seq, row) != 0)
@@ -237,7 +251,7 @@ int shape_emit_answer_key(runtime *rt, const group *g, shape_emit_report *rep, s
             if (a & ANOMALY_AFFECTED) {
                 rep->anomalies_affected++;
                 if (rt->answer_key) {
-                    const shape_event_table *et = &rt->meta[b->k].et; /* an original: the batch's table */
+                    const shape_event_table *et = &rt->meta[b->rtab[g->mi[i]]].et; /* an original's table */
                     snprintf(detail, sizeof detail, ",\"mutator\":\"%s\",\"column\":\"%.40s\",\"change\":\"%s\"",
                              shape_emit_mutator_name((int)(a >> 16 & 0xff)), et->cols[a & 0xff].name,
                              shape_emit_change_name((int)(a >> 8 & 0xff)));

@@ -11,12 +11,15 @@
  *   faults.c       the fault draws, duplicates (a heap of copies waiting for
  *                  their position), poison, and the answer key;
  *   disorder.c     out-of-order windows (rank -> row);
+ *   timeline_walk.c  the event at each position of an event-time stream
+ *                  (the domain's merge walked forward, shards, disorder);
  *   anomaly.c      the anomaly mutators;
  *   runtime.c      pacing (against schedule.c's deadlines, the virtual clock
  *                  of --speed, --max-rate), delivery with retries,
  *                  checkpoints, and the run (setup, loop, teardown).
  * A batch holds the events of one table's consecutive stream positions
- * (norig of them) and, with duplicates, the copies due among them; every
+ * (norig of them; in event-time order consecutive positions of the merged
+ * stream, of any tables) and, with duplicates, the copies due among them; every
  * message carries its own seq and fault flags, since neither rows nor
  * messages are contiguous any more once faults are on.
  * Functions named shape_emit_* here are hidden: not part of libshape's ABI.
@@ -98,7 +101,8 @@ typedef struct batch {
     uint32_t *fdet;          /* its detail: a copy's distance, a poison cut's original length */
     uint32_t *lmove;         /* a late event's moved_up_to */
     uint32_t *anom;          /* an anomalous row's ANOMALY_* word */
-    uint32_t *rtab;          /* typed rows: plan index of the message's table (a copy's may differ) */
+    uint32_t *rtab;          /* plan index of the message's table (an original's always; a copy's
+                              * for typed rows: it may differ from the batch's) */
     uint32_t *ridx;          /* typed rows: its row in that table's array */
     size_t norig;            /* messages that are stream positions (n − copies) */
     size_t mcap;
@@ -224,8 +228,10 @@ typedef struct fault_state {
     ooo_window ow;
     pending_copy *heap; /* min-heap by (due, pos) */
     size_t n, cap;
-    shape_domain_cursor *cur; /* for the copies' rows */
+    shape_domain_cursor *cur; /* for the copies' rows (table order) */
     size_t cur_k;
+    shape_domain_cursor **curs; /* event-time order: the generator's cursor per plan table
+                                 * (borrowed), used for the copies' rows instead of cur */
     char scratch[4096];       /* a mutated value's text (anomaly.c), valid until the next row */
 } fault_state;
 
@@ -255,13 +261,43 @@ EMIT_HIDDEN uint64_t shape_emit_name_hash(const char *name);
 EMIT_HIDDEN int shape_emit_ooo_row(runtime *rt, ooo_window *ow, size_t k, uint64_t rank, uint64_t *row,
                                    uint32_t *moved);
 EMIT_HIDDEN void shape_emit_ooo_free(ooo_window *ow);
+/* disorder.c, event-time order: order window w (positions w·W ..) from its n
+ * events' plan tables and rows; then shape_emit_ooo_slot gives the original
+ * position of the event at rank r of the window, and its moved_up_to. */
+EMIT_HIDDEN int shape_emit_ooo_order_positions(runtime *rt, ooo_window *ow, uint64_t w, uint64_t n,
+                                               const uint32_t *tab, const uint64_t *row);
+EMIT_HIDDEN void shape_emit_ooo_slot(const ooo_window *ow, uint64_t rank, uint64_t *pos, uint32_t *moved);
+
+/* ---- event-time positions (timeline_walk.c) --------------------------------------- */
+
+typedef struct tl_walk {
+    shape_domain_timeline *tl;
+    size_t *plan_of; /* domain table -> plan index */
+    uint64_t total;
+    uint64_t W;      /* out-of-order window (0: no disorder) */
+    ooo_window ow;
+    uint32_t *wtab;  /* the window's events, by position − w·W: plan table, row */
+    uint64_t *wrow;
+} tl_walk;
+
+EMIT_HIDDEN int shape_emit_walk_open(runtime *rt, tl_walk *w, shape_err *err);
+/* The event at global position g (asked in ascending order, mostly): plan
+ * table, row, and moved_up_to when disorder moved it (else 0). */
+EMIT_HIDDEN int shape_emit_walk_event(runtime *rt, tl_walk *w, uint64_t g, size_t *k, uint64_t *row,
+                                      uint32_t *moved, shape_err *err);
+EMIT_HIDDEN void shape_emit_walk_free(tl_walk *w);
 /* anomaly.c: mutate row (table k, seq) when it is chosen; its ANOMALY_* word (0: not chosen). */
 EMIT_HIDDEN uint32_t shape_emit_anomaly_apply(runtime *rt, fault_state *fs, size_t k, uint64_t seq, shape_gen_row *row);
 EMIT_HIDDEN int shape_emit_mutators_resolve(runtime *rt, shape_err *err);
 EMIT_HIDDEN const char *shape_emit_mutator_name(int id);
 EMIT_HIDDEN const char *shape_emit_change_name(int id);
-/* Copies of originals before the start offset that are due at or after it. */
-EMIT_HIDDEN int shape_emit_faults_prescan(runtime *rt, fault_state *fs, shape_err *err);
+/* The original event at stream position pos (this run's: shard offsets):
+ * its plan table and seq. */
+typedef int (*shape_emit_locate_fn)(runtime *rt, void *ctx, uint64_t pos, size_t *k, uint64_t *seq, shape_err *err);
+/* Copies of originals before the start offset that are due at or after it;
+ * locate NULL: table order's positions (the plan, then disorder.c). */
+EMIT_HIDDEN int shape_emit_faults_prescan(runtime *rt, fault_state *fs, shape_emit_locate_fn locate, void *ctx,
+                                          shape_err *err);
 /* Original event at position pos (table k, seq) was rendered at b's message i:
  * poison it, and queue its copy. */
 EMIT_HIDDEN int shape_emit_faults_after_original(runtime *rt, fault_state *fs, batch *b, size_t i, uint64_t pos,
