@@ -96,7 +96,7 @@ static __attribute__((noinline)) int order_window(runtime *rt, ooo_window *ow, s
 }
 
 int shape_emit_ooo_order_positions(runtime *rt, ooo_window *ow, uint64_t w, uint64_t n, const uint32_t *tab,
-                                   const uint64_t *row)
+                                   const uint64_t *row, tl_event *out)
 {
     const shape_emit_config *cfg = rt->cfg;
     const uint64_t W = cfg->ooo_window, lo = w * W;
@@ -115,17 +115,14 @@ int shape_emit_ooo_order_positions(runtime *rt, ooo_window *ow, uint64_t w, uint
         }
     }
     merge_late(s, nin, late, nlate, n);
+    for (uint64_t r = 0; r < n; r++) {
+        uint64_t j = s[r].row - lo;
+        out[r] = (tl_event){row[j], tab[j], s[r].moved};
+    }
     ow->k = SIZE_MAX;
     ow->w = w;
     ow->valid = 1;
     return SHAPE_OK;
-}
-
-void shape_emit_ooo_slot(const ooo_window *ow, uint64_t rank, uint64_t *pos, uint32_t *moved)
-{
-    const slot *s = &((const slot *)ow->slots)[rank];
-    *pos = s->row;
-    *moved = s->moved;
 }
 
 int shape_emit_ooo_row(runtime *rt, ooo_window *ow, size_t k, uint64_t rank, uint64_t *row, uint32_t *moved)

@@ -24,8 +24,6 @@
 #include "shape/domain.h"
 #include "runtime_internal.h"
 
-enum { DRAW_DUPLICATE = 1, DRAW_DUPLICATE_DISTANCE = 2, DRAW_POISON = 3 };
-
 uint64_t shape_emit_name_hash(const char *s)
 {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a */
@@ -95,12 +93,11 @@ void shape_emit_faults_free(fault_state *fs)
 
 /* ---- choosing faults ------------------------------------------------------------------ */
 
-/* Queue the copy of the original at pos (table k, seq) when it is drawn. */
-static int maybe_queue_copy(runtime *rt, fault_state *fs, uint64_t pos, size_t k, uint64_t seq, uint64_t from)
+/* Queue the copy of the original at pos (table k, seq), drawn for one. */
+static int queue_copy(runtime *rt, fault_state *fs, uint64_t pos, size_t k, uint64_t seq, uint64_t from)
 {
     const shape_emit_config *cfg = rt->cfg;
     const uint64_t *key = rt->meta[k].draw_key;
-    if (!(shape_emit_draw_keyed(key[DRAW_DUPLICATE], seq) < cfg->duplicate_fraction)) return 0;
     uint64_t d = 1 + (uint64_t)(shape_emit_draw_keyed(key[DRAW_DUPLICATE_DISTANCE], seq) *
                                 (double)cfg->duplicate_window);
     if (d > cfg->duplicate_window) d = cfg->duplicate_window;
@@ -135,17 +132,17 @@ int shape_emit_faults_prescan(runtime *rt, fault_state *fs, shape_emit_locate_fn
         size_t k;
         uint64_t r;
         SHAPE_RETURN_NOT_OK(locate(rt, ctx, o, &k, &r, err));
-        if (maybe_queue_copy(rt, fs, o, k, r, start) != 0) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        if (shape_emit_draw_keyed(rt->meta[k].draw_key[DRAW_DUPLICATE], r) < cfg->duplicate_fraction &&
+            queue_copy(rt, fs, o, k, r, start) != 0)
+            return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     }
     return SHAPE_OK;
 }
 
-int shape_emit_faults_after_original(runtime *rt, fault_state *fs, batch *b, size_t i, uint64_t pos, size_t k,
-                                     uint64_t seq)
+int shape_emit_faults_chosen(runtime *rt, fault_state *fs, batch *b, size_t i, uint64_t pos, size_t k, uint64_t seq,
+                             int poison, int copy)
 {
-    const shape_emit_config *cfg = rt->cfg;
-    if (cfg->poison_fraction > 0 &&
-        shape_emit_draw_keyed(rt->meta[k].draw_key[DRAW_POISON], seq) < cfg->poison_fraction) {
+    if (poison) {
         /* an empty value (the destinations make theirs from the row) stays
          * empty: they cut what they make (shape_emit_message.poison) */
         size_t len = b->msgs[i].value_len, cut = len * 2 / 3;
@@ -155,7 +152,7 @@ int shape_emit_faults_after_original(runtime *rt, fault_state *fs, batch *b, siz
         b->fault[i] |= FAULT_POISON;
         b->fdet[i] = (uint32_t)len;
     }
-    if (cfg->duplicate_fraction > 0 && maybe_queue_copy(rt, fs, pos, k, seq, 0) != 0) return SHAPE_ENOMEM;
+    if (copy && queue_copy(rt, fs, pos, k, seq, 0) != 0) return SHAPE_ENOMEM;
     return SHAPE_OK;
 }
 
@@ -179,8 +176,8 @@ static int copy_row(runtime *rt, batch *b, size_t k, uint64_t seq, const shape_g
     return shape_event_rows_append(&m->rows, seq, row, err);
 }
 
-static __attribute__((noinline)) int copies_due(runtime *rt, fault_state *fs, batch *b, uint64_t pos,
-                                                 shape_gen_row *row, shape_err *err)
+int shape_emit_faults_copies_due(runtime *rt, fault_state *fs, batch *b, uint64_t pos, shape_gen_row *row,
+                                 shape_err *err)
 {
     const shape_emit_config *cfg = rt->cfg;
     while (fs->n && fs->heap[0].due <= pos && b->n < b->mcap) {
@@ -205,12 +202,6 @@ static __attribute__((noinline)) int copies_due(runtime *rt, fault_state *fs, ba
         b->n++;
     }
     return SHAPE_OK;
-}
-
-int shape_emit_faults_copies(runtime *rt, fault_state *fs, batch *b, uint64_t pos, shape_gen_row *row, shape_err *err)
-{
-    if (!fs->n || fs->heap[0].due > pos) return SHAPE_OK; /* (most events: no copy is due) */
-    return copies_due(rt, fs, b, pos, row, err);
 }
 
 /* ---- the answer key ----------------------------------------------------------------------- */

@@ -317,13 +317,14 @@ static int fill_batch(runtime *rt, fault_state *fs, batch *b, shape_domain_curso
  * others). The walker gives each position's event (a shard's, a disordered
  * window's); the fault draws are keyed by the event's (table, row), the
  * copies' distances counted in this run's positions. */
-static int fill_batch_timeline(runtime *rt, fault_state *fs, batch *b, tl_walk *wk, shape_domain_cursor **cur,
-                               shape_gen_row *row, size_t n, shape_err *err)
+static inline __attribute__((always_inline)) int fill_timeline(runtime *rt, fault_state *fs, batch *b, tl_walk *wk,
+                                                             shape_domain_cursor **cur, shape_gen_row *row,
+                                                             size_t n, const int faults, const int plain,
+                                                             shape_err *err)
 {
     const shape_emit_config *cfg = rt->cfg;
     const size_t ntables = cfg->plan->ntables;
     const uint64_t stride = shard_stride(cfg), first = stride > 1 ? cfg->shard_index : 0;
-    const int faults = fs != NULL;
     int rc = SHAPE_OK;
     b->n = 0;
     b->norig = 0;
@@ -339,12 +340,21 @@ static int fill_batch_timeline(runtime *rt, fault_state *fs, batch *b, tl_walk *
     }
     if (faults && b->offset > 0) /* copies a full batch left over */
         rc = shape_emit_faults_copies(rt, fs, b, b->offset - 1, row, err);
-    for (size_t i = 0; i < n && rc == SHAPE_OK && b->n < b->mcap; i++) {
-        size_t k;
+    for (size_t i = 0; i < n && rc == SHAPE_OK && (!faults || b->n < b->mcap); i++) {
+        size_t k, t;
         uint64_t seq;
         uint32_t moved = 0;
-        rc = shape_emit_walk_event(rt, wk, first + (b->offset + i) * stride, &k, &seq, &moved, err);
-        if (rc != SHAPE_OK) break;
+        if (plain) { /* the timeline's next event (walk_event's first case, without its tests) */
+            if (!shape_domain_timeline_next(wk->tl, &t, &seq)) {
+                rc = shape_err_set(err, SHAPE_EINTERNAL, "event-time stream ended early");
+                break;
+            }
+            wk->at++;
+            k = wk->plan_of[t];
+        } else {
+            rc = walk_event(rt, wk, first + (b->offset + i) * stride, &k, &seq, &moved, err);
+            if (rc != SHAPE_OK) break;
+        }
         table_meta *m = &rt->meta[k];
         if (i == 0) b->k = k;
         if (rt->want_rows && !m->rows_made) {
@@ -357,7 +367,7 @@ static int fill_batch_timeline(runtime *rt, fault_state *fs, batch *b, tl_walk *
                                ? shape_emit_anomaly_apply(rt, fs, k, seq, row) : 0;
         if (rc == SHAPE_OK) rc = add_event(rt, b, m, k, seq, row, err);
         if (rc != SHAPE_OK) break;
-        if (moved) {
+        if (!plain && moved) {
             b->fault[b->n] |= FAULT_LATE;
             b->lmove[b->n] = moved;
         }
@@ -377,6 +387,17 @@ static int fill_batch_timeline(runtime *rt, fault_state *fs, batch *b, tl_walk *
             rc = shape_event_rows_finish(&rt->meta[k].rows, k == b->k ? &b->rows : &b->xrows[k], err);
     if (rc == SHAPE_OK) b->units = batch_units(cfg, b, first, stride);
     return rc;
+}
+
+/* (three copies of the loop: with faults; without, the whole stream (the
+ * common case: the timeline's next event, nothing else to test); without,
+ * a shard) */
+static int fill_batch_timeline(runtime *rt, fault_state *fs, batch *b, tl_walk *wk, shape_domain_cursor **cur,
+                               shape_gen_row *row, size_t n, shape_err *err)
+{
+    if (fs) return fill_timeline(rt, fs, b, wk, cur, row, n, 1, 0, err);
+    if (shard_stride(rt->cfg) == 1 && wk->at == b->offset) return fill_timeline(rt, NULL, b, wk, cur, row, n, 0, 1, err);
+    return fill_timeline(rt, NULL, b, wk, cur, row, n, 0, 0, err);
 }
 
 /* A free batch from the pool, or NULL when the run stops. */
@@ -413,7 +434,7 @@ static int walk_locate(runtime *rt, void *ctx, uint64_t o, size_t *k, uint64_t *
 {
     const uint64_t stride = shard_stride(rt->cfg), first = stride > 1 ? rt->cfg->shard_index : 0;
     uint32_t moved;
-    return shape_emit_walk_event(rt, ctx, first + o * stride, k, seq, &moved, err);
+    return walk_event(rt, ctx, first + o * stride, k, seq, &moved, err);
 }
 
 static int generate_timeline(runtime *rt, fault_state *fs, shape_gen_row *row, shape_err *err)

@@ -61,8 +61,9 @@ typedef struct header_spec {
 
 /* Fault draws are keyed by (seed, what, table, seq); `what` names the kind
  * of draw (faults.c 1-3, disorder.c 11-12, anomaly.c 21-24), all below
- * DRAW_KINDS. */
+ * DRAW_KINDS. The first of each file's are made inline (below). */
 #define DRAW_KINDS 25
+enum { DRAW_DUPLICATE = 1, DRAW_DUPLICATE_DISTANCE = 2, DRAW_POISON = 3, DRAW_ANOMALY = 21 };
 
 typedef struct table_meta {
     shape_event_table et;
@@ -261,33 +262,69 @@ EMIT_HIDDEN uint64_t shape_emit_name_hash(const char *name);
 EMIT_HIDDEN int shape_emit_ooo_row(runtime *rt, ooo_window *ow, size_t k, uint64_t rank, uint64_t *row,
                                    uint32_t *moved);
 EMIT_HIDDEN void shape_emit_ooo_free(ooo_window *ow);
-/* disorder.c, event-time order: order window w (positions w·W ..) from its n
- * events' plan tables and rows; then shape_emit_ooo_slot gives the original
- * position of the event at rank r of the window, and its moved_up_to. */
-EMIT_HIDDEN int shape_emit_ooo_order_positions(runtime *rt, ooo_window *ow, uint64_t w, uint64_t n,
-                                               const uint32_t *tab, const uint64_t *row);
-EMIT_HIDDEN void shape_emit_ooo_slot(const ooo_window *ow, uint64_t rank, uint64_t *pos, uint32_t *moved);
 
 /* ---- event-time positions (timeline_walk.c) --------------------------------------- */
+
+/* One event of a disordered window, in stream order. */
+typedef struct tl_event {
+    uint64_t row;
+    uint32_t k;     /* plan table */
+    uint32_t moved; /* moved_up_to, 0 when in place */
+} tl_event;
+
+/* disorder.c, event-time order: order window w (positions w·W ..) from its n
+ * events' plan tables and rows (by position − w·W) into out[0..n), the
+ * window's events in stream order. */
+EMIT_HIDDEN int shape_emit_ooo_order_positions(runtime *rt, ooo_window *ow, uint64_t w, uint64_t n,
+                                               const uint32_t *tab, const uint64_t *row, tl_event *out);
 
 typedef struct tl_walk {
     shape_domain_timeline *tl;
     size_t *plan_of; /* domain table -> plan index */
     uint64_t total;
+    uint64_t at;     /* the timeline's next position */
     uint64_t W;      /* out-of-order window (0: no disorder) */
     ooo_window ow;
-    uint32_t *wtab;  /* the window's events, by position − w·W: plan table, row */
+    uint32_t *wtab;  /* the window's events, by position − lo: plan table, row */
     uint64_t *wrow;
+    tl_event *ev;    /* ... and in stream order: rank − lo */
+    uint64_t lo, wn; /* the window in hand: positions [lo, lo + wn) (wn 0: none) */
 } tl_walk;
 
 EMIT_HIDDEN int shape_emit_walk_open(runtime *rt, tl_walk *w, shape_err *err);
 /* The event at global position g (asked in ascending order, mostly): plan
- * table, row, and moved_up_to when disorder moved it (else 0). */
+ * table, row, and moved_up_to when disorder moved it (else 0). The common
+ * cases (the timeline's next event; a position of the window in hand) are
+ * inline below, the rest (a walk or seek, the next window) here. */
 EMIT_HIDDEN int shape_emit_walk_event(runtime *rt, tl_walk *w, uint64_t g, size_t *k, uint64_t *row,
                                       uint32_t *moved, shape_err *err);
 EMIT_HIDDEN void shape_emit_walk_free(tl_walk *w);
-/* anomaly.c: mutate row (table k, seq) when it is chosen; its ANOMALY_* word (0: not chosen). */
-EMIT_HIDDEN uint32_t shape_emit_anomaly_apply(runtime *rt, fault_state *fs, size_t k, uint64_t seq, shape_gen_row *row);
+
+static inline int walk_event(runtime *rt, tl_walk *w, uint64_t g, size_t *k, uint64_t *row, uint32_t *moved,
+                             shape_err *err)
+{
+    if (w->W) {
+        if (g - w->lo < w->wn) { /* (g < lo wraps past wn) */
+            const tl_event *e = &w->ev[g - w->lo];
+            *k = e->k;
+            *row = e->row;
+            *moved = e->moved;
+            return SHAPE_OK;
+        }
+    } else if (g == w->at && g < w->total) {
+        size_t t;
+        if (shape_domain_timeline_next(w->tl, &t, row)) {
+            w->at++;
+            *k = w->plan_of[t];
+            *moved = 0;
+            return SHAPE_OK;
+        }
+    }
+    return shape_emit_walk_event(rt, w, g, k, row, moved, err);
+}
+/* anomaly.c: mutate row (table k, seq), chosen for an anomaly; its ANOMALY_* word. */
+EMIT_HIDDEN uint32_t shape_emit_anomaly_chosen(runtime *rt, fault_state *fs, size_t k, uint64_t seq,
+                                               shape_gen_row *row);
 EMIT_HIDDEN int shape_emit_mutators_resolve(runtime *rt, shape_err *err);
 EMIT_HIDDEN const char *shape_emit_mutator_name(int id);
 EMIT_HIDDEN const char *shape_emit_change_name(int id);
@@ -298,16 +335,50 @@ typedef int (*shape_emit_locate_fn)(runtime *rt, void *ctx, uint64_t pos, size_t
  * locate NULL: table order's positions (the plan, then disorder.c). */
 EMIT_HIDDEN int shape_emit_faults_prescan(runtime *rt, fault_state *fs, shape_emit_locate_fn locate, void *ctx,
                                           shape_err *err);
-/* Original event at position pos (table k, seq) was rendered at b's message i:
- * poison it, and queue its copy. */
-EMIT_HIDDEN int shape_emit_faults_after_original(runtime *rt, fault_state *fs, batch *b, size_t i, uint64_t pos,
-                                                 size_t k, uint64_t seq);
-/* Render the copies due at positions <= pos into b while there is room. */
-EMIT_HIDDEN int shape_emit_faults_copies(runtime *rt, fault_state *fs, batch *b, uint64_t pos, shape_gen_row *row,
-                                         shape_err *err);
+/* The original event at position pos (table k, seq), rendered at b's
+ * message i, was drawn for poison and/or a copy: cut it, queue its copy. */
+EMIT_HIDDEN int shape_emit_faults_chosen(runtime *rt, fault_state *fs, batch *b, size_t i, uint64_t pos, size_t k,
+                                         uint64_t seq, int poison, int copy);
+/* Render the copies due at positions <= pos into b while there is room
+ * (some are: the heap's first is due). */
+EMIT_HIDDEN int shape_emit_faults_copies_due(runtime *rt, fault_state *fs, batch *b, uint64_t pos,
+                                             shape_gen_row *row, shape_err *err);
 EMIT_HIDDEN void shape_emit_faults_free(fault_state *fs);
 /* Answer-key lines for the faults of a delivered group. */
 EMIT_HIDDEN int shape_emit_answer_key(runtime *rt, const group *g, shape_emit_report *rep, shape_err *err);
+
+/* The per-event fault draws, inline: most events are chosen for nothing,
+ * and that answer costs a draw each, not a call (the chosen go out of line). */
+
+/* Mutate row (table k, seq) when it is chosen for an anomaly; its ANOMALY_*
+ * word (0: not chosen). */
+static inline uint32_t shape_emit_anomaly_apply(runtime *rt, fault_state *fs, size_t k, uint64_t seq,
+                                                shape_gen_row *row)
+{
+    if (!(shape_emit_draw_keyed(rt->meta[k].draw_key[DRAW_ANOMALY], seq) < rt->cfg->anomaly_fraction)) return 0;
+    return shape_emit_anomaly_chosen(rt, fs, k, seq, row);
+}
+
+/* Original event at position pos (table k, seq) was rendered at b's message i:
+ * poison it, and queue its copy, when drawn. */
+static inline int shape_emit_faults_after_original(runtime *rt, fault_state *fs, batch *b, size_t i, uint64_t pos,
+                                                   size_t k, uint64_t seq)
+{
+    const shape_emit_config *cfg = rt->cfg;
+    const uint64_t *key = rt->meta[k].draw_key;
+    int poison = cfg->poison_fraction > 0 && shape_emit_draw_keyed(key[DRAW_POISON], seq) < cfg->poison_fraction;
+    int copy = cfg->duplicate_fraction > 0 &&
+               shape_emit_draw_keyed(key[DRAW_DUPLICATE], seq) < cfg->duplicate_fraction;
+    return poison || copy ? shape_emit_faults_chosen(rt, fs, b, i, pos, k, seq, poison, copy) : SHAPE_OK;
+}
+
+/* Render the copies due at positions <= pos into b while there is room. */
+static inline int shape_emit_faults_copies(runtime *rt, fault_state *fs, batch *b, uint64_t pos, shape_gen_row *row,
+                                           shape_err *err)
+{
+    if (!fs->n || fs->heap[0].due > pos) return SHAPE_OK; /* (most events: no copy is due) */
+    return shape_emit_faults_copies_due(rt, fs, b, pos, row, err);
+}
 
 /* queue.c: render one event of table meta m at b's message i. */
 EMIT_HIDDEN int shape_emit_render_event(runtime *rt, batch *b, size_t i, const table_meta *m, uint64_t seq,

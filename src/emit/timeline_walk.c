@@ -16,7 +16,9 @@
  * seek. With --out-of-order the stream is cut into windows of W positions:
  * entering window w reads its (at most W) events into a buffer, disorder.c
  * orders them by their late draws (keyed by each event's table and row), and
- * position p is then the event at rank p − w·W of that order. So a shard of
+ * position p is then the event at rank p − w·W of that order (kept as a
+ * table of events in stream order, read inline by walk_event in
+ * runtime_internal.h, as is the next event of an undisordered walk). So a shard of
  * n gets global positions i, i + n, ... of the disordered stream: the shards
  * together are that stream, each event once. Memory: the window (W events),
  * O(tables) for the merge.
@@ -53,7 +55,8 @@ int shape_emit_walk_open(runtime *rt, tl_walk *w, shape_err *err)
         w->W = rt->cfg->ooo_window;
         w->wtab = malloc(w->W * sizeof *w->wtab);
         w->wrow = malloc(w->W * sizeof *w->wrow);
-        if (!w->wtab || !w->wrow) return shape_err_set(err, SHAPE_ENOMEM, "out of memory for an out-of-order window");
+        w->ev = malloc(w->W * sizeof *w->ev);
+        if (!w->wtab || !w->wrow || !w->ev) return shape_err_set(err, SHAPE_ENOMEM, "out of memory for an out-of-order window");
     }
     return SHAPE_OK;
 }
@@ -65,18 +68,23 @@ void shape_emit_walk_free(tl_walk *w)
     free(w->plan_of);
     free(w->wtab);
     free(w->wrow);
+    free(w->ev);
     memset(w, 0, sizeof *w);
 }
 
 /* Put the timeline at position g (< total). */
 static int walk_to(tl_walk *w, uint64_t g, shape_err *err)
 {
-    uint64_t at = shape_domain_timeline_position(w->tl);
-    if (g < at || g - at > WALK_SEEK_GAP) return shape_domain_timeline_seek(w->tl, g, err);
+    if (g < w->at || g - w->at > WALK_SEEK_GAP) {
+        SHAPE_RETURN_NOT_OK(shape_domain_timeline_seek(w->tl, g, err));
+        w->at = g;
+        return SHAPE_OK;
+    }
     size_t t;
     uint64_t r;
-    for (; at < g; at++)
-        if (!shape_domain_timeline_next(w->tl, &t, &r)) break;
+    for (; w->at < g; w->at++)
+        if (!shape_domain_timeline_next(w->tl, &t, &r))
+            return shape_err_set(err, SHAPE_EINTERNAL, "event-time stream ended early");
     return SHAPE_OK;
 }
 
@@ -85,6 +93,7 @@ static int walk_next(tl_walk *w, size_t *k, uint64_t *row, shape_err *err)
     size_t t;
     if (!shape_domain_timeline_next(w->tl, &t, row))
         return shape_err_set(err, SHAPE_EINTERNAL, "event-time stream ended early");
+    w->at++;
     *k = w->plan_of[t];
     return SHAPE_OK;
 }
@@ -100,8 +109,10 @@ static __attribute__((noinline)) int load_window(runtime *rt, tl_walk *w, uint64
         SHAPE_RETURN_NOT_OK(walk_next(w, &k, &w->wrow[j], err));
         w->wtab[j] = (uint32_t)k;
     }
-    if (shape_emit_ooo_order_positions(rt, &w->ow, wi, n, w->wtab, w->wrow) != SHAPE_OK)
+    if (shape_emit_ooo_order_positions(rt, &w->ow, wi, n, w->wtab, w->wrow, w->ev) != SHAPE_OK)
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory ordering a window");
+    w->lo = lo;
+    w->wn = n;
     return SHAPE_OK;
 }
 
@@ -113,14 +124,14 @@ int shape_emit_walk_event(runtime *rt, tl_walk *w, uint64_t g, size_t *k, uint64
                              (unsigned long long)g);
     if (!w->W) {
         *moved = 0;
-        if (shape_domain_timeline_position(w->tl) != g) SHAPE_RETURN_NOT_OK(walk_to(w, g, err));
+        if (w->at != g) SHAPE_RETURN_NOT_OK(walk_to(w, g, err));
         return walk_next(w, k, row, err);
     }
-    const uint64_t wi = g / w->W, lo = wi * w->W;
-    if (!w->ow.valid || w->ow.w != wi) SHAPE_RETURN_NOT_OK(load_window(rt, w, wi, err));
-    uint64_t p;
-    shape_emit_ooo_slot(&w->ow, g - lo, &p, moved);
-    *k = w->wtab[p - lo];
-    *row = w->wrow[p - lo];
+    const uint64_t wi = g / w->W;
+    if (!w->wn || w->lo != wi * w->W) SHAPE_RETURN_NOT_OK(load_window(rt, w, wi, err));
+    const tl_event *e = &w->ev[g - w->lo];
+    *k = e->k;
+    *row = e->row;
+    *moved = e->moved;
     return SHAPE_OK;
 }
