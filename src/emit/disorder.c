@@ -80,7 +80,7 @@ static __attribute__((noinline)) int order_window(runtime *rt, ooo_window *ow, s
     uint64_t nlate = 0, nin = 0;
     for (uint64_t j = 0; j < n; j++) {
         uint64_t row = lo + j;
-        if (shape_emit_draw_keyed(late_key, row) < cfg->out_of_order) {
+        if (shape_emit_drawn(late_key, row, rt->thr_late)) {
             uint64_t shift = (uint64_t)(shape_emit_draw_keyed(shift_key, row) * (double)W);
             double pos = (double)row + 1.5 + (double)shift;
             late[nlate++] = (slot){pos < cap ? pos : cap, row, (uint32_t)(shift + 1)};
@@ -106,7 +106,7 @@ int shape_emit_ooo_order_positions(runtime *rt, ooo_window *ow, uint64_t w, uint
     uint64_t nlate = 0, nin = 0;
     for (uint64_t j = 0; j < n; j++) {
         const uint64_t *key = rt->meta[tab[j]].draw_key, p = lo + j;
-        if (shape_emit_draw_keyed(key[DRAW_LATE], row[j]) < cfg->out_of_order) {
+        if (shape_emit_drawn(key[DRAW_LATE], row[j], rt->thr_late)) {
             uint64_t shift = (uint64_t)(shape_emit_draw_keyed(key[DRAW_LATE_SHIFT], row[j]) * (double)W);
             double pos = (double)p + 1.5 + (double)shift;
             late[nlate++] = (slot){pos < cap ? pos : cap, p, (uint32_t)(shift + 1)};

@@ -132,7 +132,7 @@ int shape_emit_faults_prescan(runtime *rt, fault_state *fs, shape_emit_locate_fn
         size_t k;
         uint64_t r;
         SHAPE_RETURN_NOT_OK(locate(rt, ctx, o, &k, &r, err));
-        if (shape_emit_draw_keyed(rt->meta[k].draw_key[DRAW_DUPLICATE], r) < cfg->duplicate_fraction &&
+        if (shape_emit_drawn(rt->meta[k].draw_key[DRAW_DUPLICATE], r, rt->thr_duplicate) &&
             queue_copy(rt, fs, o, k, r, start) != 0)
             return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     }

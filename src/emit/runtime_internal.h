@@ -193,6 +193,8 @@ typedef struct runtime {
     int64_t vt0;
     int vt_started;
     FILE *answer_key; /* appended to, or NULL */
+    /* the fault fractions as shape_emit_threshold's integers (runtime.c) */
+    uint64_t thr_poison, thr_duplicate, thr_anomaly, thr_late;
     int mutators[MAX_MUTATORS]; /* anomaly.c's mutator ids */
     size_t nmutators;
 } runtime;
@@ -248,6 +250,25 @@ static inline uint64_t shape_emit_draw_key(uint64_t seed, uint64_t what, uint64_
 static inline double shape_emit_draw_keyed(uint64_t key, uint64_t seq)
 {
     return (double)(shape_gen_mix64(key + seq) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+/* shape_emit_draw_keyed(key, seq) < f, decided without the double: the draw
+ * is m·2⁻⁵³ for the integer m = mix >> 11 < 2⁵³, so it is below f exactly
+ * when m < f·2⁵³ (a scaling by a power of two: exact), that is when
+ * m < ⌈f·2⁵³⌉ — the same decisions, a conversion and a multiply fewer per
+ * event and kind. */
+static inline uint64_t shape_emit_threshold(double f)
+{
+    if (!(f > 0)) return 0;
+    if (f >= 1) return 9007199254740992ULL;
+    double t = f * 9007199254740992.0;
+    uint64_t c = (uint64_t)t;
+    return (double)c < t ? c + 1 : c;
+}
+
+static inline int shape_emit_drawn(uint64_t key, uint64_t seq, uint64_t threshold)
+{
+    return (shape_gen_mix64(key + seq) >> 11) < threshold;
 }
 
 static inline double shape_emit_draw(uint64_t seed, uint64_t what, uint64_t table_hash, uint64_t seq)
@@ -355,7 +376,7 @@ EMIT_HIDDEN int shape_emit_answer_key(runtime *rt, const group *g, shape_emit_re
 static inline uint32_t shape_emit_anomaly_apply(runtime *rt, fault_state *fs, size_t k, uint64_t seq,
                                                 shape_gen_row *row)
 {
-    if (!(shape_emit_draw_keyed(rt->meta[k].draw_key[DRAW_ANOMALY], seq) < rt->cfg->anomaly_fraction)) return 0;
+    if (!shape_emit_drawn(rt->meta[k].draw_key[DRAW_ANOMALY], seq, rt->thr_anomaly)) return 0;
     return shape_emit_anomaly_chosen(rt, fs, k, seq, row);
 }
 
@@ -366,9 +387,8 @@ static inline int shape_emit_faults_after_original(runtime *rt, fault_state *fs,
 {
     const shape_emit_config *cfg = rt->cfg;
     const uint64_t *key = rt->meta[k].draw_key;
-    int poison = cfg->poison_fraction > 0 && shape_emit_draw_keyed(key[DRAW_POISON], seq) < cfg->poison_fraction;
-    int copy = cfg->duplicate_fraction > 0 &&
-               shape_emit_draw_keyed(key[DRAW_DUPLICATE], seq) < cfg->duplicate_fraction;
+    int poison = cfg->poison_fraction > 0 && shape_emit_drawn(key[DRAW_POISON], seq, rt->thr_poison);
+    int copy = cfg->duplicate_fraction > 0 && shape_emit_drawn(key[DRAW_DUPLICATE], seq, rt->thr_duplicate);
     return poison || copy ? shape_emit_faults_chosen(rt, fs, b, i, pos, k, seq, poison, copy) : SHAPE_OK;
 }
 
