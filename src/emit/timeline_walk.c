@@ -103,6 +103,7 @@ static int walk_next(tl_walk *w, size_t *k, uint64_t *row, shape_err *err)
 static __attribute__((noinline)) int load_window(runtime *rt, tl_walk *w, uint64_t wi, shape_err *err)
 {
     const uint64_t lo = wi * w->W, n = w->total - lo < w->W ? w->total - lo : w->W;
+    w->wn = 0; /* (no window in hand until this one is whole) */
     SHAPE_RETURN_NOT_OK(walk_to(w, lo, err));
     for (uint64_t j = 0; j < n; j++) {
         size_t k = 0;
