@@ -732,32 +732,58 @@ static void make_config(emit_state *st)
     cfg->stop = &stop_requested;
 }
 
-/* The event time of the stream's first timed event: row 0 of the first
- * selected table that has an event-time column. */
+/* The event time of row `r` of domain table t (which has an event-time column). */
+static int row_event_time(emit_state *st, size_t t, uint64_t r, int64_t *out, shape_err *err)
+{
+    shape_domain_cursor *cur;
+    SHAPE_RETURN_NOT_OK(shape_domain_cursor_open(st->domain, t, &cur, err));
+    shape_gen_row *row = malloc(sizeof *row);
+    int rc = row ? shape_domain_cursor_row(cur, r, row, err) : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    if (rc == SHAPE_OK) *out = row->values[shape_domain_table_at(st->domain, t)->event_time_col].v.i;
+    free(row);
+    shape_domain_cursor_free(cur);
+    return rc;
+}
+
+/* The event time of the stream's first timed event: in event-time order the
+ * timeline's first timed event (a head table's times, such as promotion's
+ * start_date, are calendar entries sent ahead, not events); else, or when
+ * no timed table is selected, row 0 of the first selected table that has an
+ * event-time column. */
 static int first_event_time(emit_state *st, int64_t *out, shape_err *err)
 {
+    if (st->event_time) {
+        size_t nd = shape_domain_table_count(st->domain), t = 0;
+        unsigned char *sel = calloc(nd ? nd : 1, 1);
+        if (!sel) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        for (size_t k = 0; k < st->plan.ntables; k++) sel[st->plan.table_ids[k]] = 1;
+        shape_domain_timeline *tl = NULL;
+        uint64_t r = 0;
+        int rc = shape_domain_timeline_open(st->domain, sel, &tl, err);
+        int found = rc == SHAPE_OK && shape_domain_timeline_first_timed(tl, &t, &r);
+        shape_domain_timeline_free(tl);
+        free(sel);
+        SHAPE_RETURN_NOT_OK(rc);
+        if (found && shape_domain_table_at(st->domain, t)->event_time_col >= 0)
+            return row_event_time(st, t, r, out, err);
+    }
     for (size_t k = 0; k < st->plan.ntables; k++) {
         const shape_domain_table *t = shape_domain_table_at(st->domain, st->plan.table_ids[k]);
         if (t->event_time_col < 0 || st->plan.rows[k] == 0) continue;
-        shape_domain_cursor *cur;
-        SHAPE_RETURN_NOT_OK(shape_domain_cursor_open(st->domain, st->plan.table_ids[k], &cur, err));
-        shape_gen_row *row = malloc(sizeof *row);
-        int rc = row ? shape_domain_cursor_row(cur, 0, row, err) : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-        if (rc == SHAPE_OK) *out = row->values[t->event_time_col].v.i;
-        free(row);
-        shape_domain_cursor_free(cur);
-        return rc;
+        return row_event_time(st, st->plan.table_ids[k], 0, out, err);
     }
     return shape_err_set(err, SHAPE_EINVAL, "--time-origin: none of the selected tables has an event time");
 }
 
 /* --time-origin now|ISO-8601: the shift that puts the first event time at
- * that instant (after the checkpoint was read: `now` resumes with its shift). */
+ * that instant (after the checkpoint was read: a resumed run goes on with
+ * the shift it started with — `now`'s, and one a build that anchored
+ * elsewhere computed). */
 static int time_origin_shift(emit_state *st, shape_err *err)
 {
     const char *origin = st->variation.time_origin;
     if (!origin) return SHAPE_OK;
-    if (strcmp(origin, "now") == 0 && st->found && st->ck.time_shifted) {
+    if (st->found && st->ck.time_shifted) {
         st->cfg.time_shift_ns = st->ck.time_shift_ns;
     } else {
         int64_t at_ns = 0, first = 0;
@@ -774,10 +800,6 @@ static int time_origin_shift(emit_state *st, shape_err *err)
 static int plan_and_resume(emit_state *st, shape_err *err)
 {
     const shape_args *args = st->args;
-    if (st->event_time && (emit_faulted(st) || st->shard_count > 1))
-        return shape_err_set(err, SHAPE_EINVAL,
-                             "--order event-time does not take --out-of-order, --duplicate-fraction, "
-                             "--poison-fraction, --anomaly-fraction or --shard yet; use --order table for them");
     SHAPE_RETURN_NOT_OK(st->event_time
                             ? shape_domain_open_timeline(st->dtype, st->scale, (uint64_t)st->seed, &st->domain, err)
                             : shape_domain_open(st->dtype, st->scale, (uint64_t)st->seed, &st->domain, err));
@@ -1060,8 +1082,8 @@ static const shape_arg_spec emit_args[] = {
      "Replay event time at this speed (60x, 0.5x): events go when their event time is due; not with --realtime."},
     {"max-events", 0, SHAPE_ARG_VALUE, "N", NULL, "Stop at this stream position (>= 0); with --shard, this shard's."},
     {"shard", 0, SHAPE_ARG_VALUE, "I/N", "0/1",
-     "Emit only the events at positions = I mod N (keys unchanged); N processes with I = 0..N-1 emit the "
-     "stream once. Checkpoints are per shard."},
+     "Emit only the events at positions = I mod N of the stream (either --order; keys unchanged); N processes "
+     "with I = 0..N-1 emit the stream once. Checkpoints are per shard."},
     {"duration", 0, SHAPE_ARG_VALUE, "SECONDS", NULL, "Stop after this many seconds of this run (>= 0)."},
     {"checkpoint", 0, SHAPE_ARG_VALUE, "FILE", "FILE.checkpoint with --sink file, else none",
      "Checkpoint file: rerunning the same command resumes there (same destinations; one run at a time)."},
@@ -1080,12 +1102,15 @@ static const shape_arg_spec emit_args[] = {
     {"options-file", 0, SHAPE_ARG_VALUE, "FILE", NULL,
      "JSON options for plugin emitters; its \"config\" object holds librdkafka producer settings."},
     {"order", 0, SHAPE_ARG_VALUE, "table|event-time", "table",
-     "table: tables one after another in dependency order; event-time: the whole domain in one stream ordered by event time (docs/EMIT.md)."},
+     "table: tables one after another in dependency order; event-time: the whole domain in one stream ordered by event "
+     "time (docs/EMIT.md); faults and --shard then act on positions of that merged stream."},
     {"time-origin", 0, SHAPE_ARG_VALUE, "now|ISO-8601", NULL,
-     "Shift every timestamp of every table by one amount so the first event time is this instant."},
+     "Shift every timestamp of every table by one amount so the first event time (event-time order: the first timed "
+     "event's) is this instant."},
     {"out-of-order", 0, SHAPE_ARG_VALUE, "F", "0",
      "Make this fraction of rows late: each moves up to --ooo-window positions later inside its window; event time unchanged."},
-    {"ooo-window", 0, SHAPE_ARG_VALUE, "N", "1000", "Rows per out-of-order window (>= 1)."},
+    {"ooo-window", 0, SHAPE_ARG_VALUE, "N", "1000",
+     "Rows of a table per out-of-order window; with --order event-time, positions of the merged stream (>= 1)."},
     {"anomaly-fraction", 0, SHAPE_ARG_VALUE, "F", "0", "Change one value of this fraction of rows (see --anomaly-mutator)."},
     {"anomaly-mutator", 0, SHAPE_ARG_LIST, "NAME", "value-anomaly",
      "value-anomaly (an outlier or a null), wrong-type (a number as a string; JSON only), long-string, time-skew (event "
