@@ -122,7 +122,8 @@ static const char *sink_config_url(const char *entry)
 
 typedef struct dest_spec {
     const char *uri;
-    char label[32];
+    char scheme[24];
+    char label[SHAPE_EMIT_DESTINATIONS_MAX]; /* the URI redacted: named in messages and dead letters */
     const shape_emitter_type *type;
     int builtin;
     shape_options *options;
@@ -147,10 +148,10 @@ static int resolve_dest(const char *uri, dest_spec *d, shape_err *err)
     if (!d->type->open || !d->type->send)
         return shape_err_set(err, SHAPE_EINVAL, "the %s emitter cannot send events (its plugin only checks URIs)",
                              d->type->name);
-    char scheme[24];
-    shape_uri_scheme(uri, scheme, sizeof scheme);
-    snprintf(d->label, sizeof d->label, "%s", d->builtin ? d->type->name : scheme);
-    return SHAPE_OK;
+    shape_uri_scheme(uri, d->scheme, sizeof d->scheme);
+    /* without credentials or query (the checkpoint's redaction), so a
+     * message or a dead letter can say where without saying a secret */
+    return shape_emit_destinations_id(&uri, 1, d->label, sizeof d->label, err);
 }
 
 /* ---- the command ---------------------------------------------------------------- */
@@ -594,7 +595,7 @@ static int resolve_destinations(emit_state *st, shape_err *err)
         if (st->registry_format && st->specs[i].builtin)
             return shape_err_set(err, SHAPE_EINVAL,
                                  "--event-format %s applies to kafka:// targets only; %s:// does not take it",
-                                 st->format, st->specs[i].label);
+                                 st->format, st->specs[i].builtin ? st->specs[i].type->name : st->specs[i].scheme);
     }
     const char *uris[MAX_DESTS];
     for (size_t i = 0; i < st->ndests; i++) uris[i] = st->specs[i].uri;
@@ -1039,7 +1040,7 @@ static const shape_arg_spec emit_args[] = {
      "Message key from columns joined by '|'; the idempotency key then goes to header shape-key."},
     {"header", 0, SHAPE_ARG_LIST, "NAME=VALUE|NAME=@COL", NULL, "Extra message header (names shape-* are reserved)."},
     {"partition", 0, SHAPE_ARG_VALUE, "N|by_key", "by_key", "Kafka partition, or the key partitioner."},
-    {"timestamp", 0, SHAPE_ARG_VALUE, "broker|event_time", "broker", "Message timestamp: the broker's, or the event time."},
+    {"timestamp", 0, SHAPE_ARG_VALUE, "broker|event_time", "broker", "Message timestamp: the broker's, or the event time (every table sent must have one)."},
     {"synthetic-header", 0, SHAPE_ARG_FLAG, NULL, "on", "Add header shape-synthetic: true."},
     {"no-synthetic-header", 0, SHAPE_ARG_FLAG, NULL, NULL, "Leave out header shape-synthetic."},
     {"realtime", 0, SHAPE_ARG_FLAG, NULL, "off", "Pace the stream to --rate events per second."},
