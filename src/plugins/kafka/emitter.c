@@ -29,6 +29,14 @@
  * Open connects (the topic's metadata) and, given option "partition" (emit
  * --partition N), refuses a partition the topic does not have: every event
  * would fail with _UNKNOWN_PARTITION otherwise.
+ * A cluster that goes away mid-run is given up on as a librdkafka user
+ * expects, after message.timeout.ms (shape's default 60 s, the user's from
+ * `config`, delivery.timeout.ms its alias) without a single acknowledgement:
+ * the clock starts when a send finds the destination idle and restarts on
+ * every acknowledgement, and runs on across the runtime's retries, so
+ * --retries cannot multiply it; the send then returns SHAPE_ETIMEDOUT (the
+ * runtime does not retry it) with one line naming the servers and what to
+ * do. (See outage_* below.)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,7 +63,14 @@ struct shape_emitter {
     size_t queue_full_hits;
     shape_kafka_wire_encoder *wire; /* registry formats (--event-format), or NULL for JSON */
     const volatile sig_atomic_t *stop; /* the run's stop flag (set_stop), or NULL */
+    /* the outage give-up (outage_* below) */
+    double delivery_timeout; /* message.timeout.ms in seconds; 0: none */
+    double quiet_since;      /* clock of the last acknowledgement, or of the send that found it idle */
+    size_t acked;            /* acknowledgements so far (on_delivery) */
+    int in_outage;           /* the last send ended with messages the cluster did not acknowledge */
 };
+
+#define DEFAULT_MESSAGE_TIMEOUT_MS "60000" /* librdkafka's is 300000 */
 
 static const char *const base_options[] = {"envelope", "resuming", "config", "flush_timeout", "partition", NULL};
 
@@ -96,8 +111,54 @@ static void set_outcome(shape_emitter *e, shape_emit_message *m, const char *err
 static void on_delivery(void *ctx, shape_emit_message *m, const char *error, int retriable)
 {
     shape_emitter *e = ctx;
+    if (!error) e->acked++;
     if (m) set_outcome(e, m, error, retriable);
     if (e->pending) e->pending--;
+}
+
+/* ---- the outage give-up ------------------------------------------------------------ */
+
+/* The delivery time-out in seconds from the producer settings: the last of
+ * message.timeout.ms and its alias delivery.timeout.ms (librdkafka applies
+ * them in order); 0 = infinite, as librdkafka reads it. */
+static double outage_timeout(const shape_kafka_producer_config *cfg)
+{
+    const char *ms = NULL;
+    for (size_t i = 0; i < cfg->n; i++)
+        if (strcmp(cfg->items[i].name, "message.timeout.ms") == 0 || strcmp(cfg->items[i].name, "delivery.timeout.ms") == 0)
+            ms = cfg->items[i].value;
+    double v = ms ? strtod(ms, NULL) / 1000 : 0;
+    return v > 0 ? v : 0;
+}
+
+/* An acknowledgement since the clock was last looked at restarts it. */
+static void outage_progress(shape_emitter *e, size_t *seen)
+{
+    if (e->acked == *seen) return;
+    *seen = e->acked;
+    e->quiet_since = shape_clock_now();
+}
+
+static int outage_over(const shape_emitter *e)
+{
+    return e->in_outage && e->delivery_timeout > 0 && shape_clock_now() - e->quiet_since >= e->delivery_timeout;
+}
+
+/* The run stops: every message not delivered is left to retry (the
+ * checkpoint stays at the last acknowledged event), one line says why. */
+static int outage_give_up(shape_emitter *e, shape_emit_message *msgs, size_t n, shape_err *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if (msgs[i].outcome == SHAPE_EMIT_PENDING) {
+            msgs[i].outcome = SHAPE_EMIT_RETRY;
+            snprintf(msgs[i].reason, sizeof msgs[i].reason, "not acknowledged");
+        }
+    const char *servers = shape_kafka_producer_config_get(&e->config, "bootstrap.servers");
+    return shape_err_set(err, SHAPE_ETIMEDOUT,
+                         "kafka: %.200s acknowledged nothing for %g s (message.timeout.ms): the broker is down or "
+                         "unreachable; rerun the same command once it is back (it resumes from the checkpoint), or "
+                         "allow a longer outage with message.timeout.ms in the options file's config",
+                         servers ? servers : "the cluster", e->delivery_timeout);
 }
 
 /* ---- configuration ------------------------------------------------------------- */
@@ -138,6 +199,7 @@ static int make_config(shape_kafka_producer_config *cfg, const shape_options *op
     int rc = shape_kafka_producer_config_set(cfg, "acks", "all", 0, err);
     if (rc == SHAPE_OK) rc = shape_kafka_producer_config_set(cfg, "enable.idempotence", "true", 0, err);
     if (rc == SHAPE_OK) rc = shape_kafka_producer_config_set(cfg, "linger.ms", "5", 0, err);
+    if (rc == SHAPE_OK) rc = shape_kafka_producer_config_set(cfg, "message.timeout.ms", DEFAULT_MESSAGE_TIMEOUT_MS, 0, err);
     if (rc == SHAPE_OK && options) rc = shape_options_foreach_property(options, "config", config_property, cfg, err);
     if (rc == SHAPE_OK) rc = shape_kafka_producer_config_set(cfg, "bootstrap.servers", servers, 0, err);
     return rc;
@@ -234,12 +296,14 @@ int shape_kafka_emitter_open_with(const char *uri, const shape_options *options,
     if (rc == SHAPE_OK) {
         e->factory = factory;
         e->flush_timeout = flush_timeout;
+        e->quiet_since = shape_clock_now();
         e->topic = parsed.topic;
         parsed.topic = NULL;
         rc = shape_kafka_wire_encoder_new(options, e->topic, envelope == SHAPE_ENVELOPE_FLAT, NULL, NULL, &e->wire,
                                      err);
     }
     if (rc == SHAPE_OK) rc = make_config(&e->config, options, parsed.servers, err);
+    if (rc == SHAPE_OK) e->delivery_timeout = outage_timeout(&e->config);
     if (rc == SHAPE_OK) rc = factory->create(factory->ctx, &e->config, on_delivery, e, &e->client, err);
     if (rc == SHAPE_OK) {
         /* Connect now (metadata of the topic), so an unreachable cluster is
@@ -284,6 +348,12 @@ int shape_kafka_emitter_send(shape_emitter *e, shape_emit_message *msgs, size_t 
     const shape_kafka_producer_ops *ops = c->ops;
     e->pending = 0;
     e->failed = 0;
+    size_t seen = e->acked;
+    if (!e->in_outage) e->quiet_since = shape_clock_now(); /* an idle destination: the outage clock starts now */
+    if (outage_over(e)) { /* a retry after the whole time-out: nothing is sent */
+        for (size_t i = 0; i < n; i++) msgs[i].outcome = SHAPE_EMIT_PENDING;
+        return outage_give_up(e, msgs, n, err);
+    }
     /* (Each pass over a merged send's messages, ~370 bytes apart, misses the
      * cache once per message: the outcomes are reset in the produce loop, or
      * by the registry formats' encoder, and the closing pass is skipped when
@@ -331,7 +401,10 @@ int shape_kafka_emitter_send(shape_emitter *e, shape_emit_message *msgs, size_t 
      * paced run at one batch per 10 ms plus the round trip.) */
     int stopped = 0;
     while (e->pending > 0) {
-        double left = deadline - shape_clock_now();
+        outage_progress(e, &seen);
+        double now = shape_clock_now(), left = deadline - now;
+        if (e->delivery_timeout > 0 && e->quiet_since + e->delivery_timeout - now < left)
+            left = e->quiet_since + e->delivery_timeout - now; /* nothing acknowledged for message.timeout.ms */
         if (left <= 0) break;
         if (e->stop && *e->stop) { /* a stop request: give up waiting now (the caller checkpoints) */
             stopped = 1;
@@ -339,6 +412,8 @@ int shape_kafka_emitter_send(shape_emitter *e, shape_emit_message *msgs, size_t 
         }
         ops->poll(c, left > 0.1 ? 100 : (int)(left * 1000) + 1);
     }
+    outage_progress(e, &seen);
+    e->in_outage = e->pending > 0 || e->failed > 0;
     /* every message produced and reported delivered: nothing to look at */
     if (e->pending == 0 && e->failed == 0 && (!e->wire || shape_kafka_wire_encoder_unsent(e->wire) == 0))
         return SHAPE_OK;
@@ -363,6 +438,7 @@ int shape_kafka_emitter_send(shape_emitter *e, shape_emit_message *msgs, size_t 
     if (unacked && stopped)
         return shape_err_set(err, SHAPE_ECONN, "kafka: stopped on request with %zu messages to '%s' not acknowledged",
                              unacked, e->topic);
+    if (retry && outage_over(e)) return outage_give_up(e, msgs, n, err);
     if (unacked)
         return shape_err_set(err, SHAPE_ECONN, "kafka: %zu messages to '%s' not acknowledged in %gs", unacked,
                              e->topic, e->flush_timeout);
