@@ -911,10 +911,28 @@ static int confirm_remote(const emit_state *st, shape_err *err)
 
 /* ---- run and report ------------------------------------------------------------- */
 
+/* The bytes the run will send to each destination, roughly: the events
+ * left times their mean length (sampled from the plan) plus what a Kafka
+ * record adds (key, shape-table and shape-synthetic headers, framing: ~100
+ * bytes) and the --header texts. (A shard or an event-time run samples the
+ * whole plan: its events are spread over every table.) */
+static int planned_bytes(const emit_state *st, int64_t *out, shape_err *err)
+{
+    uint64_t events = st->limit - st->start, from = st->start, to = st->limit;
+    if (st->shard_count > 1 || st->event_time) from = 0, to = st->plan.total;
+    double mean;
+    SHAPE_RETURN_NOT_OK(shape_event_plan_mean_bytes(&st->plan, st->envelope, from, to, &mean, err));
+    mean += 100;
+    for (size_t h = 0; h < st->nheaders; h++) mean += (double)strlen(st->headers[h]);
+    *out = (int64_t)(mean * (double)events);
+    return SHAPE_OK;
+}
+
 /* Open every destination and the dead-letter one (told whether the run
  * resumes), and hand them to the config. */
 static int open_destinations(emit_state *st, shape_err *err)
 {
+    int64_t planned = -1;
     for (size_t i = 0; i < st->ndests; i++) {
         SHAPE_RETURN_NOT_OK(shape_options_set_bool(st->specs[i].options, "resuming", st->start > 0, err));
         /* a file sink checks that it still holds the events the checkpoint
@@ -924,6 +942,14 @@ static int open_destinations(emit_state *st, shape_err *err)
         /* the kafka:// emitter checks --partition against the topic at open */
         if (st->partition >= 0 && !st->specs[i].builtin && strcmp(st->specs[i].type->name, "kafka") == 0)
             SHAPE_RETURN_NOT_OK(shape_options_set_int(st->specs[i].options, "partition", st->partition, err));
+        /* ... and warns, before sending, when the stream cannot fit a mock
+         * cluster's partitions (shape broker keeps ~5 MB of each) */
+        if (!st->specs[i].builtin && strcmp(st->specs[i].type->name, "kafka") == 0) {
+            if (planned < 0) SHAPE_RETURN_NOT_OK(planned_bytes(st, &planned, err));
+            SHAPE_RETURN_NOT_OK(shape_options_set_int(st->specs[i].options, "planned_bytes", planned, err));
+            SHAPE_RETURN_NOT_OK(
+                shape_options_set_int(st->specs[i].options, "planned_events", (int64_t)(st->limit - st->start), err));
+        }
         st->dests[i].type = st->specs[i].type;
         st->dests[i].label = st->specs[i].label;
         int rc = st->specs[i].type->open(st->specs[i].uri, st->specs[i].options, &st->dests[i].emitter, err);

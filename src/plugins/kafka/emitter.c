@@ -28,7 +28,9 @@
  * need not render JSON bodies; json-schema sends the JSON body.
  * Open connects (the topic's metadata) and, given option "partition" (emit
  * --partition N), refuses a partition the topic does not have: every event
- * would fail with _UNKNOWN_PARTITION otherwise.
+ * would fail with _UNKNOWN_PARTITION otherwise; into a mock cluster (shape
+ * broker) it warns when what the run plans to send cannot fit its
+ * partitions (warn_if_too_big).
  * A cluster that goes away mid-run is given up on as a librdkafka user
  * expects, after message.timeout.ms (shape's default 60 s, the user's from
  * `config`, delivery.timeout.ms its alias) without a single acknowledgement:
@@ -72,7 +74,8 @@ struct shape_emitter {
 
 #define DEFAULT_MESSAGE_TIMEOUT_MS "60000" /* librdkafka's is 300000 */
 
-static const char *const base_options[] = {"envelope", "resuming", "config", "flush_timeout", "partition", NULL};
+static const char *const base_options[] = {"envelope", "resuming",       "config",         "flush_timeout",
+                                           "partition", "planned_bytes", "planned_events", NULL};
 
 /* The emitter's options: its own and the registry formats'. */
 static int check_known_options(const shape_options *options, shape_err *err)
@@ -281,6 +284,39 @@ static int check_partition(shape_emitter *e, const shape_options *options, shape
     return SHAPE_OK;
 }
 
+/* Options "planned_bytes" and "planned_events" (what emit is about to
+ * send) against a mock cluster's ~5 MB per partition (shape broker drops
+ * the oldest messages past it): said before anything is sent, with what
+ * fits and what to do, instead of once a partition has overflowed. Over
+ * the topic's partitions (the key partitioner spreads events about evenly),
+ * or into one with --partition. */
+static int warn_if_too_big(shape_emitter *e, const shape_options *options, shape_err *err)
+{
+    int64_t bytes = 0, events = 0, partition = -1;
+    if (!options || !e->client->ops->mock_window) return SHAPE_OK;
+    SHAPE_RETURN_NOT_OK(shape_options_get_int64(options, "planned_bytes", 0, &bytes, err));
+    SHAPE_RETURN_NOT_OK(shape_options_get_int64(options, "planned_events", 0, &events, err));
+    SHAPE_RETURN_NOT_OK(shape_options_get_int64(options, "partition", -1, &partition, err));
+    int64_t window = e->client->ops->mock_window(e->client, 0);
+    int64_t parts = partition >= 0 ? 1 : e->partitions;
+    if (window <= 0 || bytes <= 0 || events <= 0 || parts <= 0 || bytes / parts <= window) return SHAPE_OK;
+    double per = (double)bytes / (double)parts, mean = (double)bytes / (double)events;
+    int64_t need = (bytes + window - 1) / window, fit = (int64_t)((double)window * (double)parts / mean);
+    char where[96];
+    if (partition >= 0) snprintf(where, sizeof where, "into partition %lld", (long long)partition);
+    else if (parts == 1) snprintf(where, sizeof where, "all into its one partition");
+    else snprintf(where, sizeof where, "into each of its %ld partitions", (long)parts);
+    fprintf(stderr,
+            "shape: warning: kafka: this run sends about %.1f MB to topic '%.200s', %.1f MB %s, but the embedded "
+            "broker (shape broker, librdkafka's mock) keeps only about the last %lld MB of each partition and will "
+            "drop the oldest events; use a real Kafka, a topic of %lld or more partitions (shape broker --topic "
+            "%.200s:%lld)%s, or fewer events (--max-events; about %lld fit)\n",
+            (double)bytes / 1e6, e->topic, per / 1e6, where, (long long)(window >> 20), (long long)need, e->topic,
+            (long long)need, partition >= 0 ? " without --partition" : "", (long long)fit);
+    e->client->ops->mock_window(e->client, 1); /* said once: no second warning mid-run */
+    return SHAPE_OK;
+}
+
 int shape_kafka_emitter_open_with(const char *uri, const shape_options *options,
                                   const shape_kafka_producer_factory *factory, shape_emitter **out,
                                   shape_err *err)
@@ -313,6 +349,7 @@ int shape_kafka_emitter_open_with(const char *uri, const shape_options *options,
         rc = look_up_topic(e, ms, err);
     }
     if (rc == SHAPE_OK) rc = check_partition(e, options, err);
+    if (rc == SHAPE_OK) rc = warn_if_too_big(e, options, err);
     shape_kafka_uri_free(&parsed);
     if (rc != SHAPE_OK) {
         emitter_free(e);
