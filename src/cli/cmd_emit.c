@@ -49,10 +49,18 @@
 #define MAX_KEY_COLUMNS 16
 
 static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t connecting; /* the destinations are being opened (their first connection) */
 
+/* A stop request; a second one while the destinations connect (a wait of
+ * up to their time-out, ~10 s, that the first one cannot cut short) ends
+ * the process at once, as the signal would. */
 static void on_stop_signal(int sig)
 {
-    (void)sig;
+    if (stop_requested && connecting) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
     stop_requested = 1;
 }
 
@@ -991,7 +999,20 @@ static void report_already_complete(const emit_state *st)
     print_report(&rep, st->shard, emit_faulted(st), shape_args_flag(st->args, "json"), st->console);
 }
 
-/* Run the stream with SIGINT/SIGTERM asking it to stop, then report. */
+/* A stop request came while the destinations were being opened: nothing
+ * was sent, the checkpoint is as it was; the report says so. */
+static void report_stopped_before(const emit_state *st)
+{
+    shape_emit_report rep;
+    memset(&rep, 0, sizeof rep);
+    rep.start_offset = rep.end_offset = st->start;
+    rep.total_events = st->stream_total;
+    rep.stopped_by = "stop-request";
+    fprintf(stderr, "shape emit: stopped on request while connecting to the destinations; nothing was sent\n");
+    print_report(&rep, st->shard, emit_faulted(st), shape_args_flag(st->args, "json"), st->console);
+}
+
+/* Run the stream (SIGINT/SIGTERM ask it to stop), then report. */
 static int run_and_report(emit_state *st, shape_err *err)
 {
     const shape_args *args = st->args;
@@ -999,18 +1020,36 @@ static int run_and_report(emit_state *st, shape_err *err)
     if (shape_args_flag(args, "progress")) progress = 1;
     if (shape_args_flag(args, "no-progress")) progress = 0;
     st->cfg.progress = progress;
+    shape_emit_report rep;
+    int rc = shape_emit_run(&st->cfg, &rep, err);
+    rep.dead_letter_enabled = st->cfg.dead_letter != NULL;
+    if (rc == SHAPE_OK || rc == SHAPE_ELIMIT) print_report(&rep, st->shard, emit_faulted(st), shape_args_flag(args, "json"), st->console);
+    return rc;
+}
+
+/* Open the destinations and run, with SIGINT/SIGTERM asking for a stop
+ * from the first connection on: a stop while connecting is honoured when
+ * the connection attempt ends (a second one ends the process at once). */
+static int open_and_run(emit_state *st, shape_err *err)
+{
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
+    connecting = 1;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    shape_emit_report rep;
-    int rc = shape_emit_run(&st->cfg, &rep, err);
-    rep.dead_letter_enabled = st->cfg.dead_letter != NULL;
+    int rc = open_destinations(st, err);
+    connecting = 0;
+    if (stop_requested) { /* the stop wins over what the connection ended with */
+        shape_err_clear(err);
+        report_stopped_before(st);
+        rc = SHAPE_OK;
+    } else if (rc == SHAPE_OK) {
+        rc = run_and_report(st, err);
+    }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    if (rc == SHAPE_OK || rc == SHAPE_ELIMIT) print_report(&rep, st->shard, emit_faulted(st), shape_args_flag(args, "json"), st->console);
     return rc;
 }
 
@@ -1031,8 +1070,7 @@ static int emit_steps(emit_state *st, shape_err *err)
         report_already_complete(st);
         return SHAPE_OK;
     }
-    SHAPE_RETURN_NOT_OK(open_destinations(st, err));
-    return run_and_report(st, err);
+    return open_and_run(st, err);
 }
 
 static int run_emit(const shape_args *args, shape_err *err)

@@ -11,7 +11,9 @@
  * (steps without rows, such as undecodable messages, move it too): a run
  * killed at any point and rerun prints every row at least once, repeating
  * at most the batch that was in flight. A summary of the decoder's counters
- * goes to stderr.
+ * goes to stderr. SIGINT/SIGTERM stop the read after the batch in hand (a
+ * wait for messages, or for the first connection, is cut short) and end it
+ * as the stream's end would: checkpoint, summary, exit 0.
  * --format arrow writes the batches as an Arrow IPC stream instead
  * (shape/arrow_ipc.h), --format parquet as one Parquet file
  * (shape/parquet.h), to stdout or -o FILE; both read with a frozen schema
@@ -19,6 +21,7 @@
  * refuse --checkpoint (a resumed run would begin a second stream or file).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +39,14 @@
 #include "shape/paths.h"
 #include "shape/stream.h"
 #include "shape/stream_checkpoint.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
 
 /* Load a checkpoint: *found = 0 when the file does not exist. */
 static int load_checkpoint(const char *path, const char *uri, shape_offsets *start, int *found, shape_err *err)
@@ -210,7 +221,18 @@ static int run_stream_read(const shape_args *args, shape_err *err)
     if (rc == SHAPE_OK && checkpoint) rc = shape_checkpoint_lock(checkpoint, &lock_fd, err);
     if (rc == SHAPE_OK && checkpoint) rc = load_checkpoint(checkpoint, uri, &start, &found, err);
     shape_stream_config sc = {.uri = uri, .options = options, .registry = shape_cli_registry(),
-                              .max_reconnects = max_reconnects, .freeze_schema = binary};
+                              .max_reconnects = max_reconnects, .freeze_schema = binary, .stop = &stop_requested};
+    /* SIGINT/SIGTERM: stop after the batch in hand (a read or poll that
+     * waits is cut short: no SA_RESTART), then the checkpoint, the file's
+     * end and the summary as at the end of the stream; exit 0 */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    if (rc == SHAPE_OK) {
+        sigaction(SIGINT, &sa, NULL);
+        sigaction(SIGTERM, &sa, NULL);
+    }
     if (rc == SHAPE_OK) rc = open_output(output, format, found, &o, err);
     out = o.f;
     if (rc == SHAPE_OK && format == FORMAT_ARROW) rc = shape_ipc_writer_new(out, &ipc, err);
@@ -251,10 +273,13 @@ static int run_stream_read(const shape_args *args, shape_err *err)
             snprintf(extra + strlen(extra), sizeof extra - strlen(extra), ", %lld dropped_fields, %lld %s",
                      (long long)st.dropped_fields, (long long)st.values_overflowed,
                      nulled ? "values_nulled" : "values_overflowed");
-        fprintf(stderr, "shape stream-read: %lld messages, %lld rows, %lld undecodable, %lld rejected%s%s\n",
+        fprintf(stderr, "shape stream-read: %lld messages, %lld rows, %lld undecodable, %lld rejected%s%s%s\n",
                 (long long)st.messages, (long long)st.rows, (long long)st.undecodable, (long long)st.rejected,
-                extra, found ? " (resumed from the checkpoint)" : "");
+                extra, found ? " (resumed from the checkpoint)" : "",
+                shape_stream_stopped(stream) ? ", stopped on request" : "");
         if (rc == SHAPE_OK) shape_cli_decode_warnings(&st, options, nulled);
+    } else if (stream && shape_stream_stopped(stream)) {
+        fprintf(stderr, "shape stream-read: stopped on request before the source was opened; nothing was read\n");
     }
     int64_t written = (ipc ? shape_ipc_writer_batches(ipc) : 0) + (parquet ? shape_parquet_writer_row_groups(parquet) : 0);
     shape_ipc_writer_free(ipc);
