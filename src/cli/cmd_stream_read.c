@@ -298,7 +298,7 @@ static const shape_arg_spec stream_read_args[] = {
     {"start", 0, SHAPE_ARG_VALUE, "earliest|latest", "earliest",
      "Where partitions without a checkpoint position begin (kafka://)."},
     {"follow", 0, SHAPE_ARG_FLAG, NULL, NULL,
-     "Keep reading new messages instead of stopping at the end the stream had at start (kafka://)."},
+     "Keep reading new messages instead of stopping at the end the stream had at start (kafka://); Ctrl-C stops."},
     {"idle-timeout", 0, SHAPE_ARG_VALUE, "SECONDS", NULL, "Stop after this long without a message (with --follow)."},
     {"partitions", 0, SHAPE_ARG_VALUE, "LIST", NULL, "Kafka partitions to read, e.g. 0,3-5 (default: all)."},
     {"format", 0, SHAPE_ARG_VALUE, "jsonl|null|arrow|parquet", "jsonl",
