@@ -1027,33 +1027,42 @@ static int run_and_report(emit_state *st, shape_err *err)
     return rc;
 }
 
-/* Open the destinations and run, with SIGINT/SIGTERM asking for a stop
- * from the first connection on: a stop while connecting is honoured when
- * the connection attempt ends (a second one ends the process at once). */
+/* Open the destinations and run (SIGINT/SIGTERM ask for a stop): a stop
+ * while connecting is honoured when the connection attempt ends (a second
+ * one ends the process at once). */
 static int open_and_run(emit_state *st, shape_err *err)
+{
+    connecting = 1;
+    int rc = stop_requested ? SHAPE_OK : open_destinations(st, err);
+    connecting = 0;
+    if (stop_requested) { /* the stop wins over what the connection ended with */
+        shape_err_clear(err);
+        report_stopped_before(st);
+        return SHAPE_OK;
+    }
+    return rc == SHAPE_OK ? run_and_report(st, err) : rc;
+}
+
+/* read options → resolve destinations → plan and resume → run → report */
+static int emit_steps(emit_state *st, shape_err *err);
+
+/* The steps with SIGINT/SIGTERM asking for a stop (installed before the
+ * checkpoint's lock is taken: once its lock file is there, a stop is a
+ * request, honoured before or after the first connection). */
+static int emit_with_stop(emit_state *st, shape_err *err)
 {
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
-    connecting = 1;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    int rc = open_destinations(st, err);
-    connecting = 0;
-    if (stop_requested) { /* the stop wins over what the connection ended with */
-        shape_err_clear(err);
-        report_stopped_before(st);
-        rc = SHAPE_OK;
-    } else if (rc == SHAPE_OK) {
-        rc = run_and_report(st, err);
-    }
+    int rc = emit_steps(st, err);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     return rc;
 }
 
-/* read options → resolve destinations → plan and resume → run → report */
 static int emit_steps(emit_state *st, shape_err *err)
 {
     SHAPE_RETURN_NOT_OK(read_stream_options(st, err));
@@ -1079,7 +1088,7 @@ static int run_emit(const shape_args *args, shape_err *err)
     if (!st) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     st->args = args;
     st->lock_fd = -1;
-    int rc = emit_steps(st, err);
+    int rc = emit_with_stop(st, err);
     state_free(st);
     free(st);
     return rc;

@@ -217,14 +217,11 @@ static int run_stream_read(const shape_args *args, shape_err *err)
     if (rc == SHAPE_OK) rc = shape_paths_check(uses, 3, err);
     if (rc == SHAPE_OK) rc = shape_cli_source_options(args, &options, err);
     if (rc == SHAPE_OK) rc = reading_flags(args, options, err);
-    int lock_fd = -1; /* one reader per checkpoint */
-    if (rc == SHAPE_OK && checkpoint) rc = shape_checkpoint_lock(checkpoint, &lock_fd, err);
-    if (rc == SHAPE_OK && checkpoint) rc = load_checkpoint(checkpoint, uri, &start, &found, err);
-    shape_stream_config sc = {.uri = uri, .options = options, .registry = shape_cli_registry(),
-                              .max_reconnects = max_reconnects, .freeze_schema = binary, .stop = &stop_requested};
     /* SIGINT/SIGTERM: stop after the batch in hand (a read or poll that
      * waits is cut short: no SA_RESTART), then the checkpoint, the file's
-     * end and the summary as at the end of the stream; exit 0 */
+     * end and the summary as at the end of the stream; exit 0. (Installed
+     * before the checkpoint's lock is taken: once its lock file is there, a
+     * stop is a request.) */
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;
@@ -233,6 +230,12 @@ static int run_stream_read(const shape_args *args, shape_err *err)
         sigaction(SIGINT, &sa, NULL);
         sigaction(SIGTERM, &sa, NULL);
     }
+    int lock_fd = -1; /* one reader per checkpoint */
+    if (rc == SHAPE_OK && checkpoint) rc = shape_checkpoint_lock(checkpoint, &lock_fd, err);
+    if (rc == SHAPE_OK && checkpoint) rc = load_checkpoint(checkpoint, uri, &start, &found, err);
+    shape_stream_config sc = {.uri = uri, .options = options, .registry = shape_cli_registry(),
+                              .max_reconnects = max_reconnects, .freeze_schema = binary, .stop = &stop_requested};
+
     if (rc == SHAPE_OK) rc = open_output(output, format, found, &o, err);
     out = o.f;
     if (rc == SHAPE_OK && format == FORMAT_ARROW) rc = shape_ipc_writer_new(out, &ipc, err);
