@@ -374,14 +374,7 @@ static int run_stream_profile(const shape_args *args, shape_err *err)
     r.pc.ud = &r;
     /* (before the checkpoint's lock is taken: once its lock file is there,
      * a stop is a request, honoured by the run) */
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    if (rc == SHAPE_OK) {
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-    }
+    if (rc == SHAPE_OK) shape_cli_catch_stop_signals(on_stop_signal);
     if (rc == SHAPE_OK) rc = shape_stream_profiler_new(&r.pc, &r.profiler, err);
     if (rc == SHAPE_OK && shape_stream_profiler_was_finished(r.profiler)) {
         rc = finished_before(&r, err);

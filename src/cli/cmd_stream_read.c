@@ -222,14 +222,7 @@ static int run_stream_read(const shape_args *args, shape_err *err)
      * end and the summary as at the end of the stream; exit 0. (Installed
      * before the checkpoint's lock is taken: once its lock file is there, a
      * stop is a request.) */
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop_signal;
-    sigemptyset(&sa.sa_mask);
-    if (rc == SHAPE_OK) {
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
-    }
+    if (rc == SHAPE_OK) shape_cli_catch_stop_signals(on_stop_signal);
     int lock_fd = -1; /* one reader per checkpoint */
     if (rc == SHAPE_OK && checkpoint) rc = shape_checkpoint_lock(checkpoint, &lock_fd, err);
     if (rc == SHAPE_OK && checkpoint) rc = load_checkpoint(checkpoint, uri, &start, &found, err);
