@@ -252,6 +252,10 @@ int shape_profile_update_runs(shape_profile *p, const struct ArrowSchema *schema
                              (long long)schema->n_children, (long long)batch->n_children);
     if (struct_has_nulls(batch))
         return shape_err_set(err, SHAPE_EINVAL, "a profiled batch must not have null rows at the top level");
+    for (size_t r = 0; r < n_runs; r++)
+        if (runs[r].start < 0 || runs[r].length < 0 || runs[r].start > batch->length - runs[r].length)
+            return shape_err_set(err, SHAPE_EINVAL, "a run of rows [%lld, +%lld) outside the batch's %lld rows",
+                                 (long long)runs[r].start, (long long)runs[r].length, (long long)batch->length);
     int64_t nch = schema->n_children;
     prof_column **map = NULL;
     if (nch > 0) {
@@ -319,11 +323,6 @@ int shape_profile_update_runs(shape_profile *p, const struct ArrowSchema *schema
     /* 3. profile, each run as a slice of its own (so the same as one call per run) */
     int64_t rows = 0;
     for (size_t r = 0; r < n_runs && rc == SHAPE_OK; r++) {
-        if (runs[r].start < 0 || runs[r].length < 0 || runs[r].start > batch->length - runs[r].length) {
-            rc = shape_err_set(err, SHAPE_EINVAL, "a run of rows [%lld, +%lld) outside the batch's %lld rows",
-                               (long long)runs[r].start, (long long)runs[r].length, (long long)batch->length);
-            break;
-        }
         for (int64_t i = 0; i < nch && rc == SHAPE_OK; i++)
             rc = prof_column_update(map[i], batch->children[i], batch->offset + runs[r].start, runs[r].length, err);
         rows += runs[r].length;
