@@ -380,6 +380,21 @@ void shape_profile_free(shape_profile *p);
 int shape_profile_update(shape_profile *p, const struct ArrowSchema *schema,
                          const struct ArrowArray *batch, shape_err *err);
 
+/* A run of a batch's rows: [start, start + length), before the batch's offset. */
+typedef struct shape_profile_run {
+    int64_t start, length;
+} shape_profile_run;
+
+/* The same as shape_profile_update over each run in turn (run r as the
+ * slice of the batch its bounds give), with the batch checked and its
+ * columns matched once: a caller that routes one batch's rows to several
+ * profiles (one table per value, --split-by) hands each profile its runs in
+ * one call instead of one call per run, and the profile comes out byte for
+ * byte as with those calls. Runs must lie inside the batch (SHAPE_EINVAL);
+ * a run of length 0 counts nothing, n_runs 0 still creates the new columns. */
+int shape_profile_update_runs(shape_profile *p, const struct ArrowSchema *schema, const struct ArrowArray *batch,
+                              const shape_profile_run *runs, size_t n_runs, shape_err *err);
+
 /* Merge src into dst: rows and counters add, moments by Chan, HLL by
  * register max, SpaceSaving and KLL by their merge rules, histograms add,
  * min/max combine. Columns match by name (a column one side lacks counts

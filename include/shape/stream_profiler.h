@@ -51,8 +51,9 @@ typedef struct shape_stream_profiler_config {
      * that is not UTF-8) go to the table `name`; at most max_tables distinct
      * values get a table of their own, the rest share one named "_other"
      * (one warning). NULL: one table. With a window kind: one windowed
-     * profiler per table on one clock (shape_window_profiler_update_rows),
-     * its windows emitted with their table. */
+     * profiler per table on one clock (shape_window_profiler_update_runs),
+     * its windows emitted with their table. Each batch is routed once: every
+     * table takes only its own rows. */
     const char *split_by;
     int64_t max_tables;
     int keep_headers;

@@ -107,17 +107,28 @@ int shape_window_profiler_update(shape_window_profiler *w, const struct ArrowSch
                                  size_t n_known, int32_t partition, double now, shape_window_emit_fn emit, void *ud,
                                  shape_err *err);
 
-/* The same for the rows of a batch with select[i] != 0 (select NULL: all):
- * every row's event time moves the watermark, only the selected ones are
- * classified, counted and profiled. Profilers that take disjoint selections
- * of the same batches (one per table: stream-profile --split-by with a
- * window kind) share one clock — the same watermark, the same late rows as
- * one profiler of all the rows would have — while each keeps its own
- * windows. */
-int shape_window_profiler_update_rows(shape_window_profiler *w, const struct ArrowSchema *schema,
-                                      const struct ArrowArray *batch, const uint8_t *select, const char *event_time,
-                                      const int32_t *known, size_t n_known, int32_t partition, double now,
-                                      shape_window_emit_fn emit, void *ud, shape_err *err);
+/* The newest event time among all of a batch's rows (*newest; INT64_MIN
+ * when no row has one), read as shape_window_profiler_update reads them:
+ * SHAPE_EINVAL when the batch has no such time column. */
+int shape_window_batch_newest(const struct ArrowSchema *schema, const struct ArrowArray *batch, const char *event_time,
+                              int64_t *newest, shape_err *err);
+
+/* The same as shape_window_profiler_update for the rows in runs[0..n_runs)
+ * (ascending, disjoint; shape_profile_run, before the batch's offset) only:
+ * they are classified, counted and profiled (adjacent rows bound for one
+ * window as one slice, across run boundaries too), while the clock moves as
+ * if the whole batch had been seen — by newest, the batch's newest event
+ * time over all its rows (shape_window_batch_newest), and its partition.
+ * Profilers that take disjoint runs of the same batches (one per table:
+ * stream-profile --split-by with a window kind) so share one clock — the
+ * same watermark, the same late rows as one profiler of all the rows would
+ * have — while each keeps its own windows, and each reads only its own rows
+ * (a batch is routed once, not once per table). n_runs 0 moves the clock. */
+int shape_window_profiler_update_runs(shape_window_profiler *w, const struct ArrowSchema *schema,
+                                      const struct ArrowArray *batch, const shape_profile_run *runs, size_t n_runs,
+                                      int64_t newest, const char *event_time, const int32_t *known, size_t n_known,
+                                      int32_t partition, double now, shape_window_emit_fn emit, void *ud,
+                                      shape_err *err);
 
 /* dst (new, same configuration) takes src's clock: partitions, newest
  * time, watermark, what was closed and the batch count; not its windows or

@@ -266,7 +266,7 @@ static int merge_window_states(const shape_args *args, const shape_profile_confi
     if (rc == SHAPE_OK) {
         int64_t events = 0;
         for (size_t i = 0; i < set.n; i++) events += set.w[i].rows;
-        json_t *s = json_pack("{s:I, s:I, s:I, s:s}", "states", (json_int_t)n, "windows", (json_int_t)set.n, "events",
+        json_t *s = json_pack("{s:I, s:I, s:I, s:[s]}", "states", (json_int_t)n, "windows", (json_int_t)set.n, "events",
                               (json_int_t)events, "written", output);
         char *line = NULL;
         size_t len = 0;
@@ -373,7 +373,7 @@ static int merge_split_states(const shape_args *args, const shape_profile_config
     if (rc == SHAPE_OK) {
         int64_t events = 0;
         for (size_t i = 0; i < set.n; i++) events += shape_profile_rows(set.t[i]);
-        json_t *s = json_pack("{s:I, s:I, s:I, s:s}", "states", (json_int_t)n, "tables", (json_int_t)set.n, "events",
+        json_t *s = json_pack("{s:I, s:I, s:I, s:[s]}", "states", (json_int_t)n, "tables", (json_int_t)set.n, "events",
                               (json_int_t)events, "written", output);
         char *line = NULL;
         rc = s ? shape_profile_json_dumps(s, -1, &line, &len, err) : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
@@ -480,7 +480,7 @@ static int run_profile_merge(const shape_args *args, shape_err *err)
         free(bytes);
     }
     if (rc == SHAPE_OK) {
-        json_t *s = json_pack("{s:I, s:I, s:s}", "states", (json_int_t)n, "events", (json_int_t)shape_profile_rows(merged),
+        json_t *s = json_pack("{s:I, s:I, s:[s]}", "states", (json_int_t)n, "events", (json_int_t)shape_profile_rows(merged),
                               "written", output);
         char *line = NULL;
         rc = s ? shape_profile_json_dumps(s, -1, &line, &len, err) : shape_err_set(err, SHAPE_ENOMEM, "out of memory");

@@ -238,6 +238,13 @@ static int struct_has_nulls(const struct ArrowArray *b)
 int shape_profile_update(shape_profile *p, const struct ArrowSchema *schema, const struct ArrowArray *batch,
                          shape_err *err)
 {
+    shape_profile_run whole = {0, batch ? batch->length : 0};
+    return shape_profile_update_runs(p, schema, batch, &whole, 1, err);
+}
+
+int shape_profile_update_runs(shape_profile *p, const struct ArrowSchema *schema, const struct ArrowArray *batch,
+                              const shape_profile_run *runs, size_t n_runs, shape_err *err)
+{
     if (!schema || !batch || !schema->format || strcmp(schema->format, "+s") != 0)
         return shape_err_set(err, SHAPE_EINVAL, "a profiled batch must be a struct array (format \"+s\")");
     if (schema->n_children != batch->n_children || batch->length < 0 || batch->offset < 0)
@@ -245,6 +252,10 @@ int shape_profile_update(shape_profile *p, const struct ArrowSchema *schema, con
                              (long long)schema->n_children, (long long)batch->n_children);
     if (struct_has_nulls(batch))
         return shape_err_set(err, SHAPE_EINVAL, "a profiled batch must not have null rows at the top level");
+    for (size_t r = 0; r < n_runs; r++)
+        if (runs[r].start < 0 || runs[r].length < 0 || runs[r].start > batch->length - runs[r].length)
+            return shape_err_set(err, SHAPE_EINVAL, "a run of rows [%lld, +%lld) outside the batch's %lld rows",
+                                 (long long)runs[r].start, (long long)runs[r].length, (long long)batch->length);
     int64_t nch = schema->n_children;
     prof_column **map = NULL;
     if (nch > 0) {
@@ -309,16 +320,20 @@ int shape_profile_update(shape_profile *p, const struct ArrowSchema *schema, con
         prof_column_add_nulls(c, p->rows); /* null in every earlier row */
         map[i] = c;
     }
-    /* 3. profile */
-    for (int64_t i = 0; i < nch && rc == SHAPE_OK; i++)
-        rc = prof_column_update(map[i], batch->children[i], batch->offset, batch->length, err);
+    /* 3. profile, each run as a slice of its own (so the same as one call per run) */
+    int64_t rows = 0;
+    for (size_t r = 0; r < n_runs && rc == SHAPE_OK; r++) {
+        for (int64_t i = 0; i < nch && rc == SHAPE_OK; i++)
+            rc = prof_column_update(map[i], batch->children[i], batch->offset + runs[r].start, runs[r].length, err);
+        rows += runs[r].length;
+    }
     if (rc == SHAPE_OK) {
         for (size_t k = 0; k < p->ncols; k++) {
             int present = 0;
             for (int64_t i = 0; i < nch && !present; i++) present = map[i] == p->cols[k];
-            if (!present) prof_column_add_nulls(p->cols[k], batch->length);
+            if (!present) prof_column_add_nulls(p->cols[k], rows);
         }
-        p->rows += batch->length;
+        p->rows += rows;
     }
     free(map);
     return rc;

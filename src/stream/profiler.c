@@ -19,17 +19,20 @@
  * windows the batch closes are in the windows file before the checkpoint
  * that counts the batch — so a crash can repeat a window (the file drops
  * it) but never lose one.
- * Split (--split-by, the global window): each batch goes to a task thread
- * like the windowed one, which cuts it into runs of rows with the same
- * header or field value (a topic written table after table has few, long
- * runs) and profiles each run, a zero-copy slice of the struct array, into
- * that value's table; so each table sees its rows in stream order, as a
- * profile of those rows alone would.
- * Split with a window kind: the window task cuts each batch by table the
- * same way, then hands the whole batch to every table's window profiler
- * with that table's rows selected, so all tables keep one watermark (the
- * one a profiler of all the rows would have); a new table copies the clock
- * of the first. Each closed window goes to the windows file with its table.
+ * Split (--split-by): each batch goes to a task thread like the windowed
+ * one, where it is routed once (split_route): one sweep cuts it into runs
+ * of rows with the same header or field value (a topic written table after
+ * table has few, long runs), finds each run's table, and groups the runs by
+ * table; each table then takes only its own runs, zero-copy slices of the
+ * struct array, in one call (shape_profile_update_runs) — so each table
+ * sees its rows in stream order, in the slices a profile of each run would,
+ * and no table looks at another's rows.
+ * Split with a window kind: the window task routes each batch the same
+ * way and hands every table's window profiler its runs
+ * (shape_window_profiler_update_runs) with the whole batch's newest event
+ * time, so all tables keep one watermark (the one a profiler of all the
+ * rows would have); a new table copies the clock of the first. Each closed
+ * window goes to the windows file with its table.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
 #include "shape/stream_profiler.h"
@@ -84,9 +87,14 @@ struct shape_stream_profiler {
      * table), all on one clock (shape_window_profiler_copy_clock) */
     shape_window_profiler **wtabs;
     char **wnames;
-    uint32_t *row_table; /* scratch: each row's table */
-    uint8_t *select;     /* scratch: one table's rows */
-    size_t cap_rows;
+    /* scratch of split_route: a batch's runs of rows with one key, with
+     * their tables, then grouped by table (table t's runs are
+     * runs[first[t] .. first[t + 1])) */
+    shape_profile_run *cuts, *runs;
+    uint32_t *cut_table;
+    size_t cap_cuts;
+    size_t *first;
+    size_t cap_first;
     shape_window_counters wsum; /* the tables' counters, summed */
     shape_task *stask;
     struct split_job {
@@ -224,8 +232,7 @@ static int split_key_at(const shape_stream_profiler *p, split_key *k, int64_t r,
 }
 
 /* The table named (s, n); value: a distinct value (counts toward max_tables). */
-static int split_table(shape_stream_profiler *p, const uint8_t *s, size_t n, int value, shape_profile **out,
-                       shape_err *err)
+static int split_table(shape_stream_profiler *p, const uint8_t *s, size_t n, int value, size_t *out, shape_err *err)
 {
     if (!value) {
         s = (const uint8_t *)p->cfg.name;
@@ -234,7 +241,7 @@ static int split_table(shape_stream_profiler *p, const uint8_t *s, size_t n, int
     for (;;) {
         for (size_t i = 0; i < p->n_tables; i++) {
             const char *t = shape_profile_name(p->tables[i]);
-            if (strlen(t) == n && memcmp(t, s, n) == 0) return (*out = p->tables[i], SHAPE_OK);
+            if (strlen(t) == n && memcmp(t, s, n) == 0) return (*out = i, SHAPE_OK);
         }
         if (!value || p->n_values < (size_t)p->cfg.max_tables) break;
         p->overflowed = 1; /* too many values: into _other */
@@ -242,7 +249,7 @@ static int split_table(shape_stream_profiler *p, const uint8_t *s, size_t n, int
         n = 6;
         value = 0;
         for (size_t i = 0; i < p->n_tables; i++)
-            if (!strcmp(shape_profile_name(p->tables[i]), "_other")) return (*out = p->tables[i], SHAPE_OK);
+            if (!strcmp(shape_profile_name(p->tables[i]), "_other")) return (*out = i, SHAPE_OK);
         break;
     }
     if (p->n_tables == p->cap_tables) {
@@ -259,7 +266,7 @@ static int split_table(shape_stream_profiler *p, const uint8_t *s, size_t n, int
     int rc = shape_profile_new(name, &p->cfg.profile, &p->tables[p->n_tables], err);
     free(name);
     if (rc != SHAPE_OK) return rc;
-    *out = p->tables[p->n_tables++];
+    *out = p->n_tables++;
     if (value) p->n_values++;
     return SHAPE_OK;
 }
@@ -281,45 +288,90 @@ static void split_view(const struct ArrowSchema *schema, const struct ArrowArray
     va->n_children = m;
 }
 
-/* Rows [from, from + len) of the batch into table t, without the hidden column. */
-static int split_run(shape_stream_profiler *p, const struct ArrowSchema *schema, const struct ArrowArray *array,
-                     int64_t hidden, int64_t from, int64_t len, const uint8_t *s, size_t n, int value,
-                     struct ArrowSchema **sch, struct ArrowArray **arr, shape_err *err)
+static int split_wtable(shape_stream_profiler *p, const uint8_t *s, size_t n, int value, size_t *out, shape_err *err);
+
+/* Route a batch once: one sweep cuts it into runs of rows with the same
+ * value (a run ends where the value changes, so two values that name one
+ * table stay two runs, as before there was a router), looks each run's
+ * table up (made at its first run, so tables are in order of first row),
+ * then groups the runs by table, in row order (a counting sort), so each
+ * table is handed only its own rows, in one call. */
+static int split_route(shape_stream_profiler *p, const struct ArrowSchema *schema, const struct ArrowArray *array,
+                       int64_t *hidden, shape_err *err)
 {
-    shape_profile *t = NULL;
-    SHAPE_RETURN_NOT_OK(split_table(p, s, n, value, &t, err));
-    struct ArrowSchema vs;
-    struct ArrowArray va;
-    split_view(schema, array, hidden, sch, arr, &vs, &va);
-    va.offset = array->offset + from;
-    va.length = len;
-    va.null_count = 0;
-    return shape_profile_update(t, &vs, &va, err);
+    split_key k;
+    SHAPE_RETURN_NOT_OK(split_key_open(p, schema, array, &k, hidden, err));
+    size_t rows = array->length > 0 ? (size_t)array->length : 1;
+    if (rows > p->cap_cuts) {
+        shape_profile_run *c = realloc(p->cuts, rows * sizeof *c);
+        if (c) p->cuts = c;
+        shape_profile_run *r = c ? realloc(p->runs, rows * sizeof *r) : NULL;
+        if (r) p->runs = r;
+        uint32_t *t = r ? realloc(p->cut_table, rows * sizeof *t) : NULL;
+        if (t) p->cut_table = t;
+        if (!t) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        p->cap_cuts = rows;
+    }
+    const uint8_t *ks = NULL;
+    size_t kn = 0, n_cuts = 0;
+    int have = 0, slot = 0;
+    int64_t from = 0;
+    for (int64_t r = 0; r <= array->length; r++) {
+        const uint8_t *s = NULL;
+        size_t n = 0;
+        int h = 0;
+        if (r < array->length) {
+            h = split_key_at(p, &k, array->offset + r, slot, &s, &n);
+            if (r > 0 && h == have && (!h || (n == kn && memcmp(s, ks, n) == 0))) continue;
+        }
+        if (r > 0) { /* the run [from, r) ends */
+            size_t at = 0;
+            SHAPE_RETURN_NOT_OK(p->win ? split_wtable(p, ks, kn, have, &at, err) : split_table(p, ks, kn, have, &at, err));
+            p->cuts[n_cuts] = (shape_profile_run){from, r - from};
+            p->cut_table[n_cuts++] = (uint32_t)at;
+        }
+        from = r, have = h, ks = s, kn = n, slot ^= 1;
+    }
+    if (p->n_tables + 1 > p->cap_first) {
+        size_t *f = realloc(p->first, (p->n_tables + 1) * sizeof *f);
+        if (!f) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        p->first = f;
+        p->cap_first = p->n_tables + 1;
+    }
+    memset(p->first, 0, (p->n_tables + 1) * sizeof *p->first);
+    for (size_t c = 0; c < n_cuts; c++) p->first[p->cut_table[c] + 1]++;
+    for (size_t t = 0; t < p->n_tables; t++) p->first[t + 1] += p->first[t];
+    for (size_t c = 0; c < n_cuts; c++) p->runs[p->first[p->cut_table[c]]++] = p->cuts[c];
+    for (size_t t = p->n_tables; t-- > 0;) p->first[t + 1] = p->first[t]; /* back to the starts */
+    p->first[0] = 0;
+    return SHAPE_OK;
+}
+
+/* The routed batch's view without the hidden column (the headers read only
+ * for the split); sch and arr hold its children lists. */
+static int split_view_alloc(const struct ArrowSchema *schema, const struct ArrowArray *array, int64_t hidden,
+                            struct ArrowSchema ***sch, struct ArrowArray ***arr, struct ArrowSchema *vs,
+                            struct ArrowArray *va, shape_err *err)
+{
+    *sch = malloc(((size_t)schema->n_children + 1) * sizeof **sch);
+    *arr = malloc(((size_t)array->n_children + 1) * sizeof **arr);
+    if (!*sch || !*arr) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    split_view(schema, array, hidden, *sch, *arr, vs, va);
+    return SHAPE_OK;
 }
 
 static int split_batch(shape_stream_profiler *p, const struct ArrowSchema *schema, const struct ArrowArray *array,
                        shape_err *err)
 {
-    split_key k;
     int64_t hidden;
-    SHAPE_RETURN_NOT_OK(split_key_open(p, schema, array, &k, &hidden, err));
-    struct ArrowSchema **sch = malloc(((size_t)schema->n_children + 1) * sizeof *sch);
-    struct ArrowArray **arr = malloc(((size_t)array->n_children + 1) * sizeof *arr);
-    int rc = sch && arr ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-    const uint8_t *ks = NULL;
-    size_t kn = 0;
-    int have = 0, slot = 0;
-    int64_t from = 0;
-    for (int64_t r = 0; rc == SHAPE_OK && r < array->length; r++) {
-        const uint8_t *s = NULL;
-        size_t n = 0;
-        int h = split_key_at(p, &k, array->offset + r, slot, &s, &n);
-        if (r > 0 && h == have && (!h || (n == kn && memcmp(s, ks, n) == 0))) continue;
-        if (r > 0) rc = split_run(p, schema, array, hidden, from, r - from, ks, kn, have, sch, arr, err);
-        from = r, have = h, ks = s, kn = n, slot ^= 1;
-    }
-    if (rc == SHAPE_OK && array->length > from)
-        rc = split_run(p, schema, array, hidden, from, array->length - from, ks, kn, have, sch, arr, err);
+    SHAPE_RETURN_NOT_OK(split_route(p, schema, array, &hidden, err));
+    struct ArrowSchema **sch = NULL, vs;
+    struct ArrowArray **arr = NULL, va;
+    int rc = split_view_alloc(schema, array, hidden, &sch, &arr, &vs, &va, err);
+    for (size_t t = 0; rc == SHAPE_OK && t < p->n_tables; t++)
+        if (p->first[t + 1] > p->first[t])
+            rc = shape_profile_update_runs(p->tables[t], &vs, &va, p->runs + p->first[t], p->first[t + 1] - p->first[t],
+                                           err);
     free(sch);
     free(arr);
     return rc;
@@ -402,49 +454,26 @@ static void sum_window_counters(shape_stream_profiler *p)
     p->wsum = s;
 }
 
-/* A batch into its tables' windows: each row's table first (new tables
+/* A batch into its tables' windows: routed once (split_route; new tables
  * join on the clock as it was before this batch), then every table takes
- * the whole batch with its rows selected, so all keep one watermark. */
+ * its own runs, its clock moved by the whole batch's newest time, so all
+ * keep one watermark. */
 static int split_window_batch(shape_stream_profiler *p, const struct ArrowSchema *schema,
                               const struct ArrowArray *array, const int32_t *known, size_t n_known, int32_t partition,
                               double now, shape_err *err)
 {
-    split_key k;
     int64_t hidden;
-    SHAPE_RETURN_NOT_OK(split_key_open(p, schema, array, &k, &hidden, err));
-    size_t n = (size_t)array->length;
-    if (n > p->cap_rows) {
-        uint32_t *t = realloc(p->row_table, n * sizeof *t);
-        if (t) p->row_table = t;
-        uint8_t *sel = t ? realloc(p->select, n) : NULL;
-        if (sel) p->select = sel;
-        if (!t || !sel) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-        p->cap_rows = n;
-    }
-    const uint8_t *ks = NULL;
-    size_t kn = 0, at = 0;
-    int have = 0, slot = 0;
-    for (size_t r = 0; r < n; r++) {
-        const uint8_t *s = NULL;
-        size_t len = 0;
-        int h = split_key_at(p, &k, array->offset + (int64_t)r, slot, &s, &len);
-        if (r == 0 || h != have || (h && (len != kn || memcmp(s, ks, len) != 0))) {
-            SHAPE_RETURN_NOT_OK(split_wtable(p, s, len, h, &at, err));
-            have = h, ks = s, kn = len, slot ^= 1;
-        }
-        p->row_table[r] = (uint32_t)at;
-    }
-    struct ArrowSchema **sch = malloc(((size_t)schema->n_children + 1) * sizeof *sch);
-    struct ArrowArray **arr = malloc(((size_t)array->n_children + 1) * sizeof *arr);
-    int rc = sch && arr ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-    struct ArrowSchema vs;
-    struct ArrowArray va;
-    if (rc == SHAPE_OK) split_view(schema, array, hidden, sch, arr, &vs, &va);
+    SHAPE_RETURN_NOT_OK(split_route(p, schema, array, &hidden, err));
+    struct ArrowSchema **sch = NULL, vs;
+    struct ArrowArray **arr = NULL, va;
+    int64_t newest = 0;
+    int rc = split_view_alloc(schema, array, hidden, &sch, &arr, &vs, &va, err);
+    if (rc == SHAPE_OK) rc = shape_window_batch_newest(&vs, &va, SHAPE_STREAM_EVENT_TIME_COLUMN, &newest, err);
     for (size_t t = 0; rc == SHAPE_OK && t < p->n_tables; t++) {
-        for (size_t r = 0; r < n; r++) p->select[r] = p->row_table[r] == t;
         table_emit te = {p, p->wnames[t]};
-        rc = shape_window_profiler_update_rows(p->wtabs[t], &vs, &va, p->select, SHAPE_STREAM_EVENT_TIME_COLUMN, known,
-                                               n_known, partition, now, emit_table_window, &te, err);
+        rc = shape_window_profiler_update_runs(p->wtabs[t], &vs, &va, p->runs + p->first[t],
+                                               p->first[t + 1] - p->first[t], newest, SHAPE_STREAM_EVENT_TIME_COLUMN,
+                                               known, n_known, partition, now, emit_table_window, &te, err);
     }
     free(sch);
     free(arr);
@@ -743,8 +772,10 @@ void shape_stream_profiler_free(shape_stream_profiler *p)
     }
     free(p->wtabs);
     free(p->wnames);
-    free(p->row_table);
-    free(p->select);
+    free(p->cuts);
+    free(p->runs);
+    free(p->cut_table);
+    free(p->first);
     shape_profile_free(p->profile);
     shape_window_profiler_free(p->win);
     shape_windows_file_close(p->wfile);

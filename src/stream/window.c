@@ -21,7 +21,10 @@
  *     end <= W close.
  * Rows bound for one unit and adjacent in the batch are profiled as one
  * slice of it (the struct's offset and length moved; nothing is copied),
- * so an in-order batch costs one update per window it touches.
+ * a unit's slices of a batch in one shape_profile_update_runs call, so an
+ * in-order batch costs one update per window it touches. A profiler may
+ * take only some runs of a batch's rows (one table's, --split-by): it then
+ * reads only those, and its clock moves by the batch's newest time, given.
  * The watermark (per partition, never moving back) is recomputed after the
  * batch's rows are routed, so a batch is judged by the watermark before it.
  */
@@ -63,10 +66,18 @@ struct shape_window_profiler {
     int64_t watermark;    /* NO_TIME before the first */
     int64_t emitted_end;  /* sliding/tumbling: windows with end <= this are closed */
     shape_window_counters n;
-    /* scratch, per batch */
+    /* scratch, per batch: for each row taken (k), its row in the batch,
+     * its time and the unit start it goes to (NO_TIME: none) */
+    int64_t *rows;
     int64_t *times;
-    int64_t *keys; /* the unit start each row goes to; NO_TIME: none */
+    int64_t *keys;
     size_t cap_rows;
+    struct unit_run { /* profile_runs: the slices, with their unit */
+        shape_profile_run run;
+        size_t unit;
+    } *slices;
+    shape_profile_run *unit_runs; /* one unit's slices, for its profile */
+    size_t cap_slices;
 };
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -209,8 +220,11 @@ void shape_window_profiler_free(shape_window_profiler *w)
     drop_units(w);
     free(w->units);
     free(w->parts);
+    free(w->rows);
     free(w->times);
     free(w->keys);
+    free(w->slices);
+    free(w->unit_runs);
     free(w->name);
     free(w);
 }
@@ -361,79 +375,154 @@ static int64_t time_factor(const char *f, int *date32)
 static int ensure_scratch(shape_window_profiler *w, size_t n, shape_err *err)
 {
     if (n <= w->cap_rows) return SHAPE_OK;
-    int64_t *t = realloc(w->times, n * sizeof *t);
+    int64_t *r = realloc(w->rows, n * sizeof *r);
+    if (r) w->rows = r;
+    int64_t *t = r ? realloc(w->times, n * sizeof *t) : NULL;
     if (t) w->times = t;
     int64_t *k = t ? realloc(w->keys, n * sizeof *k) : NULL;
     if (k) w->keys = k;
-    if (!t || !k) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    if (!r || !t || !k) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     w->cap_rows = n;
     return SHAPE_OK;
 }
 
-/* times[i] := the row's event time in µs, NO_TIME when null. */
-static int read_times(shape_window_profiler *w, const struct ArrowSchema *schema, const struct ArrowArray *batch,
-                      const char *event_time, shape_err *err)
+/* The event-time column of a batch and how to read it. */
+typedef struct time_column {
+    const uint8_t *valid;
+    const void *values; /* NULL: no row has a time */
+    int64_t base;       /* the column's offset plus the batch's */
+    int64_t factor;
+    int date32;
+} time_column;
+
+static int time_column_open(const struct ArrowSchema *schema, const struct ArrowArray *batch, const char *event_time,
+                            time_column *tc, shape_err *err)
 {
     int col = column_index(schema, event_time);
     if (col < 0)
         return shape_err_set(err, SHAPE_EINVAL, "the stream has no event-time column '%.100s' to window by",
                              event_time);
-    int date32;
-    int64_t factor = time_factor(schema->children[col]->format, &date32);
-    if (!factor)
+    tc->factor = time_factor(schema->children[col]->format, &tc->date32);
+    if (!tc->factor)
         return shape_err_set(err, SHAPE_EINVAL, "the event-time column '%.100s' has Arrow type '%.40s', not a time",
                              event_time, schema->children[col]->format);
     const struct ArrowArray *c = batch->children[col];
-    const uint8_t *valid = c->n_buffers > 0 ? c->buffers[0] : NULL;
-    const void *values = c->n_buffers > 1 && factor != -1 ? c->buffers[1] : NULL;
-    for (int64_t i = 0; i < batch->length; i++) {
-        int64_t j = c->offset + batch->offset + i;
-        if ((valid && !(valid[j >> 3] & (1u << (j & 7)))) || !values) {
-            w->times[i] = NO_TIME;
-            continue;
-        }
-        int64_t v = date32 ? ((const int32_t *)values)[j] : ((const int64_t *)values)[j];
-        if (factor < 0) v = floor_div(v, -factor);
-        else if (factor > 1) {
-            if (v > INT64_MAX / factor) v = INT64_MAX / factor;
-            if (v < (INT64_MIN + 1) / factor) v = (INT64_MIN + 1) / factor;
-            v *= factor;
-        }
-        if (v == NO_TIME) v++;
-        w->times[i] = v;
+    tc->valid = c->n_buffers > 0 ? c->buffers[0] : NULL;
+    tc->values = c->n_buffers > 1 && tc->factor != -1 ? c->buffers[1] : NULL;
+    tc->base = c->offset + batch->offset;
+    return SHAPE_OK;
+}
+
+/* Row i's event time in µs, NO_TIME when null. */
+static int64_t time_at(const time_column *tc, int64_t i)
+{
+    int64_t j = tc->base + i;
+    if ((tc->valid && !(tc->valid[j >> 3] & (1u << (j & 7)))) || !tc->values) return NO_TIME;
+    int64_t v = tc->date32 ? ((const int32_t *)tc->values)[j] : ((const int64_t *)tc->values)[j];
+    int64_t factor = tc->factor;
+    if (factor < 0) v = floor_div(v, -factor);
+    else if (factor > 1) {
+        if (v > INT64_MAX / factor) v = INT64_MAX / factor;
+        if (v < (INT64_MIN + 1) / factor) v = (INT64_MIN + 1) / factor;
+        v *= factor;
     }
+    if (v == NO_TIME) v++;
+    return v;
+}
+
+int shape_window_batch_newest(const struct ArrowSchema *schema, const struct ArrowArray *batch, const char *event_time,
+                              int64_t *newest, shape_err *err)
+{
+    time_column tc;
+    *newest = NO_TIME;
+    SHAPE_RETURN_NOT_OK(time_column_open(schema, batch, event_time, &tc, err));
+    for (int64_t i = 0; i < batch->length; i++) {
+        int64_t t = time_at(&tc, i);
+        if (t != NO_TIME && t > *newest) *newest = t;
+    }
+    return SHAPE_OK;
+}
+
+/* For the rows of the runs, in order (k): rows[k] := the row, times[k] :=
+ * its event time; the number of rows in *m. */
+static int read_times(shape_window_profiler *w, const struct ArrowSchema *schema, const struct ArrowArray *batch,
+                      const shape_profile_run *runs, size_t n_runs, const char *event_time, size_t *m, shape_err *err)
+{
+    time_column tc;
+    SHAPE_RETURN_NOT_OK(time_column_open(schema, batch, event_time, &tc, err));
+    size_t total = 0;
+    for (size_t r = 0; r < n_runs; r++) {
+        if (runs[r].start < 0 || runs[r].length < 0 || runs[r].start > batch->length - runs[r].length ||
+            (r > 0 && runs[r].start < runs[r - 1].start + runs[r - 1].length))
+            return shape_err_set(err, SHAPE_EINVAL, "windowed profiler: runs of rows out of order or outside the batch");
+        total += (size_t)runs[r].length;
+    }
+    SHAPE_RETURN_NOT_OK(ensure_scratch(w, total > 0 ? total : 1, err));
+    size_t k = 0;
+    for (size_t r = 0; r < n_runs; r++)
+        for (int64_t i = runs[r].start; i < runs[r].start + runs[r].length; i++, k++) {
+            w->rows[k] = i;
+            w->times[k] = time_at(&tc, i);
+        }
+    *m = total;
     return SHAPE_OK;
 }
 
 /* ---- routing ------------------------------------------------------------- */
 
-/* Profile each run of adjacent rows bound for one unit (keys[i] = its
- * start; NO_TIME: no unit) as a slice of the batch. */
-static int profile_runs(shape_window_profiler *w, const struct ArrowSchema *schema, const struct ArrowArray *batch,
-                        shape_err *err)
+static int cmp_slice(const void *a, const void *b)
 {
-    int64_t n = batch->length;
-    size_t cached = SIZE_MAX;
-    for (int64_t i = 0; i < n;) {
+    const struct unit_run *x = a, *y = b;
+    if (x->unit != y->unit) return x->unit < y->unit ? -1 : 1;
+    return (x->run.start > y->run.start) - (x->run.start < y->run.start);
+}
+
+/* Profile each run of adjacent rows bound for one unit (keys[k] = its
+ * start; NO_TIME: no unit) as a slice of the batch: the slices of a unit
+ * in one shape_profile_update_runs call, in row order, so each unit's
+ * profile sees the slices one call per slice would. */
+static int profile_runs(shape_window_profiler *w, const struct ArrowSchema *schema, const struct ArrowArray *batch,
+                        size_t m, shape_err *err)
+{
+    size_t cached = SIZE_MAX, n_slices = 0;
+    int sorted = 1;
+    for (size_t i = 0; i < m;) {
         if (w->keys[i] == NO_TIME) {
             i++;
             continue;
         }
-        int64_t j = i + 1;
-        while (j < n && w->keys[j] == w->keys[i]) j++;
+        size_t j = i + 1;
+        while (j < m && w->keys[j] == w->keys[i] && w->rows[j] == w->rows[j - 1] + 1) j++;
         if (cached == SIZE_MAX || w->units[cached].start != w->keys[i]) {
-            cached = lower_bound(w, w->keys[i]);
-            if (cached == w->n_units || w->units[cached].start != w->keys[i])
+            size_t at = lower_bound(w, w->keys[i]);
+            if (at == w->n_units || w->units[at].start != w->keys[i])
                 return shape_err_set(err, SHAPE_EINTERNAL, "windowed profiler: a row's window is missing");
+            if (cached != SIZE_MAX && at < cached) sorted = 0;
+            cached = at;
         }
-        struct ArrowArray slice = *batch;
-        slice.offset = batch->offset + i;
-        slice.length = j - i;
-        slice.null_count = 0;
-        slice.release = NULL; /* a view: nothing to release */
-        SHAPE_RETURN_NOT_OK(shape_profile_update(w->units[cached].profile, schema, &slice, err));
-        w->units[cached].rows += j - i;
+        if (n_slices == w->cap_slices) {
+            size_t cap = w->cap_slices ? 2 * w->cap_slices : 16;
+            struct unit_run *g = realloc(w->slices, cap * sizeof *g);
+            if (g) w->slices = g;
+            shape_profile_run *u = g ? realloc(w->unit_runs, cap * sizeof *u) : NULL;
+            if (u) w->unit_runs = u;
+            if (!g || !u) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+            w->cap_slices = cap;
+        }
+        w->slices[n_slices++] = (struct unit_run){{w->rows[i], (int64_t)(j - i)}, cached};
+        w->units[cached].rows += (int64_t)(j - i);
         i = j;
+    }
+    if (!sorted) qsort(w->slices, n_slices, sizeof *w->slices, cmp_slice);
+    /* one call per unit with its slices (adjacent once sorted by unit, then row) */
+    for (size_t a = 0; a < n_slices;) {
+        size_t u = w->slices[a].unit, n = 0;
+        while (a + n < n_slices && w->slices[a + n].unit == u) {
+            w->unit_runs[n] = w->slices[a + n].run;
+            n++;
+        }
+        SHAPE_RETURN_NOT_OK(shape_profile_update_runs(w->units[u].profile, schema, batch, w->unit_runs, n, err));
+        a += n;
     }
     return SHAPE_OK;
 }
@@ -653,45 +742,51 @@ int shape_window_profiler_close_all(shape_window_profiler *w, int partial, shape
 
 /* ---- one batch ----------------------------------------------------------- */
 
+/* The rows of the runs (newest: the whole batch's newest time, or, when
+ * have_newest is 0, that of the runs' rows, which are then the whole batch). */
+static int update_runs(shape_window_profiler *w, const struct ArrowSchema *schema, const struct ArrowArray *batch,
+                       const shape_profile_run *runs, size_t n_runs, int have_newest, int64_t newest,
+                       const char *event_time, const int32_t *known, size_t n_known, int32_t partition, double now,
+                       shape_window_emit_fn emit, void *ud, shape_err *err)
+{
+    for (size_t i = 0; i < n_known; i++) SHAPE_RETURN_NOT_OK(add_part(w, known[i], now, err));
+    for (size_t i = 0; i < w->n_parts; i++)
+        if (w->parts[i].last_seen < 0) w->parts[i].last_seen = now; /* loaded: the clock restarts */
+    size_t m = 0;
+    SHAPE_RETURN_NOT_OK(read_times(w, schema, batch, runs, n_runs, event_time, &m, err));
+    w->n.batches++;
+    int64_t batch_max = have_newest ? newest : NO_TIME;
+    for (size_t k = 0; k < m; k++) {
+        if (w->times[k] == NO_TIME) w->n.null_event_time++;
+        else if (!have_newest && w->times[k] > batch_max) batch_max = w->times[k];
+    }
+    w->n.rows_in += (int64_t)m;
+    if (w->cfg.kind == SHAPE_WINDOW_SESSION) SHAPE_RETURN_NOT_OK(route_sessions(w, (int64_t)m, err));
+    else SHAPE_RETURN_NOT_OK(route_panes(w, (int64_t)m, err));
+    SHAPE_RETURN_NOT_OK(profile_runs(w, schema, batch, m, err));
+    advance_time(w, batch_max, partition, now);
+    if (w->watermark != NO_TIME) SHAPE_RETURN_NOT_OK(close_upto(w, w->watermark, 0, emit, ud, err));
+    return SHAPE_OK;
+}
+
 int shape_window_profiler_update(shape_window_profiler *w, const struct ArrowSchema *schema,
                                  const struct ArrowArray *batch, const char *event_time, const int32_t *known,
                                  size_t n_known, int32_t partition, double now, shape_window_emit_fn emit, void *ud,
                                  shape_err *err)
 {
-    return shape_window_profiler_update_rows(w, schema, batch, NULL, event_time, known, n_known, partition, now, emit,
-                                             ud, err);
+    shape_profile_run whole = {0, batch->length};
+    return update_runs(w, schema, batch, &whole, 1, 0, NO_TIME, event_time, known, n_known, partition, now, emit, ud,
+                       err);
 }
 
-int shape_window_profiler_update_rows(shape_window_profiler *w, const struct ArrowSchema *schema,
-                                      const struct ArrowArray *batch, const uint8_t *select, const char *event_time,
-                                      const int32_t *known, size_t n_known, int32_t partition, double now,
-                                      shape_window_emit_fn emit, void *ud, shape_err *err)
+int shape_window_profiler_update_runs(shape_window_profiler *w, const struct ArrowSchema *schema,
+                                      const struct ArrowArray *batch, const shape_profile_run *runs, size_t n_runs,
+                                      int64_t newest, const char *event_time, const int32_t *known, size_t n_known,
+                                      int32_t partition, double now, shape_window_emit_fn emit, void *ud,
+                                      shape_err *err)
 {
-    for (size_t i = 0; i < n_known; i++) SHAPE_RETURN_NOT_OK(add_part(w, known[i], now, err));
-    for (size_t i = 0; i < w->n_parts; i++)
-        if (w->parts[i].last_seen < 0) w->parts[i].last_seen = now; /* loaded: the clock restarts */
-    int64_t n = batch->length;
-    SHAPE_RETURN_NOT_OK(ensure_scratch(w, n > 0 ? (size_t)n : 1, err));
-    SHAPE_RETURN_NOT_OK(read_times(w, schema, batch, event_time, err));
-    w->n.batches++;
-    int64_t batch_max = NO_TIME, taken = 0;
-    for (int64_t i = 0; i < n; i++) {
-        /* every row's time moves the clock; only the selected rows are this profiler's */
-        if (w->times[i] != NO_TIME && w->times[i] > batch_max) batch_max = w->times[i];
-        if (select && !select[i]) {
-            w->times[i] = NO_TIME;
-            continue;
-        }
-        taken++;
-        if (w->times[i] == NO_TIME) w->n.null_event_time++;
-    }
-    w->n.rows_in += taken;
-    if (w->cfg.kind == SHAPE_WINDOW_SESSION) SHAPE_RETURN_NOT_OK(route_sessions(w, n, err));
-    else SHAPE_RETURN_NOT_OK(route_panes(w, n, err));
-    SHAPE_RETURN_NOT_OK(profile_runs(w, schema, batch, err));
-    advance_time(w, batch_max, partition, now);
-    if (w->watermark != NO_TIME) SHAPE_RETURN_NOT_OK(close_upto(w, w->watermark, 0, emit, ud, err));
-    return SHAPE_OK;
+    return update_runs(w, schema, batch, runs, n_runs, 1, newest, event_time, known, n_known, partition, now, emit, ud,
+                       err);
 }
 
 int shape_window_profiler_copy_clock(shape_window_profiler *dst, const shape_window_profiler *src, shape_err *err)

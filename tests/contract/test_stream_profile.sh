@@ -260,6 +260,9 @@ rc=0; shape profile-merge "$tmp/h1.state" "$tmp/h2.state" -o "$tmp/merged.json" 
 [ ! -e "$tmp/merged.json" ] || fail "a refused merge wrote -o"
 shape profile-merge --any-source "$tmp/h1.state" "$tmp/h2.state" -o "$tmp/merged.json" >"$tmp/out" 2>"$tmp/err" || fail "merge: $(cat "$tmp/err")"
 grep -q '"events": 120000' "$tmp/out" || fail "merge summary: $(cat "$tmp/out")"
+# written: the list of files written, as stream-profile's summary has it
+python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["written"] == [sys.argv[2]], s' "$tmp/out" \
+  "$tmp/merged.json" || fail "merge summary's written is not the list of files: $(cat "$tmp/out")"
 python3 - "$tmp/merged.json" "$tmp/clean.json" <<'PY' || fail "merged profile differs from one run on exact fields"
 import json, sys
 a, b = (json.load(open(p))["tables"]["stream"] for p in sys.argv[1:3])

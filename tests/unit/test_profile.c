@@ -982,6 +982,53 @@ static void test_batching_invariance(void **state)
     shape_profile_free(b);
 }
 
+/* Runs of one batch in one shape_profile_update_runs call: the state, byte
+ * for byte, of one shape_profile_update per run (slices of the batch), and
+ * the rows outside every run count nowhere; a run outside the batch is
+ * refused before anything is counted. */
+static void test_update_runs(void **state)
+{
+    (void)state;
+    struct ArrowSchema s;
+    struct ArrowArray a;
+    tp_make_batch(0, 5000, &s, &a);
+    const shape_profile_run runs[] = {{0, 3}, {3, 1}, {10, 900}, {911, 0}, {2000, 2999}};
+    const size_t n = sizeof runs / sizeof runs[0];
+    shape_profile *one = tp_new_profile("s"), *each = tp_new_profile("s");
+    shape_err err;
+    shape_err_clear(&err);
+    assert_int_equal(shape_profile_update_runs(one, &s, &a, runs, n, &err), SHAPE_OK);
+    int64_t rows = 0;
+    for (size_t i = 0; i < n; i++) {
+        struct ArrowArray slice = a;
+        slice.offset = a.offset + runs[i].start;
+        slice.length = runs[i].length;
+        assert_int_equal(shape_profile_update(each, &s, &slice, &err), SHAPE_OK);
+        rows += runs[i].length;
+    }
+    assert_int_equal(shape_profile_rows(one), rows);
+    uint8_t *sa = NULL, *sb = NULL;
+    size_t na = 0, nb = 0;
+    assert_int_equal(shape_profile_state_save(one, &sa, &na, &err), SHAPE_OK);
+    assert_int_equal(shape_profile_state_save(each, &sb, &nb, &err), SHAPE_OK);
+    assert_int_equal(na, nb);
+    assert_memory_equal(sa, sb, na);
+    free(sa);
+    /* outside the batch: refused, nothing counted */
+    const shape_profile_run bad[] = {{0, 10}, {4995, 6}};
+    assert_int_equal(shape_profile_update_runs(one, &s, &a, bad, 2, &err), SHAPE_EINVAL);
+    assert_non_null(strstr(err.message, "outside the batch"));
+    assert_int_equal(shape_profile_state_save(one, &sa, &na, &err), SHAPE_OK);
+    assert_int_equal(na, nb);
+    assert_memory_equal(sa, sb, na); /* the state as before the refused call */
+    free(sa);
+    free(sb);
+    assert_int_equal(shape_profile_rows(one), rows);
+    tp_release(&s, &a);
+    shape_profile_free(one);
+    shape_profile_free(each);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -995,6 +1042,7 @@ int main(void)
         cmocka_unit_test(test_text_memo_same_profile),
         cmocka_unit_test(test_schema_changes),
         cmocka_unit_test(test_batching_invariance),
+        cmocka_unit_test(test_update_runs),
         cmocka_unit_test(test_top_as_per_value_adds),
         cmocka_unit_test(test_text_top_keys_owned),
     };

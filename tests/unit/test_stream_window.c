@@ -310,6 +310,87 @@ static void test_panes_at_the_bottom_of_the_range(void **state)
     assert_int_equal(shape_window_profiler_counters(w)->rows_in, 4);
     free(out.text);
     shape_window_profiler_free(w);
+/* Profilers taking disjoint runs of the same batches (update_runs, the
+ * batch's newest time given) keep the clock of one profiler of all the
+ * rows: the same watermark after every batch, late rows and rows split
+ * between them; one taking every row in runs writes that profiler's
+ * windows byte for byte. */
+static void test_runs_share_one_clock(void **state)
+{
+    (void)state;
+    shape_err err = {0};
+    shape_window_config cfg = {.kind = SHAPE_WINDOW_TUMBLING, .size_us = 60 * S};
+    shape_window_profiler *all = NULL, *whole = NULL, *odd = NULL, *even = NULL;
+    assert_int_equal(shape_window_profiler_new("t", NULL, &cfg, &all, &err), SHAPE_OK);
+    assert_int_equal(shape_window_profiler_new("t", NULL, &cfg, &whole, &err), SHAPE_OK);
+    assert_int_equal(shape_window_profiler_new("t", NULL, &cfg, &odd, &err), SHAPE_OK);
+    assert_int_equal(shape_window_profiler_new("t", NULL, &cfg, &even, &err), SHAPE_OK);
+    lines la = {0}, lw = {0}, lo = {0}, le = {0};
+    int32_t known[1] = {0};
+    shape_profile_run runs_odd[64], runs_even[64], runs_whole[64];
+    for (int64_t b = 0; b < 3000; b += 100) {
+        struct ArrowSchema schema;
+        struct ArrowArray array;
+        make_batch(b, b + 100, jitter_ms, &schema, &array);
+        /* rows cut in runs of 1..7 by their index, alternately odd's and even's */
+        size_t no = 0, ne = 0, nw = 0;
+        for (int64_t r = 0, k = 0; r < 100; k++) {
+            int64_t len = 1 + (b + r) % 7;
+            if (r + len > 100) len = 100 - r;
+            shape_profile_run run = {r, len};
+            if (k % 2) runs_odd[no++] = run;
+            else runs_even[ne++] = run;
+            runs_whole[nw++] = run;
+            r += len;
+        }
+        int64_t newest;
+        assert_int_equal(shape_window_batch_newest(&schema, &array, "_shape_event_time", &newest, &err), SHAPE_OK);
+        assert_int_equal(shape_window_profiler_update(all, &schema, &array, "_shape_event_time", known, 1, 0, 0.0,
+                                                      collect, &la, &err),
+                         SHAPE_OK);
+        assert_int_equal(shape_window_profiler_update_runs(whole, &schema, &array, runs_whole, nw, newest,
+                                                           "_shape_event_time", known, 1, 0, 0.0, collect, &lw, &err),
+                         SHAPE_OK);
+        assert_int_equal(shape_window_profiler_update_runs(odd, &schema, &array, runs_odd, no, newest,
+                                                           "_shape_event_time", known, 1, 0, 0.0, collect, &lo, &err),
+                         SHAPE_OK);
+        assert_int_equal(shape_window_profiler_update_runs(even, &schema, &array, runs_even, ne, newest,
+                                                           "_shape_event_time", known, 1, 0, 0.0, collect, &le, &err),
+                         SHAPE_OK);
+        int64_t wa, wo, we;
+        assert_true(shape_window_profiler_watermark(all, &wa));
+        assert_true(shape_window_profiler_watermark(odd, &wo) && wo == wa);
+        assert_true(shape_window_profiler_watermark(even, &we) && we == wa);
+        array.release(&array);
+        schema.release(&schema);
+    }
+    const shape_window_counters *ca = shape_window_profiler_counters(all), *co = shape_window_profiler_counters(odd),
+                                *ce = shape_window_profiler_counters(even);
+    assert_true(ca->late_events > 0);
+    assert_int_equal(co->late_events + ce->late_events, ca->late_events);
+    assert_int_equal(co->rows_in + ce->rows_in, ca->rows_in);
+    assert_true(co->rows_in > 0 && ce->rows_in > 0);
+    assert_non_null(la.text);
+    assert_non_null(lw.text);
+    assert_string_equal(lw.text, la.text);
+    /* a run out of order is refused */
+    struct ArrowSchema schema;
+    struct ArrowArray array;
+    make_batch(0, 10, jitter_ms, &schema, &array);
+    shape_profile_run bad[2] = {{5, 2}, {0, 2}};
+    assert_int_equal(shape_window_profiler_update_runs(odd, &schema, &array, bad, 2, 0, "_shape_event_time", known, 1,
+                                                       0, 0.0, collect, &lo, &err),
+                     SHAPE_EINVAL);
+    array.release(&array);
+    schema.release(&schema);
+    free(la.text);
+    free(lw.text);
+    free(lo.text);
+    free(le.text);
+    shape_window_profiler_free(all);
+    shape_window_profiler_free(whole);
+    shape_window_profiler_free(odd);
+    shape_window_profiler_free(even);
 }
 
 int main(void)
@@ -321,6 +402,7 @@ int main(void)
         cmocka_unit_test(test_silent_partition_holds_the_watermark),
         cmocka_unit_test(test_iso_bounds),
         cmocka_unit_test(test_panes_at_the_bottom_of_the_range),
+        cmocka_unit_test(test_runs_share_one_clock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
