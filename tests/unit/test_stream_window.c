@@ -310,6 +310,8 @@ static void test_panes_at_the_bottom_of_the_range(void **state)
     assert_int_equal(shape_window_profiler_counters(w)->rows_in, 4);
     free(out.text);
     shape_window_profiler_free(w);
+}
+
 /* Profilers taking disjoint runs of the same batches (update_runs, the
  * batch's newest time given) keep the clock of one profiler of all the
  * rows: the same watermark after every batch, late rows and rows split
