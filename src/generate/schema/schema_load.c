@@ -1634,7 +1634,7 @@ static void child_same_columns(sc_schema *s)
             const sc_table *ch = &s->tables[c->child_table];
             const sc_column *fk = &ch->cols[c->child_fk];
             c->child_same = 0;
-            if (fk->null_rate > 0 || fk->nrepairs || !fk->alloc) continue;
+            if (fk->null_rate > 0 || fk->nrepairs || !fk->allocated) continue;
             uint32_t same = 1u << c->child_fk;
             for (size_t k = 0; k < ch->ncols; k++) {
                 const sc_column *x = &ch->cols[k];
