@@ -1006,10 +1006,7 @@ static int eval_mask(sc_ctx *ctx, sc_frame *f, uint32_t mask, shape_err *err)
         f->prow[ci] = UINT64_MAX;
         int rc = eval_strategy(ctx, f, t, ci, v, err);
         if (rc == SHAPE_OK) {
-            if (c->kind == SHAPE_GEN_FLOAT64 && v->kind == SHAPE_GEN_FLOAT64) { /* the common case, inline */
-                if (c->scale >= 0 && isfinite(v->v.f) && sc_fabs(v->v.f) < 1e15) v->v.f = shape_gen_round_scale(v->v.f, c->scale);
-            } else
-                convert(c, f->row, v);
+            convert(c, f->row, v);
             if (c->null_rate > 0 && shape_gen_chance(c->s_null, f->r, 0, c->null_rate)) set_null(v);
             if (c->nrepairs) rc = repair(ctx, f, c, ci, err);
         }
