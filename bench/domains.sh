@@ -30,6 +30,6 @@ schema=$(best examples/domains/retail/retail.json)
 printf '  %-34s %12d events/s\n' "retail (built-in)" "$builtin"
 printf '  %-34s %12d events/s  (%.2fx the built-in; target >= 0.70x)\n' "retail as a schema" "$schema" \
     "$(python3 -c "print($schema / $builtin)")"
-for d in payments iot clickstream crm; do
+for d in payments iot clickstream crm orgchart; do
     printf '  %-34s %12d events/s per core\n' "examples/domains/$d.json" "$(best "examples/domains/$d.json")"
 done

@@ -778,7 +778,7 @@ if runs("domains", "retail_builtin"):
     base = per_round("domains", "retail_builtin", dom_cpu)
     labels = (("retail_builtin", "retail (built-in)"), ("retail_schema", "retail as a schema"),
               ("payments", "payments.json"), ("iot", "iot.json"), ("clickstream", "clickstream.json"),
-              ("crm", "crm.json"))
+              ("crm", "crm.json"), ("orgchart", "orgchart.json"))
     for name, label in labels:
         rr = runs("domains", name)
         if not rr:

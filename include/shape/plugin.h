@@ -11,7 +11,8 @@
  * themselves, such as registry formats), wants_rows, and a longer reason;
  * version 4 the sources' progress; version 5 the poison mark of
  * shape_emit_message (poison, uncut_len, made_len), the emitter's set_stop and
- * shape_decode_stats.offsets_lost (shape/decode.h), which a source fills. The first four members of
+ * shape_decode_stats.offsets_lost (shape/decode.h), which a source fills;
+ * version 6 the emitter's pipelined sending (submit, complete). The first four members of
  * struct shape_plugin (abi_version, flags, name, version) keep their place in every ABI version, so the core can name
  * a plugin it refuses. Everything after them belongs to the ABI version in
  * abi_version; a plugin whose abi_version differs from the core's
@@ -80,6 +81,15 @@ typedef struct shape_source_type {
  * The runtime re-sends RETRY messages (up to --retries, back-off 0.1 s × 2^n),
  * stops on REFUSED ones (or routes them to a dead-letter destination), and
  * only then lets its checkpoint pass the batch.
+ *
+ * Pipelined sending (ABI 6, optional): submit + complete are send cut in
+ * two, so that the next batch is handed over while the earlier ones are
+ * still being acknowledged (a broker's round trip and linger then overlap
+ * the producing instead of following it). complete(batch) keeps send's
+ * contract for that batch; the runtime completes its submissions in the
+ * order it made them and moves its checkpoint only over batches completed
+ * DELIVERED (or dead-lettered) in that order, so at-least-once and the
+ * checkpoint's meaning are those of send.
  */
 
 /* One header: value[0..value_len) is bytes (not NUL-terminated). */
@@ -105,7 +115,8 @@ struct ArrowSchema;
 struct ArrowArray;
 
 /* One message. Everything it points to is owned by the runtime and valid
- * for the duration of the send call only. */
+ * for the duration of the send call only (a submitted one: until its
+ * complete returns). */
 typedef struct shape_emit_message {
     const void *key; /* NULL = no key */
     size_t key_len;
@@ -185,6 +196,25 @@ typedef struct shape_emitter_type {
      * messages not DELIVERED, so that a stop request is honoured at once
      * instead of after the send's time-out. NULL = sends never wait long. */
     void (*set_stop)(shape_emitter *e, const volatile sig_atomic_t *stop);
+    /* --- ABI 6: pipelined sending (both NULL: send only) --- */
+    /* Hand msgs[0..n) over, in order after everything handed over before,
+     * and return without waiting for their acknowledgements (a full local
+     * queue is still waited out here). Until complete returns for this
+     * submission the runtime keeps msgs and everything they point to valid
+     * and unchanged; the emitter writes only their outcome slots (outcome,
+     * reason, made_len) and what send may change (a registry format's
+     * value), and only during its own calls (submit, complete, send).
+     * SHAPE_OK: complete must follow, once. An error: nothing of it was
+     * handed over and no complete follows; SHAPE_ECONN/SHAPE_EIO count
+     * every message as RETRY (the runtime re-sends them with send), any
+     * other code stops the run. The runtime keeps at most a few submissions
+     * (and its retries' sends) open at once. */
+    int (*submit)(shape_emitter *e, shape_emit_message *msgs, size_t n, shape_err *err);
+    /* Wait until every message of the submission msgs[0..n) (the same
+     * pointer and count as submitted) has its outcome and return as send
+     * would for it: the delivery contract above, its time-out and the stop
+     * flag included. Submissions may be completed in any order. */
+    int (*complete)(shape_emitter *e, shape_emit_message *msgs, size_t n, shape_err *err);
 } shape_emitter_type;
 
 #define SHAPE_PLUGIN_BUNDLED 0x1u /* released with the core: versions must match */

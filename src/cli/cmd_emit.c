@@ -58,7 +58,7 @@ static void on_stop_signal(int sig)
 
 /* ---- option helpers --------------------------------------------------------- */
 
-static void thousands(char *out, size_t size, uint64_t v)
+void shape_cli_thousands(char *out, size_t size, uint64_t v)
 {
     char digits[32];
     int n = snprintf(digits, sizeof digits, "%llu", (unsigned long long)v);
@@ -278,27 +278,27 @@ static void print_report(const shape_emit_report *rep, const char *shard, int fa
         }
     } else {
         char ev[32], end[32], total[32], rate[32];
-        thousands(ev, sizeof ev, rep->events);
-        thousands(end, sizeof end, rep->end_offset);
-        thousands(total, sizeof total, rep->total_events);
+        shape_cli_thousands(ev, sizeof ev, rep->events);
+        shape_cli_thousands(end, sizeof end, rep->end_offset);
+        shape_cli_thousands(total, sizeof total, rep->total_events);
         fprintf(out, "shape emit: %s events delivered, offset %s of %s%s%s, %s%s", ev, end, total,
                 shard ? " in shard " : "", shard ? shard : "", rep->stopped_by,
                 rep->already_complete ? " (already complete)" : "");
         double r = rep->rate > 0 ? rep->rate : rep->per_second;
         if (rep->events > 0 && r > 0) {
-            thousands(rate, sizeof rate, (uint64_t)(r + 0.5));
+            shape_cli_thousands(rate, sizeof rate, (uint64_t)(r + 0.5));
             fprintf(out, ", %s events/s", rate);
         }
         if (rep->dead_lettered) {
-            thousands(rate, sizeof rate, rep->dead_lettered);
+            shape_cli_thousands(rate, sizeof rate, rep->dead_lettered);
             fprintf(out, ", %s dead-lettered", rate);
         }
         if (faults) {
-            thousands(rate, sizeof rate, rep->duplicates);
+            shape_cli_thousands(rate, sizeof rate, rep->duplicates);
             fprintf(out, ", %s duplicates", rate);
-            thousands(rate, sizeof rate, rep->poisoned);
+            shape_cli_thousands(rate, sizeof rate, rep->poisoned);
             fprintf(out, ", %s poisoned", rate);
-            thousands(rate, sizeof rate, rep->late);
+            shape_cli_thousands(rate, sizeof rate, rep->late);
             fprintf(out, ", %s late", rate);
         }
         fputc('\n', out);
@@ -856,8 +856,8 @@ static int dry_run(const emit_state *st, shape_err *err)
         if (st->specs[i].type->check_options)
             SHAPE_RETURN_NOT_OK(st->specs[i].type->check_options(st->specs[i].uri, st->specs[i].options, err));
     char total[32], lim[32];
-    thousands(total, sizeof total, st->stream_total);
-    thousands(lim, sizeof lim, st->limit);
+    shape_cli_thousands(total, sizeof total, st->stream_total);
+    shape_cli_thousands(lim, sizeof lim, st->limit);
     printf("shape emit (dry run): %s %s seed %lld, %zu table%s, %s events%s%s (limit %s), envelope %s%s%s\n",
            shape_domain_name(st->domain), st->scale, (long long)st->seed, st->plan.ntables,
            st->plan.ntables == 1 ? "" : "s", total, st->shard ? " in shard " : "", st->shard ? st->shard : "", lim,

@@ -309,18 +309,24 @@ static int empty_window_states(const char *path, shape_err *err)
     return SHAPE_OK;
 }
 
-/* One stderr line when rows arrived after their window closed (§1.7). */
+/* One stderr line when rows arrived after their window closed (§1.7): how
+ * many, what became of them, and the --allowed-lateness that would have kept
+ * them; the original's wording, counts with thousands separators. */
 static void late_report(const run *r)
 {
     const shape_window_counters *w = shape_stream_profiler_window_counters(r->profiler);
     if (!w || w->late_events == 0) return;
-    double share = w->rows_in > 0 ? 100.0 * (double)w->late_events / (double)w->rows_in : 0;
+    double share = 100.0 * (double)w->late_events / (double)(w->rows_in > 0 ? w->rows_in : 1);
     int64_t need_us = r->pc.window.allowed_lateness_us + w->max_late_lag_us;
+    char late[32], rows[32];
+    shape_cli_thousands(late, sizeof late, (uint64_t)w->late_events);
+    shape_cli_thousands(rows, sizeof rows, (uint64_t)w->rows_in);
     fprintf(stderr,
-            "shape: %s: %lld of %lld events (%.1f%%) arrived after their window closed; the largest lag past the "
-            "watermark was %.1f s; --allowed-lateness %llds would have accepted them\n",
-            share >= 1.0 ? "warning" : "note", (long long)w->late_events, (long long)w->rows_in, share,
-            (double)w->max_late_lag_us / 1e6, (long long)((need_us + 999999) / 1000000));
+            "shape: %s: %s of %s events (%.1f%%) arrived after their window had closed and are not in the window "
+            "profiles (late_events in the summary). The furthest behind was %.1fs past the watermark; "
+            "--allowed-lateness %llds would have kept them (it delays each window by as much).\n",
+            share >= 1.0 ? "warning" : "note", late, rows, share, (double)w->max_late_lag_us / 1e6,
+            (long long)((need_us + 999999) / 1000000));
 }
 
 static int finish(run *r, shape_err *err)

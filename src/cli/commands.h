@@ -22,6 +22,9 @@ shape_registry *shape_cli_registry(void);
 const shape_command *const *shape_cli_core_commands(void);
 /* A core or plugin command by name; err explains a missing one. */
 const shape_command *shape_cli_find_command(const char *name, shape_err *err);
+/* v with a comma between thousands ("4,670"), as the summaries and warnings
+ * print counts (cmd_emit.c); cut to fit size. */
+void shape_cli_thousands(char *out, size_t size, uint64_t v);
 /* Keep freed heap memory for reuse (malloc_tuning.c); main() calls it first. */
 void shape_cli_tune_malloc(void);
 

@@ -32,6 +32,11 @@ int shape_cli_source_options(const shape_args *args, shape_options **out, shape_
         rc = shape_args_int(args, "max-events", 1, INT64_MAX, 0, &n, err);
         if (rc == SHAPE_OK) rc = shape_options_set_int(o, "max_messages", n, err);
     }
+    /* the flag is named in its refusal (the library's names its option key) */
+    const char *unit_flag = shape_args_value(args, "event-time-unit");
+    int unit_value;
+    if (rc == SHAPE_OK && unit_flag && shape_time_unit_parse(unit_flag, &unit_value, err) != SHAPE_OK)
+        rc = shape_err_set(err, SHAPE_EINVAL, "--event-time-unit must be one of s, ms, us, not '%.40s'", unit_flag);
     if (rc == SHAPE_OK && (v = shape_args_value(args, "event-time"))) {
         rc = shape_options_set_string(o, "event_time_field", v, err);
         const char *unit = shape_args_value(args, "event-time-unit");

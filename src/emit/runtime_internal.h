@@ -109,8 +109,13 @@ typedef struct batch {
 /* Batches sent together: the sender merges batches that are already due
  * (and, unpaced, already queued) into one send, so a destination whose
  * acknowledgement takes longer than the batch interval keeps the rate
- * instead of falling behind by a round trip per batch. */
+ * instead of falling behind by a round trip per batch. With a destination
+ * that pipelines (submit/complete, plugin ABI 6) several groups are in
+ * flight at once (runtime.c), each with its own messages. */
 #define MAX_GROUP 64
+#define PIPE_DEPTH 4 /* groups in flight, pipelined */
+#define GROUP_SUBMITTED 1
+#define GROUP_SUBMIT_FAILED 2
 typedef struct group {
     batch *b[MAX_GROUP];
     size_t nb, n;
@@ -126,6 +131,11 @@ typedef struct group {
     size_t refused, first_refused; /* REFUSED outcomes after the last send_msgs, when it
                                     * saw them all (refused_known), and the first one */
     int refused_known;
+    /* pipelined (runtime.c): GROUP_SUBMITTED, msgs went to the destination's
+     * submit and its complete is owed; GROUP_SUBMIT_FAILED, submit answered
+     * submit_rc (submit_err); 0 otherwise */
+    int submitted, submit_rc;
+    shape_err submit_err;
 } group;
 
 /* The original of the group's message i (as the generator built it). */
@@ -167,9 +177,13 @@ typedef struct runtime {
     size_t dl_cap;
     shape_emit_message *dl_msgs;
     shape_emit_header *dl_hdrs;
-    /* sender scratch */
-    group grp;
-    size_t max_group;
+    /* sender scratch: the groups in flight, a ring of `depth` (1 unless the
+     * run's one destination pipelines), oldest at fly_head */
+    group *fly;
+    size_t depth, fly_head, fly_count;
+    size_t fly_batches, max_in_flight; /* batches the groups in flight hold, and their bound */
+    int pipelined;
+    size_t max_group; /* batches a group may merge */
     shape_emit_message *tmp;
     size_t *tmp_idx;
     uint32_t lag_hist[LAG_BUCKETS + 1];

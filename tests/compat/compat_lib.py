@@ -92,10 +92,33 @@ def finish():
 
 
 class Broker:
-    """Our `shape broker` on loopback (the original has no broker of its own:
-    both tools read and write the same topics on it)."""
+    """The Kafka endpoint of a case. By default our `shape broker` on loopback
+    (the original has no broker of its own: both tools read and write the
+    same topics on it). With SHAPE_TEST_KAFKA=host:port (make emulator-kafka:
+    the real Apache Kafka of scripts/kafka) that cluster, as the emulator
+    tier's tests/emulator/lib.sh does: each topic gets a name unique to the
+    run (NAME-<pid>-<n>: a shared cluster never mixes runs) and is created
+    through the Admin API by $SHAPE_KAFKA_TOPIC_TOOL. topic(NAME) is the
+    name to use. Prints `broker: ...` (run-real-kafka's table shows it)."""
 
     def __init__(self, topics):
+        self.proc = None
+        self.names = {}
+        real = os.environ.get("SHAPE_TEST_KAFKA")
+        if real:
+            self.servers = real
+            tool = os.environ.get("SHAPE_KAFKA_TOPIC_TOOL")
+            if not tool:
+                raise SystemExit("FAIL: SHAPE_TEST_KAFKA is set but SHAPE_KAFKA_TOPIC_TOOL is not")
+            print("broker: %s (SHAPE_TEST_KAFKA%s)" % (real, ": " + os.environ["SHAPE_TEST_KAFKA_NAME"]
+                                                        if os.environ.get("SHAPE_TEST_KAFKA_NAME") else ""))
+            for i, spec in enumerate(topics):
+                name, parts = spec.rsplit(":", 1)
+                self.names[name] = "%s-%d-%d" % (name, os.getpid(), i)
+                r = subprocess.run([tool, real, self.names[name], parts], capture_output=True, text=True, timeout=60)
+                if r.returncode != 0:
+                    raise SystemExit("FAIL: cannot create topic %s: %s" % (self.names[name], r.stderr.strip()))
+            return
         args = [OURS, "broker"]
         for t in topics:
             args += ["--topic", t]
@@ -103,8 +126,14 @@ class Broker:
         self.servers = self.proc.stdout.readline().strip()
         if not self.servers:
             raise SystemExit("FAIL: shape broker printed no bootstrap servers")
+        print("broker: %s (shape broker: librdkafka's mock cluster)" % self.servers)
+
+    def topic(self, name):
+        return self.names.get(name, name)
 
     def close(self):
+        if self.proc is None:
+            return
         self.proc.terminate()
         try:
             self.proc.wait(timeout=20)
@@ -117,6 +146,16 @@ class Broker:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def skip_unless_real_kafka():
+    """The real-broker copies of the Kafka cases (CTest label compat-kafka):
+    they run in make emulator-kafka, which sets SHAPE_TEST_KAFKA; in make
+    test they skip at once (make test runs the same cases on shape broker)."""
+    if not os.environ.get("SHAPE_TEST_KAFKA"):
+        print("SKIP on shape broker: the real-broker copy of a compat case; make emulator-kafka runs it "
+              "(SHAPE_TEST_KAFKA unset)")
+        sys.exit(77)
 
 
 def produce(servers, topic, lines, partition=None):

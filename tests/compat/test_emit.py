@@ -16,6 +16,10 @@ DESIGN.md: equivalence is statistical):
     message's key, partition and headers equal, message by message;
   * --envelope cloudevents: the envelope's keys in order and its fields.
 
+With --real-kafka (CTest compat_emit_kafka_real, make emulator-kafka) only
+the broker case, on the real Apache Kafka of SHAPE_TEST_KAFKA (skips at
+once without it).
+
 A column listed in KNOWN differs as docs/COMPATIBILITY.md says; the test
 checks it still differs (a fix on either side must update the list).
 """
@@ -172,9 +176,9 @@ def case_kafka(work):
         msgs = {}
         for tool in ("orig", "ours"):
             rc, so, se = C.run(tool, ["emit", "retail", "--scale", "fabric_demo", "--max-events", "600",
-                                      "--sink", "kafka://%s/e_%s" % (b.servers, tool)])
+                                      "--sink", "kafka://%s/%s" % (b.servers, b.topic("e_" + tool))])
             C.check(rc == 0, "emit into kafka (%s): exit %d %s" % (tool, rc, se.strip()[-200:]))
-            out = subprocess.run(["kcat", "-b", b.servers, "-t", "e_" + tool, "-C", "-e", "-q", "-f",
+            out = subprocess.run(["kcat", "-b", b.servers, "-t", b.topic("e_" + tool), "-C", "-e", "-q", "-f",
                                   "%p\t%k\t%h\t%s\n"], capture_output=True, text=True, timeout=60).stdout
             got = {}
             for line in out.splitlines():
@@ -205,6 +209,11 @@ def case_cloudevents(work):
 
 
 if __name__ == "__main__":
+    if "--real-kafka" in sys.argv:  # CTest compat_emit_kafka_real: the broker case on the real Apache Kafka
+        C.skip_unless_real_kafka()
+        C.skip_unless_ready()
+        case_kafka(C.workdir())
+        C.finish()
     C.skip_unless_ready()
     work = C.workdir()
     for scale in ("fabric_demo", "small"):

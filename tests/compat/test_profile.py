@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""test_profile.py files|kafka — stream-profile by the original (sqllocks-shape
+"""test_profile.py files|kafka [--real-kafka] — stream-profile by the original (sqllocks-shape
 0.9.3) and by ours on the same input, compared key by key (compat_lib.py):
 
   files   the same JSON-lines files: tests/data/all_kinds.jsonl (every kind,
@@ -10,7 +10,10 @@
           (windows, late counts, per-window profiles, the summary line);
   kafka   the same topics on `shape broker`: retail (fabric_demo, emitted by
           ours) in one partition and in three, the global profile; the
-          generated rows in one partition with a tumbling window.
+          generated rows in one partition with a tumbling window. With
+          --real-kafka (CTest compat_profile_kafka_real, make emulator-kafka)
+          the same on the real Apache Kafka of SHAPE_TEST_KAFKA; without it
+          set, that copy skips at once.
 
 Exit 0 when everything agrees (or differs exactly as docs/COMPATIBILITY.md
 lists), 1 otherwise, 77 (SKIP, naming the missing package) without the venv.
@@ -80,6 +83,7 @@ def profile_both(where, uri, work, extra=(), rows=None, timeout=120):
 def windows_both(where, uri, work, extra, rows=None):
     files = {}
     sums = {}
+    lates = {}
     for tool in ("orig", "ours"):
         wpath = os.path.join(work, "%s-%s.jsonl" % (where.replace("/", "_"), tool))
         rc, so, se = C.run(tool, ["stream-profile", uri, "--windows", wpath] + list(extra))
@@ -87,7 +91,11 @@ def windows_both(where, uri, work, extra, rows=None):
             return
         files[tool] = wpath
         sums[tool] = C.summary_of(so)
+        lates[tool] = [l for l in se.splitlines() if "arrived after their window" in l]
     C.compare_summaries(where, sums["orig"], sums["ours"], global_mode=False)
+    if sums["orig"].get("late_events"):
+        C.check(lates["orig"] == lates["ours"] and len(lates["ours"]) == 1,
+                "%s: the same late-data line %s" % (where, lates["ours"]))
     C.compare_windows(where, files["orig"], files["ours"], rows)
 
 
@@ -130,22 +138,24 @@ def case_files(work):
 
 def case_kafka(work):
     with C.Broker(["retail1:1", "retail3:3", "gen:1", "genw:1"]) as b:
+        uri = lambda topic: "kafka://%s/%s" % (b.servers, b.topic(topic))
         for topic in ("retail1", "retail3"):
-            rc, so, se = C.run("ours", ["emit", "retail", "--scale", "fabric_demo", "--sink",
-                                        "kafka://%s/%s" % (b.servers, topic)])
+            rc, so, se = C.run("ours", ["emit", "retail", "--scale", "fabric_demo", "--sink", uri(topic)])
             C.check(rc == 0, "emit retail into %s: %s" % (topic, se.strip()[-200:]))
         for topic in ("retail1", "retail3"):
-            profile_both("kafka %s" % topic, "kafka://%s/%s" % (b.servers, topic), work)
+            profile_both("kafka %s" % topic, uri(topic), work)
         rows = generated_rows(1500)
-        C.produce(b.servers, "gen", [json.dumps(r) for r in rows])
-        profile_both("kafka gen", "kafka://%s/gen" % b.servers, work, rows=rows)
+        C.produce(b.servers, b.topic("gen"), [json.dumps(r) for r in rows])
+        profile_both("kafka gen", uri("gen"), work, rows=rows)
         rows = generated_rows(1500, big=False)
-        C.produce(b.servers, "genw", [json.dumps(r) for r in rows])
-        windows_both("kafka genw tumbling 5m", "kafka://%s/genw" % b.servers, work,
+        C.produce(b.servers, b.topic("genw"), [json.dumps(r) for r in rows])
+        windows_both("kafka genw tumbling 5m", uri("genw"), work,
                      ["--window", "tumbling", "--size", "5m", "--batch-size", "500"], rows)
 
 
 if __name__ == "__main__":
+    if "--real-kafka" in sys.argv:
+        C.skip_unless_real_kafka()
     C.skip_unless_ready()
     work = C.workdir()
     {"files": case_files, "kafka": case_kafka}[sys.argv[1]](work)

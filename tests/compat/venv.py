@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """venv.py path|check|install — the original Python project (sqllocks-shape
-0.9.3 and its Kafka plugin and domains, tests/compat/requirements.txt) in a
+0.9.3 and its Kafka plugin with its avro and protobuf extras, and its
+domains, tests/compat/requirements.txt) in a
 virtual environment of its own, for tests/compat and bench/original.sh.
 
 Why: the original is the oracle the compatibility suite runs beside ours and
@@ -15,7 +16,7 @@ unchanged one is reused. `install` builds it with Debian's python3 -m venv
 --only-binary :all:, in place (a venv's scripts name their own path, so it
 cannot be built elsewhere and moved), then runs the original's `shape
 --version` and writes the marker file .ready; a failed build is removed.
-`check` exits 0 when the venv is ready and the three packages import, else
+`check` exits 0 when the venv is ready and the packages import, else
 prints one line naming what is missing (what the tests print as their SKIP
 reason) and exits 1. `path` prints the venv's folder.
 """
@@ -29,7 +30,8 @@ import sys
 HERE = os.path.dirname(os.path.abspath(__file__))
 REQUIREMENTS = os.path.join(HERE, "requirements.txt")
 PACKAGES = [("sqllocks-shape", "shape"), ("sqllocks-shape-kafka", "shape_kafka"),
-            ("sqllocks-shape-domains", "shape_domains"), ("confluent-kafka", "confluent_kafka")]
+            ("sqllocks-shape-domains", "shape_domains"), ("confluent-kafka", "confluent_kafka"),
+            ("fastavro", "fastavro"), ("protobuf", "google.protobuf")]
 
 
 def digest():

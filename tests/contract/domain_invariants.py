@@ -9,7 +9,16 @@ schema's rules, independently of the engine:
   * first_per_parent is true on exactly the first row of each parent;
   * lookups and derived copies equal the parent's value;
   * null rates are within 3 sigma of the schema's null_rate;
-  * weighted_enum/lifecycle/choice frequencies pass a chi-square test.
+  * weighted_enum/lifecycle/choice frequencies pass a chi-square test;
+  * hierarchy/hierarchy_field and unjittered bootstrap columns of one dataset
+    are, in every row, the fields of one record of it (read from the
+    schema's folder); jittered ones stay near the field's range;
+  * an address group's postal code always has one city/state/county and one
+    point (within 0.004 degrees), its states those of the scope;
+  * a self reference points at an earlier row (the first has none);
+  * each correlated_columns pair has Spearman's rho near 6/pi asin(r/2);
+  * business rules the engine keeps, `constraint` rules included, hold on
+    every row.
 
 Prints one line per table and exits 1 on the first failure.
 """
@@ -39,6 +48,33 @@ def fail(msg):
 def chi2_crit(df):
     z = 3.09
     return df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
+
+datasets = {}
+def load_dataset(name):
+    if name not in datasets:
+        datasets[name] = json.load(open(os.path.join(os.path.dirname(os.path.abspath(sys.argv[1])), name + ".json")))
+    return datasets[name]
+
+def same(v):  # a dataset value and an emitted one compare alike (numbers as floats)
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+
+def spearman(pairs):
+    def rank(xs):
+        order = sorted(range(len(xs)), key=lambda i: xs[i])
+        rk = [0.0] * len(xs)
+        i = 0
+        while i < len(order):  # ties share their mean rank
+            j = i
+            while j + 1 < len(order) and xs[order[j + 1]] == xs[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                rk[order[k]] = (i + j) / 2
+            i = j + 1
+        return rk
+    ra, rb = rank([p[0] for p in pairs]), rank([p[1] for p in pairs])
+    ma, mb = sum(ra) / len(ra), sum(rb) / len(rb)
+    sab = sum((x - ma) * (y - mb) for x, y in zip(ra, rb))
+    return sab / math.sqrt(sum((x - ma) ** 2 for x in ra) * sum((y - mb) ** 2 for y in rb))
 
 def parent_key(ref):
     t, c = ref.split(".", 1)
@@ -218,15 +254,109 @@ for tname, table in schema["tables"].items():
                     if r[via] is not None and r[cname] != index.get(r[via]):
                         fail(f"{tname}.{cname} at {r['_shape_seq']}: {r[cname]!r} != {src_t}.{src_c} {index.get(r[via])!r}")
                 checks += 1
+    # hierarchy / bootstrap: the columns of one dataset in a row are one record of it
+    for strat, fields in (("hierarchy", ("hierarchy", "hierarchy_field")), ("bootstrap", ("bootstrap",))):
+        groups = defaultdict(list)
+        for cname, col in table["columns"].items():
+            g = col.get("generator", {})
+            if g.get("strategy") in fields and not (strat == "bootstrap" and g.get("jitter", 0.01) > 0
+                                                    and isinstance(load_dataset(g["dataset"])[0].get(g["field"]), (int, float))):
+                groups[g["dataset"]].append((cname, g["field"]))
+        for ds, cols in groups.items():
+            recs = {tuple(same(r.get(f)) for _, f in cols) for r in load_dataset(ds)}
+            for r in data:
+                got = tuple(same(r[c]) for c, _ in cols)
+                if got not in recs:
+                    fail(f"{tname} at {r['_shape_seq']}: {dict(zip([c for c, _ in cols], got))} is no record of {ds}")
+            checks += 1
+    for cname, col in table["columns"].items():
+        g = col.get("generator", {})
+        if g.get("strategy") == "bootstrap" and g.get("jitter", 0.01) > 0:
+            xs = [x[g["field"]] for x in load_dataset(g["dataset"]) if isinstance(x.get(g["field"]), (int, float))]
+            if xs:
+                m = sum(xs) / len(xs)
+                sd = math.sqrt(sum((x - m) ** 2 for x in xs) / max(1, len(xs) - 1))
+                lo, hi = min(xs) - 6 * g["jitter"] * sd - 1, max(xs) + 6 * g["jitter"] * sd + 1
+                out = [v for v in (r[cname] for r in data) if v is not None and not lo <= v <= hi]
+                if out:
+                    fail(f"{tname}.{cname}: {len(out)} jittered values outside [{lo:.2f}, {hi:.2f}]")
+                checks += 1
+    # address: per group, a postal code always has the same city and state, coordinates near each other, the state in scope
+    groups = defaultdict(dict)
+    for cname, col in table["columns"].items():
+        g = col.get("generator", {})
+        if g.get("strategy") == "address":
+            groups[g.get("group", "address")][g["field"]] = cname
+            groups[g.get("group", "address")]["_spec"] = g
+    for grp, f in groups.items():
+        g = f.pop("_spec")
+        zc = f.get("postal_code") or f.get("zip")
+        if zc:
+            seen = {}
+            for r in data:
+                place = tuple(r[f[k]] for k in ("city", "state", "county") if k in f)
+                pt = tuple(r[f[k]] for k in ("latitude", "longitude", "lat", "lng") if k in f)
+                if r[zc] in seen:
+                    p0, pt0 = seen[r[zc]]
+                    if p0 != place:
+                        fail(f"{tname} group {grp}: postal code {r[zc]} is in {p0} and in {place}")
+                    if any(abs(a - b) > 0.0041 for a, b in zip(pt, pt0)):
+                        fail(f"{tname} group {grp}: postal code {r[zc]} at {pt} and at {pt0}")
+                else:
+                    seen[r[zc]] = (place, pt)
+            checks += 1
+        scope = g.get("scope")
+        if scope is not None and "state" in f:
+            scope = scope if isinstance(scope, list) else [scope]
+            states = set()
+            for e in scope:
+                if isinstance(e, str) and "," in e:
+                    states.add(e.split(",")[1].strip())
+                elif isinstance(e, str) and len(e) == 2:
+                    states.add(e)
+                elif isinstance(e, dict) and "state" in e:
+                    states.add(e["state"])
+                else:
+                    states = None
+                    break
+            if states:
+                out = [r[f["state"]] for r in data if r[f["state"]] not in states]
+                if out:
+                    fail(f"{tname} group {grp}: states {set(out)} outside the scope {states}")
+                checks += 1
+    # a self reference points at an earlier row (so no cycle)
+    for cname, col in table["columns"].items():
+        g = col.get("generator", {})
+        if g.get("strategy") == "foreign_key" and g["ref"].split(".", 1)[0] == tname:
+            pc = g["ref"].split(".", 1)[1]
+            pos = {r[pc]: i for i, r in enumerate(data)}
+            for i, r in enumerate(data):
+                if r[cname] is not None and not pos.get(r[cname], i) < i:
+                    fail(f"{tname}.{cname} at {r['_shape_seq']}: parent {r[cname]!r} is not an earlier row")
+            if data and data[0][cname] is not None:
+                fail(f"{tname}.{cname}: the first row has a parent")
+            checks += 1
+    # the copula: Spearman's rho of each pair near 6/pi asin(r/2)
+    cc = schema.get("correlated_columns", {}).get(tname, [])
+    thr = schema.get("generation", {}).get("output", {}).get("copula_threshold", 0.5)
+    for a, b, rr in cc:
+        if abs(rr) < thr or n < 200:
+            continue
+        pairs = [(x[a], x[b]) for x in data if x[a] is not None and x[b] is not None]
+        rho, want = spearman(pairs), 6 / math.pi * math.asin(rr / 2)
+        if abs(rho - want) > 4 / math.sqrt(len(pairs)) + 0.03:
+            fail(f"{tname}: Spearman [{a}, {b}] {rho:.3f}, want {want:.3f}")
+        checks += 1
     print(f"ok {tname}: {n} rows")
 
-# business rules that the engine keeps row by row (cross_table >=, >, <=; cross_column <, >)
+# business rules that the engine keeps row by row (cross_table >=, >, <=; cross_column <, >; constraint)
 import re
 for rule in schema.get("business_rules", []):
     m = re.match(r"\s*(\S+)\s*(>=|<=|==|>|<)\s*(\S+)\s*$", rule["rule"])
     left, op, right = m.groups()
     kind = rule["type"]
-    if not ((kind == "cross_table" and op in (">=", ">", "<=")) or (kind == "cross_column" and op in ("<", ">"))):
+    if not ((kind == "cross_table" and op in (">=", ">", "<=")) or (kind == "cross_column" and op in ("<", ">"))
+            or kind == "constraint"):
         continue
     lt, lc = left.split(".", 1) if "." in left else (rule["table"], left)
     data = rows[lt]
@@ -243,7 +373,8 @@ for rule in schema.get("business_rules", []):
             pairs = [(r[lc], num) for r in data]
         except ValueError:
             pairs = [(r[lc], r[rc]) for r in data]
-    cmp = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b + 1e-9, "<": lambda a, b: a < b}[op]
+    cmp = {">=": lambda a, b: a >= b, ">": lambda a, b: a > b, "<=": lambda a, b: a <= b + 1e-9, "<": lambda a, b: a < b,
+           "==": lambda a, b: a == b}[op]
     bad = [p for p in pairs if p[0] is not None and p[1] is not None and not cmp(p[0], p[1])]
     if bad:
         fail(f"rule {rule['name']}: {len(bad)} rows break '{rule['rule']}', e.g. {bad[0]}")

@@ -24,7 +24,7 @@ cd "$work"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 # --- every example at two scales: FK integrity, totals, first-per-parent, lookups, null rates, enums ---
-for d in payments iot clickstream crm; do
+for d in payments iot clickstream crm orgchart; do
     for scale in tiny small; do
         "$SHAPE_BIN" emit "$examples/$d.json" --scale "$scale" --sink "jsonl://$work/$d-$scale" --no-progress >/dev/null \
             || fail "$d at $scale did not emit"
@@ -37,6 +37,11 @@ done
 "$SHAPE_BIN" emit "$here/../data/domains/sensors.json" --sink "jsonl://$work/sensors" --no-progress >/dev/null
 python3 "$here/domain_invariants.py" "$here/../data/domains/sensors.json" "$work/sensors" >inv.out || { cat inv.out; fail "sensors"; }
 echo "sensors (200 children a parent): $(tail -1 inv.out)"
+
+# --- hierarchy, address, bootstrap, copula, constraints over the test datasets (tree, places, people) ---
+"$SHAPE_BIN" emit "$here/../data/domains/strat.json" --sink "jsonl://$work/strat" --no-progress >/dev/null
+python3 "$here/domain_invariants.py" "$here/../data/domains/strat.json" "$work/strat" >inv.out || { cat inv.out; fail "strat"; }
+echo "strat (schema_strat.c strategies): $(tail -1 inv.out)"
 
 # --- retail as a schema: the built-in's row counts at every preset, its rules, equivalent statistics ---
 rs="$examples/retail/retail.json"
@@ -81,6 +86,13 @@ cat s0.jsonl s1.jsonl s2.jsonl | sort | cmp -s - <(sort iot.jsonl) || fail "thre
 "$SHAPE_BIN" domain sample "$examples/clickstream.json" --table page_view --from 700 -n 3 >smp.jsonl
 "$SHAPE_BIN" emit "$examples/clickstream.json" --table page_view --no-progress 2>/dev/null | sed -n '701,703p' >ref.jsonl
 cmp -s smp.jsonl ref.jsonl || fail "domain sample --from 700 differs from rows 700..702 of the stream"
+# the same for the strategies of schema_strat.c (hierarchy, bootstrap, copula, constraints, a self reference)
+"$SHAPE_BIN" domain sample "$examples/orgchart.json" --table employee --from 1500 -n 3 >smp.jsonl
+"$SHAPE_BIN" emit "$examples/orgchart.json" --table employee --no-progress 2>/dev/null | sed -n '1501,1503p' >ref.jsonl
+cmp -s smp.jsonl ref.jsonl || fail "orgchart: domain sample --from 1500 differs from rows 1500..1502 of the stream"
+"$SHAPE_BIN" emit "$examples/orgchart.json" --scale tiny --seed 5 --no-progress >o1.jsonl 2>/dev/null
+"$SHAPE_BIN" emit "$examples/orgchart.json" --scale tiny --seed 5 --no-progress >o2.jsonl 2>/dev/null
+cmp -s o1.jsonl o2.jsonl || fail "orgchart: same seed gave different bytes"
 
 # --- resume after kill -9 equals a clean run ---
 "$SHAPE_BIN" emit "$examples/clickstream.json" --scale tiny --no-progress >clean.jsonl 2>/dev/null
@@ -149,7 +161,7 @@ def gen(t, c): return T[t]["columns"][c]["generator"]
 exec(sys.argv[2])
 print(json.dumps(s))
 EOF
-    cp "$examples/device_models.json" "$examples/pages.json" . 2>/dev/null || true
+    cp "$examples/device_models.json" "$examples/pages.json" "$examples/org_units.json" . 2>/dev/null || true
     set +e
     "$SHAPE_BIN" emit bad.json --sink file -o sent.jsonl --no-progress >/dev/null 2>err.txt
     rc=$?
@@ -185,4 +197,13 @@ bad 's["business_rules"]=[{"name":"after","type":"cross_table","rule":"chargebac
     "business rule 'after': 'via' must be a foreign key of chargeback to transaction"
 bad 's["business_rules"]=[{"name":"cheap","type":"cross_column","table":"transaction","rule":"fee < currency"}]' \
     "business rule 'cheap': compares float with string"
+# the strategies of schema_strat.c (one unit test per refusal in tests/unit/test_schema_strat.c)
+bad 'T["account"]["columns"]["unit"]={"name":"unit","type":"string","generator":{"strategy":"hierarchy","dataset":"org_units","field":"team"}}' \
+    "table 'account', column 'unit': hierarchy needs 'levels'"
+bad 'T["account"]["columns"]["city"]={"name":"city","type":"string","generator":{"strategy":"address","field":"town"}}' \
+    "table 'account', column 'city': unknown address field 'town'"
+bad 's["correlated_columns"]={"transaction":[["amount","fee",0.8]]}' \
+    "table 'transaction', column 'fee': correlated_columns: the copula drives distribution (not zipf) and empirical columns"
+bad 's["business_rules"]=[{"name":"cheap","type":"constraint","table":"transaction","rule":"fee < account.credit_limit"}]' \
+    "business rule 'cheap': a constraint compares a column with a number or an earlier column of its table"
 echo "test_domains: ok"

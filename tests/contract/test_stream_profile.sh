@@ -134,7 +134,7 @@ expect_refusal "idle-timeout must be a number of seconds >= 0" "$d" -o "$tmp/x.j
 expect_refusal "start must be 'earliest' or 'latest'" "$d" -o "$tmp/x.json" --start middle
 expect_refusal "batch-size" "$d" -o "$tmp/x.json" --batch-size 0
 expect_refusal "max-events" "$d" -o "$tmp/x.json" --max-events 0
-expect_refusal "event_time_unit must be one of" "$d" -o "$tmp/x.json" --event-time-unit h
+expect_refusal "--event-time-unit must be one of s, ms, us, not 'h'" "$d" -o "$tmp/x.json" --event-time-unit h
 expect_refusal "unknown file source options: \['bogus'\]" "$d" -o "$tmp/x.json" --option bogus=1
 expect_refusal "following is not supported for files" "$d" -o "$tmp/x.json" --follow --idle-timeout 1
 expect_refusal "not supported for files" "$d" -o "$tmp/x.json" --start latest

@@ -48,7 +48,7 @@ expect_refusal "no such file" "$tmp/missing.jsonl"
 expect_refusal "--format must be 'jsonl', 'null', 'arrow' or 'parquet'" "$tmp/orders.jsonl" --format xml
 expect_refusal "no file matches" "$tmp/*.nothing"
 expect_refusal "unknown file source options: \['bogus'\]" "$tmp/orders.jsonl" --option bogus=1
-expect_refusal "event_time_unit must be one of" "$tmp/orders.jsonl" --event-time-unit h
+expect_refusal "--event-time-unit must be one of s, ms, us, not 'h'" "$tmp/orders.jsonl" --event-time-unit h
 expect_refusal "on_error must be 'skip' or 'raise'" "$tmp/orders.jsonl" --on-error maybe
 expect_refusal "batch-size must be an integer" "$tmp/orders.jsonl" --batch-size 0
 expect_refusal "following is not supported for files" "$tmp/orders.jsonl" --option stop_at_end=false

@@ -85,7 +85,7 @@ shape stream-profile "$tmp/jitter.jsonl" --window tumbling --size 1m --windows "
 shape stream-profile "$tmp/late.jsonl" --window tumbling --size 1m --windows "$tmp/c.jsonl" --batch-size 37 >"$tmp/sum" 2>"$tmp/err"
 [ "$(late_of "$tmp/sum")" -gt 0 ] || fail "late data had no late rows"
 # the late report: one line, warning at >= 1 %, the lag and the lateness that would do
-grep -Eq '^shape: warning: [0-9]+ of 900 events \([0-9.]+%\) arrived after their window closed; the largest lag past the watermark was [0-9.]+ s; --allowed-lateness [0-9]+s would have accepted them$' "$tmp/err" \
+grep -Eq '^shape: warning: [0-9]+ of 900 events \([0-9.]+%\) arrived after their window had closed and are not in the window profiles \(late_events in the summary\)\. The furthest behind was [0-9.]+s past the watermark; --allowed-lateness [0-9]+s would have kept them \(it delays each window by as much\)\.$' "$tmp/err" \
   || fail "late report: $(cat "$tmp/err")"
 need=$(sed -E 's/.*--allowed-lateness ([0-9]+)s.*/\1/' "$tmp/err")
 shape stream-profile "$tmp/late.jsonl" --window tumbling --size 1m --windows "$tmp/d.jsonl" --batch-size 37 --allowed-lateness "${need}s" >"$tmp/sum" 2>/dev/null

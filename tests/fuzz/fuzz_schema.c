@@ -4,15 +4,18 @@
  * Why: `shape emit PATH.json` reads a file a person wrote; any text must be
  * refused with a one-line message or accepted as a domain whose every row
  * can be generated — never a crash, a hang, a leak or a sanitizer report.
- * How: the input is parsed as a schema (datasets looked up in a folder that
- * does not exist, so only inline strategies load). A refusal must be
+ * How: the input is parsed as a schema, its datasets looked up in
+ * tests/data/domains (SHAPE_FUZZ_DATASETS: the small test datasets tree,
+ * people and places, so hierarchy, bootstrap and address reach their
+ * builders; a name that is not there is refused). A refusal must be
  * SHAPE_EINVAL/SHAPE_ENOTFOUND with a non-empty message. An accepted schema
  * is opened at its default preset and, when its tables are small (at most
  * 10,000 rows in all, so one run stays fast), rows 0, 1 and the last of
  * every table are generated — which walks foreign keys, lookups and
  * computed totals through the row evaluator.
  * Seeds: the schemas of examples/domains/ and tests/data/domains/ (every
- * strategy, copied by CMakeLists.txt).
+ * strategy; strat.json those of schema_strat.c over the test datasets),
+ * copied by CMakeLists.txt.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -22,12 +25,16 @@
 #include "shape/domain.h"
 #include "shape/generate_schema.h"
 
+#ifndef SHAPE_FUZZ_DATASETS
+#define SHAPE_FUZZ_DATASETS "/nonexistent-fuzz-dir"
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     shape_err err;
     shape_err_clear(&err);
     const shape_domain_type *type = NULL;
-    int rc = shape_schema_domain_parse((const char *)data, size, "/nonexistent-fuzz-dir", &type, &err);
+    int rc = shape_schema_domain_parse((const char *)data, size, SHAPE_FUZZ_DATASETS, &type, &err);
     if (rc != SHAPE_OK) {
         if ((rc != SHAPE_EINVAL && rc != SHAPE_ENOTFOUND && rc != SHAPE_ENOMEM) || !err.message[0]) abort();
         return 0;

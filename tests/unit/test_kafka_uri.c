@@ -68,6 +68,32 @@ static void test_refuses_other_schemes_and_empty_authority(void **state)
     refuses("", "not a kafka URI");
 }
 
+/* The refusals quote the URI as the original does, but never its query or
+ * fragment, nor a URI with an '@', a quote or a control character, nor one
+ * past 120 characters. */
+static void test_refusals_quote_the_uri(void **state)
+{
+    (void)state;
+    refuses("kafka:///t", "not a kafka URI: 'kafka:///t' (kafka://host:9092[,host2:9092]/topic)");
+    refuses("/tmp/x.csv", "not a kafka URI: '/tmp/x.csv' (");
+    refuses("kafka://h/a/b", "the kafka URI needs one topic name: 'kafka://h/a/b'");
+    refuses("kafka://h/?token=sentinel", "needs one topic name: 'kafka://h/'");
+    refuses("http://h/t#sentinel", "not a kafka URI: 'http://h/t' (");
+    refuses("user:sentinel@h/t", "not a kafka URI: the supplied URI (");
+    refuses("kafka://h/it's", "not a Kafka topic name");
+    refuses("kafka:///it's", "not a kafka URI: the supplied URI (");
+    refuses("kafka:///t\x01", "not a kafka URI: the supplied URI (");
+    char longer[200];
+    memset(longer, 'a', sizeof longer - 1);
+    longer[sizeof longer - 1] = '\0';
+    refuses(longer, "not a kafka URI: the supplied URI (");
+    shape_kafka_uri parsed = {0};
+    shape_err err;
+    shape_err_clear(&err);
+    assert_int_equal(shape_kafka_uri_parse("kafka://h/a/b?secret=sentinel", &parsed, &err), SHAPE_EINVAL);
+    assert_null(strstr(err.message, "sentinel"));
+}
+
 static void test_refuses_bad_topic_names(void **state)
 {
     (void)state;
@@ -116,6 +142,7 @@ int main(void)
         cmocka_unit_test(test_refuses_missing_topic_or_two_segments),
         cmocka_unit_test(test_refuses_other_schemes_and_empty_authority),
         cmocka_unit_test(test_refuses_bad_topic_names),
+        cmocka_unit_test(test_refusals_quote_the_uri),
         cmocka_unit_test(test_credentials_refused_without_echo),
         cmocka_unit_test(test_refuses_ports_out_of_range),
     };

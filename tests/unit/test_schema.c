@@ -634,7 +634,7 @@ static void test_refusals(void **state)
                           "\"y\":{\"name\":\"y\",\"type\":\"float\",\"generator\":{\"strategy\":\"formula\",\"expression\":\"tid * 2\"}}", 5),
             "'source_column' names 'y', which is not generated before this column");
     refused(schema("", 1, "\"x\":{\"name\":\"x\",\"type\":\"string\",\"generator\":{\"strategy\":\"address\"}}", 5),
-            "table 't', column 'x': strategy 'address' is not supported here; use native providers");
+            "table 't', column 'x': address needs 'field'");
     refused(schema("", 1, "\"x\":{\"name\":\"x\",\"type\":\"float\",\"generator\":{\"strategy\":\"empirical\",\"quantiles\":{\"p10\":5,\"p50\":4}}}", 5),
             "table 't', column 'x': quantiles must not decrease: p50 (4) is below p10 (5)");
     refused(schema("", 1, "\"x\":{\"name\":\"x\",\"type\":\"float\",\"generator\":{\"strategy\":\"empirical\",\"quantiles\":{\"q10\":5}}}", 5),

@@ -280,6 +280,11 @@ static int eval_fk(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_ge
             k = (uint64_t)((double)n * shape_gen_pow(shape_gen_unit(c->s, r, 0), c->fan_inv_beta));
         if (k >= n) k = n - 1;
         pr = c->fan_shuffle ? shape_gen_perm_apply(&c->fan_perm, k) : k;
+    } else if (c->ref_table == f->table) {
+        /* a self reference: a uniformly drawn earlier row, so the parent
+         * exists and the chain of parents ends at row 0 (a root) */
+        if (r == 0) return SHAPE_OK; /* out is null */
+        pr = shape_gen_below(c->s, r, 0, r);
     } else if (c->fk_mode == SC_FK_ZIPF) {
         pr = shape_gen_zipf_draw(c->zipf, c->s, r, 0) - 1;
     } else if (c->fk_mode == SC_FK_PARETO) {
@@ -344,29 +349,13 @@ static double draw_dist(const sc_column *c, uint64_t r)
         return (double)shape_gen_geometric(s, r, 0, c->p1, 1, INT64_MAX);
     case SC_D_POISSON: return (double)shape_gen_poisson(s, r, 0, c->p1, 0, INT64_MAX);
     case SC_D_BERNOULLI: return shape_gen_unit(s, r, 0) < c->p1 ? 1.0 : 0.0;
-    case SC_D_TRIANGULAR: {
-        u = shape_gen_unit(s, r, 0);
-        double a = c->p1, m = c->p2, b = c->p3, fc = (m - a) / (b - a);
-        return u < fc ? a + shape_gen_sqrt(u * (b - a) * (m - a)) : b - shape_gen_sqrt((1 - u) * (b - a) * (b - m));
-    }
+    case SC_D_TRIANGULAR: return sc_triangular_inverse(c, shape_gen_unit(s, r, 0));
     }
     return 0;
 }
 
-/* empirical: u through the inverse of the piecewise-linear CDF. */
-static double draw_empirical(const sc_column *c, uint64_t r)
-{
-    double u = shape_gen_unit(c->s, r, 0);
-    int lo = 0, hi = c->neq - 1; /* eq[lo] <= u < eq[hi] */
-    while (hi - lo > 1) {
-        int mid = (lo + hi) / 2;
-        if (c->eq[mid] <= u) lo = mid;
-        else hi = mid;
-    }
-    double f = (u - c->eq[lo]) / (c->eq[hi] - c->eq[lo]);
-    if (c->e_nearest) return f < 0.5 ? c->ex[lo] : c->ex[hi];
-    return c->ex[lo] + f * (c->ex[hi] - c->ex[lo]);
-}
+/* empirical: u through the inverse of the piecewise-linear CDF (sc_empirical_inverse). */
+static double draw_empirical(const sc_column *c, uint64_t r) { return sc_empirical_inverse(c, shape_gen_unit(c->s, r, 0)); }
 
 /* scd2: the first day of version v of k (of the entity whose versions are
  * child numbers c0 ..): the range is cut into k slots of L days, version 0
@@ -718,6 +707,10 @@ static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
     case SC_PATTERN: return eval_pattern(c, f, out);
     case SC_NATIVE: eval_native(c, f, out); return SHAPE_OK;
     case SC_DISTRIBUTION: {
+        if (c->copula) {
+            sc_copula_eval(s, t, ci, r, out);
+            return SHAPE_OK;
+        }
         double v = draw_dist(c, r);
         if (v < c->lo) v = c->lo;
         if (v > c->hi) v = c->hi;
@@ -849,7 +842,14 @@ static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
         f->prow[ci] = pr;
         return read_other(ctx, f->table, pr, c->pk_column, row, out, NULL, err);
     }
-    case SC_EMPIRICAL: set_float(out, draw_empirical(c, r)); return SHAPE_OK;
+    case SC_EMPIRICAL:
+        if (c->copula) sc_copula_eval(s, t, ci, r, out);
+        else set_float(out, draw_empirical(c, r));
+        return SHAPE_OK;
+    case SC_HIERARCHY:
+    case SC_HIERARCHY_FIELD:
+    case SC_BOOTSTRAP:
+    case SC_ADDRESS: return sc_strat_eval(ctx, f, t, ci, out, err);
     case SC_CONDITIONAL_TABLE: {
         const shape_gen_value *v = &row->values[c->src_col];
         char num[40];
@@ -974,8 +974,12 @@ static int repair(sc_ctx *ctx, sc_frame *f, const sc_column *c, int ci, shape_er
         if (rv.kind == SHAPE_GEN_NULL) continue;
         int ts = v->kind == SHAPE_GEN_TIMESTAMP_NS;
         int cmp = ts ? (v->v.i > rv.v.i) - (v->v.i < rv.v.i) : (as_double(v) > as_double(&rv)) - (as_double(v) < as_double(&rv));
-        int ok = rp->op == 0 ? cmp < 0 : rp->op == 1 ? cmp <= 0 : rp->op == 2 ? cmp > 0 : cmp >= 0;
+        int ok = rp->op == 0 ? cmp < 0 : rp->op == 1 ? cmp <= 0 : rp->op == 2 ? cmp > 0 : rp->op == 3 ? cmp >= 0 : cmp == 0;
         if (ok) continue;
+        if (rp->constraint) {
+            sc_constraint_fix(c, rp, &rv, f->r, v);
+            continue;
+        }
         double u = shape_gen_unit(rp->s, f->r, 0);
         if (ts) {
             int64_t days = rp->cross_table ? 1 : 1 + (int64_t)(29 * u);

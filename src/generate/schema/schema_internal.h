@@ -64,6 +64,11 @@ enum sc_strategy {
     SC_CONDITIONAL_TABLE,
     SC_COMPOSITE_FK_FIELD,
     SC_SCD2,
+    /* schema_strat.c */
+    SC_HIERARCHY,
+    SC_HIERARCHY_FIELD,
+    SC_BOOTSTRAP,
+    SC_ADDRESS,
 };
 
 enum sc_scd2_role { SC_SCD_FROM, SC_SCD_TO, SC_SCD_CURRENT, SC_SCD_VERSION };
@@ -143,6 +148,7 @@ typedef struct sc_repair {
     int via;
     double right_num;
     shape_gen_stream s; /* (seed, table, column, "fix:<name>") */
+    int constraint;     /* a `constraint` rule: kept by sc_constraint_fix (op 4: ==) */
 } sc_repair;
 
 typedef struct sc_column {
@@ -276,6 +282,11 @@ typedef struct sc_column {
     /* business rules on this column */
     int nrepairs;
     sc_repair repairs[SC_MAX_REPAIRS];
+    /* schema_strat.c: the state of hierarchy / hierarchy_field / bootstrap /
+     * address (owned there), and the column's place in its table's copula
+     * (index + 1; 0: none) */
+    void *ext;
+    int copula;
 } sc_column;
 
 typedef struct sc_table {
@@ -288,6 +299,7 @@ typedef struct sc_table {
     uint64_t rows[SC_MAX_PRESETS];          /* per preset */
     int deps[SC_MAX_TABLES];
     int ndeps;
+    void *copula; /* schema_strat.c: correlated_columns as a Gaussian copula, or NULL */
 } sc_table;
 
 typedef struct sc_schema {
@@ -372,6 +384,33 @@ typedef struct sc_ctx {
 } sc_ctx;
 
 void sc_ctx_release(sc_ctx *ctx);
+
+/* ---- schema_strat.c ---------------------------------------------------------- */
+/* hierarchy, hierarchy_field, bootstrap, address, the copula of
+ * correlated_columns and the `constraint` rules. The parsers return 0, or -1
+ * with one line in msg (the caller names the table and column), or -2 when
+ * out of memory. A dataset the generator names is loaded into c->dataset by
+ * the caller before sc_strat_parse. */
+struct json_t;
+int sc_strat_parse(sc_schema *s, int ti, int self, struct json_t *g, char *msg, size_t cap);
+/* Once every generator of every table is read: the anchors of
+ * hierarchy_field columns. */
+int sc_strat_link(sc_schema *s, int ti, int ci, char *msg, size_t cap);
+int sc_strat_eval(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err);
+void sc_strat_free(sc_column *c);
+int sc_strat_may_be_null(const sc_column *c);
+/* correlated_columns and generation.output: *table / *column name the culprit. */
+int sc_copula_parse(sc_schema *s, struct json_t *root, char *msg, size_t cap, const char **table, const char **column);
+/* The value of a distribution or empirical column driven by the copula. */
+void sc_copula_eval(const sc_schema *s, const sc_table *t, int ci, uint64_t r, shape_gen_value *out);
+void sc_copula_free(sc_table *t);
+/* The inverse CDFs a uniform u drives (the plain draw and the copula's). */
+double sc_empirical_inverse(const sc_column *c, double u);
+double sc_triangular_inverse(const sc_column *c, double u);
+/* A violated `constraint` rule: *v (the column's value, in its declared
+ * type) becomes one that keeps `v OP right`. */
+void sc_constraint_fix(const sc_column *c, const sc_repair *rp, const shape_gen_value *right, uint64_t r,
+                       shape_gen_value *v);
 
 /* Fill row r of table t (all columns) into out. */
 int sc_eval_row(sc_ctx *ctx, int t, uint64_t r, shape_gen_row *out, shape_err *err);

@@ -219,6 +219,11 @@ static const struct strategy_info {
     {"record_field", SC_RECORD_FIELD, 4, {"dataset", "field", NULL}},
     {"native", SC_NATIVE, 3, {"provider", "domains", "range", "width", "args", NULL}},
     {"faker", SC_NATIVE, 3, {"provider", "domains", "range", "width", "args", NULL}},
+    /* schema_strat.c */
+    {"hierarchy", SC_HIERARCHY, 3, {"dataset", "field", "levels", "weighting", "top_weights", NULL}},
+    {"hierarchy_field", SC_HIERARCHY_FIELD, 4, {"dataset", "field", NULL}},
+    {"bootstrap", SC_BOOTSTRAP, 3, {"dataset", "field", "jitter", NULL}},
+    {"address", SC_ADDRESS, 3, {"field", "scope", "weights", "exclude", "reference", "group", "mode", NULL}},
 };
 
 static const struct strategy_info *strategy_by_name(const char *name)
@@ -1278,6 +1283,22 @@ static int compatible(int nat, int kind)
     return 0;
 }
 
+/* hierarchy, hierarchy_field, bootstrap, address (schema_strat.c), with the
+ * dataset they name loaded first. */
+static int parse_strat(ld *L, int ti, int self, sc_column *c, json_t *g)
+{
+    const char *ds = get_string(g, "dataset");
+    if (!ds) ds = get_string(json_object_get(g, "reference"), "dataset");
+    if (ds) {
+        TRY(load_dataset(L, ds, &c->dataset));
+        c->dataset_index = (int)(c->dataset - L->s->datasets);
+    }
+    char msg[400];
+    int rc = sc_strat_parse(L->s, ti, self, g, msg, sizeof msg);
+    if (rc == -2) return shape_err_set(L->err, SHAPE_ENOMEM, "out of memory");
+    return rc ? fail(L, "%s", msg) : SHAPE_OK;
+}
+
 static int parse_generator(ld *L, int ti, int self)
 {
     sc_schema *s = L->s;
@@ -1384,6 +1405,10 @@ static int parse_generator(ld *L, int ti, int self)
     case SC_CONDITIONAL_TABLE: TRY(parse_conditional_table(L, t, self, c, g)); break;
     case SC_COMPOSITE_FK_FIELD: TRY(parse_composite_field(L, t, self, c, g)); break;
     case SC_SCD2: TRY(parse_scd2(L, t, self, c, g)); break;
+    case SC_HIERARCHY:
+    case SC_HIERARCHY_FIELD:
+    case SC_BOOTSTRAP:
+    case SC_ADDRESS: TRY(parse_strat(L, ti, self, c, g)); break;
     case SC_FIRST_PER_PARENT: {
         TRY(earlier_col(L, t, self, g, "parent_column", 1, &c->parent_column));
         sc_column *fk = &t->cols[c->parent_column];
@@ -1510,8 +1535,8 @@ static int parse_rules(ld *L, json_t *rules)
         json_t *r = json_array_get(rules, i);
         const char *name = get_string(r, "name"), *type = get_string(r, "type"), *text = get_string(r, "rule");
         if (!name || !type || !text) return fail(L, "business rule %zu needs name, type and rule", i);
-        int cross_table = strcmp(type, "cross_table") == 0;
-        if (!cross_table && strcmp(type, "cross_column") != 0) continue; /* constraints are only checked by the original */
+        int cross_table = strcmp(type, "cross_table") == 0, constraint = strcmp(type, "constraint") == 0;
+        if (!cross_table && !constraint && strcmp(type, "cross_column") != 0) continue; /* other types: ignored, as the original */
         static const char *const ops[] = {"<=", ">=", "==", "<", ">"};
         const char *at = NULL;
         int op = -1;
@@ -1519,7 +1544,7 @@ static int parse_rules(ld *L, json_t *rules)
             if ((at = strstr(text, ops[k])) != NULL) op = k;
         if (!at) return fail(L, "business rule '%.60s': '%.80s' needs one of >= <= > < ==", name, text);
         int oplen = op < 3 ? 2 : 1;
-        int code = op == 0 ? 1 : op == 1 ? 3 : op == 3 ? 0 : op == 4 ? 2 : -1;
+        int code = op == 0 ? 1 : op == 1 ? 3 : op == 3 ? 0 : op == 4 ? 2 : constraint ? 4 : -1;
         char lcol[128], rcol[128];
         int lt, rt;
         int e1 = rule_side(L, text, (size_t)(at - text), &lt, lcol, sizeof lcol);
@@ -1538,7 +1563,11 @@ static int parse_rules(ld *L, json_t *rules)
         memset(rp, 0, sizeof *rp);
         rp->op = code;
         rp->cross_table = cross_table;
+        rp->constraint = constraint;
         rp->right_col = -1;
+        if (constraint && rt >= 0 && rt != lt)
+            return fail(L, "business rule '%.60s': a constraint compares a column with a number or an earlier column of its "
+                           "table; use a cross_table rule for '%s'", name, s->tables[rt].name);
         char label[160];
         snprintf(label, sizeof label, "fix:%s", name);
         rp->s = shape_gen_stream_make(s->seed, t->name, c->name, label);
@@ -1554,7 +1583,7 @@ static int parse_rules(ld *L, json_t *rules)
             rp->right_col = find_col(&s->tables[rt], rcol);
             if (rp->right_col < 0) return fail(L, "business rule '%.60s': '%s' has no column '%.60s'", name, s->tables[rt].name, rcol);
         } else {
-            if (code == 1 || code == 3) continue; /* cross_column repairs < and > only */
+            if (!constraint && (code == 1 || code == 3)) continue; /* cross_column repairs < and > only */
             char *end;
             rp->right_num = strtod(rcol, &end);
             if (*end || end == rcol) {
@@ -1567,6 +1596,9 @@ static int parse_rules(ld *L, json_t *rules)
         }
         int rk = rp->right_col < 0 ? SHAPE_GEN_FLOAT64
                : (cross_table ? s->tables[rt].cols[rp->right_col].kind : t->cols[rp->right_col].kind);
+        if (constraint && code == 4 && rp->right_col < 0 && c->kind == SHAPE_GEN_INT64 && rp->right_num != sc_floor(rp->right_num))
+            return fail(L, "business rule '%.60s': integer column '%s' can never equal %g; compare with a whole number", name,
+                        c->name, rp->right_num);
         if ((c->kind == SHAPE_GEN_TIMESTAMP_NS) != (rk == SHAPE_GEN_TIMESTAMP_NS) || c->kind == SHAPE_GEN_STRING ||
             c->kind == SHAPE_GEN_BOOL || rk == SHAPE_GEN_STRING || rk == SHAPE_GEN_BOOL)
             return fail(L, "business rule '%.60s': compares %s with %s; both sides must be numbers or both timestamps", name,
@@ -1697,22 +1729,12 @@ static int parse_column_props(ld *L, sc_column *c, const char *name, json_t *cj,
         return SHAPE_OK;
     }
     const struct strategy_info *info = strategy_by_name(st);
-    static const struct {
-        const char *name, *instead;
-    } unsupported[] = {
-        {"address", "native providers street_address, city, state_abbr and postcode"},
-        {"bootstrap", "record_sample and record_field over a dataset of the rows to resample"},
-        {"hierarchy", "record_sample over a dataset of the hierarchy's leaves, with record_field for each level"},
-        {"hierarchy_field", "record_field over the record_sample of the hierarchy's dataset"},
-    };
-    for (size_t i = 0; !info && i < sizeof unsupported / sizeof unsupported[0]; i++)
-        if (strcmp(unsupported[i].name, st) == 0)
-            return fail(L, "strategy '%s' is not supported here; use %s", st, unsupported[i].instead);
     if (!info) {
         return fail(L, "unknown strategy '%.40s'; use sequence, uuid, constant, choice, weighted_enum, lifecycle, pattern, "
                        "distribution, temporal, foreign_key, lookup, derived, correlated, formula, conditional, "
                        "first_per_parent, computed, self_referencing, self_ref_field, reference_data, record_sample, record_field, "
-                       "native, empirical, conditional_table, composite_foreign_key, composite_fk_field or scd2", st);
+                       "native, empirical, conditional_table, composite_foreign_key, composite_fk_field, scd2, hierarchy, "
+                       "hierarchy_field, bootstrap or address", st);
     }
     c->strategy = info->id;
     c->file_index = info->group;
@@ -1779,7 +1801,7 @@ static void may_be_null(sc_schema *s)
                 int n = c->null_rate > 0 || c->strategy == SC_NONE || c->strategy == SC_SELF_REFERENCING ||
                         c->strategy == SC_FORMULA;
                 switch (c->strategy) {
-                case SC_FOREIGN_KEY: n |= c->constrained_by >= 0 && c->nullable; break;
+                case SC_FOREIGN_KEY: n |= (c->constrained_by >= 0 && c->nullable) || c->ref_table == (int)ti; break;
                 case SC_LOOKUP: {
                     const sc_column *via = &t->cols[c->via];
                     int by_fk = via->strategy == SC_FOREIGN_KEY && via->ref_table == c->src_table && via->ref_col == c->key_col;
@@ -1795,6 +1817,10 @@ static void may_be_null(sc_schema *s)
                 case SC_CONDITIONAL_TABLE: n |= c->default_case < 0; break;
                 case SC_COMPOSITE_FK_FIELD: n |= t->out[c->via].nullable || s->tables[c->src_table].out[c->src_col].nullable; break;
                 case SC_SCD2: n |= c->scd_role == SC_SCD_TO; break;
+                case SC_HIERARCHY:
+                case SC_HIERARCHY_FIELD:
+                case SC_BOOTSTRAP:
+                case SC_ADDRESS: n |= sc_strat_may_be_null(c); break;
                 case SC_CONSTANT: n |= c->constant.kind == SHAPE_GEN_NULL; break;
                 case SC_CONDITIONAL:
                     n |= c->branch[0].kind == SHAPE_GEN_NULL || c->branch[1].kind == SHAPE_GEN_NULL || c->branch_lookup[0] ||
@@ -1897,6 +1923,9 @@ static int prepare_columns(ld *L, size_t pi)
                 uint64_t parents = s->tables[c->ref_table].rows[pi];
                 if (n > 0 && parents == 0) return fail(L, "foreign key into '%s', which has 0 rows at this scale", s->tables[c->ref_table].name);
                 if (c->ref_table == (int)ti && c->allocated) return fail(L, "a self reference cannot have its children counted");
+                if (c->ref_table == (int)ti && (c->fan_shape || c->sample_rate > 0 || c->constrained_by >= 0))
+                    return fail(L, "a self reference draws its parent uniformly among the earlier rows; drop fan_out, sample_rate "
+                                   "and constrained_by (or use self_referencing for levels)");
                 if (c->allocated && (c->fan_shape || c->sample_rate > 0))
                     return fail(L, "fan_out and sample_rate cannot be used on a key whose children are counted (a computed "
                                    "total, first_per_parent, scd2 or max_per_parent reads it); use distribution zipf or pareto");
@@ -2229,8 +2258,31 @@ int sc_schema_load(const char *text, size_t len, const char *dir, const char *pr
                     goto done;
             L->column = NULL;
         }
-    L->table = NULL;
+    for (size_t i = 0; i < n; i++)
+        for (size_t c = 0; c < s->tables[i].ncols; c++) {
+            char msg[400];
+            L->table = s->tables[i].name;
+            L->column = s->tables[i].cols[c].name;
+            if (sc_strat_link(s, (int)i, (int)c, msg, sizeof msg) != 0) {
+                rc = fail(L, "%s", msg);
+                goto done;
+            }
+        }
+    L->table = L->column = NULL;
     if ((rc = parse_rules(L, rules)) != SHAPE_OK) goto done;
+    {
+        char msg[400];
+        const char *ct, *cc;
+        int crc = sc_copula_parse(s, root, msg, sizeof msg, &ct, &cc);
+        if (crc == -2) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        else if (crc) {
+            L->table = ct;
+            L->column = cc;
+            rc = fail(L, "%s", msg);
+        }
+        L->table = L->column = NULL;
+        if (rc != SHAPE_OK) goto done;
+    }
     column_needs(s);
     child_same_columns(s);
     may_be_null(s);
@@ -2315,6 +2367,7 @@ static void free_column(sc_column *c)
     free(c->ex);
     for (size_t i = 0; c->cases && i < c->ncases; i++) free_column(&c->cases[i]);
     free(c->cases);
+    sc_strat_free(c);
 }
 
 void sc_schema_free(sc_schema *s)
@@ -2324,6 +2377,7 @@ void sc_schema_free(sc_schema *s)
         for (size_t c = 0; c < s->tables[t].ncols; c++) free_column(&s->tables[t].cols[c]);
         free(s->tables[t].cols);
         free(s->tables[t].name);
+        sc_copula_free(&s->tables[t]);
     }
     free(s->tables);
     for (size_t i = 0; i < s->ndatasets; i++) {

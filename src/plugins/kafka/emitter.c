@@ -1,5 +1,5 @@
-/* emitter.c — the kafka:// emitter: one Kafka message per event, returned
- * only when the broker acknowledged every one (spec-kafka.md §3).
+/* emitter.c — the kafka:// emitter: one Kafka message per event, a send
+ * complete only when the broker acknowledged every one (spec-kafka.md §3).
  *
  * Why: `shape emit ... --sink kafka://HOST:PORT/TOPIC` must deliver at least
  * once: a batch counts as sent only after acks=all from an idempotent
@@ -11,13 +11,20 @@
  * tests), configured with the defaults acks=all, enable.idempotence=true,
  * linger.ms=5, then the options' `config` object (values may be credential
  * references, resolved here and wiped when the emitter closes), then
- * bootstrap.servers from the URI, which always wins. send() produces every
- * message without copying it (the runtime's buffers outlive the call), the
- * message's own outcome slot as the opaque, serving the reports already in
- * every 32 messages; on a full queue it polls 50 ms and tries again. Then it
- * polls for the remaining delivery reports up to flush_timeout (60 s); what
- * is still unacknowledged is purged (its reports arrive as errors) so no
- * report can outlive the call, and is marked RETRY. (Outcomes are reset in
+ * bootstrap.servers from the URI, which always wins. A send is a submission
+ * and its completion (submit/complete, plugin ABI 6, which the runtime calls
+ * apart to keep several sends in flight; send is the two back to back).
+ * submit() produces every message without copying it (the runtime keeps
+ * them valid until complete), the message itself as the report's opaque,
+ * serving the reports already in every 32 messages; on a full queue it polls
+ * 50 ms and tries again. Each open submission (up to MAX_SUBMISSIONS) counts
+ * its own reports: a report goes to the submission whose messages hold its
+ * address. complete() polls until its submission has every report, up to
+ * flush_timeout (60 s) after it was submitted; what is still unacknowledged
+ * then (or at a stop request) is purged — every submission's, since a purge
+ * cannot pick — and the reports collected, so none can outlive the call,
+ * and is marked RETRY (the later submissions' purged messages come back
+ * RETRY, _PURGE_QUEUE, at their own complete). (Outcomes are reset in
  * the produce loop and not looked at again when every message was reported
  * delivered: each pass over a merged send's messages costs a cache miss per
  * message.) Errors that no retry can
@@ -25,11 +32,14 @@
  * with the error's name, unless the client marks them retriable; anything
  * else is RETRY. With --event-format avro|protobuf the values are made from
  * the typed rows alone (wants_rows: SHAPE_EMIT_ROWS_ONLY), so the runtime
- * need not render JSON bodies; json-schema sends the JSON body.
+ * need not render JSON bodies; json-schema sends the JSON body. Their wire
+ * bytes live in the encoder's arena until its next call, so with several
+ * submissions open those values are copied into librdkafka when produced.
  * Open connects (the topic's metadata) and, given option "partition" (emit
  * --partition N), refuses a partition the topic does not have: every event
  * would fail with _UNKNOWN_PARTITION otherwise.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,6 +53,19 @@
 #include "shape/event.h"
 #include "shape/options.h"
 
+/* One open submission (submit .. complete): its messages and what is still
+ * owed to them. */
+typedef struct submission {
+    shape_emit_message *msgs; /* NULL: the slot is free */
+    size_t n;
+    size_t pending;  /* produced, no report yet */
+    size_t failed;   /* given an outcome other than DELIVERED */
+    size_t unsent;   /* left RETRY or REFUSED by the registry format's encoder */
+    double deadline; /* flush_timeout after it was handed over */
+} submission;
+
+#define MAX_SUBMISSIONS 16
+
 struct shape_emitter {
     const shape_kafka_producer_factory *factory;
     shape_kafka_producer *client;
@@ -50,8 +73,9 @@ struct shape_emitter {
     char *topic;
     int32_t partitions;   /* the topic's partition count found at open; -1 = not known (being created) */
     double flush_timeout; /* seconds */
-    size_t pending;       /* produced in this send, no report yet */
-    size_t failed;        /* messages of this send given an outcome other than DELIVERED */
+    submission subs[MAX_SUBMISSIONS];
+    size_t nsubs;         /* open submissions */
+    submission *last;     /* the one the last report went to (reports come in runs) */
     size_t queue_full_hits;
     shape_kafka_wire_encoder *wire; /* registry formats (--event-format), or NULL for JSON */
     const volatile sig_atomic_t *stop; /* the run's stop flag (set_stop), or NULL */
@@ -82,22 +106,52 @@ static int refused_error(const char *name)
     return 0;
 }
 
-static void set_outcome(shape_emitter *e, shape_emit_message *m, const char *error, int retriable)
+static void set_outcome(submission *s, shape_emit_message *m, const char *error, int retriable)
 {
     if (!error) {
         m->outcome = SHAPE_EMIT_DELIVERED;
         return;
     }
-    e->failed++;
+    s->failed++;
     m->outcome = !retriable && refused_error(error) ? SHAPE_EMIT_REFUSED : SHAPE_EMIT_RETRY;
     snprintf(m->reason, sizeof m->reason, "%s", error);
 }
 
+static int holds(const submission *s, const shape_emit_message *m)
+{
+    return s->msgs && (uintptr_t)m >= (uintptr_t)s->msgs && (uintptr_t)m < (uintptr_t)(s->msgs + s->n);
+}
+
+/* A report goes to the open submission holding its message (a report for
+ * none — a message given up on when its client was replaced — is dropped). */
 static void on_delivery(void *ctx, shape_emit_message *m, const char *error, int retriable)
 {
     shape_emitter *e = ctx;
-    if (m) set_outcome(e, m, error, retriable);
-    if (e->pending) e->pending--;
+    submission *s = e->last && holds(e->last, m) ? e->last : NULL;
+    for (size_t i = 0; !s && i < MAX_SUBMISSIONS && m; i++)
+        if (holds(&e->subs[i], m)) s = &e->subs[i];
+    if (!s) return;
+    e->last = s;
+    set_outcome(s, m, error, retriable);
+    if (s->pending) s->pending--;
+}
+
+static size_t pending_all(const shape_emitter *e)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < MAX_SUBMISSIONS; i++)
+        if (e->subs[i].msgs) n += e->subs[i].pending;
+    return n;
+}
+
+/* Purge everything queued or in flight and collect the reports (up to 10 s),
+ * so none can outlive the submissions they belong to. */
+static void purge_all(shape_emitter *e)
+{
+    shape_kafka_producer *c = e->client;
+    c->ops->purge(c);
+    double until = shape_clock_now() + 10;
+    while (pending_all(e) > 0 && shape_clock_now() < until) c->ops->poll(c, 100);
 }
 
 /* ---- configuration ------------------------------------------------------------- */
@@ -268,8 +322,9 @@ static int renew_if_fatal(shape_emitter *e, shape_err *err)
     char reason[256];
     shape_kafka_producer *c = e->client;
     if (!c->ops->fatal_error(c, reason, sizeof reason)) return SHAPE_OK;
-    c->ops->purge(c);
-    c->ops->poll(c, 0);
+    purge_all(e);
+    /* what the old client never reported stays PENDING: RETRY at complete */
+    for (size_t i = 0; i < MAX_SUBMISSIONS; i++) e->subs[i].pending = 0;
     c->ops->close(c, 0);
     e->client = NULL;
     if (e->factory->create(e->factory->ctx, &e->config, on_delivery, e, &e->client, err) != SHAPE_OK)
@@ -277,24 +332,39 @@ static int renew_if_fatal(shape_emitter *e, shape_err *err)
     return SHAPE_OK;
 }
 
-int shape_kafka_emitter_send(shape_emitter *e, shape_emit_message *msgs, size_t n, shape_err *err)
+static submission *find_submission(shape_emitter *e, const shape_emit_message *msgs, size_t n)
 {
+    for (size_t i = 0; i < MAX_SUBMISSIONS; i++)
+        if (e->subs[i].msgs == msgs && e->subs[i].n == n) return &e->subs[i];
+    return NULL;
+}
+
+int shape_kafka_emitter_submit(shape_emitter *e, shape_emit_message *msgs, size_t n, shape_err *err)
+{
+    submission *s = NULL;
+    for (size_t i = 0; i < MAX_SUBMISSIONS && !s; i++)
+        if (!e->subs[i].msgs) s = &e->subs[i];
+    if (!s || n == 0 || find_submission(e, msgs, n))
+        return shape_err_set(err, SHAPE_EINTERNAL, "kafka: %s submission", s ? "an empty or repeated" : "one open");
     SHAPE_RETURN_NOT_OK(renew_if_fatal(e, err));
     shape_kafka_producer *c = e->client;
     const shape_kafka_producer_ops *ops = c->ops;
-    e->pending = 0;
-    e->failed = 0;
     /* (Each pass over a merged send's messages, ~370 bytes apart, misses the
      * cache once per message: the outcomes are reset in the produce loop, or
      * by the registry formats' encoder, and the closing pass is skipped when
      * every message was reported delivered.) */
+    size_t unsent = 0;
     if (e->wire) {
         /* registry formats: schemas registered, values replaced by wire bytes,
          * every outcome set (PENDING; events the format cannot hold come
          * back REFUSED, those of a table the registry cannot take now RETRY:
-         * neither is produced) */
+         * neither is produced). The wire bytes live in the encoder's arena
+         * until its next call, so they are copied when produced. */
         SHAPE_RETURN_NOT_OK(shape_kafka_wire_encoder_encode(e->wire, msgs, n, err));
+        unsent = shape_kafka_wire_encoder_unsent(e->wire);
     }
+    *s = (submission){.msgs = msgs, .n = n, .unsent = unsent};
+    e->nsubs++;
     size_t produced = 0;
     for (size_t i = 0; i < n; i++) {
         shape_emit_message *m = &msgs[i];
@@ -303,9 +373,9 @@ int shape_kafka_emitter_send(shape_emitter *e, shape_emit_message *msgs, size_t 
         for (;;) {
             const char *error = NULL;
             int retriable = 0;
-            int rc = ops->produce(c, e->topic, m, &error, &retriable);
+            int rc = ops->produce(c, e->topic, m, e->wire != NULL, &error, &retriable);
             if (rc == SHAPE_KAFKA_PRODUCE_QUEUED) {
-                e->pending++;
+                s->pending++;
                 /* Serve the reports that are in already, as we go (as kcat
                  * does): acknowledged messages are freed while the batch is
                  * produced, so their memory (message, header list, headers)
@@ -320,35 +390,46 @@ int shape_kafka_emitter_send(shape_emitter *e, shape_emit_message *msgs, size_t 
                 ops->poll(c, 50);
                 continue;
             }
-            set_outcome(e, m, error ? error : "_FAIL", retriable); /* refused at produce time, or RETRY */
+            set_outcome(s, m, error ? error : "_FAIL", retriable); /* refused at produce time, or RETRY */
             break;
         }
     }
     ops->poll(c, 0);
-    double deadline = shape_clock_now() + e->flush_timeout;
-    /* Serve delivery reports until every message of the batch has one. (Not
-     * a client flush: librdkafka 2.0.2's waits in 10 ms steps, which caps a
-     * paced run at one batch per 10 ms plus the round trip.) */
+    s->deadline = shape_clock_now() + e->flush_timeout;
+    return SHAPE_OK;
+}
+
+int shape_kafka_emitter_complete(shape_emitter *e, shape_emit_message *msgs, size_t n, shape_err *err)
+{
+    submission *s = find_submission(e, msgs, n);
+    if (!s) return shape_err_set(err, SHAPE_EINTERNAL, "kafka: completing a batch that was not submitted");
+    shape_kafka_producer *c = e->client;
+    /* Serve delivery reports until every message of the submission has one.
+     * (Not a client flush: librdkafka 2.0.2's waits in 10 ms steps, which
+     * caps a paced run at one batch per 10 ms plus the round trip; and it
+     * would wait for the later submissions too.) */
     int stopped = 0;
-    while (e->pending > 0) {
-        double left = deadline - shape_clock_now();
+    while (s->pending > 0) {
+        double left = s->deadline - shape_clock_now();
         if (left <= 0) break;
         if (e->stop && *e->stop) { /* a stop request: give up waiting now (the caller checkpoints) */
             stopped = 1;
             break;
         }
-        ops->poll(c, left > 0.1 ? 100 : (int)(left * 1000) + 1);
+        c->ops->poll(c, left > 0.1 ? 100 : (int)(left * 1000) + 1);
     }
     /* every message produced and reported delivered: nothing to look at */
-    if (e->pending == 0 && e->failed == 0 && (!e->wire || shape_kafka_wire_encoder_unsent(e->wire) == 0))
+    if (s->pending == 0 && s->failed == 0 && s->unsent == 0) {
+        s->msgs = NULL;
+        e->nsubs--;
         return SHAPE_OK;
-    size_t unacked = e->pending;
-    if (e->pending > 0) {
-        /* Nothing may report into this batch after we return: purge, collect. */
-        ops->purge(c);
-        double until = shape_clock_now() + 10;
-        while (e->pending > 0 && shape_clock_now() < until) ops->poll(c, 100);
     }
+    size_t unacked = s->pending;
+    /* Nothing may report into this batch after we return: purge, collect.
+     * (This gives up on the later submissions too: their messages come back
+     * RETRY, _PURGE_QUEUE, and the runtime re-sends them in turn.) */
+    if (unacked > 0) purge_all(e);
+    s->pending = 0;
     size_t retry = 0, first = SIZE_MAX;
     for (size_t i = 0; i < n; i++) {
         if (msgs[i].outcome == SHAPE_EMIT_PENDING) {
@@ -360,6 +441,8 @@ int shape_kafka_emitter_send(shape_emitter *e, shape_emit_message *msgs, size_t 
             if (first == SIZE_MAX) first = i;
         }
     }
+    s->msgs = NULL;
+    e->nsubs--;
     if (unacked && stopped)
         return shape_err_set(err, SHAPE_ECONN, "kafka: stopped on request with %zu messages to '%s' not acknowledged",
                              unacked, e->topic);
@@ -370,6 +453,13 @@ int shape_kafka_emitter_send(shape_emitter *e, shape_emit_message *msgs, size_t 
         return shape_err_set(err, SHAPE_ECONN, "kafka: %zu of %zu messages were not delivered to '%s': %s",
                              retry, n, e->topic, msgs[first].reason);
     return SHAPE_OK;
+}
+
+int shape_kafka_emitter_send(shape_emitter *e, shape_emit_message *msgs, size_t n, shape_err *err)
+{
+    if (n == 0) return SHAPE_OK;
+    SHAPE_RETURN_NOT_OK(shape_kafka_emitter_submit(e, msgs, n, err));
+    return shape_kafka_emitter_complete(e, msgs, n, err);
 }
 
 int shape_kafka_emitter_flush(shape_emitter *e, shape_err *err)
@@ -384,6 +474,10 @@ void shape_kafka_emitter_set_stop(shape_emitter *e, const volatile sig_atomic_t 
 void shape_kafka_emitter_close(shape_emitter *e)
 {
     if (!e) return;
+    if (e->nsubs > 0 && e->client) { /* (the runtime completes all it submits: a safety net) */
+        for (size_t i = 0; i < MAX_SUBMISSIONS; i++) e->subs[i].msgs = NULL; /* no report writes into them */
+        purge_all(e);
+    }
     if (e->client) e->client->ops->close(e->client, (int)(e->flush_timeout * 1000));
     e->client = NULL;
     emitter_free(e);
@@ -417,4 +511,6 @@ const shape_emitter_type shape_kafka_emitter_calls = {
     .close = shape_kafka_emitter_close,
     .wants_rows = shape_kafka_emitter_wants_rows,
     .set_stop = shape_kafka_emitter_set_stop,
+    .submit = shape_kafka_emitter_submit,
+    .complete = shape_kafka_emitter_complete,
 };

@@ -4,8 +4,8 @@
  * messages: the plugin binds it to librdkafka (producer_rdkafka.c), tests
  * and plugin authors bind it to FakeProducer (testing/fake_producer.h) with
  * the same URI and options.
- * How: open/check take the producer factory; send, flush, close and
- * wants_rows are the shape_emitter_type calls (see shape/plugin.h for the
+ * How: open/check take the producer factory; send, submit, complete, flush,
+ * close and wants_rows are the shape_emitter_type calls (see shape/plugin.h for the
  * delivery contract they keep).
  */
 #ifndef SHAPE_KAFKA_EMITTER_H
@@ -27,6 +27,8 @@ int shape_kafka_emitter_check_with(const char *uri, const shape_options *options
 
 int shape_kafka_emitter_check_uri(const char *uri, shape_err *err);
 int shape_kafka_emitter_send(shape_emitter *e, shape_emit_message *msgs, size_t n, shape_err *err);
+int shape_kafka_emitter_submit(shape_emitter *e, shape_emit_message *msgs, size_t n, shape_err *err);
+int shape_kafka_emitter_complete(shape_emitter *e, shape_emit_message *msgs, size_t n, shape_err *err);
 int shape_kafka_emitter_flush(shape_emitter *e, shape_err *err);
 void shape_kafka_emitter_close(shape_emitter *e);
 void shape_kafka_emitter_set_stop(shape_emitter *e, const volatile sig_atomic_t *stop);

@@ -6,7 +6,11 @@
  * refused first (without echoing anything), then a wrong scheme or empty
  * authority, then the topic (leading '/' removed, percent-decoded, exactly
  * one path segment). We also refuse a topic Kafka itself would refuse, so
- * the user hears it before any connection is tried.
+ * the user hears it before any connection is tried. The last two refusals
+ * quote the URI, as the original 0.9.3 does ('kafka:///t'), so the user sees
+ * what was wrong, but never its query or fragment and never a URI with an
+ * '@' anywhere (credentials), and only the first 120 printable characters:
+ * then they say "the supplied URI" as the reference's newest version does.
  */
 #include "kafka_uri.h"
 
@@ -15,8 +19,25 @@
 #include <string.h>
 #include <strings.h>
 
-#define NOT_KAFKA "not a kafka URI: the supplied URI (kafka://host:9092[,host2:9092]/topic)"
-#define ONE_TOPIC "the kafka URI needs one topic name: the supplied URI"
+#define NOT_KAFKA "not a kafka URI: %s (kafka://host:9092[,host2:9092]/topic)"
+#define ONE_TOPIC "the kafka URI needs one topic name: %s"
+#define QUOTE_MAX 120
+
+/* 'URI' (up to its query or fragment), or "the supplied URI" when it holds
+ * an '@', a character that is not printable ASCII, or is longer than
+ * QUOTE_MAX. */
+static const char *quoted(const char *uri, char out[QUOTE_MAX + 3])
+{
+    size_t n = strcspn(uri, "?#");
+    if (n > QUOTE_MAX || memchr(uri, '@', n) || memchr(uri, '\'', n)) return "the supplied URI";
+    for (size_t i = 0; i < n; i++)
+        if (uri[i] < 0x20 || uri[i] > 0x7e) return "the supplied URI";
+    out[0] = '\'';
+    memcpy(out + 1, uri, n);
+    out[n + 1] = '\'';
+    out[n + 2] = '\0';
+    return out;
+}
 
 static int hex_value(char c)
 {
@@ -99,8 +120,9 @@ static int check_ports(const char *authority, size_t len, shape_err *err)
 int shape_kafka_uri_parse(const char *uri, shape_kafka_uri *out, shape_err *err)
 {
     out->servers = out->topic = NULL;
+    char q[QUOTE_MAX + 3];
     const char *sep = strstr(uri, "://");
-    if (!sep) return shape_err_set(err, SHAPE_EINVAL, NOT_KAFKA);
+    if (!sep) return shape_err_set(err, SHAPE_EINVAL, NOT_KAFKA, quoted(uri, q));
     const char *authority = sep + 3;
     size_t auth_len = strcspn(authority, "/?#");
     const char *path = authority + auth_len;
@@ -109,7 +131,7 @@ int shape_kafka_uri_parse(const char *uri, shape_kafka_uri *out, shape_err *err)
     if (memchr(authority, '@', auth_len))
         return shape_err_set(err, SHAPE_EINVAL, "credentials must be supplied outside the URI");
     if ((size_t)(sep - uri) != 5 || strncasecmp(uri, "kafka", 5) != 0 || auth_len == 0)
-        return shape_err_set(err, SHAPE_EINVAL, NOT_KAFKA);
+        return shape_err_set(err, SHAPE_EINVAL, NOT_KAFKA, quoted(uri, q));
     SHAPE_RETURN_NOT_OK(check_ports(authority, auth_len, err));
 
     while (path_len > 0 && *path == '/') {
@@ -120,7 +142,7 @@ int shape_kafka_uri_parse(const char *uri, shape_kafka_uri *out, shape_err *err)
     if (!topic) return shape_err_set(err, SHAPE_ENOMEM, "out of memory parsing a kafka URI");
     if (topic[0] == '\0' || strchr(topic, '/')) {
         free(topic);
-        return shape_err_set(err, SHAPE_EINVAL, ONE_TOPIC);
+        return shape_err_set(err, SHAPE_EINVAL, ONE_TOPIC, quoted(uri, q));
     }
     if (!shape_kafka_topic_name_ok(topic)) {
         shape_err_set(err, SHAPE_EINVAL,

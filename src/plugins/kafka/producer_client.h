@@ -13,7 +13,8 @@
  * message over without copying it (the message and what it points to stay
  * valid until its delivery report) with the message itself as the report's
  * opaque; poll() serves delivery reports through the callback given at
- * creation; purge() makes every message still queued or in flight report
+ * creation (messages of several sends may be in flight at once: the
+ * emitter tells them apart by their address); purge() makes every message still queued or in flight report
  * (an error) at the next poll. Nothing here allocates per message.
  *
  * Error names are the client's (librdkafka's rd_kafka_err2name spelling:
@@ -70,9 +71,11 @@ typedef struct shape_kafka_producer shape_kafka_producer;
 
 typedef struct shape_kafka_producer_ops {
     /* Queue m for topic (key, value, headers, partition, timestamp as in m;
-     * m is the report's opaque). On FAILED, *error and *retriable say why. */
-    int (*produce)(shape_kafka_producer *p, const char *topic, shape_emit_message *m, const char **error,
-                   int *retriable);
+     * m is the report's opaque). copy_value: the value's bytes are copied
+     * now (they do not outlive the call), else they stay valid until the
+     * report. On FAILED, *error and *retriable say why. */
+    int (*produce)(shape_kafka_producer *p, const char *topic, shape_emit_message *m, int copy_value,
+                   const char **error, int *retriable);
     /* Serve the delivery reports that are ready, waiting up to timeout_ms
      * for the first one. */
     void (*poll)(shape_kafka_producer *p, int timeout_ms);

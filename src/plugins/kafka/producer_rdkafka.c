@@ -144,8 +144,8 @@ static void quiet_log(const rd_kafka_t *rk, int level, const char *fac, const ch
     if (level <= 6 && shape_kafka_debug()) fprintf(stderr, "shape: debug: kafka: %s: %s\n", fac, buf);
 }
 
-static int rdkafka_produce(shape_kafka_producer *p, const char *topic, shape_emit_message *m, const char **error,
-                           int *retriable)
+static int rdkafka_produce(shape_kafka_producer *p, const char *topic, shape_emit_message *m, int copy_value,
+                           const char **error, int *retriable)
 {
     rdkafka_client *c = (rdkafka_client *)p;
     if (!c->rkt || strcmp(c->rkt_name, topic) != 0) {
@@ -173,7 +173,8 @@ static int rdkafka_produce(shape_kafka_producer *p, const char *topic, shape_emi
         c->rk, RD_KAFKA_V_RKT(c->rkt),
         RD_KAFKA_V_PARTITION(m->partition < 0 ? RD_KAFKA_PARTITION_UA : m->partition),
         RD_KAFKA_V_KEY(m->key, m->key ? m->key_len : 0), RD_KAFKA_V_VALUE((void *)m->value, m->value_len),
-        RD_KAFKA_V_TIMESTAMP(m->timestamp_ms), RD_KAFKA_V_OPAQUE(m), RD_KAFKA_V_HEADERS(hdrs), RD_KAFKA_V_END);
+        RD_KAFKA_V_TIMESTAMP(m->timestamp_ms), RD_KAFKA_V_OPAQUE(m), RD_KAFKA_V_HEADERS(hdrs),
+        RD_KAFKA_V_MSGFLAGS(copy_value ? RD_KAFKA_MSG_F_COPY : 0), RD_KAFKA_V_END);
     if (rc == RD_KAFKA_RESP_ERR_NO_ERROR) return SHAPE_KAFKA_PRODUCE_QUEUED;
     if (hdrs) rd_kafka_headers_destroy(hdrs);
     if (rc == RD_KAFKA_RESP_ERR__QUEUE_FULL) return SHAPE_KAFKA_PRODUCE_QUEUE_FULL;
@@ -298,4 +299,6 @@ const shape_emitter_type shape_kafka_emitter = {
     .wants_rows = shape_kafka_emitter_wants_rows,
     .check_options = kafka_check_options,
     .set_stop = shape_kafka_emitter_set_stop,
+    .submit = shape_kafka_emitter_submit,
+    .complete = shape_kafka_emitter_complete,
 };

@@ -115,9 +115,10 @@ static void note_rejected(shape_kafka_fake_producer_store *s, const void *key, s
 
 /* ---- the client ---------------------------------------------------------------------- */
 
-static int fake_produce(shape_kafka_producer *p, const char *topic, shape_emit_message *m, const char **error,
-                        int *retriable)
+static int fake_produce(shape_kafka_producer *p, const char *topic, shape_emit_message *m, int copy_value,
+                        const char **error, int *retriable)
 {
+    (void)copy_value; /* (every message is copied into the queue) */
     fake_client *c = (fake_client *)p;
     shape_kafka_fake_producer_store *s = c->store;
     if (s->full > 0) {
