@@ -200,6 +200,11 @@ int shape_domain_timeline_seek(shape_domain_timeline *tl, uint64_t pos, shape_er
 int shape_domain_timeline_next(shape_domain_timeline *tl, size_t *table, uint64_t *row);
 /* The next event's position. */
 uint64_t shape_domain_timeline_position(const shape_domain_timeline *tl);
+/* The first event of the timeline proper (past the head) whose table is
+ * timed, as a domain table and row: 1, or 0 when no selected timed table has
+ * rows. Its event time is the stream's first event time (the head's tables
+ * have none of their own). */
+int shape_domain_timeline_first_timed(const shape_domain_timeline *tl, size_t *table, uint64_t *row);
 
 #ifdef __cplusplus
 }

@@ -60,8 +60,10 @@ extern "C" {
 #define SHAPE_EMIT_DESTINATIONS_MAX 1024 /* bytes of a checkpoint's destination list, NUL included */
 #define SHAPE_EMIT_DL_REASONS 50 /* distinct dead-letter reasons counted; the rest are "other" */
 
-/* An open destination. `label` names it in messages without secrets
- * (e.g. "console", "file", "kafka://"). */
+/* An open destination. `label` names it in messages and in dead letters'
+ * "destination" without secrets: the URI without user info or query, as a
+ * checkpoint records it (shape_emit_destinations_id), e.g. "console",
+ * "file://out.jsonl", "kafka://127.0.0.1:9092/orders". */
 typedef struct shape_emit_destination {
     const shape_emitter_type *type;
     shape_emitter *emitter;

@@ -28,7 +28,8 @@ enum shape_code {
     SHAPE_ENOMEM = 4,    /* out of memory */
     SHAPE_ELIMIT = 5,    /* a policy limit was hit (e.g. --max-dead-letter) */
     SHAPE_ENOTFOUND = 6, /* a named thing (plugin, topic, command) does not exist */
-    SHAPE_EINTERNAL = 7  /* a bug: an invariant did not hold */
+    SHAPE_EINTERNAL = 7, /* a bug: an invariant did not hold */
+    SHAPE_ETIMEDOUT = 8  /* a service answered nothing for longer than its time-out: retrying cannot help now */
 };
 
 #define SHAPE_ERR_MESSAGE_MAX 512

@@ -16,7 +16,8 @@
  * after 1 s, 2 s, 4 s, … (at most 30 s; cut short by a stop request), opens
  * it again at `offset` — once a first open has succeeded: a source that
  * cannot be opened at all (the cluster never reached) ends the read at once,
- * prefixed "cannot connect to the source"; more than max_reconnects consecutive failures end
+ * prefixed "cannot connect to the source" (unless a stop was requested
+ * meanwhile: then it is a stop); more than max_reconnects consecutive failures end
  * the read with the source's error, prefixed "gave up after N reconnects"
  * (unprefixed when max_reconnects is 0).
  * A batch whose "after" position advances no partition beyond `positions`

@@ -49,10 +49,18 @@
 #define MAX_KEY_COLUMNS 16
 
 static volatile sig_atomic_t stop_requested;
+static volatile sig_atomic_t connecting; /* the destinations are being opened (their first connection) */
 
+/* A stop request; a second one while the destinations connect (a wait of
+ * up to their time-out, ~10 s, that the first one cannot cut short) ends
+ * the process at once, as the signal would. */
 static void on_stop_signal(int sig)
 {
-    (void)sig;
+    if (stop_requested && connecting) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
     stop_requested = 1;
 }
 
@@ -122,7 +130,8 @@ static const char *sink_config_url(const char *entry)
 
 typedef struct dest_spec {
     const char *uri;
-    char label[32];
+    char scheme[24];
+    char label[SHAPE_EMIT_DESTINATIONS_MAX]; /* the URI redacted: named in messages and dead letters */
     const shape_emitter_type *type;
     int builtin;
     shape_options *options;
@@ -147,10 +156,10 @@ static int resolve_dest(const char *uri, dest_spec *d, shape_err *err)
     if (!d->type->open || !d->type->send)
         return shape_err_set(err, SHAPE_EINVAL, "the %s emitter cannot send events (its plugin only checks URIs)",
                              d->type->name);
-    char scheme[24];
-    shape_uri_scheme(uri, scheme, sizeof scheme);
-    snprintf(d->label, sizeof d->label, "%s", d->builtin ? d->type->name : scheme);
-    return SHAPE_OK;
+    shape_uri_scheme(uri, d->scheme, sizeof d->scheme);
+    /* without credentials or query (the checkpoint's redaction), so a
+     * message or a dead letter can say where without saying a secret */
+    return shape_emit_destinations_id(&uri, 1, d->label, sizeof d->label, err);
 }
 
 /* ---- the command ---------------------------------------------------------------- */
@@ -594,7 +603,7 @@ static int resolve_destinations(emit_state *st, shape_err *err)
         if (st->registry_format && st->specs[i].builtin)
             return shape_err_set(err, SHAPE_EINVAL,
                                  "--event-format %s applies to kafka:// targets only; %s:// does not take it",
-                                 st->format, st->specs[i].label);
+                                 st->format, st->specs[i].builtin ? st->specs[i].type->name : st->specs[i].scheme);
     }
     const char *uris[MAX_DESTS];
     for (size_t i = 0; i < st->ndests; i++) uris[i] = st->specs[i].uri;
@@ -732,32 +741,58 @@ static void make_config(emit_state *st)
     cfg->stop = &stop_requested;
 }
 
-/* The event time of the stream's first timed event: row 0 of the first
- * selected table that has an event-time column. */
+/* The event time of row `r` of domain table t (which has an event-time column). */
+static int row_event_time(emit_state *st, size_t t, uint64_t r, int64_t *out, shape_err *err)
+{
+    shape_domain_cursor *cur;
+    SHAPE_RETURN_NOT_OK(shape_domain_cursor_open(st->domain, t, &cur, err));
+    shape_gen_row *row = malloc(sizeof *row);
+    int rc = row ? shape_domain_cursor_row(cur, r, row, err) : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    if (rc == SHAPE_OK) *out = row->values[shape_domain_table_at(st->domain, t)->event_time_col].v.i;
+    free(row);
+    shape_domain_cursor_free(cur);
+    return rc;
+}
+
+/* The event time of the stream's first timed event: in event-time order the
+ * timeline's first timed event (a head table's times, such as promotion's
+ * start_date, are calendar entries sent ahead, not events); else, or when
+ * no timed table is selected, row 0 of the first selected table that has an
+ * event-time column. */
 static int first_event_time(emit_state *st, int64_t *out, shape_err *err)
 {
+    if (st->event_time) {
+        size_t nd = shape_domain_table_count(st->domain), t = 0;
+        unsigned char *sel = calloc(nd ? nd : 1, 1);
+        if (!sel) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        for (size_t k = 0; k < st->plan.ntables; k++) sel[st->plan.table_ids[k]] = 1;
+        shape_domain_timeline *tl = NULL;
+        uint64_t r = 0;
+        int rc = shape_domain_timeline_open(st->domain, sel, &tl, err);
+        int found = rc == SHAPE_OK && shape_domain_timeline_first_timed(tl, &t, &r);
+        shape_domain_timeline_free(tl);
+        free(sel);
+        SHAPE_RETURN_NOT_OK(rc);
+        if (found && shape_domain_table_at(st->domain, t)->event_time_col >= 0)
+            return row_event_time(st, t, r, out, err);
+    }
     for (size_t k = 0; k < st->plan.ntables; k++) {
         const shape_domain_table *t = shape_domain_table_at(st->domain, st->plan.table_ids[k]);
         if (t->event_time_col < 0 || st->plan.rows[k] == 0) continue;
-        shape_domain_cursor *cur;
-        SHAPE_RETURN_NOT_OK(shape_domain_cursor_open(st->domain, st->plan.table_ids[k], &cur, err));
-        shape_gen_row *row = malloc(sizeof *row);
-        int rc = row ? shape_domain_cursor_row(cur, 0, row, err) : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-        if (rc == SHAPE_OK) *out = row->values[t->event_time_col].v.i;
-        free(row);
-        shape_domain_cursor_free(cur);
-        return rc;
+        return row_event_time(st, st->plan.table_ids[k], 0, out, err);
     }
     return shape_err_set(err, SHAPE_EINVAL, "--time-origin: none of the selected tables has an event time");
 }
 
 /* --time-origin now|ISO-8601: the shift that puts the first event time at
- * that instant (after the checkpoint was read: `now` resumes with its shift). */
+ * that instant (after the checkpoint was read: a resumed run goes on with
+ * the shift it started with — `now`'s, and one a build that anchored
+ * elsewhere computed). */
 static int time_origin_shift(emit_state *st, shape_err *err)
 {
     const char *origin = st->variation.time_origin;
     if (!origin) return SHAPE_OK;
-    if (strcmp(origin, "now") == 0 && st->found && st->ck.time_shifted) {
+    if (st->found && st->ck.time_shifted) {
         st->cfg.time_shift_ns = st->ck.time_shift_ns;
     } else {
         int64_t at_ns = 0, first = 0;
@@ -774,10 +809,6 @@ static int time_origin_shift(emit_state *st, shape_err *err)
 static int plan_and_resume(emit_state *st, shape_err *err)
 {
     const shape_args *args = st->args;
-    if (st->event_time && (emit_faulted(st) || st->shard_count > 1))
-        return shape_err_set(err, SHAPE_EINVAL,
-                             "--order event-time does not take --out-of-order, --duplicate-fraction, "
-                             "--poison-fraction, --anomaly-fraction or --shard yet; use --order table for them");
     SHAPE_RETURN_NOT_OK(st->event_time
                             ? shape_domain_open_timeline(st->dtype, st->scale, (uint64_t)st->seed, &st->domain, err)
                             : shape_domain_open(st->dtype, st->scale, (uint64_t)st->seed, &st->domain, err));
@@ -910,10 +941,28 @@ static int confirm_remote(const emit_state *st, shape_err *err)
 
 /* ---- run and report ------------------------------------------------------------- */
 
+/* The bytes the run will send to each destination, roughly: the events
+ * left times their mean length (sampled from the plan) plus what a Kafka
+ * record adds (key, shape-table and shape-synthetic headers, framing: ~100
+ * bytes) and the --header texts. (A shard or an event-time run samples the
+ * whole plan: its events are spread over every table.) */
+static int planned_bytes(const emit_state *st, int64_t *out, shape_err *err)
+{
+    uint64_t events = st->limit - st->start, from = st->start, to = st->limit;
+    if (st->shard_count > 1 || st->event_time) from = 0, to = st->plan.total;
+    double mean;
+    SHAPE_RETURN_NOT_OK(shape_event_plan_mean_bytes(&st->plan, st->envelope, from, to, &mean, err));
+    mean += 100;
+    for (size_t h = 0; h < st->nheaders; h++) mean += (double)strlen(st->headers[h]);
+    *out = (int64_t)(mean * (double)events);
+    return SHAPE_OK;
+}
+
 /* Open every destination and the dead-letter one (told whether the run
  * resumes), and hand them to the config. */
 static int open_destinations(emit_state *st, shape_err *err)
 {
+    int64_t planned = -1;
     for (size_t i = 0; i < st->ndests; i++) {
         SHAPE_RETURN_NOT_OK(shape_options_set_bool(st->specs[i].options, "resuming", st->start > 0, err));
         /* a file sink checks that it still holds the events the checkpoint
@@ -923,6 +972,14 @@ static int open_destinations(emit_state *st, shape_err *err)
         /* the kafka:// emitter checks --partition against the topic at open */
         if (st->partition >= 0 && !st->specs[i].builtin && strcmp(st->specs[i].type->name, "kafka") == 0)
             SHAPE_RETURN_NOT_OK(shape_options_set_int(st->specs[i].options, "partition", st->partition, err));
+        /* ... and warns, before sending, when the stream cannot fit a mock
+         * cluster's partitions (shape broker keeps ~5 MB of each) */
+        if (!st->specs[i].builtin && strcmp(st->specs[i].type->name, "kafka") == 0) {
+            if (planned < 0) SHAPE_RETURN_NOT_OK(planned_bytes(st, &planned, err));
+            SHAPE_RETURN_NOT_OK(shape_options_set_int(st->specs[i].options, "planned_bytes", planned, err));
+            SHAPE_RETURN_NOT_OK(
+                shape_options_set_int(st->specs[i].options, "planned_events", (int64_t)(st->limit - st->start), err));
+        }
         st->dests[i].type = st->specs[i].type;
         st->dests[i].label = st->specs[i].label;
         int rc = st->specs[i].type->open(st->specs[i].uri, st->specs[i].options, &st->dests[i].emitter, err);
@@ -964,7 +1021,20 @@ static void report_already_complete(const emit_state *st)
     print_report(&rep, st->shard, emit_faulted(st), shape_args_flag(st->args, "json"), st->console);
 }
 
-/* Run the stream with SIGINT/SIGTERM asking it to stop, then report. */
+/* A stop request came while the destinations were being opened: nothing
+ * was sent, the checkpoint is as it was; the report says so. */
+static void report_stopped_before(const emit_state *st)
+{
+    shape_emit_report rep;
+    memset(&rep, 0, sizeof rep);
+    rep.start_offset = rep.end_offset = st->start;
+    rep.total_events = st->stream_total;
+    rep.stopped_by = "stop-request";
+    fprintf(stderr, "shape emit: stopped on request while connecting to the destinations; nothing was sent\n");
+    print_report(&rep, st->shard, emit_faulted(st), shape_args_flag(st->args, "json"), st->console);
+}
+
+/* Run the stream (SIGINT/SIGTERM ask it to stop), then report. */
 static int run_and_report(emit_state *st, shape_err *err)
 {
     const shape_args *args = st->args;
@@ -972,22 +1042,49 @@ static int run_and_report(emit_state *st, shape_err *err)
     if (shape_args_flag(args, "progress")) progress = 1;
     if (shape_args_flag(args, "no-progress")) progress = 0;
     st->cfg.progress = progress;
+    shape_emit_report rep;
+    int rc = shape_emit_run(&st->cfg, &rep, err);
+    rep.dead_letter_enabled = st->cfg.dead_letter != NULL;
+    if (rc == SHAPE_OK || rc == SHAPE_ELIMIT) print_report(&rep, st->shard, emit_faulted(st), shape_args_flag(args, "json"), st->console);
+    return rc;
+}
+
+/* Open the destinations and run (SIGINT/SIGTERM ask for a stop): a stop
+ * while connecting is honoured when the connection attempt ends (a second
+ * one ends the process at once). */
+static int open_and_run(emit_state *st, shape_err *err)
+{
+    connecting = 1;
+    int rc = stop_requested ? SHAPE_OK : open_destinations(st, err);
+    connecting = 0;
+    if (stop_requested) { /* the stop wins over what the connection ended with */
+        shape_err_clear(err);
+        report_stopped_before(st);
+        return SHAPE_OK;
+    }
+    return rc == SHAPE_OK ? run_and_report(st, err) : rc;
+}
+
+/* read options → resolve destinations → plan and resume → run → report */
+static int emit_steps(emit_state *st, shape_err *err);
+
+/* The steps with SIGINT/SIGTERM asking for a stop (installed before the
+ * checkpoint's lock is taken: once its lock file is there, a stop is a
+ * request, honoured before or after the first connection). */
+static int emit_with_stop(emit_state *st, shape_err *err)
+{
     struct sigaction sa, old_int, old_term;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
-    shape_emit_report rep;
-    int rc = shape_emit_run(&st->cfg, &rep, err);
-    rep.dead_letter_enabled = st->cfg.dead_letter != NULL;
+    int rc = emit_steps(st, err);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    if (rc == SHAPE_OK || rc == SHAPE_ELIMIT) print_report(&rep, st->shard, emit_faulted(st), shape_args_flag(args, "json"), st->console);
     return rc;
 }
 
-/* read options → resolve destinations → plan and resume → run → report */
 static int emit_steps(emit_state *st, shape_err *err)
 {
     SHAPE_RETURN_NOT_OK(read_stream_options(st, err));
@@ -1004,8 +1101,7 @@ static int emit_steps(emit_state *st, shape_err *err)
         report_already_complete(st);
         return SHAPE_OK;
     }
-    SHAPE_RETURN_NOT_OK(open_destinations(st, err));
-    return run_and_report(st, err);
+    return open_and_run(st, err);
 }
 
 static int run_emit(const shape_args *args, shape_err *err)
@@ -1014,7 +1110,7 @@ static int run_emit(const shape_args *args, shape_err *err)
     if (!st) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     st->args = args;
     st->lock_fd = -1;
-    int rc = emit_steps(st, err);
+    int rc = emit_with_stop(st, err);
     state_free(st);
     free(st);
     return rc;
@@ -1039,7 +1135,7 @@ static const shape_arg_spec emit_args[] = {
      "Message key from columns joined by '|'; the idempotency key then goes to header shape-key."},
     {"header", 0, SHAPE_ARG_LIST, "NAME=VALUE|NAME=@COL", NULL, "Extra message header (names shape-* are reserved)."},
     {"partition", 0, SHAPE_ARG_VALUE, "N|by_key", "by_key", "Kafka partition, or the key partitioner."},
-    {"timestamp", 0, SHAPE_ARG_VALUE, "broker|event_time", "broker", "Message timestamp: the broker's, or the event time."},
+    {"timestamp", 0, SHAPE_ARG_VALUE, "broker|event_time", "broker", "Message timestamp: the broker's, or the event time (every table sent must have one)."},
     {"synthetic-header", 0, SHAPE_ARG_FLAG, NULL, "on", "Add header shape-synthetic: true."},
     {"no-synthetic-header", 0, SHAPE_ARG_FLAG, NULL, NULL, "Leave out header shape-synthetic."},
     {"realtime", 0, SHAPE_ARG_FLAG, NULL, "off", "Pace the stream to --rate events per second."},
@@ -1060,8 +1156,8 @@ static const shape_arg_spec emit_args[] = {
      "Replay event time at this speed (60x, 0.5x): events go when their event time is due; not with --realtime."},
     {"max-events", 0, SHAPE_ARG_VALUE, "N", NULL, "Stop at this stream position (>= 0); with --shard, this shard's."},
     {"shard", 0, SHAPE_ARG_VALUE, "I/N", "0/1",
-     "Emit only the events at positions = I mod N (keys unchanged); N processes with I = 0..N-1 emit the "
-     "stream once. Checkpoints are per shard."},
+     "Emit only the events at positions = I mod N of the stream (either --order; keys unchanged); N processes "
+     "with I = 0..N-1 emit the stream once. Checkpoints are per shard."},
     {"duration", 0, SHAPE_ARG_VALUE, "SECONDS", NULL, "Stop after this many seconds of this run (>= 0)."},
     {"checkpoint", 0, SHAPE_ARG_VALUE, "FILE", "FILE.checkpoint with --sink file, else none",
      "Checkpoint file: rerunning the same command resumes there (same destinations; one run at a time)."},
@@ -1080,12 +1176,15 @@ static const shape_arg_spec emit_args[] = {
     {"options-file", 0, SHAPE_ARG_VALUE, "FILE", NULL,
      "JSON options for plugin emitters; its \"config\" object holds librdkafka producer settings."},
     {"order", 0, SHAPE_ARG_VALUE, "table|event-time", "table",
-     "table: tables one after another in dependency order; event-time: the whole domain in one stream ordered by event time (docs/EMIT.md)."},
+     "table: tables one after another in dependency order; event-time: the whole domain in one stream ordered by event "
+     "time (docs/EMIT.md); faults and --shard then act on positions of that merged stream."},
     {"time-origin", 0, SHAPE_ARG_VALUE, "now|ISO-8601", NULL,
-     "Shift every timestamp of every table by one amount so the first event time is this instant."},
+     "Shift every timestamp of every table by one amount so the first event time (event-time order: the first timed "
+     "event's) is this instant."},
     {"out-of-order", 0, SHAPE_ARG_VALUE, "F", "0",
      "Make this fraction of rows late: each moves up to --ooo-window positions later inside its window; event time unchanged."},
-    {"ooo-window", 0, SHAPE_ARG_VALUE, "N", "1000", "Rows per out-of-order window (>= 1)."},
+    {"ooo-window", 0, SHAPE_ARG_VALUE, "N", "1000",
+     "Rows of a table per out-of-order window; with --order event-time, positions of the merged stream (>= 1)."},
     {"anomaly-fraction", 0, SHAPE_ARG_VALUE, "F", "0", "Change one value of this fraction of rows (see --anomaly-mutator)."},
     {"anomaly-mutator", 0, SHAPE_ARG_LIST, "NAME", "value-anomaly",
      "value-anomaly (an outlier or a null), wrong-type (a number as a string; JSON only), long-string, time-skew (event "

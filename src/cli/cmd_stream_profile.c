@@ -372,16 +372,13 @@ static int run_stream_profile(const shape_args *args, shape_err *err)
     r.pc.stop = &stop_requested;
     r.pc.on_step = on_step;
     r.pc.ud = &r;
+    /* (before the checkpoint's lock is taken: once its lock file is there,
+     * a stop is a request, honoured by the run) */
+    if (rc == SHAPE_OK) shape_cli_catch_stop_signals(on_stop_signal);
     if (rc == SHAPE_OK) rc = shape_stream_profiler_new(&r.pc, &r.profiler, err);
     if (rc == SHAPE_OK && shape_stream_profiler_was_finished(r.profiler)) {
         rc = finished_before(&r, err);
     } else if (rc == SHAPE_OK) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_stop_signal;
-        sigemptyset(&sa.sa_mask);
-        sigaction(SIGINT, &sa, NULL);
-        sigaction(SIGTERM, &sa, NULL);
         r.progress = isatty(STDERR_FILENO);
         r.started = shape_clock_now();
         r.last_progress = r.started;

@@ -11,7 +11,9 @@
  * (steps without rows, such as undecodable messages, move it too): a run
  * killed at any point and rerun prints every row at least once, repeating
  * at most the batch that was in flight. A summary of the decoder's counters
- * goes to stderr.
+ * goes to stderr. SIGINT/SIGTERM stop the read after the batch in hand (a
+ * wait for messages, or for the first connection, is cut short) and end it
+ * as the stream's end would: checkpoint, summary, exit 0.
  * --format arrow writes the batches as an Arrow IPC stream instead
  * (shape/arrow_ipc.h), --format parquet as one Parquet file
  * (shape/parquet.h), to stdout or -o FILE; both read with a frozen schema
@@ -19,6 +21,7 @@
  * refuse --checkpoint (a resumed run would begin a second stream or file).
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +39,14 @@
 #include "shape/paths.h"
 #include "shape/stream.h"
 #include "shape/stream_checkpoint.h"
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
 
 /* Load a checkpoint: *found = 0 when the file does not exist. */
 static int load_checkpoint(const char *path, const char *uri, shape_offsets *start, int *found, shape_err *err)
@@ -206,11 +217,18 @@ static int run_stream_read(const shape_args *args, shape_err *err)
     if (rc == SHAPE_OK) rc = shape_paths_check(uses, 3, err);
     if (rc == SHAPE_OK) rc = shape_cli_source_options(args, &options, err);
     if (rc == SHAPE_OK) rc = reading_flags(args, options, err);
+    /* SIGINT/SIGTERM: stop after the batch in hand (a read or poll that
+     * waits is cut short: no SA_RESTART), then the checkpoint, the file's
+     * end and the summary as at the end of the stream; exit 0. (Installed
+     * before the checkpoint's lock is taken: once its lock file is there, a
+     * stop is a request.) */
+    if (rc == SHAPE_OK) shape_cli_catch_stop_signals(on_stop_signal);
     int lock_fd = -1; /* one reader per checkpoint */
     if (rc == SHAPE_OK && checkpoint) rc = shape_checkpoint_lock(checkpoint, &lock_fd, err);
     if (rc == SHAPE_OK && checkpoint) rc = load_checkpoint(checkpoint, uri, &start, &found, err);
     shape_stream_config sc = {.uri = uri, .options = options, .registry = shape_cli_registry(),
-                              .max_reconnects = max_reconnects, .freeze_schema = binary};
+                              .max_reconnects = max_reconnects, .freeze_schema = binary, .stop = &stop_requested};
+
     if (rc == SHAPE_OK) rc = open_output(output, format, found, &o, err);
     out = o.f;
     if (rc == SHAPE_OK && format == FORMAT_ARROW) rc = shape_ipc_writer_new(out, &ipc, err);
@@ -251,10 +269,13 @@ static int run_stream_read(const shape_args *args, shape_err *err)
             snprintf(extra + strlen(extra), sizeof extra - strlen(extra), ", %lld dropped_fields, %lld %s",
                      (long long)st.dropped_fields, (long long)st.values_overflowed,
                      nulled ? "values_nulled" : "values_overflowed");
-        fprintf(stderr, "shape stream-read: %lld messages, %lld rows, %lld undecodable, %lld rejected%s%s\n",
+        fprintf(stderr, "shape stream-read: %lld messages, %lld rows, %lld undecodable, %lld rejected%s%s%s\n",
                 (long long)st.messages, (long long)st.rows, (long long)st.undecodable, (long long)st.rejected,
-                extra, found ? " (resumed from the checkpoint)" : "");
+                extra, found ? " (resumed from the checkpoint)" : "",
+                shape_stream_stopped(stream) ? ", stopped on request" : "");
         if (rc == SHAPE_OK) shape_cli_decode_warnings(&st, options, nulled);
+    } else if (stream && shape_stream_stopped(stream)) {
+        fprintf(stderr, "shape stream-read: stopped on request before the source was opened; nothing was read\n");
     }
     int64_t written = (ipc ? shape_ipc_writer_batches(ipc) : 0) + (parquet ? shape_parquet_writer_row_groups(parquet) : 0);
     shape_ipc_writer_free(ipc);
@@ -273,7 +294,7 @@ static const shape_arg_spec stream_read_args[] = {
     {"start", 0, SHAPE_ARG_VALUE, "earliest|latest", "earliest",
      "Where partitions without a checkpoint position begin (kafka://)."},
     {"follow", 0, SHAPE_ARG_FLAG, NULL, NULL,
-     "Keep reading new messages instead of stopping at the end the stream had at start (kafka://)."},
+     "Keep reading new messages instead of stopping at the end the stream had at start (kafka://); Ctrl-C stops."},
     {"idle-timeout", 0, SHAPE_ARG_VALUE, "SECONDS", NULL, "Stop after this long without a message (with --follow)."},
     {"partitions", 0, SHAPE_ARG_VALUE, "LIST", NULL, "Kafka partitions to read, e.g. 0,3-5 (default: all)."},
     {"format", 0, SHAPE_ARG_VALUE, "jsonl|null|arrow|parquet", "jsonl",

@@ -5,6 +5,7 @@
 #include "cli/stream_common.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,4 +90,14 @@ void shape_cli_decode_warnings(const shape_decode_stats *st, const shape_options
                 (long long)st->values_overflowed,
                 infinity_nulled ? "were written as null (values_nulled; JSON has no infinity)"
                                 : "are kept as +-infinity (values_overflowed)");
+}
+
+void shape_cli_catch_stop_signals(void (*on_stop)(int))
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
 }

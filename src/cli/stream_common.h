@@ -36,4 +36,9 @@ void shape_cli_decode_warnings(const shape_decode_stats *st, const shape_options
 /* Options file, then each --option, then the flags above: later wins. */
 int shape_cli_source_options(const shape_args *args, shape_options **out, shape_err *err);
 
+/* SIGINT and SIGTERM call on_stop (which sets the command's stop flag),
+ * without SA_RESTART: a read or poll that waits returns EINTR, so the stop
+ * is seen at once. */
+void shape_cli_catch_stop_signals(void (*on_stop)(int));
+
 #endif

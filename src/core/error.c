@@ -65,6 +65,7 @@ const char *shape_code_name(int code)
     case SHAPE_ELIMIT: return "limit reached";
     case SHAPE_ENOTFOUND: return "not found";
     case SHAPE_EINTERNAL: return "internal";
+    case SHAPE_ETIMEDOUT: return "timed out";
     default: return "unknown";
     }
 }

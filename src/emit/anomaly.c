@@ -23,7 +23,7 @@
 
 #include "runtime_internal.h"
 
-enum { DRAW_ANOMALY = 21, DRAW_MUTATOR = 22, DRAW_COLUMN = 23, DRAW_CHANGE = 24 };
+enum { DRAW_MUTATOR = 22, DRAW_COLUMN = 23, DRAW_CHANGE = 24 }; /* (DRAW_ANOMALY: runtime_internal.h) */
 enum { M_VALUE, M_WRONG_TYPE, M_LONG_STRING, M_TIME_SKEW, M_COUNT };
 
 static const char *const mutator_names[M_COUNT] = {"value-anomaly", "wrong-type", "long-string", "time-skew"};
@@ -106,11 +106,11 @@ static int mutate(fault_state *fs, int mut, const shape_gen_column *col, shape_g
     }
 }
 
-/* A row drawn for an anomaly: its mutator, column and change. (noinline:
- * the per-row draw below stays a leaf, without this frame.) */
-static __attribute__((noinline)) uint32_t anomaly_chosen(runtime *rt, fault_state *fs, const table_meta *m,
-                                                         uint64_t seq, shape_gen_row *row)
+/* A row drawn for an anomaly (the draw is shape_emit_anomaly_apply's, inline
+ * in runtime_internal.h): its mutator, column and change. */
+uint32_t shape_emit_anomaly_chosen(runtime *rt, fault_state *fs, size_t k, uint64_t seq, shape_gen_row *row)
 {
+    const table_meta *m = &rt->meta[k];
     const uint64_t *key = m->draw_key;
     int mut = rt->mutators[(size_t)(shape_emit_draw_keyed(key[DRAW_MUTATOR], seq) * (double)rt->nmutators)];
     size_t cand[SHAPE_GEN_MAX_COLUMNS], n = 0;
@@ -120,13 +120,6 @@ static __attribute__((noinline)) uint32_t anomaly_chosen(runtime *rt, fault_stat
     size_t c = cand[(size_t)(shape_emit_draw_keyed(key[DRAW_COLUMN], seq) * (double)n)];
     int change = mutate(fs, mut, &m->et.cols[c], &row->values[c], shape_emit_draw_keyed(key[DRAW_CHANGE], seq));
     return ANOMALY_SELECTED | ANOMALY_AFFECTED | ((uint32_t)mut << 16) | ((uint32_t)change << 8) | (uint32_t)c;
-}
-
-uint32_t shape_emit_anomaly_apply(runtime *rt, fault_state *fs, size_t k, uint64_t seq, shape_gen_row *row)
-{
-    const table_meta *m = &rt->meta[k];
-    if (!(shape_emit_draw_keyed(m->draw_key[DRAW_ANOMALY], seq) < rt->cfg->anomaly_fraction)) return 0;
-    return anomaly_chosen(rt, fs, m, seq, row);
 }
 
 int shape_emit_mutators_resolve(runtime *rt, shape_err *err)

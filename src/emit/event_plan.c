@@ -85,3 +85,61 @@ int shape_event_plan_locate(const shape_event_plan *plan, uint64_t offset, size_
     return shape_err_set(err, SHAPE_EINVAL, "offset %llu is past the end of the stream (%llu events)",
                          (unsigned long long)offset, (unsigned long long)plan->total);
 }
+
+/* ---- the size of what a plan sends -------------------------------------------- */
+
+#define SAMPLE_ROWS 32 /* per table: enough for a mean within a few per cent */
+
+/* Rows [a, b) of table k, SAMPLE_ROWS of them spread evenly, rendered;
+ * their total length in *bytes and count in *n. */
+static int sample_table(const shape_event_plan *plan, size_t k, shape_envelope env, uint64_t a, uint64_t b,
+                        double *bytes, uint64_t *n, shape_err *err)
+{
+    const shape_domain_table *tab = shape_domain_table_at(plan->domain, plan->table_ids[k]);
+    shape_event_table et;
+    SHAPE_RETURN_NOT_OK(shape_event_table_init(&et, tab->name, tab->cols, tab->ncols, tab->event_time_col, err));
+    shape_domain_cursor *cur;
+    SHAPE_RETURN_NOT_OK(shape_domain_cursor_open(plan->domain, plan->table_ids[k], &cur, err));
+    shape_gen_row *row = malloc(sizeof *row);
+    char *buf = NULL;
+    size_t cap = 0;
+    int rc = row ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    uint64_t span = b - a, count = span < SAMPLE_ROWS ? span : SAMPLE_ROWS;
+    for (uint64_t i = 0; rc == SHAPE_OK && i < count; i++) {
+        uint64_t r = a + (uint64_t)((double)i * (double)span / (double)count);
+        rc = shape_domain_cursor_row(cur, r, row, err);
+        size_t need = rc == SHAPE_OK ? shape_event_bound(&et, row) : 0;
+        if (rc == SHAPE_OK && need > cap) {
+            char *nb = realloc(buf, need);
+            if (!nb) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+            else buf = nb, cap = need;
+        }
+        if (rc == SHAPE_OK) *bytes += (double)(shape_event_encode(&et, env, r, row, buf) - buf);
+    }
+    *n = rc == SHAPE_OK ? count : 0;
+    free(buf);
+    free(row);
+    shape_domain_cursor_free(cur);
+    return rc;
+}
+
+int shape_event_plan_mean_bytes(const shape_event_plan *plan, shape_envelope env, uint64_t from, uint64_t to,
+                                double *mean, shape_err *err)
+{
+    *mean = 0;
+    double weighted = 0, events = 0;
+    for (size_t k = 0; k < plan->ntables; k++) {
+        uint64_t a = plan->start[k], b = plan->start[k] + plan->rows[k]; /* the table's offsets */
+        if (a < from) a = from;
+        if (b > to) b = to;
+        if (a >= b) continue;
+        double bytes = 0;
+        uint64_t n = 0;
+        SHAPE_RETURN_NOT_OK(sample_table(plan, k, env, a - plan->start[k], b - plan->start[k], &bytes, &n, err));
+        if (n == 0) continue;
+        weighted += bytes / (double)n * (double)(b - a);
+        events += (double)(b - a);
+    }
+    if (events > 0) *mean = weighted / events;
+    return SHAPE_OK;
+}

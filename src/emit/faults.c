@@ -24,8 +24,6 @@
 #include "shape/domain.h"
 #include "runtime_internal.h"
 
-enum { DRAW_DUPLICATE = 1, DRAW_DUPLICATE_DISTANCE = 2, DRAW_POISON = 3 };
-
 uint64_t shape_emit_name_hash(const char *s)
 {
     uint64_t h = 1469598103934665603ULL; /* FNV-1a */
@@ -95,12 +93,11 @@ void shape_emit_faults_free(fault_state *fs)
 
 /* ---- choosing faults ------------------------------------------------------------------ */
 
-/* Queue the copy of the original at pos (table k, seq) when it is drawn. */
-static int maybe_queue_copy(runtime *rt, fault_state *fs, uint64_t pos, size_t k, uint64_t seq, uint64_t from)
+/* Queue the copy of the original at pos (table k, seq), drawn for one. */
+static int queue_copy(runtime *rt, fault_state *fs, uint64_t pos, size_t k, uint64_t seq, uint64_t from)
 {
     const shape_emit_config *cfg = rt->cfg;
     const uint64_t *key = rt->meta[k].draw_key;
-    if (!(shape_emit_draw_keyed(key[DRAW_DUPLICATE], seq) < cfg->duplicate_fraction)) return 0;
     uint64_t d = 1 + (uint64_t)(shape_emit_draw_keyed(key[DRAW_DUPLICATE_DISTANCE], seq) *
                                 (double)cfg->duplicate_window);
     if (d > cfg->duplicate_window) d = cfg->duplicate_window;
@@ -108,31 +105,44 @@ static int maybe_queue_copy(runtime *rt, fault_state *fs, uint64_t pos, size_t k
     return heap_push(fs, (pending_copy){pos + d, pos, seq, k});
 }
 
-int shape_emit_faults_prescan(runtime *rt, fault_state *fs, shape_err *err)
+/* Table order's positions: the plan's row, then its window's order. */
+static int table_locate(runtime *rt, void *ctx, uint64_t o, size_t *k, uint64_t *seq, shape_err *err)
+{
+    fault_state *fs = ctx;
+    const shape_emit_config *cfg = rt->cfg;
+    const uint64_t stride = shard_stride(cfg), first = stride > 1 ? cfg->shard_index : 0;
+    SHAPE_RETURN_NOT_OK(shape_event_plan_locate(cfg->plan, first + o * stride, k, seq, err));
+    uint32_t moved;
+    if (cfg->out_of_order > 0 && shape_emit_ooo_row(rt, &fs->ow, *k, *seq, seq, &moved) != SHAPE_OK)
+        return shape_err_set(err, SHAPE_ENOMEM, "out of memory ordering a window");
+    return SHAPE_OK;
+}
+
+int shape_emit_faults_prescan(runtime *rt, fault_state *fs, shape_emit_locate_fn locate, void *ctx, shape_err *err)
 {
     const shape_emit_config *cfg = rt->cfg;
     fs->cur_k = SIZE_MAX;
     if (cfg->duplicate_fraction <= 0) return SHAPE_OK;
+    if (!locate) {
+        locate = table_locate;
+        ctx = fs;
+    }
     const uint64_t start = cfg->start_offset, w = cfg->duplicate_window;
-    const uint64_t stride = shard_stride(cfg), first = stride > 1 ? cfg->shard_index : 0;
     for (uint64_t o = start > w ? start - w : 0; o < start; o++) {
         size_t k;
         uint64_t r;
-        SHAPE_RETURN_NOT_OK(shape_event_plan_locate(cfg->plan, first + o * stride, &k, &r, err));
-        uint32_t moved;
-        if (cfg->out_of_order > 0 && shape_emit_ooo_row(rt, &fs->ow, k, r, &r, &moved) != SHAPE_OK)
-            return shape_err_set(err, SHAPE_ENOMEM, "out of memory ordering a window");
-        if (maybe_queue_copy(rt, fs, o, k, r, start) != 0) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        SHAPE_RETURN_NOT_OK(locate(rt, ctx, o, &k, &r, err));
+        if (shape_emit_drawn(rt->meta[k].draw_key[DRAW_DUPLICATE], r, rt->thr_duplicate) &&
+            queue_copy(rt, fs, o, k, r, start) != 0)
+            return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     }
     return SHAPE_OK;
 }
 
-int shape_emit_faults_after_original(runtime *rt, fault_state *fs, batch *b, size_t i, uint64_t pos, size_t k,
-                                     uint64_t seq)
+int shape_emit_faults_chosen(runtime *rt, fault_state *fs, batch *b, size_t i, uint64_t pos, size_t k, uint64_t seq,
+                             int poison, int copy)
 {
-    const shape_emit_config *cfg = rt->cfg;
-    if (cfg->poison_fraction > 0 &&
-        shape_emit_draw_keyed(rt->meta[k].draw_key[DRAW_POISON], seq) < cfg->poison_fraction) {
+    if (poison) {
         /* an empty value (the destinations make theirs from the row) stays
          * empty: they cut what they make (shape_emit_message.poison) */
         size_t len = b->msgs[i].value_len, cut = len * 2 / 3;
@@ -142,7 +152,7 @@ int shape_emit_faults_after_original(runtime *rt, fault_state *fs, batch *b, siz
         b->fault[i] |= FAULT_POISON;
         b->fdet[i] = (uint32_t)len;
     }
-    if (cfg->duplicate_fraction > 0 && maybe_queue_copy(rt, fs, pos, k, seq, 0) != 0) return SHAPE_ENOMEM;
+    if (copy && queue_copy(rt, fs, pos, k, seq, 0) != 0) return SHAPE_ENOMEM;
     return SHAPE_OK;
 }
 
@@ -166,20 +176,21 @@ static int copy_row(runtime *rt, batch *b, size_t k, uint64_t seq, const shape_g
     return shape_event_rows_append(&m->rows, seq, row, err);
 }
 
-static __attribute__((noinline)) int copies_due(runtime *rt, fault_state *fs, batch *b, uint64_t pos,
-                                                 shape_gen_row *row, shape_err *err)
+int shape_emit_faults_copies_due(runtime *rt, fault_state *fs, batch *b, uint64_t pos, shape_gen_row *row,
+                                 shape_err *err)
 {
     const shape_emit_config *cfg = rt->cfg;
     while (fs->n && fs->heap[0].due <= pos && b->n < b->mcap) {
         pending_copy c = heap_pop(fs);
-        if (c.k != fs->cur_k) {
+        shape_domain_cursor *cur = fs->curs ? fs->curs[c.k] : NULL;
+        if (!cur && c.k != fs->cur_k) {
             shape_domain_cursor_free(fs->cur);
             fs->cur = NULL;
             fs->cur_k = SIZE_MAX;
             SHAPE_RETURN_NOT_OK(shape_domain_cursor_open(cfg->plan->domain, cfg->plan->table_ids[c.k], &fs->cur, err));
             fs->cur_k = c.k;
         }
-        SHAPE_RETURN_NOT_OK(shape_domain_cursor_row(fs->cur, c.seq, row, err));
+        SHAPE_RETURN_NOT_OK(shape_domain_cursor_row(cur ? cur : fs->cur, c.seq, row, err));
         shift_times(cfg, row);
         uint32_t anomaly = cfg->anomaly_fraction > 0 ? shape_emit_anomaly_apply(rt, fs, c.k, c.seq, row) : 0;
         if (shape_emit_render_event(rt, b, b->n, &rt->meta[c.k], c.seq, row) != 0)
@@ -191,12 +202,6 @@ static __attribute__((noinline)) int copies_due(runtime *rt, fault_state *fs, ba
         b->n++;
     }
     return SHAPE_OK;
-}
-
-int shape_emit_faults_copies(runtime *rt, fault_state *fs, batch *b, uint64_t pos, shape_gen_row *row, shape_err *err)
-{
-    if (!fs->n || fs->heap[0].due > pos) return SHAPE_OK; /* (most events: no copy is due) */
-    return copies_due(rt, fs, b, pos, row, err);
 }
 
 /* ---- the answer key ----------------------------------------------------------------------- */
@@ -237,7 +242,7 @@ int shape_emit_answer_key(runtime *rt, const group *g, shape_emit_report *rep, s
             if (a & ANOMALY_AFFECTED) {
                 rep->anomalies_affected++;
                 if (rt->answer_key) {
-                    const shape_event_table *et = &rt->meta[b->k].et; /* an original: the batch's table */
+                    const shape_event_table *et = &rt->meta[b->rtab[g->mi[i]]].et; /* an original's table */
                     snprintf(detail, sizeof detail, ",\"mutator\":\"%s\",\"column\":\"%.40s\",\"change\":\"%s\"",
                              shape_emit_mutator_name((int)(a >> 16 & 0xff)), et->cols[a & 0xff].name,
                              shape_emit_change_name((int)(a >> 8 & 0xff)));

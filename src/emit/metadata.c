@@ -5,7 +5,8 @@
  * moved to header shape-key), headers (shape-table, shape-synthetic, the
  * user's --header name=value or name=@column) and an event-time timestamp;
  * all of it is checked against every table of the plan before anything is
- * opened (unknown columns, reserved names), with one message for all.
+ * opened (unknown columns, reserved names, an event-time timestamp for a
+ * table without an event time), with one message for all.
  * How: --header options are parsed once into header_specs; each table gets a
  * table_meta (its event table, the column index of every key and @column
  * header), which the generator (queue.c) renders from per event.
@@ -69,6 +70,44 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+/* --timestamp event_time takes each message's timestamp from its event
+ * time: every table the run sends must have one (a timestamp column), as
+ * the reference refuses a batch without it ("event_time timestamp needs a
+ * timestamp column") — but here before anything is sent, naming the tables
+ * without one and those with one, instead of failing at the first such
+ * table mid-stream. A table the run does not reach (past --max-events in
+ * table order, or without rows) does not count. */
+static int check_event_time_tables(const shape_emit_config *cfg, shape_err *err)
+{
+    if (!cfg->timestamp_event_time) return SHAPE_OK;
+    char without[300] = "", with[300] = "";
+    size_t nwithout = 0, nwith = 0, lw = 0, lh = 0;
+    int timeline = shape_domain_is_timeline(cfg->plan->domain); /* (tables interleave: every one counts) */
+    for (size_t k = 0; k < cfg->plan->ntables; k++) {
+        if (cfg->plan->rows[k] == 0) continue;
+        if (!timeline && cfg->shard_count <= 1 && cfg->limit > 0 && cfg->plan->start[k] >= cfg->limit) continue;
+        const shape_domain_table *tab = shape_domain_table_at(cfg->plan->domain, cfg->plan->table_ids[k]);
+        int has = tab->event_time_col >= 0;
+        char *list = has ? with : without;
+        size_t *len = has ? &lh : &lw;
+        if (*len < sizeof without - 70)
+            *len += (size_t)snprintf(list + *len, sizeof without - *len, "%s%.60s", *len ? ", " : "", tab->name);
+        if (has) nwith++;
+        else nwithout++;
+    }
+    if (nwithout == 0) return SHAPE_OK;
+    if (nwith == 0)
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "--timestamp event_time needs tables with an event time (a timestamp column), and "
+                             "none of the selected tables has one (%s); use --timestamp broker",
+                             without);
+    return shape_err_set(err, SHAPE_EINVAL,
+                         "--timestamp event_time: table%s %s ha%s no event time (no timestamp column) to take the "
+                         "message timestamp from; select tables that have one with --table (%s), or use "
+                         "--timestamp broker",
+                         nwithout == 1 ? "" : "s", without, nwithout == 1 ? "s" : "ve", with);
+}
+
 /* Build every table's metadata; unknown columns are refused up front. */
 int shape_emit_meta_build(const shape_emit_config *cfg, const header_spec *hdrs, table_meta *meta,
                       shape_err *err)
@@ -105,7 +144,7 @@ int shape_emit_meta_build(const shape_emit_config *cfg, const header_spec *hdrs,
                                  tab->name);
         }
     }
-    return SHAPE_OK;
+    return check_event_time_tables(cfg, err);
 }
 
 int shape_emit_check_metadata(const shape_emit_config *cfg, shape_err *err)

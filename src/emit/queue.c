@@ -12,6 +12,8 @@
  * typed rows, for destinations that encode events themselves); the full
  * queue holds at most queue_batches. A shard (shard_count > 1) walks only
  * its positions: a batch holds rows row0, row0 + stride, ... of one table.
+ * In event-time order a batch holds consecutive positions of the merged
+ * stream (a shard's every n-th), found by timeline_walk.c.
  * The queue is a ring under one mutex with two condition variables (a
  * batch is full / a batch is free).
  */
@@ -203,8 +205,8 @@ static inline __attribute__((always_inline)) int add_event(runtime *rt, batch *b
 {
     if (render_event(rt, b, b->n, m, seq, row) != 0)
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory rendering events");
+    b->rtab[b->n] = (uint32_t)k;
     if (rt->want_rows) {
-        b->rtab[b->n] = (uint32_t)k;
         b->ridx[b->n] = (uint32_t)shape_batch_rows(m->rows.builder);
         SHAPE_RETURN_NOT_OK(shape_event_rows_append(&m->rows, seq, row, err));
     }
@@ -307,30 +309,52 @@ static int fill_batch(runtime *rt, fault_state *fs, batch *b, shape_domain_curso
 
 /* ---- event-time order ---------------------------------------------------- */
 
-/* Render the next n events of the timeline into b: one message per event,
- * whatever its table (a batch holds several tables: each message names its
- * own, and its typed rows go to that table's array, b->rows for the first
- * event's table, b->xrows for the others). */
-static int fill_batch_timeline(runtime *rt, batch *b, shape_domain_timeline *tl, shape_domain_cursor **cur,
-                               const size_t *plan_of, shape_gen_row *row, size_t n, shape_err *err)
+/* Render the events at this run's positions b->offset .. b->offset + n − 1
+ * of the timeline into b, each followed by the copies due after it (as
+ * fill_batch): one message per event, whatever its table (a batch holds
+ * several tables: each message names its own, and its typed rows go to that
+ * table's array, b->rows for the first event's table, b->xrows for the
+ * others). The walker gives each position's event (a shard's, a disordered
+ * window's); the fault draws are keyed by the event's (table, row), the
+ * copies' distances counted in this run's positions. */
+static inline __attribute__((always_inline)) int fill_timeline(runtime *rt, fault_state *fs, batch *b, tl_walk *wk,
+                                                             shape_domain_cursor **cur, shape_gen_row *row,
+                                                             size_t n, const int faults, const int plain,
+                                                             shape_err *err)
 {
     const shape_emit_config *cfg = rt->cfg;
     const size_t ntables = cfg->plan->ntables;
+    const uint64_t stride = shard_stride(cfg), first = stride > 1 ? cfg->shard_index : 0;
     int rc = SHAPE_OK;
     b->n = 0;
     b->norig = 0;
     b->len = 0;
     b->min_time = INT64_MAX;
+    b->row0 = 0;
+    b->stride = 1;
+    b->k = 0; /* (until the first original: copies left over may come first) */
     if (rt->want_rows && !b->xrows) {
         b->xrows = calloc(ntables, sizeof *b->xrows);
         if (!b->xrows) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
         b->nxrows = ntables;
     }
-    for (size_t i = 0; i < n && rc == SHAPE_OK; i++) {
-        size_t t;
+    if (faults && b->offset > 0) /* copies a full batch left over */
+        rc = shape_emit_faults_copies(rt, fs, b, b->offset - 1, row, err);
+    for (size_t i = 0; i < n && rc == SHAPE_OK && (!faults || b->n < b->mcap); i++) {
+        size_t k, t;
         uint64_t seq;
-        if (!shape_domain_timeline_next(tl, &t, &seq)) break;
-        size_t k = plan_of[t];
+        uint32_t moved = 0;
+        if (plain) { /* the timeline's next event (walk_event's first case, without its tests) */
+            if (!shape_domain_timeline_next(wk->tl, &t, &seq)) {
+                rc = shape_err_set(err, SHAPE_EINTERNAL, "event-time stream ended early");
+                break;
+            }
+            wk->at++;
+            k = wk->plan_of[t];
+        } else {
+            rc = walk_event(rt, wk, first + (b->offset + i) * stride, &k, &seq, &moved, err);
+            if (rc != SHAPE_OK) break;
+        }
         table_meta *m = &rt->meta[k];
         if (i == 0) b->k = k;
         if (rt->want_rows && !m->rows_made) {
@@ -339,16 +363,41 @@ static int fill_batch_timeline(runtime *rt, batch *b, shape_domain_timeline *tl,
         }
         if (rc == SHAPE_OK) rc = shape_domain_cursor_row(cur[k], seq, row, err);
         if (rc == SHAPE_OK) shift_times(cfg, row);
+        uint32_t anomaly = rc == SHAPE_OK && faults && cfg->anomaly_fraction > 0
+                               ? shape_emit_anomaly_apply(rt, fs, k, seq, row) : 0;
         if (rc == SHAPE_OK) rc = add_event(rt, b, m, k, seq, row, err);
         if (rc != SHAPE_OK) break;
+        if (!plain && moved) {
+            b->fault[b->n] |= FAULT_LATE;
+            b->lmove[b->n] = moved;
+        }
+        if (anomaly) {
+            b->fault[b->n] |= FAULT_ANOMALY;
+            b->anom[b->n] = anomaly;
+        }
         b->n++;
         b->norig++;
+        if (faults) {
+            rc = shape_emit_faults_after_original(rt, fs, b, b->n - 1, b->offset + i, k, seq);
+            if (rc == SHAPE_OK) rc = shape_emit_faults_copies(rt, fs, b, b->offset + i, row, err);
+        }
     }
     for (size_t k = 0; rc == SHAPE_OK && rt->want_rows && k < ntables; k++)
         if (rt->meta[k].rows_made && shape_batch_rows(rt->meta[k].rows.builder) > 0)
             rc = shape_event_rows_finish(&rt->meta[k].rows, k == b->k ? &b->rows : &b->xrows[k], err);
-    if (rc == SHAPE_OK) b->units = batch_units(cfg, b, 0, 1);
+    if (rc == SHAPE_OK) b->units = batch_units(cfg, b, first, stride);
     return rc;
+}
+
+/* (three copies of the loop: with faults; without, the whole stream (the
+ * common case: the timeline's next event, nothing else to test); without,
+ * a shard) */
+static int fill_batch_timeline(runtime *rt, fault_state *fs, batch *b, tl_walk *wk, shape_domain_cursor **cur,
+                               shape_gen_row *row, size_t n, shape_err *err)
+{
+    if (fs) return fill_timeline(rt, fs, b, wk, cur, row, n, 1, 0, err);
+    if (shard_stride(rt->cfg) == 1 && wk->at == b->offset) return fill_timeline(rt, NULL, b, wk, cur, row, n, 0, 1, err);
+    return fill_timeline(rt, NULL, b, wk, cur, row, n, 0, 0, err);
 }
 
 /* A free batch from the pool, or NULL when the run stops. */
@@ -379,25 +428,27 @@ static void put_full(runtime *rt, batch *b, int rc)
 }
 
 /* The generator over the event-time merge (docs/EMIT.md "Event-time
- * order"): positions are the timeline's, the start a seek. cmd_emit refuses
- * the faults, disorder and shards this path does not place yet. */
-static int generate_timeline(runtime *rt, shape_gen_row *row, shape_err *err)
+ * order"): positions are the timeline's (a shard's every n-th), the start a
+ * seek; faults as in table order, over the merged stream's positions. */
+static int walk_locate(runtime *rt, void *ctx, uint64_t o, size_t *k, uint64_t *seq, shape_err *err)
+{
+    const uint64_t stride = shard_stride(rt->cfg), first = stride > 1 ? rt->cfg->shard_index : 0;
+    uint32_t moved;
+    return walk_event(rt, ctx, first + o * stride, k, seq, &moved, err);
+}
+
+static int generate_timeline(runtime *rt, fault_state *fs, shape_gen_row *row, shape_err *err)
 {
     const shape_emit_config *cfg = rt->cfg;
     const shape_event_plan *plan = cfg->plan;
-    size_t nd = shape_domain_table_count(plan->domain);
-    unsigned char *sel = calloc(nd ? nd : 1, 1);
-    size_t *plan_of = calloc(nd ? nd : 1, sizeof *plan_of);
     shape_domain_cursor **cur = calloc(plan->ntables ? plan->ntables : 1, sizeof *cur);
-    shape_domain_timeline *tl = NULL;
-    int rc = sel && plan_of && cur ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-    for (size_t k = 0; rc == SHAPE_OK && k < plan->ntables; k++) {
-        sel[plan->table_ids[k]] = 1;
-        plan_of[plan->table_ids[k]] = k;
+    tl_walk wk;
+    int rc = shape_emit_walk_open(rt, &wk, err);
+    if (rc == SHAPE_OK && !cur) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    for (size_t k = 0; rc == SHAPE_OK && k < plan->ntables; k++)
         rc = shape_domain_cursor_open(plan->domain, plan->table_ids[k], &cur[k], err);
-    }
-    if (rc == SHAPE_OK) rc = shape_domain_timeline_open(plan->domain, sel, &tl, err);
-    if (rc == SHAPE_OK) rc = shape_domain_timeline_seek(tl, cfg->start_offset, err);
+    if (fs) fs->curs = cur;
+    if (rc == SHAPE_OK && fs) rc = shape_emit_faults_prescan(rt, fs, walk_locate, &wk, err);
     uint64_t offset = cfg->start_offset;
     while (rc == SHAPE_OK && offset < cfg->limit) {
         uint64_t n = cfg->batch_events;
@@ -405,18 +456,14 @@ static int generate_timeline(runtime *rt, shape_gen_row *row, shape_err *err)
         batch *b = take_free(rt);
         if (!b) break;
         b->offset = offset;
-        b->row0 = 0;
-        b->stride = 1;
-        rc = fill_batch_timeline(rt, b, tl, cur, plan_of, row, (size_t)n, err);
-        if (rc == SHAPE_OK && b->n == 0) rc = shape_err_set(err, SHAPE_EINTERNAL, "event-time stream ended early");
+        rc = fill_batch_timeline(rt, fs, b, &wk, cur, row, (size_t)n, err);
         put_full(rt, b, rc);
         offset += b->norig;
     }
-    shape_domain_timeline_free(tl);
+    if (fs) fs->curs = NULL;
+    shape_emit_walk_free(&wk);
     for (size_t k = 0; cur && k < plan->ntables; k++) shape_domain_cursor_free(cur[k]);
     free(cur);
-    free(plan_of);
-    free(sel);
     return rc;
 }
 
@@ -436,10 +483,11 @@ void *shape_emit_generator_main(void *arg)
     memset(&fstate, 0, sizeof fstate);
     fault_state *fs = shape_emit_faults_on(cfg) ? &fstate : NULL;
     if (!row) rc = shape_err_set(&err, SHAPE_ENOMEM, "out of memory");
-    if (rc == SHAPE_OK && fs) rc = shape_emit_faults_prescan(rt, fs, &err);
     if (rc == SHAPE_OK && shape_domain_is_timeline(cfg->plan->domain)) {
-        rc = generate_timeline(rt, row, &err);
+        rc = generate_timeline(rt, fs, row, &err);
         offset = cfg->limit;
+    } else if (rc == SHAPE_OK && fs) {
+        rc = shape_emit_faults_prescan(rt, fs, NULL, NULL, &err);
     }
     while (rc == SHAPE_OK && offset < cfg->limit) {
         size_t k;

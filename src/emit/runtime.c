@@ -474,6 +474,10 @@ static int runtime_setup(const shape_emit_config *cfg, runtime **out, shape_err 
         for (uint64_t w = 0; w < DRAW_KINDS; w++)
             rt->meta[k].draw_key[w] = shape_emit_draw_key(cfg->fault_seed, w, rt->meta[k].name_hash);
     }
+    rt->thr_poison = shape_emit_threshold(cfg->poison_fraction);
+    rt->thr_duplicate = shape_emit_threshold(cfg->duplicate_fraction);
+    rt->thr_anomaly = shape_emit_threshold(cfg->anomaly_fraction);
+    rt->thr_late = shape_emit_threshold(cfg->out_of_order);
     if (rc == SHAPE_OK && cfg->out_of_order > 0 && (cfg->ooo_window == 0 || cfg->ooo_window > 10000000))
         rc = shape_err_set(err, SHAPE_EINVAL, "the out-of-order window must be 1..10000000 rows");
     if (rc == SHAPE_OK && cfg->answer_key && !(rt->answer_key = fopen(cfg->answer_key, "a")))

@@ -11,12 +11,15 @@
  *   faults.c       the fault draws, duplicates (a heap of copies waiting for
  *                  their position), poison, and the answer key;
  *   disorder.c     out-of-order windows (rank -> row);
+ *   timeline_walk.c  the event at each position of an event-time stream
+ *                  (the domain's merge walked forward, shards, disorder);
  *   anomaly.c      the anomaly mutators;
  *   runtime.c      pacing (against schedule.c's deadlines, the virtual clock
  *                  of --speed, --max-rate), delivery with retries,
  *                  checkpoints, and the run (setup, loop, teardown).
  * A batch holds the events of one table's consecutive stream positions
- * (norig of them) and, with duplicates, the copies due among them; every
+ * (norig of them; in event-time order consecutive positions of the merged
+ * stream, of any tables) and, with duplicates, the copies due among them; every
  * message carries its own seq and fault flags, since neither rows nor
  * messages are contiguous any more once faults are on.
  * Functions named shape_emit_* here are hidden: not part of libshape's ABI.
@@ -58,8 +61,9 @@ typedef struct header_spec {
 
 /* Fault draws are keyed by (seed, what, table, seq); `what` names the kind
  * of draw (faults.c 1-3, disorder.c 11-12, anomaly.c 21-24), all below
- * DRAW_KINDS. */
+ * DRAW_KINDS. The first of each file's are made inline (below). */
 #define DRAW_KINDS 25
+enum { DRAW_DUPLICATE = 1, DRAW_DUPLICATE_DISTANCE = 2, DRAW_POISON = 3, DRAW_ANOMALY = 21 };
 
 typedef struct table_meta {
     shape_event_table et;
@@ -98,7 +102,8 @@ typedef struct batch {
     uint32_t *fdet;          /* its detail: a copy's distance, a poison cut's original length */
     uint32_t *lmove;         /* a late event's moved_up_to */
     uint32_t *anom;          /* an anomalous row's ANOMALY_* word */
-    uint32_t *rtab;          /* typed rows: plan index of the message's table (a copy's may differ) */
+    uint32_t *rtab;          /* plan index of the message's table (an original's always; a copy's
+                              * for typed rows: it may differ from the batch's) */
     uint32_t *ridx;          /* typed rows: its row in that table's array */
     size_t norig;            /* messages that are stream positions (n − copies) */
     size_t mcap;
@@ -202,6 +207,8 @@ typedef struct runtime {
     int64_t vt0;
     int vt_started;
     FILE *answer_key; /* appended to, or NULL */
+    /* the fault fractions as shape_emit_threshold's integers (runtime.c) */
+    uint64_t thr_poison, thr_duplicate, thr_anomaly, thr_late;
     int mutators[MAX_MUTATORS]; /* anomaly.c's mutator ids */
     size_t nmutators;
 } runtime;
@@ -238,8 +245,10 @@ typedef struct fault_state {
     ooo_window ow;
     pending_copy *heap; /* min-heap by (due, pos) */
     size_t n, cap;
-    shape_domain_cursor *cur; /* for the copies' rows */
+    shape_domain_cursor *cur; /* for the copies' rows (table order) */
     size_t cur_k;
+    shape_domain_cursor **curs; /* event-time order: the generator's cursor per plan table
+                                 * (borrowed), used for the copies' rows instead of cur */
     char scratch[4096];       /* a mutated value's text (anomaly.c), valid until the next row */
 } fault_state;
 
@@ -257,6 +266,25 @@ static inline double shape_emit_draw_keyed(uint64_t key, uint64_t seq)
     return (double)(shape_gen_mix64(key + seq) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+/* shape_emit_draw_keyed(key, seq) < f, decided without the double: the draw
+ * is m·2⁻⁵³ for the integer m = mix >> 11 < 2⁵³, so it is below f exactly
+ * when m < f·2⁵³ (a scaling by a power of two: exact), that is when
+ * m < ⌈f·2⁵³⌉ — the same decisions, a conversion and a multiply fewer per
+ * event and kind. */
+static inline uint64_t shape_emit_threshold(double f)
+{
+    if (!(f > 0)) return 0;
+    if (f >= 1) return 9007199254740992ULL;
+    double t = f * 9007199254740992.0;
+    uint64_t c = (uint64_t)t;
+    return (double)c < t ? c + 1 : c;
+}
+
+static inline int shape_emit_drawn(uint64_t key, uint64_t seq, uint64_t threshold)
+{
+    return (shape_gen_mix64(key + seq) >> 11) < threshold;
+}
+
 static inline double shape_emit_draw(uint64_t seed, uint64_t what, uint64_t table_hash, uint64_t seq)
 {
     return shape_emit_draw_keyed(shape_emit_draw_key(seed, what, table_hash), seq);
@@ -269,23 +297,122 @@ EMIT_HIDDEN uint64_t shape_emit_name_hash(const char *name);
 EMIT_HIDDEN int shape_emit_ooo_row(runtime *rt, ooo_window *ow, size_t k, uint64_t rank, uint64_t *row,
                                    uint32_t *moved);
 EMIT_HIDDEN void shape_emit_ooo_free(ooo_window *ow);
-/* anomaly.c: mutate row (table k, seq) when it is chosen; its ANOMALY_* word (0: not chosen). */
-EMIT_HIDDEN uint32_t shape_emit_anomaly_apply(runtime *rt, fault_state *fs, size_t k, uint64_t seq, shape_gen_row *row);
+
+/* ---- event-time positions (timeline_walk.c) --------------------------------------- */
+
+/* One event of a disordered window, in stream order. */
+typedef struct tl_event {
+    uint64_t row;
+    uint32_t k;     /* plan table */
+    uint32_t moved; /* moved_up_to, 0 when in place */
+} tl_event;
+
+/* disorder.c, event-time order: order window w (positions w·W ..) from its n
+ * events' plan tables and rows (by position − w·W) into out[0..n), the
+ * window's events in stream order. */
+EMIT_HIDDEN int shape_emit_ooo_order_positions(runtime *rt, ooo_window *ow, uint64_t w, uint64_t n,
+                                               const uint32_t *tab, const uint64_t *row, tl_event *out);
+
+typedef struct tl_walk {
+    shape_domain_timeline *tl;
+    size_t *plan_of; /* domain table -> plan index */
+    uint64_t total;
+    uint64_t at;     /* the timeline's next position */
+    uint64_t W;      /* out-of-order window (0: no disorder) */
+    ooo_window ow;
+    uint32_t *wtab;  /* the window's events, by position − lo: plan table, row */
+    uint64_t *wrow;
+    tl_event *ev;    /* ... and in stream order: rank − lo */
+    uint64_t lo, wn; /* the window in hand: positions [lo, lo + wn) (wn 0: none) */
+} tl_walk;
+
+EMIT_HIDDEN int shape_emit_walk_open(runtime *rt, tl_walk *w, shape_err *err);
+/* The event at global position g (asked in ascending order, mostly): plan
+ * table, row, and moved_up_to when disorder moved it (else 0). The common
+ * cases (the timeline's next event; a position of the window in hand) are
+ * inline below, the rest (a walk or seek, the next window) here. */
+EMIT_HIDDEN int shape_emit_walk_event(runtime *rt, tl_walk *w, uint64_t g, size_t *k, uint64_t *row,
+                                      uint32_t *moved, shape_err *err);
+EMIT_HIDDEN void shape_emit_walk_free(tl_walk *w);
+
+static inline int walk_event(runtime *rt, tl_walk *w, uint64_t g, size_t *k, uint64_t *row, uint32_t *moved,
+                             shape_err *err)
+{
+    if (w->W) {
+        if (g - w->lo < w->wn) { /* (g < lo wraps past wn) */
+            const tl_event *e = &w->ev[g - w->lo];
+            *k = e->k;
+            *row = e->row;
+            *moved = e->moved;
+            return SHAPE_OK;
+        }
+    } else if (g == w->at && g < w->total) {
+        size_t t;
+        if (shape_domain_timeline_next(w->tl, &t, row)) {
+            w->at++;
+            *k = w->plan_of[t];
+            *moved = 0;
+            return SHAPE_OK;
+        }
+    }
+    return shape_emit_walk_event(rt, w, g, k, row, moved, err);
+}
+/* anomaly.c: mutate row (table k, seq), chosen for an anomaly; its ANOMALY_* word. */
+EMIT_HIDDEN uint32_t shape_emit_anomaly_chosen(runtime *rt, fault_state *fs, size_t k, uint64_t seq,
+                                               shape_gen_row *row);
 EMIT_HIDDEN int shape_emit_mutators_resolve(runtime *rt, shape_err *err);
 EMIT_HIDDEN const char *shape_emit_mutator_name(int id);
 EMIT_HIDDEN const char *shape_emit_change_name(int id);
-/* Copies of originals before the start offset that are due at or after it. */
-EMIT_HIDDEN int shape_emit_faults_prescan(runtime *rt, fault_state *fs, shape_err *err);
-/* Original event at position pos (table k, seq) was rendered at b's message i:
- * poison it, and queue its copy. */
-EMIT_HIDDEN int shape_emit_faults_after_original(runtime *rt, fault_state *fs, batch *b, size_t i, uint64_t pos,
-                                                 size_t k, uint64_t seq);
-/* Render the copies due at positions <= pos into b while there is room. */
-EMIT_HIDDEN int shape_emit_faults_copies(runtime *rt, fault_state *fs, batch *b, uint64_t pos, shape_gen_row *row,
-                                         shape_err *err);
+/* The original event at stream position pos (this run's: shard offsets):
+ * its plan table and seq. */
+typedef int (*shape_emit_locate_fn)(runtime *rt, void *ctx, uint64_t pos, size_t *k, uint64_t *seq, shape_err *err);
+/* Copies of originals before the start offset that are due at or after it;
+ * locate NULL: table order's positions (the plan, then disorder.c). */
+EMIT_HIDDEN int shape_emit_faults_prescan(runtime *rt, fault_state *fs, shape_emit_locate_fn locate, void *ctx,
+                                          shape_err *err);
+/* The original event at position pos (table k, seq), rendered at b's
+ * message i, was drawn for poison and/or a copy: cut it, queue its copy. */
+EMIT_HIDDEN int shape_emit_faults_chosen(runtime *rt, fault_state *fs, batch *b, size_t i, uint64_t pos, size_t k,
+                                         uint64_t seq, int poison, int copy);
+/* Render the copies due at positions <= pos into b while there is room
+ * (some are: the heap's first is due). */
+EMIT_HIDDEN int shape_emit_faults_copies_due(runtime *rt, fault_state *fs, batch *b, uint64_t pos,
+                                             shape_gen_row *row, shape_err *err);
 EMIT_HIDDEN void shape_emit_faults_free(fault_state *fs);
 /* Answer-key lines for the faults of a delivered group. */
 EMIT_HIDDEN int shape_emit_answer_key(runtime *rt, const group *g, shape_emit_report *rep, shape_err *err);
+
+/* The per-event fault draws, inline: most events are chosen for nothing,
+ * and that answer costs a draw each, not a call (the chosen go out of line). */
+
+/* Mutate row (table k, seq) when it is chosen for an anomaly; its ANOMALY_*
+ * word (0: not chosen). */
+static inline uint32_t shape_emit_anomaly_apply(runtime *rt, fault_state *fs, size_t k, uint64_t seq,
+                                                shape_gen_row *row)
+{
+    if (!shape_emit_drawn(rt->meta[k].draw_key[DRAW_ANOMALY], seq, rt->thr_anomaly)) return 0;
+    return shape_emit_anomaly_chosen(rt, fs, k, seq, row);
+}
+
+/* Original event at position pos (table k, seq) was rendered at b's message i:
+ * poison it, and queue its copy, when drawn. */
+static inline int shape_emit_faults_after_original(runtime *rt, fault_state *fs, batch *b, size_t i, uint64_t pos,
+                                                   size_t k, uint64_t seq)
+{
+    const shape_emit_config *cfg = rt->cfg;
+    const uint64_t *key = rt->meta[k].draw_key;
+    int poison = cfg->poison_fraction > 0 && shape_emit_drawn(key[DRAW_POISON], seq, rt->thr_poison);
+    int copy = cfg->duplicate_fraction > 0 && shape_emit_drawn(key[DRAW_DUPLICATE], seq, rt->thr_duplicate);
+    return poison || copy ? shape_emit_faults_chosen(rt, fs, b, i, pos, k, seq, poison, copy) : SHAPE_OK;
+}
+
+/* Render the copies due at positions <= pos into b while there is room. */
+static inline int shape_emit_faults_copies(runtime *rt, fault_state *fs, batch *b, uint64_t pos, shape_gen_row *row,
+                                           shape_err *err)
+{
+    if (!fs->n || fs->heap[0].due > pos) return SHAPE_OK; /* (most events: no copy is due) */
+    return shape_emit_faults_copies_due(rt, fs, b, pos, row, err);
+}
 
 /* queue.c: render one event of table meta m at b's message i. */
 EMIT_HIDDEN int shape_emit_render_event(runtime *rt, batch *b, size_t i, const table_meta *m, uint64_t seq,

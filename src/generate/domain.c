@@ -249,6 +249,25 @@ int shape_domain_timeline_open(const shape_domain *d, const unsigned char *selec
 uint64_t shape_domain_timeline_total(const shape_domain_timeline *tl) { return tl->total; }
 uint64_t shape_domain_timeline_position(const shape_domain_timeline *tl) { return tl->pos; }
 
+int shape_domain_timeline_first_timed(const shape_domain_timeline *tl, size_t *table, uint64_t *row)
+{
+    /* the merge takes the least (time, table): each timed table's row 0 is its earliest */
+    int found = 0;
+    int64_t best = 0;
+    for (size_t i = 0; i < tl->ntimed; i++) {
+        const tl_timed *k = &tl->timed[i];
+        if (!k->emit || !k->rows) continue;
+        int64_t t = tl->d->type->row_time(tl->d->impl, k->t, 0);
+        if (!found || t < best) {
+            found = 1;
+            best = t;
+            *table = k->t;
+            *row = 0;
+        }
+    }
+    return found;
+}
+
 static void tl_refresh(const shape_domain_timeline *tl, tl_timed *k)
 {
     if (k->next < k->rows) k->time = tl->d->type->row_time(tl->d->impl, k->t, k->next);

@@ -436,6 +436,22 @@ static void out_string(outbuf *o, const char *s, size_t n)
     out_add(o, "\"", 1);
     size_t i = 0, run = 0;
     while (i < n) {
+        /* 8 bytes at a time up to the first quote, backslash, control or
+         * non-ASCII byte (the lowest flag of both tests is exact): the top
+         * values of a text column are often long texts */
+        if (i + 8 <= n) {
+            uint64_t w;
+            memcpy(&w, s + i, 8);
+            uint64_t flags = shape_json_needs_escape8_(w) | (w & UINT64_C(0x8080808080808080));
+            if (!flags) {
+                i += 8;
+                run += 8;
+                continue;
+            }
+            size_t k = (size_t)__builtin_ctzll(flags) >> 3;
+            i += k;
+            run += k;
+        }
         uint8_t c = (uint8_t)s[i];
         if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
             run++;
@@ -534,9 +550,8 @@ static int dump(outbuf *o, const json_t *v, int indent, int level, shape_err *er
         return SHAPE_OK;
     }
     case JSON_STRING: out_string(o, json_string_value(v), json_string_length(v)); return SHAPE_OK;
-    case JSON_INTEGER:
-        snprintf(buf, sizeof buf, "%lld", (long long)json_integer_value(v));
-        out_str(o, buf);
+    case JSON_INTEGER: /* what "%lld" writes, without snprintf (a document has thousands) */
+        out_add(o, buf, (size_t)(shape_json_i64(buf, (int64_t)json_integer_value(v)) - buf));
         return SHAPE_OK;
     case JSON_REAL: {
         double x = json_real_value(v);

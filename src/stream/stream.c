@@ -434,6 +434,15 @@ int shape_stream_next(shape_stream *s, struct ArrowSchema *schema, struct ArrowA
             s->opened = 1;
             rc = shape_source_next(s->src, schema, array, &s->after, &done, err);
         }
+        if (rc == SHAPE_ECONN && !s->opened && stop_requested(s)) {
+            /* asked to stop while the first connection was being tried
+             * (a source's open waits up to its time-out, ~10 s): the stop
+             * wins over the failure it ended with */
+            shape_err_clear(err);
+            s->stopped = 1;
+            *end = 1;
+            return SHAPE_OK;
+        }
         if (rc == SHAPE_ECONN && !s->opened) {
             /* The cluster was never reached: a wrong address or a cluster
              * that is down, said at once (one open's time-out, ~10 s),

@@ -451,16 +451,33 @@ static int64_t newest_end(const shape_window_profiler *w, int64_t ps)
     return sat_add(align(ps, w->cfg.slide_us), w->cfg.size_us);
 }
 
+/* A row's pane and whether it is late depend on its pane alone, and the
+ * rows of a batch mostly fall into the pane of the row before them (one
+ * partition, in event-time order): the last pane's bounds [lo, hi) and its
+ * verdict are kept, so such a row costs two compares instead of the
+ * divisions of align() and newest_end(). */
 static int route_panes(shape_window_profiler *w, int64_t n, shape_err *err)
 {
     int have_wm = w->watermark != NO_TIME;
-    int64_t last_key = NO_TIME;
+    int64_t last_key = NO_TIME;                  /* the last accepted pane, made by pane_at */
+    int64_t lo = INT64_MAX, hi = INT64_MIN, ps = 0; /* the last pane seen: [lo, hi), empty at first */
+    int late = 0;
     for (int64_t i = 0; i < n; i++) {
         int64_t t = w->times[i];
         w->keys[i] = NO_TIME;
         if (t == NO_TIME) continue;
-        int64_t ps = align(t, w->pane);
-        if (have_wm && newest_end(w, ps) <= w->watermark) {
+        if (t < lo || t >= hi) {
+            ps = align(t, w->pane);
+            int64_t end = sat_add(ps, w->pane);
+            /* a saturated start or end cannot serve as a bound (align() may give INT64_MIN
+             * for times whose true pane starts below the range): such a pane is
+             * recomputed for every row */
+            int exact = ps != INT64_MIN && end != INT64_MAX;
+            lo = exact ? ps : INT64_MAX;
+            hi = exact ? end : INT64_MIN;
+            late = have_wm && newest_end(w, ps) <= w->watermark;
+        }
+        if (late) {
             count_late(w, t);
             continue;
         }

@@ -11,8 +11,13 @@
 # stopped by --max-events and resumed from its checkpoint equals the whole
 # run; peak RSS of all of small and of 600,000 events of medium, and of
 # table order's 600,000 (--sink null; skipped under ASan, whose shadow memory
-# is not the program's); the refusals (faults, a schema domain, another order's
-# checkpoint).
+# is not the program's); the refusals (a schema domain, another order's
+# checkpoint). Faults in event-time order (disorder over the merged stream's
+# positions, duplicates, poison, anomalies): checked by
+# event_time_faults_check.py against the answer key and the clean stream,
+# the same bytes and key on a second run, stopped and resumed byte for byte;
+# shards: shard i is positions i, i+3, ... of the (disordered) merged stream;
+# --time-origin anchors on the first timed event with promotion selected.
 set -euo pipefail
 
 : "${SHAPE_BIN:?}"
@@ -68,10 +73,60 @@ refuse() { # WANT ARGS...
     [ $rc -eq 2 ] && [ "$(wc -l <err)" -eq 1 ] && grep -qF -- "$want" err || { cat err; fail "$* (exit $rc)"; }
     [ ! -s refused.jsonl ] || fail "$*: wrote events"
 }
-refuse "--order event-time does not take" retail --out-of-order 0.1
-refuse "--order event-time does not take" retail --duplicate-fraction 0.1
-refuse "--order event-time does not take" retail --shard 1/2
 refuse "needs a domain whose event times are ordered by row; payments has none" "$here/../../examples/domains/payments.json"
+
+# --- faults in event-time order: against the answer key and the clean stream ---
+faults=(--out-of-order 0.05 --ooo-window 200 --duplicate-fraction 0.03 --duplicate-window 100 --poison-fraction 0.01
+        --anomaly-fraction 0.02 --anomaly-mutator value-anomaly --anomaly-mutator long-string --anomaly-mutator time-skew)
+"$SHAPE_BIN" emit retail --order event-time "${faults[@]}" --sink file -o f.jsonl --answer-key f.key --json \
+    --no-progress >f.report || fail "faulted event-time run"
+python3 "$here/event_time_faults_check.py" f.jsonl f.key et.jsonl 200 100 f.report || fail "faults in event-time order"
+"$SHAPE_BIN" emit retail --order event-time "${faults[@]}" --sink file -o f2.jsonl --answer-key f2.key \
+    --no-progress >/dev/null
+cmp -s f.jsonl f2.jsonl && cmp -s f.key f2.key || fail "faults in event-time order: a second run differs"
+"$SHAPE_BIN" emit retail --order event-time "${faults[@]}" --seed 7 --sink file -o f7.jsonl --answer-key f7.key \
+    --no-progress >/dev/null
+cmp -s f.key f7.key && fail "faults in event-time order: seed 7 gives seed 42's answer key"
+# stopped inside the timeline (the checkpoint keeps an offset) and resumed:
+# the uninterrupted stream and answer key, byte for byte (the resume re-queues
+# the copies that fall due after its start)
+for stop in 9001 15555; do
+    rm -f r.jsonl r.jsonl.checkpoint r.key
+    "$SHAPE_BIN" emit retail --order event-time "${faults[@]}" --max-events "$stop" --checkpoint-every 500 \
+        --sink file -o r.jsonl --answer-key r.key --no-progress >/dev/null
+    "$SHAPE_BIN" emit retail --order event-time "${faults[@]}" --checkpoint-every 500 --sink file -o r.jsonl \
+        --answer-key r.key --no-progress >/dev/null
+    cmp -s r.jsonl f.jsonl || fail "faulted, resumed at $stop: the stream differs from the uninterrupted one"
+    cmp -s r.key f.key || fail "faulted, resumed at $stop: the answer key differs"
+done
+
+# --- shards: shard i of 3 is positions i, i+3, ... of the merged stream ---
+# (disorder and anomalies included: the shards together are the disordered
+# stream and its answer key, each event once)
+shard=(--order event-time --out-of-order 0.1 --ooo-window 50 --anomaly-fraction 0.05 --no-progress)
+"$SHAPE_BIN" emit retail "${shard[@]}" --sink file -o w.jsonl --answer-key w.key >/dev/null
+for i in 0 1 2; do
+    "$SHAPE_BIN" emit retail "${shard[@]}" --shard $i/3 --sink file -o s$i.jsonl --answer-key s$i.key >/dev/null
+done
+python3 - <<'PY' || fail "event-time shards do not partition the stream"
+whole = open("w.jsonl").read().split("\n")[:-1]
+for i in range(3):
+    assert open("s%d.jsonl" % i).read().split("\n")[:-1] == whole[i::3], "shard %d" % i
+keys = sorted(l for i in range(3) for l in open("s%d.key" % i))
+assert keys == sorted(open("w.key")) and len(keys) > 2000, "the shards' answer keys are not the stream's"
+PY
+
+# --- --time-origin: the first timed event is the origin (promotion, a head
+# table with a start_date, is selected and comes first) ---
+"$SHAPE_BIN" emit retail --order event-time --table promotion --table order --time-origin 2030-01-01T00:00:00Z \
+    --max-events 300 --sink file -o o2030.jsonl --no-progress >/dev/null
+python3 - <<'PY' || fail "--time-origin in event-time order"
+import json
+ev = [json.loads(l) for l in open("o2030.jsonl")]
+first = next(e for e in ev if e["_shape_table"] == "order")
+assert first["_shape_event_time"] == "2030-01-01T00:00:00.000000000", first["_shape_event_time"]
+assert ev[0]["_shape_table"] == "promotion"
+PY
 
 # --- bounded memory: peak RSS of small and of the middle of medium ---
 if grep -q libasan <<<"$(ldd "$SHAPE_BIN")"; then # (read whole: grep -q must not cut ldd short under pipefail)

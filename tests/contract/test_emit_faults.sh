@@ -214,7 +214,6 @@ bad "time-origin wants now or an ISO-8601" --time-origin yesterday
 bad "JSON only" --event-format avro --anomaly-fraction 0.1 --anomaly-mutator wrong-type
 bad "must be a number" --poison-fraction -0.1
 bad "duplicate-window" --duplicate-fraction 0.1 --duplicate-window 0
-bad "order event-time does not take --out-of-order" --order event-time --out-of-order 0.1
 bad "order wants table or event-time, got 'time'" --order time
 # --order table is today's stream, byte for byte
 "$SHAPE_BIN" emit retail --order table --max-events 3000 --no-progress >order-table.jsonl 2>/dev/null

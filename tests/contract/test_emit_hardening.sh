@@ -81,6 +81,20 @@ python3 -c "import json,sys; d=json.load(open('$work/out')); assert d['start_off
     || fail "old checkpoint resumed at the wrong offset"
 [[ $(wc -l <ed.jsonl) -eq 2000 ]] || fail "resumed file has $(wc -l <ed.jsonl) lines"
 
+# --- --timestamp event_time on a table without an event time (item 13) ----------------------
+# (it was accepted and those tables went with the producer's time; the reference refuses them)
+run emit retail --sink file -o ts.jsonl --timestamp event_time
+expect_error 2 "--timestamp event_time: tables address, product_category, product, store, order_line have no event time" \
+    "select tables that have one with --table (customer, promotion, order, return)" "--timestamp broker"
+[[ ! -e ts.jsonl ]] || fail "the refused run created its output"
+run emit retail --sink file -o ts.jsonl --timestamp event_time --table product --dry-run
+expect_error 2 "none of the selected tables has one (product)"
+run emit retail --sink file -o ts.jsonl --timestamp event_time --max-events 900   # customer only
+expect_ok "a run that reaches only tables with an event time"
+run emit retail --sink file -o ts2.jsonl --timestamp event_time --table order --table return
+expect_ok "tables with an event time"
+[[ $(wc -l <ts2.jsonl) -eq 5850 ]] || fail "ts2.jsonl has $(wc -l <ts2.jsonl) lines, not 5850"
+
 # --- one writer per checkpoint and per file (item 4) -----------------------------------------
 "$SHAPE_BIN" emit retail --realtime --rate 400 --max-events 600 --sink file -o held.jsonl --no-progress \
     >first.out 2>first.err &

@@ -17,9 +17,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
+#include "shape/clock.h"
 #include "shape/domain.h"
 #include "shape/emit.h"
 #include "shape/generate_retail.h"
@@ -215,6 +217,53 @@ static void test_unacknowledged_purged(void **state)
     assert_int_equal(f->store->log_len, 3);
 }
 
+/* A cluster that acknowledges nothing for message.timeout.ms ends the run:
+ * SHAPE_ETIMEDOUT (the runtime does not retry it), the servers named; the
+ * clock runs on across sends (a retry after it sends nothing), and an
+ * acknowledgement (or an idle destination) starts it again. */
+static void test_outage_gives_up(void **state)
+{
+    fx *f = *state;
+    shape_err err;
+    assert_int_equal(open_with(f, "flush_timeout=0.1", "config={\"message.timeout.ms\":\"600\"}", &err), SHAPE_OK);
+    f->store->stall = 1;
+    /* each send ends at the flush time-out (a retry's business) until 0.6 s
+     * passed without an acknowledgement: then it is given up on, never before */
+    double t0 = shape_clock_now();
+    int rc = SHAPE_ECONN, sends = 0;
+    while (rc == SHAPE_ECONN && sends < 1000) {
+        reset_messages(f);
+        rc = f->type->send(f->e, f->msgs, 3, &err);
+        sends++;
+        if (rc == SHAPE_ECONN) assert_string_equal(err.message, "kafka: 3 messages to 'orders' not acknowledged in 0.1s");
+    }
+    assert_int_equal(rc, SHAPE_ETIMEDOUT);
+    assert_true(shape_clock_now() - t0 >= 0.6);
+    assert_true(sends >= 2);
+    assert_string_equal(err.message,
+                        "kafka: broker-a:9092,broker-b:9092 acknowledged nothing for 0.6 s (message.timeout.ms): the "
+                        "broker is down or unreachable; rerun the same command once it is back (it resumes from the "
+                        "checkpoint), or allow a longer outage with message.timeout.ms in the options file's config");
+    for (size_t i = 0; i < 3; i++) assert_int_equal(f->msgs[i].outcome, SHAPE_EMIT_RETRY);
+    assert_int_equal(f->store->log_len, 0);
+    /* a retry after it sends nothing more */
+    reset_messages(f);
+    assert_int_equal(f->type->send(f->e, f->msgs, 3, &err), SHAPE_ETIMEDOUT);
+    assert_int_equal(shape_exit_code(SHAPE_ETIMEDOUT), 2);
+    /* the cluster back (an acknowledgement, or an idle destination after a
+     * clean send) starts the clock again */
+    f->store->stall = 0;
+    f->type->close(f->e);
+    f->e = NULL;
+    assert_int_equal(open_with(f, "flush_timeout=0.1", "config={\"message.timeout.ms\":\"600\"}", &err), SHAPE_OK);
+    reset_messages(f);
+    assert_int_equal(f->type->send(f->e, f->msgs, 3, &err), SHAPE_OK);
+    struct timespec pause = {0, 700 * 1000 * 1000}; /* idle longer than the time-out: no outage */
+    nanosleep(&pause, NULL);
+    reset_messages(f);
+    assert_int_equal(f->type->send(f->e, f->msgs, 3, &err), SHAPE_OK);
+}
+
 static void test_fatal_error_renews_client(void **state)
 {
     fx *f = *state;
@@ -319,6 +368,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_refused_at_produce, setup, teardown),
         cmocka_unit_test_setup_teardown(test_partial_failure_is_retry, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unacknowledged_purged, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_outage_gives_up, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fatal_error_renews_client, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unreachable_and_refused_options, setup, teardown),
         cmocka_unit_test_setup_teardown(test_runtime_loses_nothing, setup, teardown),

@@ -87,7 +87,12 @@ REG=(--event-format avro --sink-config kafka.schema_registry_url=http://127.0.0.
 # --- emit: dry runs resolve every reference (check_options) and print the plan ------------------
 run dry_options emit retail --sink "$KAFKA" --options-file "$work/in/opts.json" --dry-run
 expect_ok
-grep -q '^  destination kafka (kafka)' dry_options.out || fail "dry run: no plan"
+grep -q '^  destination kafka://127.0.0.1:9/t (kafka)' dry_options.out || fail "dry run: no plan"
+# a destination is named by its URI without query or user info (the dead letters' "destination"
+# is the same text): a secret in the query never shows
+run dry_query emit retail --sink "$KAFKA?sasl.password=$S_URI" --dry-run
+expect_ok
+grep -qx '  destination kafka://127.0.0.1:9/t (kafka)' dry_query.out || fail "dry run with a query: $(cat dry_query.out)"
 run dry_registry emit retail --sink "$KAFKA" --options-file "$work/in/opts.json" "${REG[@]}" --dry-run \
     --checkpoint dry.ck --dead-letter "file://$work/out/dry.dl.jsonl"
 expect_ok

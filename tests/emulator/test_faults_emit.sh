@@ -85,38 +85,70 @@ emit_wait
 check_keys "REQUEST_TIMED_OUT x5 on Produce" rto emit.json $EMIT_RC "ctl 'fail Produce REQUEST_TIMED_OUT 5'"
 
 # --- the leader down for longer than emit waits: exit 2, checkpoint, resume ----------
+# kafka.flush_timeout=1 ends each send after 1 s (a warning, a retry), message.timeout.ms=2500
+# ends the run 2.5 s after the last acknowledgement, however many --retries are left (issue 24:
+# it used to be (retries + 1) x the flush time-out, 4 x 60 s by default)
+MTO='kafka.config={"message.timeout.ms":"2500"}'
 "$SHAPE_BIN" emit retail --table order_line --max-events $N --realtime --rate 1000 --batch-events $BATCH \
-  --sink "kafka://$BOOTSTRAP/long" --sink-config kafka.flush_timeout=2 --checkpoint long.ck --json --no-progress \
+  --sink "kafka://$BOOTSTRAP/long" --sink-config kafka.flush_timeout=1 "$MTO" --checkpoint long.ck --json --no-progress \
   >long1.json 2>long1.err &
 EMIT_PID=$!
-start=$(date +%s)
 # down once deliveries are under way (its first checkpoint), never after a
 # fixed sleep: a slow start (memcheck, a loaded machine) would still be
 # connecting and end on the other exit-2 path (cannot reach the cluster)
 for _ in $(seq 1 1200); do [ -s long.ck ] && break; kill -0 $EMIT_PID 2>/dev/null || break; sleep 0.05; done
 [ -s long.ck ] || fail "leader down for good: emit wrote no checkpoint within 60 s: $(tail -2 long1.err)"
 ctl down 1
+start=$(date +%s)
 emit_wait
 secs=$(( $(date +%s) - start ))
 msg=$(sed -n 's/^shape: error: //p' long1.err | head -1)
 kept=$(python3 -c 'import json; print(json.load(open("long.ck"))["offset"])' 2>/dev/null || echo none)
 echo "leader down for good: exit $EMIT_RC after $secs s, checkpoint at $kept: $msg"
 [ $EMIT_RC -eq 2 ] || fail "leader down for good: exit $EMIT_RC (expected 2): $(tail -2 long1.err)"
-[ "${msg#delivery failed after }" != "$msg" ] || fail "leader down for good: message '$msg'"
+[ "${msg#kafka: $BOOTSTRAP acknowledged nothing for 2.5 s (message.timeout.ms): the broker is down or unreachable; rerun the same command once it is back}" != "$msg" ] ||
+  fail "leader down for good: message '$msg'"
+[ "$(grep -c '^shape: error: ' long1.err)" -eq 1 ] || fail "leader down for good: not one error line: $(cat long1.err)"
+# (a generous bound, not a timing: the old give-up after 3 retries took 4 x 1 s + back-off, and
+# the default 4 x 60 s)
+[ "$secs" -lt 40 ] || fail "leader down for good: the run took $secs s to give up (message.timeout.ms 2.5 s)"
 [ "$kept" != none ] || fail "leader down for good: no checkpoint"
-# not silent until the last retry gives up (issue 24, item 11): each failed
-# attempt says so as it happens
-grep -q '^shape: warning: kafka: .* not acknowledged in 2s; retrying in .* (1 of 3)$' long1.err ||
-  fail "leader down for good: no warning before the last retry: $(head -c 400 long1.err)"
+# not silent until it gives up (issue 24, item 11): each failed attempt says so as it happens
+grep -q '^shape: warning: kafka: .* not acknowledged in 1s; retrying in .* (1 of 3)$' long1.err ||
+  fail "leader down for good: no warning before the give-up: $(head -c 400 long1.err)"
 ctl up 1
 delivered=$(kcat -b "$BOOTSTRAP" -t long -C -e -q -f '%k\n' | sort -u | wc -l)
 EMIT_RC=0
 "$SHAPE_BIN" emit retail --table order_line --max-events $N --realtime --rate 2000 --batch-events $BATCH \
   --sink "kafka://$BOOTSTRAP/long" --checkpoint long.ck --json --no-progress >long2.json 2>emit.err || EMIT_RC=$?
 # the rerun may repeat only what the first run delivered after its last checkpoint
-EXIT_SHOWN="2 then $EMIT_RC" NOTE_EXTRA="first run stopped after $secs s: $msg; checkpoint kept at $kept" check_keys "leader down past flush_timeout, resumed" long long2.json $EMIT_RC \
-  "ctl 'down 1' (kafka.flush_timeout=2, --checkpoint); ctl 'up 1'; rerun" $((delivered - kept))
+EXIT_SHOWN="2 then $EMIT_RC" NOTE_EXTRA="first run stopped after $secs s: $msg; checkpoint kept at $kept" check_keys "leader down past message.timeout.ms, resumed" long long2.json $EMIT_RC \
+  "ctl 'down 1' (message.timeout.ms=2500, kafka.flush_timeout=1, --checkpoint); ctl 'up 1'; rerun" $((delivered - kept))
 faults_broker_down
+
+# --- the broker process killed (kill -9) mid-run: the same give-up, the broker named ------
+faults_broker_up --topic gone:3
+"$SHAPE_BIN" emit retail --table order_line --max-events $N --realtime --rate 1000 --batch-events $BATCH \
+  --sink "kafka://$BOOTSTRAP/gone" --sink-config "$MTO" --checkpoint gone.ck --json --no-progress \
+  >gone.json 2>gone.err &
+EMIT_PID=$!
+for _ in $(seq 1 1200); do [ -s gone.ck ] && break; kill -0 $EMIT_PID 2>/dev/null || break; sleep 0.05; done
+[ -s gone.ck ] || fail "broker killed: emit wrote no checkpoint within 60 s: $(tail -2 gone.err)"
+kill -9 "$BROKER_PID"; wait "$BROKER_PID" 2>/dev/null || true; BROKER_PID=
+start=$(date +%s)
+emit_wait
+secs=$(( $(date +%s) - start ))
+[ $EMIT_RC -eq 2 ] || fail "broker killed: exit $EMIT_RC (expected 2): $(tail -2 gone.err)"
+[ "$(wc -l <gone.err)" -eq 1 ] || fail "broker killed: not one stderr line: $(cat gone.err)"
+grep -q "^shape: error: kafka: $BOOTSTRAP acknowledged nothing for 2.5 s (message.timeout.ms): .*rerun the same command once it is back" gone.err ||
+  fail "broker killed: message $(cat gone.err)"
+[ "$secs" -lt 40 ] || fail "broker killed: the run took $secs s to give up (message.timeout.ms 2.5 s)"
+gone_at=$(python3 -c 'import json; d = json.load(open("gone.ck")); assert not d["complete"]; print(d["offset"])') ||
+  fail "broker killed: the checkpoint is not an intact emit checkpoint: $(cat gone.ck)"
+[ "$gone_at" -gt 0 ] && [ "$gone_at" -lt $N ] || fail "broker killed: checkpoint offset $gone_at"
+rm -f "$TEST_TMP/bootstrap" "$CTL"
+report "emit: the broker killed mid-run" "kill -9 of shape broker (message.timeout.ms=2500)" - - 2 \
+  "gave up after $secs s with one line naming $BOOTSTRAP; checkpoint at $gone_at"
 
 # --- three brokers: every partition's leader moves twice mid-run --------------------
 faults_broker_up --brokers 3 --topic move:3

@@ -12,10 +12,52 @@
 # key. Then stream-profile of a pipe that sends two rows and waits, and of
 # /dev/zero (one endless line), each SIGTERMed: exit 0 within 5 s, the first
 # with the profile of its two rows.
+# A stop during the first connection (issue 24; it killed emit and
+# stream-read with the signal's status, a lock file left, and stream-profile
+# waited the open's 10 s out to exit 2 "cannot connect"): emit into the
+# broker while it is down, its checkpoint kept from the run before;
+# stream-read and stream-profile of a port where nothing listens; each
+# signalled once it holds its checkpoint's lock, each must exit 0 within a
+# generous bound (the connection attempt's time-out: 3 s for emit with
+# kafka.flush_timeout=3, 10 s for the readers) saying it stopped, the
+# checkpoint byte for byte as it was (or still absent), no lock left. And
+# stream-read --follow SIGTERMed in its Kafka poll: exit 0, its checkpoint at
+# the 100 messages it printed (a rerun prints none). The readers' cases run
+# in the background while the emit cases run (no wall time of their own).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/faults_lib.sh"
 
 bound=5
+# wait_locked PID FILE: until PID holds its checkpoint's lock file FILE, at most 60 s (each command
+# handles SIGINT/SIGTERM from before it takes the lock: then a signal is a stop request; a signal
+# mask in /proc would not do under valgrind, which catches every signal itself)
+wait_locked() {
+  for _ in $(seq 1 1200); do
+    [ -e "$2" ] && return 0
+    kill -0 "$1" 2>/dev/null || return 1
+    sleep 0.05
+  done
+  return 1
+}
+# stop_within PID BOUND: wait for PID to end within BOUND s (else kill it and fail); RC, TOOK
+stop_within() {
+  local t0 i
+  t0=$(date +%s.%N)
+  for i in $(seq 1 $(($2 * 20))); do kill -0 "$1" 2>/dev/null || break; sleep 0.05; done
+  if kill -0 "$1" 2>/dev/null; then kill -9 "$1"; wait "$1" || true; fail "pid $1 still running $2 s after the stop request"; fi
+  RC=0; wait "$1" || RC=$?
+  TOOK=$(printf %.2f "$(echo "$(date +%s.%N) - $t0" | bc)")
+}
+nowhere=kafka://127.0.0.1:1/none
+"$SHAPE_BIN" stream-read "$nowhere" --checkpoint "$TEST_TMP/r0.ck" >"$TEST_TMP/r0.out" 2>"$TEST_TMP/r0.err" &
+r0=$!
+"$SHAPE_BIN" stream-profile "$nowhere" -o "$TEST_TMP/p0.json" --checkpoint "$TEST_TMP/p0.ck" \
+    >"$TEST_TMP/p0.out" 2>"$TEST_TMP/p0.err" &
+p0=$!
+wait_locked $r0 "$TEST_TMP/r0.ck.lock" || fail "stream-read took no lock within 60 s: $(cat "$TEST_TMP/r0.err")"
+kill -TERM $r0
+wait_locked $p0 "$TEST_TMP/p0.ck.lock" || fail "stream-profile took no lock within 60 s: $(cat "$TEST_TMP/p0.err")"
+kill -INT $p0
 faults_broker_up --topic stop:3
 ck=$TEST_TMP/emit.ck
 "$SHAPE_BIN" emit retail --seed 7 --realtime --rate 2000 --checkpoint "$ck" --checkpoint-every 200 \
@@ -37,6 +79,21 @@ awk -v t="$took" -v b="$bound" 'BEGIN { exit !(t < b) }' || fail "emit took ${to
 grep -qi 'stop' "$TEST_TMP/emit.err" "$TEST_TMP/emit.out" || fail "emit does not say it stopped on request: $(cat "$TEST_TMP/emit.err")"
 delivered=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['offset'])" "$ck")
 [ "$delivered" -gt 0 ] && [ "$delivered" -lt 21750 ] || fail "checkpoint offset $delivered"
+# the broker still down: a rerun waits in its first connection; SIGINT there
+cp "$ck" "$TEST_TMP/emit.ck.before"
+"$SHAPE_BIN" emit retail --seed 7 --checkpoint "$ck" --sink "kafka://$BOOTSTRAP/stop" --sink-config kafka.flush_timeout=3 \
+    --json >"$TEST_TMP/e0.out" 2>"$TEST_TMP/e0.err" &
+pid=$!
+wait_locked $pid "$ck.lock" || fail "emit took no lock within 60 s: $(cat "$TEST_TMP/e0.err")"
+kill -INT $pid
+stop_within $pid 30
+[ "$RC" -eq 0 ] || fail "emit stopped while connecting exited $RC: $(cat "$TEST_TMP/e0.err")"
+grep -qx 'shape emit: stopped on request while connecting to the destinations; nothing was sent' "$TEST_TMP/e0.err" &&
+  grep -q '"events":0,.*"stopped_by":"stop-request"' "$TEST_TMP/e0.out" ||
+  fail "emit stopped while connecting: $(cat "$TEST_TMP/e0.err" "$TEST_TMP/e0.out")"
+cmp -s "$ck" "$TEST_TMP/emit.ck.before" || fail "emit stopped while connecting changed its checkpoint"
+[ ! -e "$ck.lock" ] || fail "emit stopped while connecting left its lock file"
+took_c=$TOOK
 ctl up 1
 "$SHAPE_BIN" emit retail --seed 7 --checkpoint "$ck" --sink "kafka://$BOOTSTRAP/stop" >/dev/null 2>"$TEST_TMP/rerun.err" ||
     fail "rerun after the outage: $(cat "$TEST_TMP/rerun.err")"
@@ -44,6 +101,41 @@ keys=$(kcat -b "$BOOTSTRAP" -t stop -C -e -q -f '%k\n' | sort -u | wc -l)
 [ "$keys" -eq 21750 ] || fail "after the rerun $keys distinct keys, not 21750"
 report "emit: SIGINT with the broker down" "ctl 'down 1' mid-run (--realtime --rate 2000), SIGINT 1 s later; 'up 1'; rerun" \
     0 - "0 then 0" "stopped in ${took}s (bound ${bound}s), checkpoint at $delivered; rerun completed 21750 keys"
+
+# the readers' first connections (started above): stopped, nothing written
+stop_within $r0 30
+[ "$RC" -eq 0 ] || fail "stream-read stopped while connecting exited $RC: $(cat "$TEST_TMP/r0.err")"
+grep -qx 'shape stream-read: stopped on request before the source was opened; nothing was read' "$TEST_TMP/r0.err" &&
+  [ ! -s "$TEST_TMP/r0.out" ] || fail "stream-read stopped while connecting: $(cat "$TEST_TMP/r0.err")"
+stop_within $p0 30
+[ "$RC" -eq 0 ] || fail "stream-profile stopped while connecting exited $RC: $(cat "$TEST_TMP/p0.err")"
+grep -q '"interrupted": true' "$TEST_TMP/p0.out" && grep -q '"events": 0' "$TEST_TMP/p0.out" ||
+  fail "stream-profile stopped while connecting: $(cat "$TEST_TMP/p0.err" "$TEST_TMP/p0.out")"
+for f in r0.ck r0.ck.lock p0.ck p0.ck.lock p0.json; do
+  [ ! -e "$TEST_TMP/$f" ] || fail "a reader stopped while connecting left $f"
+done
+report "stop requests during the first connection" \
+  "SIGINT to emit (broker down, kafka.flush_timeout=3), SIGTERM/SIGINT to stream-read/stream-profile of a port with no broker" \
+  0 - "0, 0, 0" "emit stopped in ${took_c}s (its attempt's time-out 3 s), the readers within their 10 s attempt; checkpoint unchanged, no lock left"
+
+# stream-read --follow in its Kafka poll
+seq 1 100 | sed 's/.*/{"i":&}/' | kcat -b "$BOOTSTRAP" -t poll -P -p 0
+"$SHAPE_BIN" stream-read "kafka://$BOOTSTRAP/poll" --follow --checkpoint "$TEST_TMP/poll.ck" \
+    >"$TEST_TMP/poll.out" 2>"$TEST_TMP/poll.err" &
+pid=$!
+for _ in $(seq 1 1200); do [ "$(wc -l <"$TEST_TMP/poll.out")" -ge 100 ] && break; sleep 0.05; done
+[ "$(wc -l <"$TEST_TMP/poll.out")" -eq 100 ] || fail "stream-read --follow printed $(wc -l <"$TEST_TMP/poll.out") rows, not 100"
+kill -TERM $pid
+stop_within $pid $bound
+[ "$RC" -eq 0 ] || fail "stream-read --follow exited $RC on SIGTERM: $(cat "$TEST_TMP/poll.err")"
+grep -q '^shape stream-read: 100 messages, 100 rows.*, stopped on request$' "$TEST_TMP/poll.err" ||
+  fail "stream-read --follow summary: $(cat "$TEST_TMP/poll.err")"
+[ ! -e "$TEST_TMP/poll.ck.lock" ] || fail "stream-read left its lock file"
+"$SHAPE_BIN" stream-read "kafka://$BOOTSTRAP/poll" --checkpoint "$TEST_TMP/poll.ck" >"$TEST_TMP/poll2.out" 2>"$TEST_TMP/poll2.err" ||
+  fail "rerun from the checkpoint: $(cat "$TEST_TMP/poll2.err")"
+[ ! -s "$TEST_TMP/poll2.out" ] || fail "the rerun printed $(wc -l <"$TEST_TMP/poll2.out") rows again (the checkpoint was not at 100)"
+report "stream-read: SIGTERM in a --follow poll" "100 messages read, then SIGTERM while it polls" 0 0 0 \
+  "stopped in ${TOOK}s (bound ${bound}s); checkpoint at 100 (the rerun prints none)"
 
 # stream-profile: a pipe that waits after two rows.
 mkfifo "$TEST_TMP/fifo"
@@ -87,4 +179,5 @@ took_z=$(printf %.2f "$(echo "$(date +%s.%N) - $t0" | bc)")
 grep -q '"interrupted": true' "$TEST_TMP/z.out" || fail "stream-profile /dev/zero: the summary does not say interrupted"
 report "stream-profile: SIGTERM while a pipe waits / on an endless line" "a FIFO that sends 2 rows then waits; /dev/zero" \
     0 0 "0, 0" "stopped in ${took_p}s and ${took_z}s (bound ${bound}s); the 2 rows profiled"
+echo "ok: stops while connecting (emit ${took_c}s; stream-read and stream-profile exit 0) and in a poll"
 echo "ok: emit stopped in ${took}s with the broker down (checkpoint $delivered, rerun complete); stream-profile stopped in ${took_p}s (pipe) and ${took_z}s (/dev/zero)"

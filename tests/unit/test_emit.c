@@ -35,8 +35,33 @@ struct shape_emitter {
     int sends;
     int wants_rows;       /* what wants_rows answers (rows_type) */
     size_t with_body, without_body, with_rows; /* messages handed in, by what they carry */
+    size_t rows_wrong;    /* messages whose typed row is not the event of their key */
     char *last_value;     /* the value of the last message recorded */
+    uint64_t hash;        /* of every key and value recorded, in order */
 };
+
+/* The typed row of m (plan.h: a struct array of the flat event's columns)
+ * says "_shape_table"/"_shape_seq" = m's key. */
+static int row_matches_key(const shape_emit_message *m)
+{
+    const struct ArrowSchema *s = m->row_schema;
+    const struct ArrowArray *a = m->row_array;
+    char want[160], got[160] = "";
+    int64_t seq = -1;
+    snprintf(want, sizeof want, "%.*s", (int)m->key_len, (const char *)m->key);
+    if (m->row < 0 || m->row >= a->length) return 0;
+    for (int64_t c = 0; c < s->n_children; c++) {
+        const struct ArrowArray *col = a->children[c];
+        int64_t i = col->offset + m->row;
+        if (strcmp(s->children[c]->name, "_shape_seq") == 0) seq = ((const int64_t *)col->buffers[1])[i];
+        if (strcmp(s->children[c]->name, "_shape_table") == 0) {
+            const int32_t *off = col->buffers[1];
+            snprintf(got, sizeof got, "%.*s", (int)(off[i + 1] - off[i]), (const char *)col->buffers[2] + off[i]);
+        }
+    }
+    snprintf(got + strlen(got), sizeof got - strlen(got), "/%lld", (long long)seq);
+    return strcmp(want, got) == 0;
+}
 
 static void record(shape_emitter *e, const shape_emit_message *m)
 {
@@ -48,6 +73,9 @@ static void record(shape_emitter *e, const shape_emit_message *m)
     memcpy(k, m->key, m->key_len);
     k[m->key_len] = 0;
     e->keys[e->nkeys++] = k;
+    for (size_t i = 0; i < m->key_len; i++) e->hash = (e->hash ^ (uint8_t)k[i]) * 1099511628211ULL;
+    for (size_t i = 0; i < m->value_len; i++) e->hash = (e->hash ^ ((const uint8_t *)m->value)[i]) * 1099511628211ULL;
+    e->hash = (e->hash ^ 0xff) * 1099511628211ULL;
     free(e->last_value);
     e->last_value = malloc(m->value_len + 1);
     if (m->value_len) memcpy(e->last_value, m->value, m->value_len);
@@ -69,7 +97,10 @@ static int fake_send(shape_emitter *e, shape_emit_message *msgs, size_t n, shape
     for (size_t i = 0; i < n; i++) {
         if (msgs[i].value_len) e->with_body++;
         else e->without_body++;
-        if (msgs[i].row_array) e->with_rows++;
+        if (msgs[i].row_array) {
+            e->with_rows++;
+            if (!row_matches_key(&msgs[i])) e->rows_wrong++;
+        }
         char seq[32];
         snprintf(seq, sizeof seq, "/%d", e->refuse_at);
         size_t sl = strlen(seq);
@@ -683,6 +714,163 @@ static void test_shards(void **state)
     fx_free(whole);
 }
 
+/* ---- event-time order with faults and shards ---------------------------------------- */
+
+/* retail small in event-time order, every table, 2,000 of its 21,750
+ * events, no checkpoint; with faults of every kind when faulted. */
+static fx *fx_timeline(int faulted)
+{
+    fx *f = calloc(1, sizeof *f);
+    shape_err err;
+    assert_int_equal(shape_domain_open_timeline(shape_retail_domain_type(), "small", 11, &f->d, &err), SHAPE_OK);
+    assert_int_equal(shape_event_plan_init(&f->plan, f->d, NULL, 0, &err), SHAPE_OK);
+    f->em.refuse_at = -1;
+    f->dest = (shape_emit_destination){&fake_type, &f->em, "fake"};
+    shape_emit_config *c = &f->cfg;
+    c->plan = &f->plan;
+    c->partition = -1;
+    c->limit = 2000;
+    c->duration = -1;
+    c->batch_events = 250;
+    c->queue_batches = 2;
+    c->checkpoint_every = 500;
+    c->checkpoint_seconds = 100;
+    c->retries = 3;
+    c->dests = &f->dest;
+    c->ndests = 1;
+    c->ooo_window = 1000;
+    c->duplicate_window = 1000;
+    c->fault_seed = 11;
+    if (faulted) {
+        c->out_of_order = 0.05;
+        c->ooo_window = 120;
+        c->duplicate_fraction = 0.04;
+        c->duplicate_window = 300;
+        c->poison_fraction = 0.02;
+        c->anomaly_fraction = 0.03;
+    }
+    return f;
+}
+
+static void run_ok(fx *f, shape_emit_report *rep)
+{
+    shape_err err;
+    int rc = shape_emit_run(&f->cfg, rep, &err);
+    if (rc != SHAPE_OK) fprintf(stderr, "run: %s\n", err.message);
+    assert_int_equal(rc, SHAPE_OK);
+}
+
+/* Faults in event-time order: the same config gives the same messages
+ * (keys and bytes) whatever the batch size; every fault kind happens; the
+ * originals are the clean stream's events, each once, late ones at most a
+ * window later; a run stopped at offset 1,337 (in the timeline, past the head's 900) and one resumed there give,
+ * together, exactly the uninterrupted messages; typed rows (a destination
+ * that encodes its own) are each message's event, copies of other tables
+ * included. */
+static void test_event_time_faults(void **state)
+{
+    (void)state;
+    shape_emit_report rep, rep2;
+    fx *clean = fx_timeline(0);
+    clean->cfg.limit = 2100; /* (the faulted run's last window reaches past 2,000) */
+    run_ok(clean, &rep);
+    assert_int_equal(clean->em.nkeys, 2100);
+    fx *a = fx_timeline(1), *b = fx_timeline(1);
+    b->cfg.batch_events = 77;
+    run_ok(a, &rep);
+    run_ok(b, &rep2);
+    assert_int_equal(rep.events, 2000);
+    assert_true(rep.duplicates > 40 && rep.poisoned > 15 && rep.late > 50 && rep.anomalies_selected > 25);
+    assert_int_equal(rep.duplicates, rep2.duplicates);
+    assert_int_equal(rep.late, rep2.late);
+    assert_int_equal(a->em.nkeys, 2000 + rep.duplicates);
+    assert_int_equal(a->em.nkeys, b->em.nkeys);
+    assert_true(a->em.hash == b->em.hash);
+    /* originals: the clean events, late ones at most 120 positions on */
+    size_t orig = 0, moved = 0;
+    for (size_t i = 0; i < a->em.nkeys; i++) {
+        size_t j, p = SIZE_MAX;
+        for (j = i > 400 ? i - 400 : 0; j < i && strcmp(a->em.keys[j], a->em.keys[i]) != 0; j++) {}
+        if (j < i) continue; /* a copy */
+        for (size_t q = orig >= 200 ? orig - 200 : 0; q < 2100 && q < orig + 200; q++)
+            if (strcmp(clean->em.keys[q], a->em.keys[i]) == 0) p = q;
+        assert_true(p != SIZE_MAX);                      /* within 200 of its place */
+        assert_true(p / 120 == orig / 120);              /* ... and in its window */
+        if (p != orig) moved++;
+        orig++;
+    }
+    assert_int_equal(orig, 2000);
+    assert_true(moved >= rep.late);
+    /* stopped at 1,300, resumed there: the uninterrupted messages */
+    fx *s = fx_timeline(1);
+    s->cfg.limit = 1337;
+    run_ok(s, &rep2);
+    s->cfg.start_offset = 1337;
+    s->cfg.limit = 2000;
+    run_ok(s, &rep2);
+    assert_int_equal(s->em.nkeys, a->em.nkeys);
+    assert_true(s->em.hash == a->em.hash);
+    /* typed rows: each message's row is its own event */
+    fx *r = fx_timeline(1);
+    r->dest.type = &rows_type;
+    r->em.wants_rows = 1;
+    run_ok(r, &rep2);
+    assert_int_equal(r->em.with_rows, 2000 + rep.duplicates);
+    assert_int_equal(r->em.rows_wrong, 0);
+    fx_free(r);
+    fx_free(s);
+    fx_free(b);
+    fx_free(a);
+    fx_free(clean);
+}
+
+/* --shard i/3 in event-time order: shard i gets positions i, i+3, ... of
+ * the merged stream (disordered and anomalous as the whole one), so the
+ * shards together are the stream, each event once; a shard resumed in the
+ * middle continues its own positions. */
+static void test_event_time_shards(void **state)
+{
+    (void)state;
+    shape_emit_report rep;
+    fx *whole = fx_timeline(1);
+    whole->cfg.duplicate_fraction = 0; /* (a shard's copies are its own: positions differ) */
+    whole->cfg.poison_fraction = 0;
+    whole->cfg.limit = 1800;
+    run_ok(whole, &rep);
+    assert_int_equal(whole->em.nkeys, 1800);
+    assert_true(rep.late > 0 && rep.anomalies_selected > 0);
+    uint64_t late = 0;
+    for (uint64_t sh = 0; sh < 3; sh++) {
+        fx *f = fx_timeline(1);
+        f->cfg.duplicate_fraction = 0;
+        f->cfg.poison_fraction = 0;
+        f->cfg.shard_index = sh;
+        f->cfg.shard_count = 3;
+        f->cfg.limit = 600;
+        f->cfg.batch_events = 61;
+        shape_emit_report r;
+        run_ok(f, &r);
+        late += r.late;
+        assert_int_equal(f->em.nkeys, 600);
+        for (size_t k = 0; k < 600; k++) assert_string_equal(f->em.keys[k], whole->em.keys[sh + 3 * k]);
+        /* resumed at its offset 400: its positions from there */
+        fx *g = fx_timeline(1);
+        g->cfg.duplicate_fraction = 0;
+        g->cfg.poison_fraction = 0;
+        g->cfg.shard_index = sh;
+        g->cfg.shard_count = 3;
+        g->cfg.start_offset = 400;
+        g->cfg.limit = 600;
+        run_ok(g, &r);
+        assert_int_equal(g->em.nkeys, 200);
+        for (size_t k = 0; k < 200; k++) assert_string_equal(g->em.keys[k], whole->em.keys[sh + 3 * (400 + k)]);
+        fx_free(g);
+        fx_free(f);
+    }
+    assert_int_equal(late, rep.late);
+    fx_free(whole);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -697,6 +885,8 @@ int main(void)
         cmocka_unit_test(test_rows_only_destinations),
         cmocka_unit_test(test_checkpoint_documents),
         cmocka_unit_test(test_shards),
+        cmocka_unit_test(test_event_time_faults),
+        cmocka_unit_test(test_event_time_shards),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

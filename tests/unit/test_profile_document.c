@@ -300,6 +300,84 @@ static void test_number_and_string_spelling(void **state)
     json_decref(o);
 }
 
+/* json.dumps's ASCII spelling of a UTF-8 string, one byte at a time (the
+ * serializer reads 8 bytes at a time up to the first byte to escape). */
+static size_t ref_string(const unsigned char *s, size_t n, char *out)
+{
+    size_t o = 0;
+    out[o++] = '"';
+    for (size_t i = 0; i < n;) {
+        unsigned c = s[i];
+        if (c == '"' || c == '\\') {
+            out[o++] = '\\';
+            out[o++] = (char)c;
+            i++;
+        } else if (c == '\n' || c == '\t') {
+            out[o++] = '\\';
+            out[o++] = c == '\n' ? 'n' : 't';
+            i++;
+        } else if (c < 0x20) {
+            o += (size_t)sprintf(out + o, "\\u%04x", c);
+            i++;
+        } else if (c < 0x80) {
+            out[o++] = (char)c;
+            i++;
+        } else { /* two-byte sequences only, below */
+            o += (size_t)sprintf(out + o, "\\u%04x", ((c & 0x1F) << 6) | (s[i + 1] & 0x3F));
+            i += 2;
+        }
+    }
+    out[o++] = '"';
+    out[o] = '\0';
+    return o;
+}
+
+static void test_integer_and_long_string_spelling(void **state)
+{
+    (void)state;
+    shape_err err;
+    const json_int_t ints[] = {0, 1, -1, 9, 10, 99, 100, -100, 12345678901234LL, INT64_MAX, INT64_MIN};
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        json_t *v = json_integer(ints[i]);
+        char *out = NULL, want[32];
+        size_t len;
+        assert_int_equal(shape_profile_json_dumps(v, -1, &out, &len, &err), SHAPE_OK);
+        snprintf(want, sizeof want, "%lld", (long long)ints[i]);
+        assert_string_equal(out, want);
+        assert_int_equal(len, strlen(want));
+        free(out);
+        json_decref(v);
+    }
+    /* every length up to 40, with each kind of byte to escape at every place */
+    static const char *const specials[] = {"\"", "\\", "\n", "\t", "\x01", "\x1f", "\xc3\xa9", "\x7f", "~"};
+    for (size_t n = 0; n <= 40; n++)
+        for (size_t k = 0; k < sizeof specials / sizeof specials[0]; k++)
+            for (size_t at = 0; at <= n; at++) {
+                unsigned char text[64];
+                size_t len = 0;
+                for (size_t i = 0; i < n; i++) {
+                    if (i == at) {
+                        memcpy(text + len, specials[k], strlen(specials[k]));
+                        len += strlen(specials[k]);
+                    }
+                    text[len++] = (unsigned char)('a' + i % 26);
+                }
+                if (at == n) {
+                    memcpy(text + len, specials[k], strlen(specials[k]));
+                    len += strlen(specials[k]);
+                }
+                json_t *v = json_stringn((const char *)text, len);
+                assert_non_null(v);
+                char *out = NULL, want[512];
+                size_t out_len;
+                assert_int_equal(shape_profile_json_dumps(v, -1, &out, &out_len, &err), SHAPE_OK);
+                ref_string(text, len, want);
+                assert_string_equal(out, want);
+                free(out);
+                json_decref(v);
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -307,6 +385,7 @@ int main(void)
         cmocka_unit_test(test_nulls_and_non_finite),
         cmocka_unit_test(test_invalid_utf8_and_names),
         cmocka_unit_test(test_number_and_string_spelling),
+        cmocka_unit_test(test_integer_and_long_string_spelling),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,7 +37,17 @@
  * submissions open those values are copied into librdkafka when produced.
  * Open connects (the topic's metadata) and, given option "partition" (emit
  * --partition N), refuses a partition the topic does not have: every event
- * would fail with _UNKNOWN_PARTITION otherwise.
+ * would fail with _UNKNOWN_PARTITION otherwise; into a mock cluster (shape
+ * broker) it warns when what the run plans to send cannot fit its
+ * partitions (warn_if_too_big).
+ * A cluster that goes away mid-run is given up on as a librdkafka user
+ * expects, after message.timeout.ms (shape's default 60 s, the user's from
+ * `config`, delivery.timeout.ms its alias) without a single acknowledgement:
+ * the clock starts when a send finds the destination idle and restarts on
+ * every acknowledgement, and runs on across the runtime's retries, so
+ * --retries cannot multiply it; the send then returns SHAPE_ETIMEDOUT (the
+ * runtime does not retry it) with one line naming the servers and what to
+ * do. (See outage_* below.)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -79,9 +89,17 @@ struct shape_emitter {
     size_t queue_full_hits;
     shape_kafka_wire_encoder *wire; /* registry formats (--event-format), or NULL for JSON */
     const volatile sig_atomic_t *stop; /* the run's stop flag (set_stop), or NULL */
+    /* the outage give-up (outage_* below) */
+    double delivery_timeout; /* message.timeout.ms in seconds; 0: none */
+    double quiet_since;      /* clock of the last acknowledgement, or of the send that found it idle */
+    size_t acked;            /* acknowledgements so far (on_delivery) */
+    int in_outage;           /* the last send ended with messages the cluster did not acknowledge */
 };
 
-static const char *const base_options[] = {"envelope", "resuming", "config", "flush_timeout", "partition", NULL};
+#define DEFAULT_MESSAGE_TIMEOUT_MS "60000" /* librdkafka's is 300000 */
+
+static const char *const base_options[] = {"envelope", "resuming",       "config",         "flush_timeout",
+                                           "partition", "planned_bytes", "planned_events", NULL};
 
 /* The emitter's options: its own and the registry formats'. */
 static int check_known_options(const shape_options *options, shape_err *err)
@@ -127,6 +145,7 @@ static int holds(const submission *s, const shape_emit_message *m)
 static void on_delivery(void *ctx, shape_emit_message *m, const char *error, int retriable)
 {
     shape_emitter *e = ctx;
+    if (!error) e->acked++;
     submission *s = e->last && holds(e->last, m) ? e->last : NULL;
     for (size_t i = 0; !s && i < MAX_SUBMISSIONS && m; i++)
         if (holds(&e->subs[i], m)) s = &e->subs[i];
@@ -152,6 +171,51 @@ static void purge_all(shape_emitter *e)
     c->ops->purge(c);
     double until = shape_clock_now() + 10;
     while (pending_all(e) > 0 && shape_clock_now() < until) c->ops->poll(c, 100);
+}
+
+/* ---- the outage give-up ------------------------------------------------------------ */
+
+/* The delivery time-out in seconds from the producer settings: the last of
+ * message.timeout.ms and its alias delivery.timeout.ms (librdkafka applies
+ * them in order); 0 = infinite, as librdkafka reads it. */
+static double outage_timeout(const shape_kafka_producer_config *cfg)
+{
+    const char *ms = NULL;
+    for (size_t i = 0; i < cfg->n; i++)
+        if (strcmp(cfg->items[i].name, "message.timeout.ms") == 0 || strcmp(cfg->items[i].name, "delivery.timeout.ms") == 0)
+            ms = cfg->items[i].value;
+    double v = ms ? strtod(ms, NULL) / 1000 : 0;
+    return v > 0 ? v : 0;
+}
+
+/* An acknowledgement since the clock was last looked at restarts it. */
+static void outage_progress(shape_emitter *e, size_t *seen)
+{
+    if (e->acked == *seen) return;
+    *seen = e->acked;
+    e->quiet_since = shape_clock_now();
+}
+
+static int outage_over(const shape_emitter *e)
+{
+    return e->in_outage && e->delivery_timeout > 0 && shape_clock_now() - e->quiet_since >= e->delivery_timeout;
+}
+
+/* The run stops: every message not delivered is left to retry (the
+ * checkpoint stays at the last acknowledged event), one line says why. */
+static int outage_give_up(shape_emitter *e, shape_emit_message *msgs, size_t n, shape_err *err)
+{
+    for (size_t i = 0; i < n; i++)
+        if (msgs[i].outcome == SHAPE_EMIT_PENDING) {
+            msgs[i].outcome = SHAPE_EMIT_RETRY;
+            snprintf(msgs[i].reason, sizeof msgs[i].reason, "not acknowledged");
+        }
+    const char *servers = shape_kafka_producer_config_get(&e->config, "bootstrap.servers");
+    return shape_err_set(err, SHAPE_ETIMEDOUT,
+                         "kafka: %.200s acknowledged nothing for %g s (message.timeout.ms): the broker is down or "
+                         "unreachable; rerun the same command once it is back (it resumes from the checkpoint), or "
+                         "allow a longer outage with message.timeout.ms in the options file's config",
+                         servers ? servers : "the cluster", e->delivery_timeout);
 }
 
 /* ---- configuration ------------------------------------------------------------- */
@@ -192,6 +256,7 @@ static int make_config(shape_kafka_producer_config *cfg, const shape_options *op
     int rc = shape_kafka_producer_config_set(cfg, "acks", "all", 0, err);
     if (rc == SHAPE_OK) rc = shape_kafka_producer_config_set(cfg, "enable.idempotence", "true", 0, err);
     if (rc == SHAPE_OK) rc = shape_kafka_producer_config_set(cfg, "linger.ms", "5", 0, err);
+    if (rc == SHAPE_OK) rc = shape_kafka_producer_config_set(cfg, "message.timeout.ms", DEFAULT_MESSAGE_TIMEOUT_MS, 0, err);
     if (rc == SHAPE_OK && options) rc = shape_options_foreach_property(options, "config", config_property, cfg, err);
     if (rc == SHAPE_OK) rc = shape_kafka_producer_config_set(cfg, "bootstrap.servers", servers, 0, err);
     return rc;
@@ -273,6 +338,39 @@ static int check_partition(shape_emitter *e, const shape_options *options, shape
     return SHAPE_OK;
 }
 
+/* Options "planned_bytes" and "planned_events" (what emit is about to
+ * send) against a mock cluster's ~5 MB per partition (shape broker drops
+ * the oldest messages past it): said before anything is sent, with what
+ * fits and what to do, instead of once a partition has overflowed. Over
+ * the topic's partitions (the key partitioner spreads events about evenly),
+ * or into one with --partition. */
+static int warn_if_too_big(shape_emitter *e, const shape_options *options, shape_err *err)
+{
+    int64_t bytes = 0, events = 0, partition = -1;
+    if (!options || !e->client->ops->mock_window) return SHAPE_OK;
+    SHAPE_RETURN_NOT_OK(shape_options_get_int64(options, "planned_bytes", 0, &bytes, err));
+    SHAPE_RETURN_NOT_OK(shape_options_get_int64(options, "planned_events", 0, &events, err));
+    SHAPE_RETURN_NOT_OK(shape_options_get_int64(options, "partition", -1, &partition, err));
+    int64_t window = e->client->ops->mock_window(e->client, 0);
+    int64_t parts = partition >= 0 ? 1 : e->partitions;
+    if (window <= 0 || bytes <= 0 || events <= 0 || parts <= 0 || bytes / parts <= window) return SHAPE_OK;
+    double per = (double)bytes / (double)parts, mean = (double)bytes / (double)events;
+    int64_t need = (bytes + window - 1) / window, fit = (int64_t)((double)window * (double)parts / mean);
+    char where[96];
+    if (partition >= 0) snprintf(where, sizeof where, "into partition %lld", (long long)partition);
+    else if (parts == 1) snprintf(where, sizeof where, "all into its one partition");
+    else snprintf(where, sizeof where, "into each of its %ld partitions", (long)parts);
+    fprintf(stderr,
+            "shape: warning: kafka: this run sends about %.1f MB to topic '%.200s', %.1f MB %s, but the embedded "
+            "broker (shape broker, librdkafka's mock) keeps only about the last %lld MB of each partition and will "
+            "drop the oldest events; use a real Kafka, a topic of %lld or more partitions (shape broker --topic "
+            "%.200s:%lld)%s, or fewer events (--max-events; about %lld fit)\n",
+            (double)bytes / 1e6, e->topic, per / 1e6, where, (long long)(window >> 20), (long long)need, e->topic,
+            (long long)need, partition >= 0 ? " without --partition" : "", (long long)fit);
+    e->client->ops->mock_window(e->client, 1); /* said once: no second warning mid-run */
+    return SHAPE_OK;
+}
+
 int shape_kafka_emitter_open_with(const char *uri, const shape_options *options,
                                   const shape_kafka_producer_factory *factory, shape_emitter **out,
                                   shape_err *err)
@@ -288,12 +386,14 @@ int shape_kafka_emitter_open_with(const char *uri, const shape_options *options,
     if (rc == SHAPE_OK) {
         e->factory = factory;
         e->flush_timeout = flush_timeout;
+        e->quiet_since = shape_clock_now();
         e->topic = parsed.topic;
         parsed.topic = NULL;
         rc = shape_kafka_wire_encoder_new(options, e->topic, envelope == SHAPE_ENVELOPE_FLAT, NULL, NULL, &e->wire,
                                      err);
     }
     if (rc == SHAPE_OK) rc = make_config(&e->config, options, parsed.servers, err);
+    if (rc == SHAPE_OK) e->delivery_timeout = outage_timeout(&e->config);
     if (rc == SHAPE_OK) rc = factory->create(factory->ctx, &e->config, on_delivery, e, &e->client, err);
     if (rc == SHAPE_OK) {
         /* Connect now (metadata of the topic), so an unreachable cluster is
@@ -303,6 +403,7 @@ int shape_kafka_emitter_open_with(const char *uri, const shape_options *options,
         rc = look_up_topic(e, ms, err);
     }
     if (rc == SHAPE_OK) rc = check_partition(e, options, err);
+    if (rc == SHAPE_OK) rc = warn_if_too_big(e, options, err);
     shape_kafka_uri_free(&parsed);
     if (rc != SHAPE_OK) {
         emitter_free(e);
@@ -349,6 +450,9 @@ int shape_kafka_emitter_submit(shape_emitter *e, shape_emit_message *msgs, size_
     SHAPE_RETURN_NOT_OK(renew_if_fatal(e, err));
     shape_kafka_producer *c = e->client;
     const shape_kafka_producer_ops *ops = c->ops;
+    if (!e->in_outage && e->nsubs == 0) e->quiet_since = shape_clock_now(); /* idle: the outage clock starts now */
+    if (outage_over(e)) /* a retry after the whole time-out: nothing is sent */
+        return outage_give_up(e, msgs, n, err);
     /* (Each pass over a merged send's messages, ~370 bytes apart, misses the
      * cache once per message: the outcomes are reset in the produce loop, or
      * by the registry formats' encoder, and the closing pass is skipped when
@@ -409,8 +513,12 @@ int shape_kafka_emitter_complete(shape_emitter *e, shape_emit_message *msgs, siz
      * caps a paced run at one batch per 10 ms plus the round trip; and it
      * would wait for the later submissions too.) */
     int stopped = 0;
+    size_t seen = e->acked;
     while (s->pending > 0) {
-        double left = s->deadline - shape_clock_now();
+        outage_progress(e, &seen);
+        double now = shape_clock_now(), left = s->deadline - now;
+        if (e->delivery_timeout > 0 && e->quiet_since + e->delivery_timeout - now < left)
+            left = e->quiet_since + e->delivery_timeout - now; /* nothing acknowledged for message.timeout.ms */
         if (left <= 0) break;
         if (e->stop && *e->stop) { /* a stop request: give up waiting now (the caller checkpoints) */
             stopped = 1;
@@ -418,6 +526,8 @@ int shape_kafka_emitter_complete(shape_emitter *e, shape_emit_message *msgs, siz
         }
         c->ops->poll(c, left > 0.1 ? 100 : (int)(left * 1000) + 1);
     }
+    outage_progress(e, &seen);
+    e->in_outage = s->pending > 0 || s->failed > 0;
     /* every message produced and reported delivered: nothing to look at */
     if (s->pending == 0 && s->failed == 0 && s->unsent == 0) {
         s->msgs = NULL;
@@ -446,6 +556,7 @@ int shape_kafka_emitter_complete(shape_emitter *e, shape_emit_message *msgs, siz
     if (unacked && stopped)
         return shape_err_set(err, SHAPE_ECONN, "kafka: stopped on request with %zu messages to '%s' not acknowledged",
                              unacked, e->topic);
+    if (retry && outage_over(e)) return outage_give_up(e, msgs, n, err);
     if (unacked)
         return shape_err_set(err, SHAPE_ECONN, "kafka: %zu messages to '%s' not acknowledged in %gs", unacked,
                              e->topic, e->flush_timeout);

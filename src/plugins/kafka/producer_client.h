@@ -94,6 +94,12 @@ typedef struct shape_kafka_producer_ops {
                    size_t size);
     /* Wait up to flush_timeout_ms for what is queued, then release p. */
     void (*close)(shape_kafka_producer *p, int flush_timeout_ms);
+    /* Optional (NULL: a real cluster). After connect: the bytes each
+     * partition keeps when the cluster is librdkafka's mock (shape broker:
+     * ~5 MB, older messages dropped), else 0. quiet = 1: the caller warned
+     * already that the stream will not fit, so the client gives no warning
+     * of its own when a partition passes the window mid-run. */
+    int64_t (*mock_window)(shape_kafka_producer *p, int quiet);
 } shape_kafka_producer_ops;
 
 /* Every client starts with this (implementations embed it first). */

@@ -19,11 +19,15 @@
  * cluster id starts "mockCluster") keeps only about the last 5 MB of each
  * partition; on one, the client adds up the bytes acknowledged per partition
  * and warns once, on stderr, when a partition's share passes that window:
- * from then on the broker is dropping the oldest events of this stream.
+ * from then on the broker is dropping the oldest events of this stream
+ * (unless the emitter warned before sending that the stream will not fit:
+ * mock_window). A topic the mock creates on connect is asked for again
+ * until its partitions are known (the emitter's checks need the count).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <librdkafka/rdkafka.h>
 
@@ -206,6 +210,14 @@ static int rdkafka_connect(shape_kafka_producer *p, const char *topic, int timeo
     rd_kafka_t *rk = ((rdkafka_client *)p)->rk;
     shape_kafka_topic_info info;
     rd_kafka_resp_err_t merr = shape_kafka_topic_lookup(rk, topic, SHAPE_KAFKA_LOOKUP_NAMED, timeout_ms, &info);
+    /* created by this request: its partitions come with a later one (a few
+     * tries, 50 ms apart; still unknown after them is -1 as before) */
+    for (int i = 0; i < 10 && merr == RD_KAFKA_RESP_ERR_NO_ERROR && info.creating; i++) {
+        free(info.ids);
+        struct timespec pause = {0, 50 * 1000 * 1000};
+        nanosleep(&pause, NULL);
+        merr = shape_kafka_topic_lookup(rk, topic, SHAPE_KAFKA_LOOKUP_NAMED, timeout_ms, &info);
+    }
     free(info.ids);
     if (merr == RD_KAFKA_RESP_ERR_NO_ERROR && (info.found || !info.topic_err)) {
         *partitions = !info.found ? 0 : info.creating ? -1 : (int32_t)info.n;
@@ -228,6 +240,13 @@ static void rdkafka_close(shape_kafka_producer *p, int flush_timeout_ms)
     free(c);
 }
 
+static int64_t rdkafka_mock_window(shape_kafka_producer *p, int quiet)
+{
+    rdkafka_client *c = (rdkafka_client *)p;
+    if (quiet) c->warned = 1;
+    return c->mock ? MOCK_PARTITION_BYTES : 0;
+}
+
 static const shape_kafka_producer_ops rdkafka_ops = {
     .produce = rdkafka_produce,
     .poll = rdkafka_poll,
@@ -235,6 +254,7 @@ static const shape_kafka_producer_ops rdkafka_ops = {
     .fatal_error = rdkafka_fatal_error,
     .connect = rdkafka_connect,
     .close = rdkafka_close,
+    .mock_window = rdkafka_mock_window,
 };
 
 static int rdkafka_create(void *ctx, const shape_kafka_producer_config *cfg, shape_kafka_delivery_fn on_delivery,
