@@ -305,6 +305,47 @@ static void test_seasonal_weekdays(void **state)
     close_opened(&o);
 }
 
+/* A total whose children read their parent: the child columns that are a
+ * function of the parent's key only (a string lookup into the parent, a
+ * conditional on it) hold the same value in every child of one parent and
+ * are made once per total; a column with a draw of its own that reads them
+ * (a conditional_table on the string) still differs child by child, and the
+ * total equals the sum over the streamed children. */
+static void test_total_over_children_reading_their_parent(void **state)
+{
+    (void)state;
+    opened o = open_text(schema(
+        "\"tier\":{\"name\":\"tier\",\"type\":\"string\",\"generator\":{\"strategy\":\"weighted_enum\",\"values\":{\"gold\":0.5,\"basic\":0.5}}},"
+        "\"s\":{\"name\":\"s\",\"type\":\"float\",\"generator\":{\"strategy\":\"computed\",\"rule\":\"sum_children\",\"child_table\":\"t\",\"child_column\":\"amt\"}}",
+        200,
+        "\"pid\":{\"name\":\"pid\",\"type\":\"integer\",\"generator\":{\"strategy\":\"foreign_key\",\"ref\":\"p.id\"}},"
+        "\"ptier\":{\"name\":\"ptier\",\"type\":\"string\",\"generator\":{\"strategy\":\"lookup\",\"source_table\":\"p\",\"source_column\":\"tier\",\"via\":\"pid\"}},"
+        "\"gold\":{\"name\":\"gold\",\"type\":\"float\",\"generator\":{\"strategy\":\"conditional\",\"condition\":\"ptier == 'gold'\","
+        "\"true_generator\":{\"fixed\":1.0},\"false_generator\":{\"fixed\":0.0}}},"
+        "\"mult\":{\"name\":\"mult\",\"type\":\"float\",\"generator\":{\"strategy\":\"conditional_table\",\"source_column\":\"ptier\","
+        "\"table\":{\"gold\":{\"2\":1,\"3\":1},\"basic\":{\"1\":1}}}},"
+        "\"base\":{\"name\":\"base\",\"type\":\"float\",\"scale\":2,\"generator\":{\"strategy\":\"distribution\",\"distribution\":\"uniform\",\"low\":1,\"high\":10}},"
+        "\"amt\":{\"name\":\"amt\",\"type\":\"float\",\"scale\":2,\"generator\":{\"strategy\":\"formula\",\"expression\":\"base * mult + gold\"}}",
+        3000));
+    uint64_t n, np;
+    double *pid = column(&o, "t", "pid", &n), *ptier = column(&o, "t", "ptier", &n), *mult = column(&o, "t", "mult", &n);
+    double *amt = column(&o, "t", "amt", &n), *tier = column(&o, "p", "tier", &np), *sum = column(&o, "p", "s", &np);
+    double *tot = calloc(np, sizeof *tot);
+    int gold = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        int k = (int)pid[i] - 10;
+        assert_true(k >= 0 && (uint64_t)k < np);
+        assert_true(ptier[i] == tier[k]); /* first letters: 'g' or 'b' */
+        assert_true(tier[k] == 'g' ? mult[i] == 2.0 || mult[i] == 3.0 : mult[i] == 1.0);
+        gold += tier[k] == 'g';
+        tot[k] += amt[i];
+    }
+    assert_true(gold > 0 && gold < (int)n);
+    for (uint64_t k = 0; k < np; k++) assert_true(__builtin_fabs(sum[k] - tot[k]) < 0.011);
+    free(pid), free(ptier), free(mult), free(amt), free(tier), free(sum), free(tot);
+    close_opened(&o);
+}
+
 static void test_foreign_keys(void **state)
 {
     (void)state;
@@ -634,6 +675,7 @@ int main(void)
         cmocka_unit_test(test_hierarchy),
         cmocka_unit_test(test_seasonal_weekdays),
         cmocka_unit_test(test_foreign_keys),
+        cmocka_unit_test(test_total_over_children_reading_their_parent),
         cmocka_unit_test(test_rows_are_positions),
         cmocka_unit_test(test_empirical),
         cmocka_unit_test(test_conditional_table_and_composite),

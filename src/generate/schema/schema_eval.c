@@ -556,6 +556,119 @@ static void eval_native(const sc_column *c, sc_frame *f, shape_gen_value *out)
     set_text(out, start, (size_t)(p - start));
 }
 
+/* A computed total over the children of row r (see sc_column.child_same). */
+static __attribute__((noinline)) int eval_computed(sc_ctx *ctx, const sc_table *t, const sc_column *c, uint64_t r,
+                                                   shape_gen_value *out, shape_err *err)
+{
+    const sc_schema *s = ctx->s;
+    char sbuf[SHAPE_GEN_SCRATCH_BYTES];
+    const sc_table *ch = &s->tables[c->child_table];
+    const sc_column *fk = &ch->cols[c->child_fk];
+    uint64_t c0 = 0, k = 0;
+    if (fk->alloc) alloc_children_of(fk, r, &c0, &k);
+    if (c->rule == SC_COUNT) {
+        set_int(out, SHAPE_GEN_INT64, (int64_t)k);
+        return SHAPE_OK;
+    }
+    int isint = c->natural == SHAPE_GEN_INT64;
+    int64_t isum = 0, imin = 0, imax = 0;
+    double fsum = 0, fmin = 0, fmax = 0;
+    uint64_t seen = 0;
+    /* The children are made in one frame of their own, one after
+     * another. The first gets this row's key (not recomputed through
+     * the allocation); the columns that hold the same value in every
+     * child (child_same: the key and what is a function of it only, as
+     * a lookup into this row) are made for the first child and handed
+     * to the rest. */
+    if (k == 0) goto total;
+    if (ctx->depth + 1 >= SC_MAX_DEPTH)
+        return shape_err_set(err, SHAPE_EINVAL, "table '%s', column '%s': rows read each other more than %d deep",
+                             t->name, c->name, SC_MAX_DEPTH);
+    uint32_t want = ch->cols[c->child_col].need, same = c->child_same & want;
+    shape_gen_value key;
+    if (same) {
+        shape_gen_row ktmp;
+        ktmp.scratch_used = 0;
+        SHAPE_RETURN_NOT_OK(read_other(ctx, fk->ref_table, r, fk->ref_col, &ktmp, &key, NULL, err));
+        convert(fk, &ktmp, &key);
+        if (key.kind == SHAPE_GEN_STRING) { /* into the frame's text, below */
+            memcpy(sbuf, key.v.s, key.len);
+            key.v.s = sbuf;
+        }
+    }
+    int depth = ++ctx->depth;
+    sc_frame *cf = &ctx->frames[depth];
+    cf->row = &ctx->stack[depth];
+    cf->prow = ctx->prows[depth];
+    cf->table = c->child_table;
+    cf->row->ncols = ch->ncols;
+    shape_gen_value keep[SHAPE_GEN_MAX_COLUMNS];
+    uint64_t keep_prow[SHAPE_GEN_MAX_COLUMNS];
+    uint32_t kept = 0;
+    int kept_text = 0;
+    int rc = SHAPE_OK;
+    for (uint64_t j = 0; j < k && rc == SHAPE_OK; j++) {
+        shape_gen_row *cr = cf->row;
+        cf->r = child_row_of(fk, c0 + j);
+        cr->scratch_used = 0;
+        if (j == 0) {
+            cf->valid = 0;
+            if (same) {
+                cr->values[c->child_fk] = key;
+                own_text(cr, &cr->values[c->child_fk]);
+                cf->prow[c->child_fk] = r;
+                cf->valid = 1u << c->child_fk;
+            }
+        } else {
+            cf->valid = kept;
+            for (uint32_t m = kept; m; m &= m - 1) {
+                int ci2 = __builtin_ctz(m);
+                cr->values[ci2] = keep[ci2];
+                cf->prow[ci2] = keep_prow[ci2];
+                if (kept_text) own_text(cr, &cr->values[ci2]);
+            }
+        }
+        rc = eval_mask(ctx, cf, want, err);
+        if (rc != SHAPE_OK) break;
+        if (j == 0 && same && k > 1) {
+            kept = same & cf->valid;
+            size_t used = 0;
+            for (uint32_t m = kept; m; m &= m - 1) {
+                int ci2 = __builtin_ctz(m);
+                keep[ci2] = cr->values[ci2];
+                keep_prow[ci2] = cf->prow[ci2];
+                if (keep[ci2].kind == SHAPE_GEN_STRING) { /* the frame's text is reused: keep a copy */
+                    kept_text = 1;
+                    if (used + keep[ci2].len > sizeof sbuf) {
+                        kept &= ~(1u << ci2);
+                        continue;
+                    }
+                    memcpy(sbuf + used, keep[ci2].v.s, keep[ci2].len);
+                    keep[ci2].v.s = sbuf + used;
+                    used += keep[ci2].len;
+                }
+            }
+        }
+        const shape_gen_value *v = &cr->values[c->child_col];
+        if (v->kind == SHAPE_GEN_NULL) continue;
+        double x = as_double(v);
+        int64_t xi = v->kind == SHAPE_GEN_INT64 ? v->v.i : (int64_t)x;
+        if (!seen || x < fmin) fmin = x, imin = xi;
+        if (!seen || x > fmax) fmax = x, imax = xi;
+        fsum += x;
+        isum += xi;
+        seen++;
+    }
+    cf->valid = 0;
+    ctx->depth--;
+    if (rc != SHAPE_OK) return rc;
+total:
+    if (c->rule == SC_AVG) set_float(out, seen ? shape_gen_round_scale(fsum / (double)seen, 2) : 0.0);
+    else if (isint) set_int(out, SHAPE_GEN_INT64, c->rule == SC_SUM ? isum : c->rule == SC_MIN ? imin : imax);
+    else set_float(out, shape_gen_round_scale(c->rule == SC_SUM ? fsum : c->rule == SC_MIN ? fmin : fmax, 2));
+    return SHAPE_OK;
+}
+
 static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
 {
     const sc_column *c = &t->cols[ci];
@@ -719,52 +832,7 @@ static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
         out->v.b = c->invert ? !first : first;
         return SHAPE_OK;
     }
-    case SC_COMPUTED: {
-        const sc_table *ch = &s->tables[c->child_table];
-        const sc_column *fk = &ch->cols[c->child_fk];
-        uint64_t c0 = 0, k = 0;
-        if (fk->alloc) alloc_children_of(fk, r, &c0, &k);
-        if (c->rule == SC_COUNT) {
-            set_int(out, SHAPE_GEN_INT64, (int64_t)k);
-            return SHAPE_OK;
-        }
-        int isint = c->natural == SHAPE_GEN_INT64;
-        int64_t isum = 0, imin = 0, imax = 0;
-        double fsum = 0, fmin = 0, fmax = 0;
-        uint64_t seen = 0;
-        /* every child's key is this row's: made once, handed to each child */
-        shape_gen_value key;
-        shape_gen_row ktmp;
-        ktmp.scratch_used = 0;
-        int seed = k > 0 && !(fk->null_rate > 0) && fk->nrepairs == 0;
-        if (seed) {
-            SHAPE_RETURN_NOT_OK(read_other(ctx, fk->ref_table, r, fk->ref_col, &ktmp, &key, NULL, err));
-            convert(fk, &ktmp, &key);
-        }
-        for (uint64_t j = 0; j < k; j++) {
-            shape_gen_value v;
-            shape_gen_row tmp;
-            tmp.scratch_used = 0;
-            if (seed) {
-                ctx->seed_col1 = c->child_fk + 1;
-                ctx->seed_prow = r;
-                ctx->seed_val = key;
-            }
-            SHAPE_RETURN_NOT_OK(read_other(ctx, c->child_table, child_row_of(fk, c0 + j), c->child_col, &tmp, &v, NULL, err));
-            if (v.kind == SHAPE_GEN_NULL) continue;
-            double x = as_double(&v);
-            int64_t xi = v.kind == SHAPE_GEN_INT64 ? v.v.i : (int64_t)x;
-            if (!seen || x < fmin) fmin = x, imin = xi;
-            if (!seen || x > fmax) fmax = x, imax = xi;
-            fsum += x;
-            isum += xi;
-            seen++;
-        }
-        if (c->rule == SC_AVG) set_float(out, seen ? shape_gen_round_scale(fsum / (double)seen, 2) : 0.0);
-        else if (isint) set_int(out, SHAPE_GEN_INT64, c->rule == SC_SUM ? isum : c->rule == SC_MIN ? imin : imax);
-        else set_float(out, shape_gen_round_scale(c->rule == SC_SUM ? fsum : c->rule == SC_MIN ? fmin : fmax, 2));
-        return SHAPE_OK;
-    }
+    case SC_COMPUTED: return eval_computed(ctx, t, c, r, out, err);
     case SC_SELF_REFERENCING: {
         int l = level_of(c, r);
         if (l == 0) return SHAPE_OK;

@@ -471,6 +471,7 @@ int sc_expr_eval(const sc_expr *e, const shape_gen_value *vals, double *out)
         case OP_ADD: sp--, st[sp - 1] = st[sp - 1] + st[sp]; break;
         case OP_SUB: sp--, st[sp - 1] = st[sp - 1] - st[sp]; break;
         case OP_MUL: sp--, st[sp - 1] = st[sp - 1] * st[sp]; break;
+        case OP_DIV: sp--, st[sp - 1] = st[sp] != 0 ? st[sp - 1] / st[sp] : NAN; break;
         default:
             if (in->op >= OP_ABS) {
                 sp -= in->nargs;

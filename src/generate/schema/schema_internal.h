@@ -243,6 +243,8 @@ typedef struct sc_column {
     /* computed */
     int rule;
     int child_table, child_col, child_fk;
+    uint32_t child_same; /* child columns equal in every child of one parent (the key, and pure functions of
+                            it): made for the first child and handed to the rest */
     /* self_referencing */
     int levels;
     uint64_t level_end[16]; /* rows of levels 1..levels end here */

@@ -1652,6 +1652,41 @@ static void column_needs(sc_schema *s)
     }
 }
 
+/* For each computed total: the child columns that hold the same value in
+ * every child of one parent (see sc_column.child_same). The child's key
+ * column does (the allocation gives every child of row r the key of r);
+ * so does a column without a draw of its own (no null rate, no repair, a
+ * strategy that is a function of its inputs only) whose inputs all do. */
+static void child_same_columns(sc_schema *s)
+{
+    for (size_t ti = 0; ti < s->ntables; ti++)
+        for (size_t ci = 0; ci < s->tables[ti].ncols; ci++) {
+            sc_column *c = &s->tables[ti].cols[ci];
+            if (c->strategy != SC_COMPUTED || c->child_fk < 0) continue;
+            const sc_table *ch = &s->tables[c->child_table];
+            const sc_column *fk = &ch->cols[c->child_fk];
+            c->child_same = 0;
+            if (fk->null_rate > 0 || fk->nrepairs || !fk->allocated) continue;
+            uint32_t same = 1u << c->child_fk;
+            for (size_t k = 0; k < ch->ncols; k++) {
+                const sc_column *x = &ch->cols[k];
+                int pure = 0;
+                switch (x->strategy) {
+                case SC_CONSTANT:
+                case SC_LOOKUP:
+                case SC_CONDITIONAL:
+                case SC_FORMULA:
+                case SC_COMPOSITE_FK_FIELD: pure = 1; break;
+                case SC_DERIVED: pure = !x->add_days || x->days_fixed != INT32_MIN; break;
+                default: break;
+                }
+                if (pure && !(x->null_rate > 0) && x->nrepairs == 0 && (x->need & ~(1u << k) & ~same) == 0)
+                    same |= 1u << k;
+            }
+            c->child_same = same;
+        }
+}
+
 /* ---- the column properties and group order ------------------------------------- */
 
 static int parse_column_props(ld *L, sc_column *c, const char *name, json_t *cj, int is_pk)
@@ -2249,6 +2284,7 @@ int sc_schema_load(const char *text, size_t len, const char *dir, const char *pr
         if (rc != SHAPE_OK) goto done;
     }
     column_needs(s);
+    child_same_columns(s);
     may_be_null(s);
     /* presets */
     json_t *gen = json_object_get(root, "generation");
