@@ -146,8 +146,9 @@ PY
     echo "peak RSS: event-time small ${small_kb} KB, medium (600,000 events) ${medium_kb} KB; table order ${table_kb} KB"
     # small never fills the event queue, 600,000 events may, as far as the
     # sink lags the generator (timing: seen +17 MB beside other tests): what
-    # grows is the queue (as in table order, checked below), not the merge
+    # grows is the queue (as in table order, checked below: seen +8.7 MB), not
+    # the merge (held whole, 600,000 events would take over 100 MB more)
     (( medium_kb < small_kb + 32768 )) || fail "peak RSS grows with the preset: ${small_kb} KB -> ${medium_kb} KB"
-    (( medium_kb < table_kb + 8192 )) || fail "event-time order takes ${medium_kb} KB, table order ${table_kb} KB"
+    (( medium_kb < table_kb + 16384 )) || fail "event-time order takes ${medium_kb} KB, table order ${table_kb} KB"
 fi
 echo "ok"
