@@ -941,14 +941,29 @@ static int confirm_remote(const emit_state *st, shape_err *err)
 
 /* ---- run and report ------------------------------------------------------------- */
 
+/* The events this run will send: those left, or, for a paced run with
+ * --duration, what its schedule (and --max-rate) puts in that time. */
+static uint64_t planned_events(const emit_state *st)
+{
+    uint64_t events = st->limit - st->start;
+    if (st->realtime && st->duration >= 0) {
+        double due = shape_emit_schedule_count(&st->schedule, st->duration);
+        if (st->max_rate > 0 && st->max_rate * st->duration < due) due = st->max_rate * st->duration;
+        if (due < (double)events) events = (uint64_t)due + 1;
+    }
+    return events;
+}
+
 /* The bytes the run will send to each destination, roughly: the events
  * left times their mean length (sampled from the plan) plus what a Kafka
  * record adds (key, shape-table and shape-synthetic headers, framing: ~100
  * bytes) and the --header texts. (A shard or an event-time run samples the
  * whole plan: its events are spread over every table.) */
+static uint64_t planned_events(const emit_state *st);
+
 static int planned_bytes(const emit_state *st, int64_t *out, shape_err *err)
 {
-    uint64_t events = st->limit - st->start, from = st->start, to = st->limit;
+    uint64_t events = planned_events(st), from = st->start, to = st->limit;
     if (st->shard_count > 1 || st->event_time) from = 0, to = st->plan.total;
     double mean;
     SHAPE_RETURN_NOT_OK(shape_event_plan_mean_bytes(&st->plan, st->envelope, from, to, &mean, err));
@@ -978,7 +993,7 @@ static int open_destinations(emit_state *st, shape_err *err)
             if (planned < 0) SHAPE_RETURN_NOT_OK(planned_bytes(st, &planned, err));
             SHAPE_RETURN_NOT_OK(shape_options_set_int(st->specs[i].options, "planned_bytes", planned, err));
             SHAPE_RETURN_NOT_OK(
-                shape_options_set_int(st->specs[i].options, "planned_events", (int64_t)(st->limit - st->start), err));
+                shape_options_set_int(st->specs[i].options, "planned_events", (int64_t)planned_events(st), err));
         }
         st->dests[i].type = st->specs[i].type;
         st->dests[i].label = st->specs[i].label;

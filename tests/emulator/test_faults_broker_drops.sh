@@ -12,7 +12,7 @@ source "$(dirname "$0")/lib.sh"
 skip_on_real_kafka "tests shape broker's own drop warnings (a real Kafka keeps what its retention says)"
 source "$(dirname "$0")/faults_lib.sh"
 
-kafka_up d:2 r1:1 r8:8 early:1
+kafka_up d:2 r1:1 r8:8 early:1 brief:1
 python3 -c "
 for i in range(100000): print('{\"i\":%d,\"pad\":\"%s\"}' % (i, 'x' * 80))" | kcat -b "$BOOTSTRAP" -t d -P -p 0
 seq 1 100 | sed 's/.*/{"i":&}/' | kcat -b "$BOOTSTRAP" -t d -P -p 1
@@ -47,6 +47,11 @@ grep -q "this run sends about 7.[0-9] MB to topic 'early'" "$TEST_TMP/early.err"
 [ "$sent" -lt 10000 ] || fail "the warning came only after $sent events were in the topic"
 "$SHAPE_BIN" emit retail --seed 3 --sink "kafka://$BOOTSTRAP/r8" >/dev/null 2>"$TEST_TMP/emit8.err" || fail "emit r8: $(cat "$TEST_TMP/emit8.err")"
 ! grep -q 'warning' "$TEST_TMP/emit8.err" || fail "emit into 8 partitions warned: $(cat "$TEST_TMP/emit8.err")"
+# a paced run whose --duration sends far less than the whole preset (~1 s of
+# 2,000/s, ~0.6 MB) fits one partition: no warning
+"$SHAPE_BIN" emit retail --seed 3 --realtime --rate 2000 --duration 1 --sink "kafka://$BOOTSTRAP/brief" --no-progress \
+    >/dev/null 2>"$TEST_TMP/brief.err" || fail "emit brief: $(cat "$TEST_TMP/brief.err")"
+! grep -q 'warning' "$TEST_TMP/brief.err" || fail "a 1 s paced run warned of the whole preset: $(cat "$TEST_TMP/brief.err")"
 for _ in $(seq 1 150); do grep -q 'topic r1 partition 0 dropped' "$TEST_TMP/broker.err" && break; sleep 0.1; done
 grep -q 'topic r1 partition 0 dropped' "$TEST_TMP/broker.err" || fail "the broker did not report r1's drop"
 ! grep -q 'topic r8 ' "$TEST_TMP/broker.err" || fail "the broker reported a drop on r8"
