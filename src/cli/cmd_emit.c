@@ -871,8 +871,9 @@ static void dry_run_plan(const emit_state *st)
         printf("\n");
     }
     if (st->out_of_order > 0)
-        printf("  disorder: %g of rows late by up to %lld positions in windows of %lld (~%.0f expected)\n",
-               st->out_of_order, (long long)st->ooo_window, (long long)st->ooo_window, st->out_of_order * events);
+        printf("  disorder: %g of rows late by up to %lld positions in windows of %lld %s (~%.0f expected)\n",
+               st->out_of_order, (long long)st->ooo_window, (long long)st->ooo_window,
+               st->event_time ? "events of the merged stream" : "rows of a table", st->out_of_order * events);
     if (st->dup_fraction > 0 || st->poison_fraction > 0)
         printf("  faults: duplicates %g (window %lld, ~%.0f expected), poison %g (~%.0f expected), answer key %s\n",
                st->dup_fraction, (long long)st->dup_window, st->dup_fraction * events, st->poison_fraction,

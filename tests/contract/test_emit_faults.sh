@@ -192,6 +192,10 @@ set -e
 "$SHAPE_BIN" emit retail --realtime --rate 1000 --ramp 0:10:1:2 --burst 10:5:3 "${faults[@]}" --dry-run >dry.txt
 grep -q '^  expected duration 11.1 s for 21750 events$' dry.txt || fail "dry run schedule: $(cat dry.txt)"
 grep -q 'duplicates 0.05 (window 50, ~1088 expected), poison 0.02 (~435 expected)' dry.txt || fail "dry run faults: $(cat dry.txt)"
+"$SHAPE_BIN" emit retail --out-of-order 0.1 --ooo-window 20 --dry-run | grep -q 'windows of 20 rows of a table' ||
+    fail "dry run: the table-order disorder windows"
+"$SHAPE_BIN" emit retail --order event-time --out-of-order 0.1 --ooo-window 20 --dry-run |
+    grep -q 'windows of 20 events of the merged stream' || fail "dry run: the event-time disorder windows"
 
 # --- bad input: one line, exit 2, nothing written ------------------------------------------------
 bad() { # EXPECTED ARGS...
