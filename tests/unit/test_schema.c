@@ -15,6 +15,8 @@
 
 #include <cmocka.h>
 
+#include "support/stat_checks.h"
+
 #include "shape/domain.h"
 #include "shape/generate_schema.h"
 
@@ -106,16 +108,6 @@ static double ks(double *v, uint64_t n, double (*cdf)(double, const double *), c
  * decimals adds up to the probability mass of half a step. */
 static double ks_bound(uint64_t n) { return 1.95 / shape_gen_sqrt((double)n); }
 
-static double erf_approx(double x) /* Abramowitz-Stegun 7.1.26, |error| < 1.5e-7 */
-{
-    double s = x < 0 ? -1 : 1;
-    x = x < 0 ? -x : x;
-    double t = 1 / (1 + 0.3275911 * x);
-    double y = 1 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t *
-                       shape_gen_exp(-x * x);
-    return s * y;
-}
-
 static double normal_cdf(double x, const double *p) { return 0.5 * (1 + erf_approx((x - p[0]) / (p[1] * 1.4142135623730951))); }
 static double uniform_cdf(double x, const double *p) { return x <= p[0] ? 0 : x >= p[1] ? 1 : (x - p[0]) / (p[1] - p[0]); }
 static double exp_cdf(double x, const double *p) { return x <= 0 ? 0 : 1 - shape_gen_exp(-x / p[0]); }
@@ -145,22 +137,6 @@ static void test_continuous_distributions(void **state)
     assert_true(ks(v, n, lognormal_cdf, p) < ks_bound(n));
     free(v);
     close_opened(&o);
-}
-
-/* Chi-square of observed counts against weights; df = k - 1; bound at
- * p = 0.001 by Wilson-Hilferty. */
-static void chi_square(const double *obs, const double *w, int k, double n)
-{
-    double sw = 0, chi = 0;
-    for (int i = 0; i < k; i++) sw += w[i];
-    for (int i = 0; i < k; i++) {
-        double e = n * w[i] / sw;
-        chi += (obs[i] - e) * (obs[i] - e) / e;
-    }
-    double df = k - 1, z = 3.09, t = 1 - 2 / (9 * df) + z * shape_gen_sqrt(2 / (9 * df));
-    double crit = df * t * t * t;
-    if (chi > crit) fprintf(stderr, "chi-square %.1f > %.1f\n", chi, crit);
-    assert_true(chi < crit);
 }
 
 static void test_categorical_and_nulls(void **state)
@@ -430,7 +406,6 @@ static void test_rows_are_positions(void **state)
     shape_domain_free(d2);
     close_opened(&o);
 }
-
 
 /* empirical: KS against the piecewise-linear CDF through the quantiles
  * (min at 0, max at 1). */

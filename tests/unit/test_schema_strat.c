@@ -17,6 +17,8 @@
 
 #include <cmocka.h>
 
+#include "support/stat_checks.h"
+
 #include "shape/domain.h"
 #include "shape/generate_schema.h"
 
@@ -102,21 +104,6 @@ static int text_is(const shape_gen_value *v, const char *s)
     return v->kind == SHAPE_GEN_STRING && v->len == strlen(s) && memcmp(v->v.s, s, v->len) == 0;
 }
 
-/* chi-square at p = 0.001 (Wilson-Hilferty), obs against weights w */
-static void chi_square(const double *obs, const double *w, int k, double n)
-{
-    double sw = 0, chi = 0;
-    for (int i = 0; i < k; i++) sw += w[i];
-    for (int i = 0; i < k; i++) {
-        double e = n * w[i] / sw;
-        chi += (obs[i] - e) * (obs[i] - e) / e;
-    }
-    double df = k - 1, z = 3.09, t = 1 - 2 / (9 * df) + z * sqrt(2 / (9 * df));
-    double crit = df * t * t * t;
-    if (chi > crit) fprintf(stderr, "chi-square %.1f > %.1f\n", chi, crit);
-    assert_true(chi < crit);
-}
-
 /* ---- hierarchy -------------------------------------------------------------------- */
 
 /* tree.json: N > {X: x1 x2 x3, Y: y1}, S > {Z: z1 z2, W: w1 w2 w3 w4}; code = record number. */
@@ -165,16 +152,6 @@ static void test_hierarchy(void **state)
 }
 
 /* ---- bootstrap -------------------------------------------------------------------- */
-
-static double erf_approx(double x) /* Abramowitz-Stegun 7.1.26, |error| < 1.5e-7 */
-{
-    double sg = x < 0 ? -1 : 1;
-    x = x < 0 ? -x : x;
-    double t = 1 / (1 + 0.3275911 * x);
-    double y = 1 - (((((1.061405429 * t - 1.453152027) * t) + 1.421413741) * t - 0.284496736) * t + 0.254829592) * t *
-                       shape_gen_exp(-x * x);
-    return sg * y;
-}
 
 static double normal_cdf(double x) { return 0.5 * (1 + erf_approx(x / 1.4142135623730951)); }
 
