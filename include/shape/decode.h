@@ -10,7 +10,8 @@
  *     reals mix; bool; utf8; utf8 holding JSON text when kinds disagree or an
  *     integer is beyond int64; all-null columns become utf8) — the schema is
  *     then frozen, later batches conform to it and drop new fields (each
- *     dropped member is counted: stats.dropped_fields);
+ *     dropped member is counted: stats.dropped_fields) — unless grow is set
+ *     (below), when later batches add their new fields as columns;
  *   - at most max_columns payload columns (default 4096): a column costs
  *     ~45 KB of sketches in a profile, so a body with 30,000 keys would take
  *     over a gigabyte; the fields of the first batch past the limit are
@@ -89,6 +90,15 @@ typedef struct shape_decode_options {
     int with_key, with_timestamp, with_headers, with_offsets; /* default 0 */
     int nested;                   /* headers as a map (1, default) or JSON text (0) */
     int64_t max_columns;          /* most payload columns inferred; default 4096; 0 = no limit */
+    /* (source option grow_schema) 1: a later batch that would drop fields
+     * with values adds them as columns instead, typed by that batch as a
+     * first batch is (its mixed-kind fields stringified in it alone), after
+     * the payload columns and before the metadata ones, and is decoded
+     * again; a null of a field that is no column yet is not counted as
+     * dropped (the column, once made, is null there). A field never given
+     * a value gets no column. Default 0: the schema stays frozen. Used by
+     * stream-profile --split-by, whose tables start at any batch. */
+    int grow;
 } shape_decode_options;
 
 #define SHAPE_DECODE_MAX_COLUMNS_DEFAULT 4096

@@ -91,6 +91,11 @@ typedef struct shape_stream_config {
     const shape_registry *registry; /* plugins for non-file URIs; may be NULL */
     int64_t max_reconnects;        /* consecutive failed reopenings tolerated */
     int freeze_schema;             /* see above */
+    /* With freeze_schema: the source decodes with grow_schema (shape/decode.h:
+     * later batches add their new fields as columns), and each column a batch
+     * adds joins the run's schema (and the "schema" option, so a reopened or
+     * resumed source starts from every column seen so far). */
+    int grow_schema;
     /* Non-NULL: a stop is requested when *stop is non-zero (e.g. set by a
      * signal handler); checked before each read and during back-off. */
     const volatile sig_atomic_t *stop;

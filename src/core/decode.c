@@ -419,7 +419,8 @@ static __attribute__((noinline)) int over_limit(shape_decoder *dec, registry *g,
  * (a member whose name is the predicted one needs no test and no look-up);
  * a name not yet registered waits, copied, for the body to prove decodable,
  * and is then registered in the order of first appearance. */
-static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n, shape_err *err)
+static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n, int grow, int64_t *added,
+                         shape_err *err)
 {
     registry g;
     memset(&g, 0, sizeof g);
@@ -429,8 +430,13 @@ static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n
     enum { RUN = 16 };
     shape_json_member run[RUN];
     int64_t run_idx[RUN];
+    shape_batch *old = NULL; /* grow: the batch builder being replaced */
     int rc = shape_batch_new(&g.names, err);
     if (rc == SHAPE_OK) rc = shape_batch_new(&g.over, err);
+    /* grow: the payload columns first, in their order, so that the names of
+     * this batch are new only past them and the limit counts them */
+    for (int64_t c = 0; grow && rc == SHAPE_OK && c < dec->n_payload; c++)
+        rc = registry_add(&g, dec->cols[c]->name, dec->cols[c]->name_len, err);
     for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {
         if (!msgs[i].value) continue;
         shape_json_begin(dec->sc, msgs[i].value, msgs[i].value_len);
@@ -503,21 +509,51 @@ static int infer_columns(shape_decoder *dec, const shape_message *msgs, size_t n
             if (rc == SHAPE_OK) g.seen[idx] |= row[k].bits;
         }
     }
-    if (rc == SHAPE_OK && dec->stats.columns_over_limit && dec->opts.on_error == SHAPE_ON_ERROR_RAISE)
+    if (rc == SHAPE_OK && !grow && dec->stats.columns_over_limit && dec->opts.on_error == SHAPE_ON_ERROR_RAISE)
         rc = shape_err_set(err, SHAPE_EINVAL,
                            "the first batch has %lld fields, more than the limit of %lld columns: raise "
                            "--max-columns (each column costs ~45 KB in a profile) or let --on-error skip drop the rest",
                            (long long)(shape_batch_num_columns(g.names) + dec->stats.columns_over_limit),
                            (long long)dec->opts.max_columns);
-    for (int64_t c = 0; rc == SHAPE_OK && c < shape_batch_num_columns(g.names); c++) {
+    int64_t first_new = grow ? dec->n_payload : 0;
+    *added = 0;
+    for (int64_t c = first_new; rc == SHAPE_OK && c < shape_batch_num_columns(g.names); c++)
+        *added += !grow || g.seen[c] != 0; /* grow: a field only null so far waits for a value */
+    if (rc == SHAPE_OK && grow && *added) {
+        /* A new builder: the payload columns kept (same types), the new
+         * ones after them, then the metadata columns again. */
+        old = dec->batch;
+        dec->batch = NULL;
+        rc = shape_batch_new(&dec->batch, err);
+        for (int64_t c = 0; rc == SHAPE_OK && c < dec->n_payload; c++) {
+            const shape_column *col = shape_batch_column(old, c);
+            rc = add_column(dec, col->name, col->name_len, col->type, 0, NULL, err);
+        }
+    }
+    for (int64_t c = first_new; rc == SHAPE_OK && (!grow || *added) && c < shape_batch_num_columns(g.names); c++) {
+        if (grow && g.seen[c] == 0) continue;
         const shape_column *col = shape_batch_column(g.names, c);
         int stringify;
         shape_type t = type_of(g.seen[c], &stringify);
         rc = add_column(dec, col->name, col->name_len, t, stringify, NULL, err);
     }
-    if (rc == SHAPE_OK) {
+    int64_t old_payload = dec->n_payload;
+    if (rc == SHAPE_OK && (!grow || *added)) {
         dec->n_payload = shape_batch_num_columns(dec->batch);
         rc = add_meta_columns(dec, err);
+    }
+    if (old) {
+        if (rc == SHAPE_OK) {
+            shape_batch_free(old);
+        } else { /* out of memory: back to the builder as it was, so that the decoder stays whole */
+            shape_batch_free(dec->batch);
+            dec->batch = old;
+            dec->n_payload = old_payload;
+            for (int64_t c = 0; c < shape_batch_num_columns(old); c++) dec->cols[c] = shape_batch_column(old, c);
+            for (int i = 0; i < META_N; i++)
+                if (dec->meta[i]) dec->meta[i] = shape_batch_find(old, meta_names[i], strlen(meta_names[i]));
+        }
+        free_successors(dec); /* sized by the columns: successor_init again */
     }
     if (rc == SHAPE_OK) dec->frozen = 1;
     registry_free(&g);
@@ -889,7 +925,9 @@ static int decode_one(shape_decoder *dec, const shape_message *msg, int *outcome
                 }
                 idx = column_of(dec, prev, &m->key);
                 if (idx < 0) { /* no such column: its value is dropped */
-                    dec->stats.dropped_fields++;
+                    /* grow: a null loses nothing (the column, once made,
+                     * is null in this row as in every row before it) */
+                    if (!(dec->opts.grow && m->kind == SHAPE_JSON_NULL)) dec->stats.dropped_fields++;
                     continue;
                 }
             }
@@ -973,11 +1011,15 @@ int shape_decoder_decode(shape_decoder *dec, const shape_message *msgs, size_t n
     array->release = NULL;
     dec->stats.messages += (int64_t)n;
     int first_batch = !dec->frozen;
-    if (first_batch) SHAPE_RETURN_NOT_OK(infer_columns(dec, msgs, n, err));
+    int64_t added = 0;
+    if (first_batch) SHAPE_RETURN_NOT_OK(infer_columns(dec, msgs, n, 0, &added, err));
     if (!dec->successor) successor_init(dec);
     int32_t partition = 0;
     int mixed = 0;
     int rc = SHAPE_OK;
+    const shape_decode_stats before = dec->stats;
+    int grown = 0;
+again:
     for (size_t i = 0; i < n; i++) {
         int outcome;
         rc = decode_one(dec, &msgs[i], &outcome, err);
@@ -997,8 +1039,32 @@ int shape_decoder_decode(shape_decoder *dec, const shape_message *msgs, size_t n
             break;
         }
     }
-    /* Mixed-kind utf8 columns take JSON text in the first batch only. */
-    if (first_batch) {
+    /* grow: fields new in this batch (dropped above) become columns, typed
+     * by this batch alone as a first batch would type them, and the batch
+     * is decoded again; a batch that dropped nothing costs nothing more. */
+    if (rc == SHAPE_OK && dec->opts.grow && !first_batch && !grown &&
+        dec->stats.dropped_fields != before.dropped_fields &&
+        !(dec->opts.max_columns > 0 && dec->n_payload >= dec->opts.max_columns)) {
+        rc = infer_columns(dec, msgs, n, 1, &added, err);
+        if (rc != SHAPE_OK) {
+            shape_batch_clear_rows(dec->batch);
+            return rc;
+        }
+        if (added) {
+            grown = 1;
+            shape_batch_clear_rows(dec->batch);
+            dec->stats.undecodable = before.undecodable;
+            dec->stats.rejected = before.rejected;
+            dec->stats.dropped_fields = before.dropped_fields;
+            partition = 0;
+            mixed = 0;
+            successor_init(dec);
+            goto again;
+        }
+    }
+    /* Mixed-kind utf8 columns take JSON text in the first batch only (and,
+     * with grow, the new columns in the batch that made them). */
+    if (first_batch || grown) {
         memset(dec->stringify, 0, (size_t)shape_batch_num_columns(dec->batch));
         chain_names_set(dec);
     }

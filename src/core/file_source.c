@@ -83,7 +83,7 @@ typedef struct file_source {
 static const char *const known_options[] = {
     "start_at", "stop_at_end", "idle_timeout", "max_messages", "batch_size", "on_error",
     "event_time_field", "event_time_unit", "with_offsets", "with_key", "with_headers",
-    "with_timestamp", "nested", "format", "order", "schema", "max_message_bytes", "max_columns", NULL};
+    "with_timestamp", "nested", "format", "order", "schema", "max_message_bytes", "max_columns", "grow_schema", NULL};
 
 int shape_file_source_claims(const char *uri)
 {
@@ -108,6 +108,7 @@ int shape_decode_options_from(const shape_options *o, shape_decode_options *out,
     SHAPE_RETURN_NOT_OK(shape_options_get_bool(o, "nested", 1, &out->nested, err));
     SHAPE_RETURN_NOT_OK(shape_options_get_int64(o, "max_columns", SHAPE_DECODE_MAX_COLUMNS_DEFAULT, &out->max_columns, err));
     if (out->max_columns < 0) return shape_err_set(err, SHAPE_EINVAL, "max_columns must be >= 0 (0: no limit)");
+    SHAPE_RETURN_NOT_OK(shape_options_get_bool(o, "grow_schema", 0, &out->grow, err));
     return SHAPE_OK;
 }
 

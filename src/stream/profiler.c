@@ -715,6 +715,7 @@ int shape_stream_profiler_new(const shape_stream_profiler_config *cfg, shape_str
                               .registry = cfg->registry,
                               .max_reconnects = cfg->max_reconnects,
                               .freeze_schema = 1,
+                              .grow_schema = cfg->split_by != NULL, /* each table's fields, whenever it starts */
                               .stop = cfg->stop,
                               .warn = cfg->warn,
                               .ud = cfg->ud};

@@ -89,6 +89,7 @@ int shape_stream_new(const shape_stream_config *cfg, shape_stream **out, shape_e
     s->cfg.options = NULL;
     s->parts = (shape_source_progress){-1, -1};
     *out = s;
+    if (cfg->grow_schema) return shape_options_set_kv(s->options, "grow_schema=true", err);
     return SHAPE_OK;
 }
 
@@ -260,9 +261,21 @@ static int view_batch(shape_stream *s, struct ArrowSchema *schema, struct ArrowA
         return rc == SHAPE_OK ? shape_err_set(err, SHAPE_ENOMEM, "out of memory") : rc;
     }
     int64_t kept = 0;
+    int grew = 0;
     for (int64_t i = 0; i < n; i++) {
         const char *name = schema->children[i]->name ? schema->children[i]->name : "";
         const shape_stream_column *t = frozen_column(s, name);
+        if (!t && s->cfg.grow_schema && rc == SHAPE_OK) { /* a column the decoder grew: the run's schema grows */
+            shape_stream_column *more = realloc(s->schema, (s->n_schema + 2) * sizeof *more);
+            if (!more) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+            else {
+                s->schema = more;
+                memset(&more[s->n_schema], 0, 2 * sizeof *more);
+                rc = add_column(s, name, schema->children[i]->format, err);
+                t = rc == SHAPE_OK ? &s->schema[s->n_schema - 1] : NULL;
+                grew = 1;
+            }
+        }
         if (!t) continue;
         if (strcmp(t->name, SHAPE_STREAM_EVENT_TIME_COLUMN) == 0) s->null_event_time += null_count_of(array->children[i]);
         if (strcmp(t->format, schema->children[i]->format) != 0 && null_count_of(array->children[i]) == array->length)
@@ -270,6 +283,14 @@ static int view_batch(shape_stream *s, struct ArrowSchema *schema, struct ArrowA
         v->schema_children[kept] = schema->children[i];
         v->array_children[kept] = array->children[i];
         kept++;
+    }
+    if (grew && rc == SHAPE_OK) rc = set_schema_option(s, err);
+    if (rc != SHAPE_OK) {
+        free(v->schema_children);
+        free(v->array_children);
+        free(v);
+        release_batch(schema, array);
+        return rc;
     }
     /* the view: the batch's own top-level fields over the kept children */
     v->schema = *schema;

@@ -150,7 +150,7 @@ struct kafka_source {
 static const char *const known_options[] = {
     "start_at", "stop_at_end", "idle_timeout", "max_messages", "batch_size", "config", "schema",
     "on_error", "event_time_field", "event_time_unit", "with_offsets", "with_key", "with_headers",
-    "with_timestamp", "nested", "partitions", "prefetch_partitions", "interleave", "max_columns", NULL};
+    "with_timestamp", "nested", "partitions", "prefetch_partitions", "interleave", "max_columns", "grow_schema", NULL};
 
 static void release(kafka_source *ks, shape_kafka_event *events, size_t n)
 {
