@@ -689,6 +689,57 @@ static void test_max_columns(void **state)
     shape_decoder_free(dec);
 }
 
+/* Issue 23 item 1: with grow, a later batch's new fields become columns
+ * (after the payload, before the metadata; typed by that batch, mixed kinds
+ * stringified there), the batch is decoded again with them, and nothing is
+ * dropped; a field only null so far gets no column until it has a value. */
+static void test_grow_adds_later_fields(void **state)
+{
+    (void)state;
+    shape_decode_options o;
+    shape_decode_options_init(&o);
+    o.grow = 1;
+    o.with_key = 1;
+    shape_decoder *dec = decoder(&o);
+    const char *first[] = {"{\"a\":1}"};
+    const char *second[] = {"{\"a\":2,\"b\":\"x\",\"n\":null}", "{\"b\":\"y\",\"m\":1,\"a\":3}",
+                            "{\"m\":true,\"a\":4}"};
+    const char *third[] = {"{\"n\":5,\"a\":5}", "{\"a\":6,\"m\":7}"};
+    batch b;
+    shape_err err;
+    assert_int_equal(decode(dec, first, 1, &b, &err), SHAPE_OK);
+    expect_columns(&b, "a,_shape_key,_shape_event_time");
+    release(&b);
+    assert_int_equal(decode(dec, second, 3, &b, &err), SHAPE_OK);
+    expect_columns(&b, "a,b,m,_shape_key,_shape_event_time");
+    assert_int_equal(b.array.length, 3);
+    assert_string_equal(format_of(&b, "b"), "u");
+    assert_int_equal(shape_arrow_int64_at(col(&b, "a"), 2), 4);
+    assert_false(shape_arrow_is_valid(col(&b, "b"), 2));
+    release(&b);
+    assert_int_equal(decode(dec, third, 2, &b, &err), SHAPE_OK);
+    expect_columns(&b, "a,b,m,n,_shape_key,_shape_event_time");
+    assert_string_equal(format_of(&b, "n"), "l");
+    assert_int_equal(shape_arrow_int64_at(col(&b, "n"), 0), 5);
+    assert_int_equal(b.array.length, 1); /* m is text now (mixed in the batch that made it): 7 is rejected */
+    release(&b);
+    const shape_decode_stats *st = shape_decoder_stats(dec);
+    assert_int_equal(st->dropped_fields, 0);
+    assert_int_equal(st->rejected, 1);
+    assert_int_equal(st->rows, 5);
+    shape_decoder_free(dec);
+
+    o.grow = 0; /* the default: frozen, the new fields dropped and counted */
+    dec = decoder(&o);
+    assert_int_equal(decode(dec, first, 1, &b, &err), SHAPE_OK);
+    release(&b);
+    assert_int_equal(decode(dec, second, 3, &b, &err), SHAPE_OK);
+    expect_columns(&b, "a,_shape_key,_shape_event_time");
+    release(&b);
+    assert_int_equal(shape_decoder_stats(dec)->dropped_fields, 5);
+    shape_decoder_free(dec);
+}
+
 static void test_option_parsers(void **state)
 {
     (void)state;
@@ -722,6 +773,7 @@ int main(void)
         cmocka_unit_test(test_option_parsers),
         cmocka_unit_test(test_silent_effects_are_counted),
         cmocka_unit_test(test_max_columns),
+        cmocka_unit_test(test_grow_adds_later_fields),
         cmocka_unit_test(test_predicted_keys_follow_the_body),
         cmocka_unit_test(test_column_names_that_need_escapes),
         cmocka_unit_test(test_more_than_64_columns),
