@@ -576,6 +576,11 @@ static int resolve_destinations(emit_state *st, shape_err *err)
     if (!sink) sink = "console";
     if (strcmp(sink, "file") == 0) {
         if (!output || !*output) return shape_err_set(err, SHAPE_EINVAL, "--sink file needs --output FILE");
+        /* "-" is standard output elsewhere (stream-profile -o -); here it would be a file named "-" */
+        if (strcmp(output, "-") == 0)
+            return shape_err_set(err, SHAPE_EINVAL,
+                                 "-o -: the file sink writes a file; for standard output use --sink console (the "
+                                 "default), or name a file such as ./-");
         size_t n = strlen(output) + 8;
         st->sink_file_uri = malloc(n);
         st->checkpoint_default = malloc(n + 16);

@@ -43,6 +43,10 @@ cp opts.json opts.keep
 run emit retail --sink file -o opts.json --options-file opts.json --max-events 100
 expect_error 2 "is also the input (--options-file)"
 cmp -s opts.json opts.keep || fail "the options file was overwritten"
+run emit retail --sink file -o - --max-events 100
+expect_error 2 "-o -: the file sink writes a file" "--sink console"
+[[ ! -e ./- && ! -e ./-.checkpoint ]] || fail "-o - wrote a file named -"
+report_input '`emit --sink file -o -`' contract_emit_hardening 'exit 2 naming `--sink console` for standard output; no file named `-` (it wrote one)'
 report_input '`emit -o opts.json --options-file opts.json`' contract_emit_hardening 'exit 2 `is also the input (--options-file)`; the options file byte-identical'
 
 # --- a checkpoint is bound to its destinations (item 3) -------------------------------------
