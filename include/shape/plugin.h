@@ -225,8 +225,8 @@ typedef struct shape_emitter_type {
      * SHAPE_OK: complete must follow, once. An error: nothing of it was
      * handed over and no complete follows; SHAPE_ECONN/SHAPE_EIO count
      * every message as RETRY (the runtime re-sends them with send), any
-     * other code stops the run. The runtime keeps at most a few submissions
-     * (and its retries' sends) open at once. */
+     * other code stops the run. The runtime keeps at most 16 submissions
+     * (and a retry's send) open at once. */
     int (*submit)(shape_emitter *e, shape_emit_message *msgs, size_t n, shape_err *err);
     /* Wait until every message of the submission msgs[0..n) (the same
      * pointer and count as submitted) has its outcome and return as send

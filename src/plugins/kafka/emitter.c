@@ -74,7 +74,7 @@ typedef struct submission {
     double deadline; /* flush_timeout after it was handed over */
 } submission;
 
-#define MAX_SUBMISSIONS 16
+#define MAX_SUBMISSIONS 32 /* the runtime's PIPE_DEPTH (16) groups in flight, a retry's send, room */
 
 struct shape_emitter {
     const shape_kafka_producer_factory *factory;
