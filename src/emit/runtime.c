@@ -604,12 +604,10 @@ static int request_checkpoint(runtime *rt, double now, shape_err *err)
     return rc;
 }
 
-/* Account for n events delivered everywhere: offsets, the dead-letter
- * limit, periodic checkpoints, progress, the duration. *done = 1 when the
- * run ends here. */
-static int after_delivery(runtime *rt, size_t n, shape_emit_report *rep, int *done, shape_err *err)
+/* Count n events delivered everywhere: the report's events and times, the
+ * delivered offset; the time now. */
+static double count_delivered(runtime *rt, size_t n, shape_emit_report *rep)
 {
-    const shape_emit_config *cfg = rt->cfg;
     double now = shape_clock_now();
     if (rep->events == 0) {
         rt->first_delivery = now;
@@ -619,6 +617,16 @@ static int after_delivery(runtime *rt, size_t n, shape_emit_report *rep, int *do
     rep->events += n;
     rt->delivered += n;
     rep->end_offset = rt->delivered;
+    return now;
+}
+
+/* Account for n events delivered everywhere: offsets, the dead-letter
+ * limit, periodic checkpoints, progress, the duration. *done = 1 when the
+ * run ends here. */
+static int after_delivery(runtime *rt, size_t n, shape_emit_report *rep, int *done, shape_err *err)
+{
+    const shape_emit_config *cfg = rt->cfg;
+    double now = count_delivered(rt, n, rep);
     if (cfg->max_dead_letter >= 0 && rep->dead_lettered > (uint64_t)cfg->max_dead_letter) {
         rep->stopped_by = "dead-letter-limit";
         *done = 1;
@@ -670,6 +678,20 @@ static void pop_oldest(runtime *rt)
     rt->fly_count--;
 }
 
+/* The events at the head of group g, up to its first message the last
+ * destination tried did not deliver (each destination before it delivered
+ * all of g, and a retry resends only what is undelivered, in order). Only
+ * without faults: then every message is one stream position, in order (with
+ * faults a group holds copies and moved events, and its answer-key lines
+ * are written for whole groups), so a failed group counts for nothing. */
+static size_t acknowledged_head(const runtime *rt, const group *g)
+{
+    if (shape_emit_faults_on(rt->cfg)) return 0;
+    size_t k = 0;
+    while (k < g->n && g->msgs[k].outcome == SHAPE_EMIT_DELIVERED) k++;
+    return k;
+}
+
 /* Finish the oldest group in flight: its outcomes, with retries and dead
  * letters, to every destination (pipelined: complete what was submitted);
  * then its answer-key lines and its events' accounting (the delivered
@@ -689,8 +711,18 @@ static int finish_oldest(runtime *rt, shape_emit_report *rep, int *done, shape_e
         *done = 1;
         return SHAPE_OK;
     }
+    if (rc != SHAPE_OK) {
+        /* g failed (retries exhausted, a refusal with no dead-letter
+         * destination): its head that every destination acknowledged still
+         * counts, so the checkpoint is at the end of what arrived and a rerun
+         * sends none of it again */
+        size_t head = acknowledged_head(rt, g);
+        pop_oldest(rt);
+        if (head) count_delivered(rt, head, rep);
+        return rc;
+    }
     size_t n = g->norig;
-    if (rc == SHAPE_OK && shape_emit_faults_on(cfg)) rc = shape_emit_answer_key(rt, g, rep, err);
+    if (shape_emit_faults_on(cfg)) rc = shape_emit_answer_key(rt, g, rep, err);
     pop_oldest(rt);
     if (rc == SHAPE_OK) rc = after_delivery(rt, n, rep, done, err);
     return rc;
