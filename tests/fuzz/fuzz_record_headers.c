@@ -39,9 +39,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     (void)argv;
     const char *dir = getenv("SHAPE_FUZZ_WRITE_SEEDS");
     if (!dir || !dir[0]) return 0;
-    static const char shape[] = "\x04\x16shape-table\x10customer\x1eshape-synthetic\x08true";
+    static const char shape[] = "\x04\x16" "shape-table" "\x10" "customer" "\x1e" "shape-synthetic" "\x08" "true";
     write_seed(dir, "shape", shape, sizeof shape - 1);
-    static const char nul[] = "\x02\x06nul\x01";
+    static const char nul[] = "\x02\x06" "nul" "\x01";
     write_seed(dir, "null_value", nul, sizeof nul - 1);
     uint8_t longer[3 + 1 + 2 + 100] = {0x02, 0x02, 'k', 0xc8, 0x01}; /* count 1, "k", 100 bytes */
     memset(longer + 5, 'v', 100);
