@@ -17,21 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_seed.h"
 #include "record_headers.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
-
-static void write_seed(const char *dir, const char *name, const void *bytes, size_t len)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *fp = fopen(path, "wb");
-    if (!fp || fwrite(bytes, 1, len, fp) != len || fclose(fp) != 0) {
-        fprintf(stderr, "fuzz_record_headers: cannot write %s\n", path);
-        exit(1);
-    }
-}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -40,12 +30,12 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
     const char *dir = getenv("SHAPE_FUZZ_WRITE_SEEDS");
     if (!dir || !dir[0]) return 0;
     static const char shape[] = "\x04\x16" "shape-table" "\x10" "customer" "\x1e" "shape-synthetic" "\x08" "true";
-    write_seed(dir, "shape", shape, sizeof shape - 1);
+    fuzz_write_seed("fuzz_record_headers", dir, "shape", shape, sizeof shape - 1);
     static const char nul[] = "\x02\x06" "nul" "\x01";
-    write_seed(dir, "null_value", nul, sizeof nul - 1);
+    fuzz_write_seed("fuzz_record_headers", dir, "null_value", nul, sizeof nul - 1);
     uint8_t longer[3 + 1 + 2 + 100] = {0x02, 0x02, 'k', 0xc8, 0x01}; /* count 1, "k", 100 bytes */
     memset(longer + 5, 'v', 100);
-    write_seed(dir, "long_value", longer, 105);
+    fuzz_write_seed("fuzz_record_headers", dir, "long_value", longer, 105);
     exit(0);
 }
 
