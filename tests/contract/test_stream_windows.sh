@@ -309,5 +309,7 @@ cp "$tmp/ws.wstate" "$tmp/ws-torn.wstate"
 head -c 40 "$tmp/ws.wstate" >>"$tmp/ws-torn.wstate"  # the start of a line, no newline
 shape profile-merge "$tmp/ws-torn.wstate" -o "$tmp/wm-torn.jsonl" >/dev/null 2>"$tmp/err" || fail "a torn window state: $(cat "$tmp/err")"
 cmp -s "$tmp/wm.jsonl" "$tmp/wm-torn.jsonl" || fail "a torn last line changed the merged windows"
+source "$SHAPE_SOURCE_DIR/tests/support/reliability_rows.sh"  # report_input: rows of docs/RELIABILITY.md
+report_input '`profile-merge` of a window states file and its copy' contract_stream_windows 'exit 2 `both hold partition 0 of .../inorder.jsonl`, `-o` not written; the file alone merges'
 
 echo "ok"
