@@ -6,7 +6,7 @@ JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 CTEST_ARGS ?=
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 30
-FUZZ_TARGETS ?= fuzz_options fuzz_kafka_uri fuzz_json fuzz_decode fuzz_wire_decode fuzz_registry_http fuzz_registry_answer fuzz_timestamp fuzz_checkpoint fuzz_duration fuzz_rate_curve fuzz_schema fuzz_writers fuzz_credref fuzz_args fuzz_schema_option
+FUZZ_TARGETS ?= fuzz_options fuzz_kafka_uri fuzz_record_headers fuzz_json fuzz_decode fuzz_wire_decode fuzz_registry_http fuzz_registry_answer fuzz_timestamp fuzz_checkpoint fuzz_duration fuzz_rate_curve fuzz_schema fuzz_writers fuzz_credref fuzz_args fuzz_schema_option
 
 .PHONY: all deps configure test unit contract emulator emulator-kafka live sanitize valgrind install demo bench bench-check bench-baseline clean
 

@@ -125,9 +125,10 @@ static size_t window_at(const window_set *set, int64_t start, int64_t end, const
 }
 
 /* One line of a window states file into the set (merged into its window). */
-static int add_window_line(window_set *set, const char *path, size_t line_no, const char *line, size_t len,
+static int add_window_line(void *vset, const char *path, size_t line_no, const char *line, size_t len,
                            const shape_profile_config *cfg, shape_err *err)
 {
+    window_set *set = vset;
     json_error_t jerr;
     json_t *doc = json_loadb(line, len, 0, &jerr);
     const json_t *start = json_object_get(doc, "start_us"), *end = json_object_get(doc, "end_us");
@@ -194,18 +195,48 @@ static int add_window_line(window_set *set, const char *path, size_t line_no, co
     return SHAPE_OK;
 }
 
-static int add_window_file(window_set *set, const char *path, const uint8_t *bytes, size_t len,
-                           const shape_profile_config *cfg, shape_err *err)
+/* One line of a state file into a set (add_window_line, add_split_line). */
+typedef int (*state_line_fn)(void *set, const char *path, size_t line_no, const char *line, size_t len,
+                             const shape_profile_config *cfg, shape_err *err);
+
+/* Every state file named on the command line, read whole, refused when
+ * `refuse` says it holds states of another kind, then each non-empty line
+ * handed to add_line with its number (from 1). skip_torn: a last line without
+ * its newline is not read (window states are appended, so a killed worker's
+ * torn line is not a window yet); otherwise it is (split states are written
+ * whole, atomically). The one loop over files and lines for both kinds. */
+static int read_state_lines(const shape_args *args, int (*refuse)(const char *path, const char *bytes, size_t len,
+                                                                  shape_err *err),
+                            int skip_torn, state_line_fn add_line, void *set, const shape_profile_config *cfg,
+                            shape_err *err)
 {
-    size_t at = 0, line_no = 0;
-    while (at < len) {
-        const uint8_t *nl = memchr(bytes + at, '\n', len - at);
-        if (!nl) break; /* a torn last line (a killed worker): not a window yet */
-        size_t n = (size_t)(nl - (bytes + at));
-        line_no++;
-        if (n > 0) SHAPE_RETURN_NOT_OK(add_window_line(set, path, line_no, (const char *)bytes + at, n, cfg, err));
-        at += n + 1;
+    int rc = SHAPE_OK;
+    size_t n = shape_args_positional_count(args);
+    for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {
+        const char *path = shape_args_positional(args, i);
+        char *bytes = NULL;
+        size_t len = 0;
+        rc = shape_file_read_all(path, "state", &bytes, &len, NULL, err);
+        if (rc == SHAPE_OK) rc = refuse(path, bytes, len, err);
+        size_t at = 0, line_no = 0;
+        while (rc == SHAPE_OK && at < len) {
+            const char *nl = memchr(bytes + at, '\n', len - at);
+            if (!nl && skip_torn) break;
+            size_t m = nl ? (size_t)(nl - (bytes + at)) : len - at;
+            line_no++;
+            if (m > 0) rc = add_line(set, path, line_no, bytes + at, m, cfg, err);
+            at += m + 1;
+        }
+        free(bytes);
     }
+    return rc;
+}
+
+static int refuse_global_state(const char *path, const char *bytes, size_t len, shape_err *err)
+{
+    if (len >= 8 && memcmp(bytes, "SHPROFST", 8) == 0)
+        return shape_err_set(err, SHAPE_EINVAL, "%s is a global profile's state, not window states: merge them apart",
+                             path);
     return SHAPE_OK;
 }
 
@@ -248,19 +279,8 @@ static int merge_window_states(const shape_args *args, const shape_profile_confi
                                const char *state_out, shape_err *err)
 {
     window_set set = {.any_source = shape_args_flag(args, "any-source")};
-    int rc = SHAPE_OK;
     size_t n = shape_args_positional_count(args);
-    for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {
-        const char *path = shape_args_positional(args, i);
-        char *bytes = NULL;
-        size_t len = 0;
-        rc = shape_file_read_all(path, "state", &bytes, &len, NULL, err);
-        if (rc == SHAPE_OK && len >= 8 && memcmp(bytes, "SHPROFST", 8) == 0)
-            rc = shape_err_set(err, SHAPE_EINVAL, "%s is a global profile's state, not window states: merge them apart",
-                               path);
-        if (rc == SHAPE_OK) rc = add_window_file(&set, path, (const uint8_t *)bytes, len, cfg, err);
-        free(bytes);
-    }
+    int rc = read_state_lines(args, refuse_global_state, 1, add_window_line, &set, cfg, err);
     if (rc == SHAPE_OK) rc = write_windows(&set, output, shape_windows_file_line, err);
     if (rc == SHAPE_OK && state_out) rc = write_windows(&set, state_out, shape_window_states_line, err);
     if (rc == SHAPE_OK) {
@@ -290,9 +310,10 @@ typedef struct split_set {
 } split_set;
 
 /* One line {"state", "table"}: merged into its table (first seen order). */
-static int add_split_line(split_set *set, const char *path, size_t line_no, const char *line, size_t len,
+static int add_split_line(void *vset, const char *path, size_t line_no, const char *line, size_t len,
                           const shape_profile_config *cfg, shape_err *err)
 {
+    split_set *set = vset;
     json_t *doc = json_loadb(line, len, 0, NULL);
     const char *b64 = json_string_value(json_object_get(doc, "state"));
     const char *table = json_string_value(json_object_get(doc, "table"));
@@ -336,29 +357,21 @@ static int add_split_line(split_set *set, const char *path, size_t line_no, cons
     return SHAPE_OK;
 }
 
+static int refuse_unsplit_state(const char *path, const char *bytes, size_t len, shape_err *err)
+{
+    size_t start = strlen(SPLIT_LINE_START);
+    if (len > 0 && (len < start || memcmp(bytes, SPLIT_LINE_START, start) != 0))
+        return shape_err_set(err, SHAPE_EINVAL,
+                             "%s holds no split table states (stream-profile --split-by --state): merge them apart", path);
+    return SHAPE_OK;
+}
+
 static int merge_split_states(const shape_args *args, const shape_profile_config *cfg, const char *output,
                               const char *state_out, shape_err *err)
 {
     split_set set = {.any_source = shape_args_flag(args, "any-source")};
-    int rc = SHAPE_OK;
     size_t n = shape_args_positional_count(args);
-    for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {
-        const char *path = shape_args_positional(args, i);
-        char *bytes = NULL;
-        size_t len = 0;
-        rc = shape_file_read_all(path, "state", &bytes, &len, NULL, err);
-        if (rc == SHAPE_OK && len > 0 && (len < strlen(SPLIT_LINE_START) || memcmp(bytes, SPLIT_LINE_START, strlen(SPLIT_LINE_START)) != 0))
-            rc = shape_err_set(err, SHAPE_EINVAL, "%s holds no split table states (stream-profile --split-by --state): merge them apart", path);
-        size_t at = 0, line_no = 0;
-        while (rc == SHAPE_OK && at < len) {
-            const char *nl = memchr(bytes + at, '\n', len - at);
-            size_t m = nl ? (size_t)(nl - (bytes + at)) : len - at;
-            line_no++;
-            if (m > 0) rc = add_split_line(&set, path, line_no, bytes + at, m, cfg, err);
-            at += m + 1;
-        }
-        free(bytes);
-    }
+    int rc = read_state_lines(args, refuse_unsplit_state, 0, add_split_line, &set, cfg, err);
     char *text = NULL;
     size_t len = 0;
     const shape_profile *const *tables = (const shape_profile *const *)set.t;

@@ -4,9 +4,9 @@
 source "$(dirname "$0")/lib.sh"
 command -v kcat >/dev/null || fail "kcat is not installed (scripts/install-deps installs it)"
 orders=$(unique_topic orders); txn=$(unique_topic txn); poison=$(unique_topic poison); live=$(unique_topic live)
-hdr=$(unique_topic hdr); hdrmany=$(unique_topic hdrmany)
-[ -n "${SHAPE_TEST_KAFKA:-}" ] || { orders=orders; txn=txn; poison=poison; live=live; hdr=hdr; hdrmany=hdrmany; }
-kafka_up "$orders:3" "$txn:1" "$poison:1" "$live:2" "$hdr:1" "$hdrmany:1"
+hdr=$(unique_topic hdr); hdrmany=$(unique_topic hdrmany); hdrodd=$(unique_topic hdrodd)
+[ -n "${SHAPE_TEST_KAFKA:-}" ] || { orders=orders; txn=txn; poison=poison; live=live; hdr=hdr; hdrmany=hdrmany; hdrodd=hdrodd; }
+kafka_up "$orders:3" "$txn:1" "$poison:1" "$live:2" "$hdr:1" "$hdrmany:1" "$hdrodd:1"
 read_topic() { "$SHAPE_BIN" stream-read "kafka://$BOOTSTRAP/$1" "${@:2}"; }
 ids() { sed -n 's/^{"id":\([0-9]*\),.*/\1/p'; }
 
@@ -138,6 +138,36 @@ want='"_shape_headers":"{\"empty\": \"\", \"trace\": \"616263\"}"'
 [ "$(read_topic "$hdr" --with-headers --option nested=false 2>/dev/null | grep -cF "$want")" -eq 2 ] \
   || fail "--with-headers nested=false: $(read_topic "$hdr" --with-headers --option nested=false 2>&1)"
 [ "$(read_topic "$hdr" 2>/dev/null | grep -c '_shape_headers')" -eq 0 ] || fail "headers shown without --with-headers"
+# The client reads headers from the record's bytes on librdkafka 2.0.2
+# (consumer_client_rdkafka.c), librdkafka's parse otherwise: both give the
+# same rows for headers of every form (no value, empty, repeated names,
+# binary, a 300-byte value, UTF-8 names), messages without headers, and a
+# message without a value (which takes librdkafka's parse).
+long=$(printf 'v%.0s' $(seq 300))
+printf '{"id":1}\n{"id":2}\n' | kcat -b "$BOOTSTRAP" -t "$hdrodd" -P -p 0 -H nul -H empty= -H dup=1 -H dup=2 \
+  -H "bin=$(printf '\001\377')" -H "long=$long" -H "é=ü"
+printf '{"id":3}\n' | kcat -b "$BOOTSTRAP" -t "$hdrodd" -P -p 0
+printf 'k|\n' | kcat -b "$BOOTSTRAP" -t "$hdrodd" -P -p 0 -K '|' -Z -H only=1
+for nested in true false; do
+  way=auto  # Debian 12's librdkafka: the record's bytes are read, or the read fails
+  [ "$(pkg-config --modversion rdkafka 2>/dev/null)" != 2.0.2 ] || way=record
+  SHAPE_KAFKA_HEADERS=$way read_topic "$hdrodd" --with-headers --with-key --option nested=$nested \
+    >"$TEST_TMP/odd-raw" 2>"$TEST_TMP/odd.err" || fail "read of $hdrodd ($way): $(cat "$TEST_TMP/odd.err")"
+  SHAPE_KAFKA_HEADERS=public read_topic "$hdrodd" --with-headers --with-key --option nested=$nested \
+    >"$TEST_TMP/odd-public" 2>/dev/null || fail "read of $hdrodd (librdkafka's parse)"
+  cmp -s "$TEST_TMP/odd-raw" "$TEST_TMP/odd-public" \
+    || fail "nested=$nested: the record's bytes and librdkafka's parse differ: $(diff "$TEST_TMP/odd-raw" "$TEST_TMP/odd-public")"
+done
+python3 - "$TEST_TMP/odd-raw" "$long" <<'PY' || fail "odd headers: $(cat "$TEST_TMP/odd-raw")"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+assert len(rows) == 3, rows  # the message without a value is not a row
+h = json.loads(rows[0]["_shape_headers"])
+assert h == {"nul": None, "empty": "", "dup": "32", "bin": "01ff", "long": sys.argv[2].encode().hex(),
+             "é": "ü".encode().hex()}, h
+assert json.loads(rows[1]["_shape_headers"]) == h
+assert json.loads(rows[2]["_shape_headers"]) == {}, rows[2]
+PY
 echo "ok: headers"
 
 # Headers of a batch filled by many fetches: small fetches (4 KB of

@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_seed.h"
 #include "../unit/regfmt_arrays.h"
 #include "registry/client.h"
 #include "registry/fake.h"
@@ -239,17 +240,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 /* ---- seeds ------------------------------------------------------------------ */
 
-static void write_seed(const char *dir, const char *name, const uint8_t *bytes, size_t len)
-{
-    char path[4096];
-    snprintf(path, sizeof path, "%s/%s", dir, name);
-    FILE *fp = fopen(path, "wb");
-    if (!fp || fwrite(bytes, 1, len, fp) != len || fclose(fp) != 0) {
-        fprintf(stderr, "fuzz_wire_decode: cannot write %s\n", path);
-        exit(1);
-    }
-}
-
 /* byte 0, [schema text + newline], 0xFF 0xFF, wire header for id, payload of row */
 static void seed(const char *dir, int f, int t, int64_t row, int with_schema, uint32_t id)
 {
@@ -276,7 +266,7 @@ static void seed(const char *dir, int f, int t, int64_t row, int with_schema, ui
     char name[64];
     snprintf(name, sizeof name, "%s_%s_row%d_id%u", shape_kafka_regfmt_name(FORMATS[f]), t == 0 ? "typed" : "small",
              (int)row, (unsigned)id);
-    write_seed(dir, name, (const uint8_t *)b.data, b.len);
+    fuzz_write_seed("fuzz_wire_decode", dir, name, (const uint8_t *)b.data, b.len);
     shape_json_buf_reset(&b);
 }
 

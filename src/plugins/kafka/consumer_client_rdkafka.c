@@ -36,6 +36,7 @@
 #include "kafka_conf.h"
 #include "kafka_metadata.h"
 #include "kafka_plugin.h"
+#include "record_headers.h"
 
 #define METADATA_TIMEOUT_MS 10000
 
@@ -54,6 +55,8 @@ typedef struct rdkafka_consumer {
     int fatal_transient;
     char **values; /* every value set (secrets included, wiped when freed), to keep out of messages */
     size_t n_values;
+    int raw_headers; /* headers from the record's bytes: 0 not yet known, 1 yes, -1 no (message_headers) */
+    int raw_required; /* SHAPE_KAFKA_HEADERS=record */
 } rdkafka_consumer;
 
 static int transient(rd_kafka_resp_err_t e)
@@ -232,6 +235,119 @@ static void rk_set_paused(shape_kafka_consumer *c, int32_t partition, int paused
     rd_kafka_topic_partition_list_destroy(l);
 }
 
+/* ---- headers from the record's bytes --------------------------------------
+ * Why: rd_kafka_message_headers parses every header into a new list, ~3,500
+ * instructions a message with freeing them, when a split wants one name
+ * (record_headers.h); librdkafka 2.0.2 has no public call that reads the
+ * record's header bytes.
+ * How: in 2.0.2 (librdkafka's rdkafka_msg.h) a fetched message is the first
+ * member of its rd_kafka_msg_t, which keeps the record's unparsed header
+ * bytes (rkm_u.consumer.binhdrs); msg_2_0_2 mirrors that layout up to them.
+ * They are read only when librdkafka is exactly 2.0.2 (rd_kafka_version(),
+ * at run time: a rebuilt or upgraded library takes the public call), and
+ * for a message only when they start right after its value (Kafka's v2
+ * record: value, then headers — a check that the mirror is right for this
+ * message). The first message is read both ways; if the views differ, the
+ * public call serves the whole read. SHAPE_KAFKA_HEADERS in the environment
+ * (for tests): "public" forces the public call; "record" requires the
+ * record's bytes (a read whose first message cannot use them fails), so a
+ * test knows which way it read. Bytes that are not headers,
+ * a message without a value, or headers already parsed take the public
+ * call too. */
+#define RAW_HEADERS_VERSION 0x020002ff
+
+typedef struct msg_2_0_2 {
+    rd_kafka_message_t rkmessage;
+    void *link_next, *link_prev; /* TAILQ_ENTRY */
+    int flags;
+    rd_kafka_timestamp_type_t tstype;
+    int64_t timestamp;
+    rd_kafka_headers_t *headers; /* parsed, if asked for before */
+    int status;
+    int32_t broker_id;
+    struct {
+        int32_t len;
+        const void *data;
+    } binhdrs; /* rkm_u.consumer.binhdrs */
+} msg_2_0_2;
+
+/* The record's header bytes of m, or NULL when they cannot be read here. */
+static const void *record_header_bytes(const rd_kafka_message_t *m, size_t *len)
+{
+    const msg_2_0_2 *x = (const msg_2_0_2 *)m;
+    if (!m->payload || x->headers || x->binhdrs.len < 0 || x->binhdrs.data != (const char *)m->payload + m->len)
+        return NULL;
+    *len = (size_t)x->binhdrs.len;
+    return x->binhdrs.data;
+}
+
+/* librdkafka's parse of m's headers as views (malloc'd), the public way. */
+static int public_headers(rd_kafka_message_t *m, shape_header **out, size_t *n)
+{
+    rd_kafka_headers_t *hdrs = NULL;
+    size_t count;
+    *out = NULL;
+    *n = 0;
+    if (rd_kafka_message_headers(m, &hdrs) != RD_KAFKA_RESP_ERR_NO_ERROR || !hdrs ||
+        (count = rd_kafka_header_cnt(hdrs)) == 0)
+        return SHAPE_OK;
+    shape_header *views = malloc(count * sizeof *views);
+    if (!views) return SHAPE_ENOMEM;
+    const char *name;
+    const void *value;
+    size_t size;
+    for (size_t i = 0; i < count && rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; i++)
+        views[(*n)++] = (shape_header){name, strlen(name), value, size};
+    *out = views;
+    return SHAPE_OK;
+}
+
+static int same_headers(const shape_header *a, size_t na, const shape_header *b, size_t nb)
+{
+    if (na != nb) return 0;
+    for (size_t i = 0; i < na; i++)
+        if (a[i].name_len != b[i].name_len || memcmp(a[i].name, b[i].name, a[i].name_len) != 0 ||
+            !a[i].value != !b[i].value || a[i].value_len != b[i].value_len ||
+            (a[i].value_len && memcmp(a[i].value, b[i].value, a[i].value_len) != 0))
+            return 0;
+    return 1;
+}
+
+/* m's headers as views: from the record's bytes when they can be read
+ * (above), else librdkafka's parse. */
+static int message_headers(rdkafka_consumer *k, rd_kafka_message_t *m, shape_header **out, size_t *n)
+{
+    size_t len = 0;
+    const void *bytes = k->raw_headers >= 0 ? record_header_bytes(m, &len) : NULL;
+    if (bytes) {
+        int rc = shape_kafka_record_headers(bytes, len, out, n);
+        if (rc == SHAPE_ENOMEM) return rc;
+        if (rc == SHAPE_OK && k->raw_headers == 1) return SHAPE_OK;
+        if (rc == SHAPE_OK) { /* the first message: read both ways */
+            shape_header *pub;
+            size_t npub;
+            if (public_headers(m, &pub, &npub) != SHAPE_OK) {
+                free(*out);
+                *out = NULL;
+                *n = 0;
+                return SHAPE_ENOMEM;
+            }
+            k->raw_headers = same_headers(*out, *n, pub, npub) ? 1 : -1;
+            free(*out);
+            *out = pub;
+            *n = npub;
+            if (k->raw_headers > 0 || !k->raw_required) return SHAPE_OK;
+            free(pub);
+            *out = NULL;
+            *n = 0;
+            return SHAPE_EINTERNAL;
+        }
+    }
+    /* required: only a message without a value may take the public call */
+    if (k->raw_required && (k->raw_headers < 0 || m->payload)) return SHAPE_EINTERNAL;
+    return public_headers(m, out, n);
+}
+
 /* Describe one fetched librdkafka message in place; its header views (when
  * asked for) in an array the event owns. SHAPE_ENOMEM if that fails. */
 static int describe(rdkafka_consumer *k, rd_kafka_message_t *m, shape_message *out, shape_kafka_event *ev)
@@ -267,19 +383,11 @@ static int describe(rdkafka_consumer *k, rd_kafka_message_t *m, shape_message *o
         out->has_timestamp = 1;
         out->timestamp_us = ts * 1000;
     }
-    rd_kafka_headers_t *hdrs = NULL;
-    size_t count;
-    if (k->base.want_headers && rd_kafka_message_headers(m, &hdrs) == RD_KAFKA_RESP_ERR_NO_ERROR && hdrs &&
-        (count = rd_kafka_header_cnt(hdrs)) > 0) {
-        shape_header *views = malloc(count * sizeof *views);
-        if (!views) return SHAPE_ENOMEM;
+    if (k->base.want_headers) {
+        shape_header *views = NULL;
+        SHAPE_RETURN_NOT_OK(message_headers(k, m, &views, &out->n_headers));
         ev->owned = views;
         out->headers = views;
-        const char *name;
-        const void *value;
-        size_t size;
-        for (size_t i = 0; i < count && rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; i++)
-            views[out->n_headers++] = (shape_header){name, strlen(name), value, size};
     }
     return SHAPE_OK;
 }
@@ -299,14 +407,20 @@ static int rk_fetch(shape_kafka_consumer *c, int32_t partition, int timeout_ms, 
     if (!q) return shape_err_set(err, SHAPE_EINTERNAL, "kafka: partition %d is not assigned", (int)partition);
     ssize_t n = rd_kafka_consume_batch_queue(q, timeout_ms, k->scratch, max);
     if (n < 0) return kafka_error(rd_kafka_last_error(), NULL, err);
-    for (ssize_t i = 0; i < n; i++)
-        if (describe(k, k->scratch[i], &msgs[i], &events[i]) != SHAPE_OK) {
+    for (ssize_t i = 0; i < n; i++) {
+        int rc = describe(k, k->scratch[i], &msgs[i], &events[i]);
+        if (rc != SHAPE_OK) {
             for (ssize_t j = 0; j < n; j++) {
                 if (j < i) free(events[j].owned);
                 rd_kafka_message_destroy(k->scratch[j]);
             }
-            return shape_err_set(err, SHAPE_ENOMEM, "out of memory for message headers");
+            if (rc == SHAPE_ENOMEM) return shape_err_set(err, SHAPE_ENOMEM, "out of memory for message headers");
+            return shape_err_set(err, SHAPE_EINTERNAL,
+                                 "kafka: SHAPE_KAFKA_HEADERS=record, but librdkafka %s's messages do not show "
+                                 "their record's header bytes; unset it",
+                                 rd_kafka_version_str());
         }
+    }
     *got = (size_t)n;
     return SHAPE_OK;
 }
@@ -388,6 +502,9 @@ static int rdkafka_consumer_new(void *ud, shape_kafka_consumer **out, shape_err 
     (void)ud;
     rdkafka_consumer *k = calloc(1, sizeof *k);
     if (!k) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    const char *way = getenv("SHAPE_KAFKA_HEADERS");
+    k->raw_headers = rd_kafka_version() != RAW_HEADERS_VERSION || (way && strcmp(way, "public") == 0) ? -1 : 0;
+    k->raw_required = way && strcmp(way, "record") == 0;
     k->base.ops = &rdkafka_ops;
     k->conf = rd_kafka_conf_new();
     if (!k->conf) {

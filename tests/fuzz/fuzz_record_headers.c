@@ -1,0 +1,72 @@
+/* fuzz_record_headers.c — libFuzzer target for a Kafka record's header bytes
+ * (src/plugins/kafka/record_headers.h).
+ *
+ * Why: the kafka:// client reads a fetched record's headers from the broker's
+ * bytes by hand (zigzag varints, lengths) on librdkafka 2.0.2; bytes from the
+ * network get fuzzed.
+ * How: the input is the header bytes. Invariants that abort when broken: a
+ * success gives views that lie inside the input, in order and without
+ * overlap, a NULL array exactly when there are none; a refusal gives none.
+ * Seeds (binary) are written by the target itself: run with
+ * SHAPE_FUZZ_WRITE_SEEDS=DIR it writes shape emit's two headers, a header
+ * without a value and one with a two-byte length, then exits.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fuzz_seed.h"
+#include "record_headers.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+    (void)argc;
+    (void)argv;
+    const char *dir = getenv("SHAPE_FUZZ_WRITE_SEEDS");
+    if (!dir || !dir[0]) return 0;
+    static const char shape[] = "\x04\x16" "shape-table" "\x10" "customer" "\x1e" "shape-synthetic" "\x08" "true";
+    fuzz_write_seed("fuzz_record_headers", dir, "shape", shape, sizeof shape - 1);
+    static const char nul[] = "\x02\x06" "nul" "\x01";
+    fuzz_write_seed("fuzz_record_headers", dir, "null_value", nul, sizeof nul - 1);
+    uint8_t longer[3 + 1 + 2 + 100] = {0x02, 0x02, 'k', 0xc8, 0x01}; /* count 1, "k", 100 bytes */
+    memset(longer + 5, 'v', 100);
+    fuzz_write_seed("fuzz_record_headers", dir, "long_value", longer, 105);
+    exit(0);
+}
+
+static int inside(const void *p, size_t n, const uint8_t *data, size_t size)
+{
+    const uint8_t *b = p;
+    return b >= data && n <= size && b - data <= (ptrdiff_t)(size - n);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    shape_header *h = NULL;
+    size_t n = 0;
+    int rc = shape_kafka_record_headers(data, size, &h, &n);
+    if (rc != SHAPE_OK) {
+        if (h || n) abort();
+        return 0;
+    }
+    if (!h != !n) abort();
+    const uint8_t *last = data;
+    for (size_t i = 0; i < n; i++) {
+        if (!inside(h[i].name, h[i].name_len, data, size)) abort();
+        if ((const uint8_t *)h[i].name < last) abort();
+        last = (const uint8_t *)h[i].name + h[i].name_len;
+        if (h[i].value) {
+            if (!inside(h[i].value, h[i].value_len, data, size) || (const uint8_t *)h[i].value < last) abort();
+            last = (const uint8_t *)h[i].value + h[i].value_len;
+        } else if (h[i].value_len) {
+            abort();
+        }
+    }
+    free(h);
+    return 0;
+}

@@ -1,0 +1,130 @@
+/* test_kafka_record_headers.c — a Kafka record's headers read from its bytes
+ * (src/plugins/kafka/record_headers.h): the views, and the refusals of bytes
+ * that are not headers (the client then takes librdkafka's own parse). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "record_headers.h"
+
+typedef struct {
+    uint8_t b[20000];
+    size_t n;
+} rec;
+
+static void varint(rec *r, int64_t v)
+{
+    uint64_t u = ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+    do {
+        uint8_t byte = u & 0x7f;
+        u >>= 7;
+        r->b[r->n++] = (uint8_t)(byte | (u ? 0x80 : 0));
+    } while (u);
+}
+
+static void bytes(rec *r, const void *p, size_t n)
+{
+    memcpy(r->b + r->n, p, n);
+    r->n += n;
+}
+
+/* name, then a value of vlen bytes (vlen -1: no value) */
+static void header(rec *r, const char *name, const void *value, int64_t vlen)
+{
+    varint(r, (int64_t)strlen(name));
+    bytes(r, name, strlen(name));
+    varint(r, vlen);
+    if (vlen > 0) bytes(r, value, (size_t)vlen);
+}
+
+static void test_reads_every_header_in_order(void **state)
+{
+    (void)state;
+    static rec r; /* 20 KB: off the stack */
+    r.n = 0;
+    static char big[9000];
+    memset(big, 'x', sizeof big);
+    const uint8_t bin[] = {0, 0xff, 0x80, 0x0a};
+    varint(&r, 7);
+    header(&r, "shape-table", "customer", 8);
+    header(&r, "nul", NULL, -1);
+    header(&r, "empty", "", 0);
+    header(&r, "dup", "1", 1);
+    header(&r, "dup", "2", 1);
+    header(&r, "", bin, sizeof bin);          /* an empty name, binary value */
+    header(&r, "big", big, sizeof big);       /* a three-byte varint length */
+    shape_header *h;
+    size_t n;
+    assert_int_equal(shape_kafka_record_headers(r.b, r.n, &h, &n), SHAPE_OK);
+    assert_int_equal(n, 7);
+    assert_int_equal(h[0].name_len, 11);
+    assert_memory_equal(h[0].name, "shape-table", 11);
+    assert_int_equal(h[0].value_len, 8);
+    assert_memory_equal(h[0].value, "customer", 8);
+    assert_null(h[1].value);
+    assert_int_equal(h[1].value_len, 0);
+    assert_non_null(h[2].value); /* empty, not absent */
+    assert_int_equal(h[2].value_len, 0);
+    assert_memory_equal(h[3].value, "1", 1);
+    assert_memory_equal(h[4].value, "2", 1);
+    assert_int_equal(h[5].name_len, 0);
+    assert_memory_equal(h[5].value, bin, sizeof bin);
+    assert_int_equal(h[6].value_len, sizeof big);
+    assert_ptr_equal(h[6].value, r.b + r.n - sizeof big); /* views into the bytes */
+    free(h);
+}
+
+static void test_no_headers(void **state)
+{
+    (void)state;
+    shape_header *h = (shape_header *)1;
+    size_t n = 9;
+    assert_int_equal(shape_kafka_record_headers(NULL, 0, &h, &n), SHAPE_OK);
+    assert_null(h);
+    assert_int_equal(n, 0);
+    const uint8_t zero[] = {0};
+    assert_int_equal(shape_kafka_record_headers(zero, 1, &h, &n), SHAPE_OK);
+    assert_null(h);
+    assert_int_equal(n, 0);
+}
+
+static void refused(const rec *r)
+{
+    shape_header *h = (shape_header *)1;
+    size_t n = 9;
+    assert_int_equal(shape_kafka_record_headers(r->b, r->n, &h, &n), SHAPE_EINVAL);
+    assert_null(h);
+    assert_int_equal(n, 0);
+}
+
+static void test_refuses_what_is_not_headers(void **state)
+{
+    (void)state;
+    static rec r;
+    r.n = 0; varint(&r, 1); header(&r, "a", "bc", 2); r.n--; refused(&r);      /* value cut short */
+    r.n = 0; varint(&r, 2); header(&r, "a", "b", 1); refused(&r);              /* a header missing */
+    r.n = 0; varint(&r, -1); refused(&r);                                      /* a negative count */
+    r.n = 0; varint(&r, 1); varint(&r, -1); varint(&r, 0); refused(&r);       /* a null name */
+    r.n = 0; varint(&r, 1); header(&r, "a", "b", 1); varint(&r, 0); refused(&r); /* bytes left over */
+    r.n = 0; varint(&r, 1); varint(&r, 1); bytes(&r, "a", 1); varint(&r, -2); refused(&r); /* length -2 */
+    r.n = 0; varint(&r, 1000000); bytes(&r, "abcd", 4); refused(&r);          /* more headers than bytes */
+    r.n = 0; varint(&r, 0); varint(&r, 0); refused(&r);                        /* zero headers, then bytes */
+    r.n = 0; for (int i = 0; i < 11; i++) r.b[r.n++] = 0x80; refused(&r);      /* a varint past 10 bytes */
+    r.n = 0; r.b[r.n++] = 0x82; refused(&r);                                   /* a varint cut short */
+    r.n = 0; varint(&r, 1); varint(&r, INT64_MAX / 4); bytes(&r, "ab", 2); refused(&r); /* a huge key length */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_reads_every_header_in_order),
+        cmocka_unit_test(test_no_headers),
+        cmocka_unit_test(test_refuses_what_is_not_headers),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
