@@ -576,6 +576,7 @@ static void fc_destroy(shape_kafka_consumer *c)
 static const shape_kafka_consumer_ops fake_ops = {
     fc_set,     fc_start,    fc_partitions,    fc_watermarks, fc_assign,  fc_set_paused, fc_fetch,
     fc_release, fc_position, fc_low_watermark, fc_serve,      fc_failure, fc_destroy,
+    NULL, /* wake: the fake's queues are never capped */
 };
 
 static int fake_consumer_new(void *ud, shape_kafka_consumer **out, shape_err *err)
