@@ -389,6 +389,77 @@ static void test_interleave_least_read_first_and_resume(void **state)
     shape_kafka_fake_broker_free(fb);
 }
 
+/* Interleaving lets every partition fetch at once: each queue is capped at
+ * one batch (counted in messages) and a fetch reply at batch_size KB within
+ * librdkafka's 1..50 MB; a read partition after partition keeps librdkafka's
+ * defaults, and a `config` value wins. */
+static void test_interleave_caps_the_prefetch_at_a_batch(void **state)
+{
+    (void)state;
+    int64_t counts[] = {3, 3};
+    shape_kafka_fake_broker *fb = broker_with(counts, 2);
+    static const struct {
+        const char *json, *queued, *fetch_max;
+    } cases[] = {
+        {"{\"batch_size\":2,\"interleave\":true}", "2", "1048576"},
+        {"{\"batch_size\":4096,\"interleave\":true}", "4096", "4194304"},
+        {"{\"batch_size\":100000,\"interleave\":true}", "100000", "52428800"},
+        {"{\"batch_size\":2}", NULL, NULL},
+        {"{\"batch_size\":2,\"interleave\":true,\"config\":{\"queued.min.messages\":\"7\"}}", "7", "1048576"},
+        {"{\"batch_size\":2,\"interleave\":true,\"config\":{\"message.max.bytes\":\"2000000\"}}", "2", NULL},
+        {"{\"batch_size\":2,\"interleave\":true,\"config\":{\"fetch.max.bytes\":\"9000000\"}}", "2", "9000000"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        shape_options *o = options(cases[i].json);
+        shape_source *src;
+        shape_err err;
+        assert_int_equal(shape_kafka_fake_broker_source_open(fb, URI, o, NULL, &src, &err), SHAPE_OK);
+        const char *queued = shape_kafka_fake_broker_config(fb, "queued.min.messages");
+        const char *fetch_max = shape_kafka_fake_broker_config(fb, "fetch.max.bytes");
+        if (cases[i].queued) assert_non_null(queued), assert_string_equal(queued, cases[i].queued);
+        else assert_null(queued);
+        if (cases[i].fetch_max) assert_non_null(fetch_max), assert_string_equal(fetch_max, cases[i].fetch_max);
+        else assert_null(fetch_max);
+        shape_source_close(src);
+        shape_options_free(o);
+    }
+    shape_kafka_fake_broker_free(fb);
+}
+
+/* librdkafka 2.0 with capped queues leaves a drained partition unfetched
+ * until its broker thread wakes (~1 s idle). The sleepy fake does the same
+ * (a partition's fetch after a delivery finds nothing until wake(), or 20
+ * fetches): an interleaving read wakes it at the first empty fetch, so each
+ * stall costs one starved fetch, and the batches are those of a read that
+ * never stalls. */
+static void test_interleave_wakes_a_drained_partition(void **state)
+{
+    (void)state;
+    int64_t counts[] = {7, 5, 0, 6};
+    shape_kafka_fake_broker *fb = broker_with(counts, 4);
+    shape_kafka_fake_broker_set_chunk(fb, 3);
+    const char *opts = "{\"batch_size\":2,\"interleave\":true}";
+    run *awake = &runs[0], *sleepy = &runs[1];
+    read_all(fb, URI, opts, NULL, 0, awake);
+    assert_int_equal(awake->rc, SHAPE_OK);
+    shape_kafka_fake_broker_set_sleepy(fb, 1);
+    shape_kafka_fake_broker_counters before = shape_kafka_fake_broker_counts(fb);
+    read_all(fb, URI, opts, NULL, 0, sleepy);
+    shape_kafka_fake_broker_counters after = shape_kafka_fake_broker_counts(fb);
+    assert_int_equal(sleepy->rc, SHAPE_OK);
+    assert_int_equal(sleepy->n_batches, awake->n_batches);
+    for (size_t i = 0; i < awake->n_batches; i++) {
+        assert_int_equal(sleepy->batches[i].partition, awake->batches[i].partition);
+        assert_int_equal(sleepy->batches[i].first, awake->batches[i].first);
+        assert_int_equal(sleepy->batches[i].rows, awake->batches[i].rows);
+    }
+    uint64_t starved = after.starved - before.starved, wakes = after.wakes - before.wakes;
+    assert_true(starved >= 1);      /* the fake did stall the read */
+    assert_true(starved <= wakes);  /* ... and every stall ended at the first wake */
+    shape_kafka_fake_broker_set_sleepy(fb, 0);
+    shape_kafka_fake_broker_free(fb);
+}
+
 static void test_start_offsets_clamped_into_watermarks(void **state)
 {
     (void)state;
@@ -979,6 +1050,8 @@ int main(void)
         cmocka_unit_test_teardown(test_same_batches_every_run, teardown),
         cmocka_unit_test_teardown(test_resume_from_every_batch_gives_the_rest, teardown),
         cmocka_unit_test_teardown(test_interleave_least_read_first_and_resume, teardown),
+        cmocka_unit_test_teardown(test_interleave_caps_the_prefetch_at_a_batch, teardown),
+        cmocka_unit_test_teardown(test_interleave_wakes_a_drained_partition, teardown),
         cmocka_unit_test_teardown(test_start_offsets_clamped_into_watermarks, teardown),
         cmocka_unit_test_teardown(test_earliest_and_latest, teardown),
         cmocka_unit_test_teardown(test_records_removed_under_the_read_are_counted, teardown),

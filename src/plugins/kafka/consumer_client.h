@@ -112,6 +112,11 @@ typedef struct shape_kafka_consumer_ops {
     int (*failure)(shape_kafka_consumer *c, shape_err *err);
     /* Unassign, close, free. */
     void (*destroy)(shape_kafka_consumer *c);
+    /* Optional (NULL: nothing to do). A fetch of `partition` found nothing
+     * queued: make the client's fetcher look at the partition again now
+     * rather than at its next idle wake-up (see rk_wake). Returns within
+     * ~100 ms whatever the cluster's state; failures are the fetch's to see. */
+    void (*wake)(shape_kafka_consumer *c, int32_t partition);
 } shape_kafka_consumer_ops;
 
 struct shape_kafka_consumer {

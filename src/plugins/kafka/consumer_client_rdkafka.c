@@ -20,6 +20,8 @@
  *     when headers are asked for: one array per message with headers,
  *     owned by its event (so they live until release, whatever fetches
  *     come between). release() frees them and destroys the messages.
+ *   - wake(): a ListOffsets request that wakes librdkafka's broker thread,
+ *     so a drained partition of a capped read is fetched again at once.
  *   - classification: partition EOF is an end event; consumer errors that
  *     end a read (authentication, TLS, fatal, unknown topic, authorisation,
  *     offset out of range) are fatal; every other consumer error is one
@@ -457,6 +459,26 @@ static int rk_low_watermark(shape_kafka_consumer *c, int32_t partition, int64_t 
     return 1;
 }
 
+/* librdkafka 2.0 decides which partitions to fetch on its broker thread,
+ * each time that thread wakes: a fetch reply, an op queued to it, or its idle
+ * time-out (about a second). A partition whose queue holds
+ * queued.min.messages is left out, and when the reader drains it nothing
+ * wakes the thread: with every queue full (an interleaving read caps them at
+ * a batch, source.c) the reader waited up to a second at a drained
+ * partition, several times a read. A ListOffsets request to the partition's
+ * leader is an op on that broker's thread: it wakes, and its next round
+ * fetches every partition below the cap. Short time-out: on a cluster that
+ * is down the request fails fast and the fetch reports the failure. (A
+ * pause/resume would wake it too, but librdkafka 2.0 resumes at its fetch
+ * position and skips what was queued: the bug fixed in 2.1.0.) */
+#define WAKE_TIMEOUT_MS 100
+static void rk_wake(shape_kafka_consumer *c, int32_t partition)
+{
+    rdkafka_consumer *k = (rdkafka_consumer *)c;
+    int64_t low, high;
+    if (k->topic) (void)rd_kafka_query_watermark_offsets(k->rk, k->topic, partition, &low, &high, WAKE_TIMEOUT_MS);
+}
+
 static void rk_serve(shape_kafka_consumer *c)
 {
     rd_kafka_poll(((rdkafka_consumer *)c)->rk, 0);
@@ -495,6 +517,7 @@ static void rk_destroy(shape_kafka_consumer *c)
 static const shape_kafka_consumer_ops rdkafka_ops = {
     rk_set,      rk_start,         rk_partitions, rk_watermarks, rk_assign,  rk_set_paused, rk_fetch,
     rk_release,  rk_position,      rk_low_watermark, rk_serve,   rk_failure, rk_destroy,
+    rk_wake,
 };
 
 static int rdkafka_consumer_new(void *ud, shape_kafka_consumer **out, shape_err *err)

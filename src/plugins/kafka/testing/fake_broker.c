@@ -58,6 +58,7 @@ struct shape_kafka_fake_broker {
     fake_topic *topics;
     size_t n_topics;
     size_t chunk;
+    int sleepy; /* see shape_kafka_fake_broker_set_sleepy */
     int no_partition_eof;
     int64_t fail_at, fail_every;
     pending_error next_error;
@@ -274,6 +275,11 @@ void shape_kafka_fake_broker_set_chunk(shape_kafka_fake_broker *fb, size_t chunk
     fb->chunk = chunk;
 }
 
+void shape_kafka_fake_broker_set_sleepy(shape_kafka_fake_broker *fb, int sleepy)
+{
+    fb->sleepy = sleepy;
+}
+
 void shape_kafka_fake_broker_fail_at(shape_kafka_fake_broker *fb, int64_t at, int64_t every)
 {
     fb->fail_at = at;
@@ -335,7 +341,12 @@ typedef struct fake_assigned {
     int64_t next;
     int64_t eof_at; /* where the end was last reported; -1 none */
     int paused;
+    int asleep; /* sleepy broker: fetches starved until woken (or SLEEPY_IDLE of them) */
 } fake_assigned;
+
+/* A sleepy partition's fetcher wakes by itself after this many starved
+ * fetches, as librdkafka's broker thread does after its idle time-out. */
+#define SLEEPY_IDLE 20
 
 typedef struct fake_consumer {
     shape_kafka_consumer base;
@@ -430,7 +441,7 @@ static int fc_assign(shape_kafka_consumer *c, const char *topic, const shape_kaf
     for (size_t i = 0; i < n; i++) {
         if (parts[i].partition < 0 || parts[i].partition >= f->topic->n_parts)
             return shape_err_set(err, SHAPE_EINVAL, "kafka: Broker: Unknown topic or partition");
-        f->assigned[i] = (fake_assigned){parts[i].partition, parts[i].offset, -1, parts[i].paused};
+        f->assigned[i] = (fake_assigned){parts[i].partition, parts[i].offset, -1, parts[i].paused, 0};
         fb->assigned_ids[i] = parts[i].partition;
         fb->assigned_offsets[i] = parts[i].offset;
     }
@@ -520,7 +531,13 @@ static int fc_fetch(shape_kafka_consumer *c, int32_t partition, int timeout_ms, 
     } else {
         fake_assigned *a = find_assigned(f, partition);
         if (!a) return shape_err_set(err, SHAPE_EINTERNAL, "kafka: partition %d is not assigned", (int)partition);
-        if (!a->paused) fetch_partition(f, a, msgs, events, cap, got);
+        if (fb->sleepy && a->asleep > 0) {
+            fb->counts.starved++;
+            a->asleep = a->asleep >= SLEEPY_IDLE ? 0 : a->asleep + 1;
+        } else if (!a->paused) {
+            fetch_partition(f, a, msgs, events, cap, got);
+            if (fb->sleepy && *got) a->asleep = 1; /* its queue is drained: the next fetch finds nothing */
+        }
     }
     if (*got == 0 && timeout_ms > 0) {
         /* Nothing to give: wait a little, as a poll would, without the whole time-out. */
@@ -553,6 +570,14 @@ static int fc_low_watermark(shape_kafka_consumer *c, int32_t partition, int64_t 
     return 1;
 }
 
+static void fc_wake(shape_kafka_consumer *c, int32_t partition)
+{
+    fake_consumer *f = (fake_consumer *)c;
+    f->fb->counts.wakes++;
+    fake_assigned *a = find_assigned(f, partition);
+    if (a) a->asleep = 0;
+}
+
 static void fc_serve(shape_kafka_consumer *c)
 {
     (void)c;
@@ -576,6 +601,7 @@ static void fc_destroy(shape_kafka_consumer *c)
 static const shape_kafka_consumer_ops fake_ops = {
     fc_set,     fc_start,    fc_partitions,    fc_watermarks, fc_assign,  fc_set_paused, fc_fetch,
     fc_release, fc_position, fc_low_watermark, fc_serve,      fc_failure, fc_destroy,
+    fc_wake,
 };
 
 static int fake_consumer_new(void *ud, shape_kafka_consumer **out, shape_err *err)

@@ -67,6 +67,8 @@ typedef struct shape_kafka_fake_broker_counters {
     uint64_t closed;      /* consumer clients destroyed */
     uint64_t handed;      /* entries (messages, ends, errors) handed out by fetches */
     uint64_t released;    /* entries released: equals handed once every consumer is closed */
+    uint64_t wakes;       /* wake() calls */
+    uint64_t starved;     /* fetches of a sleepy partition that found nothing (set_sleepy) */
 } shape_kafka_fake_broker_counters;
 
 /* SHAPE_OK and *out, or SHAPE_ENOMEM. */
@@ -98,6 +100,11 @@ int64_t shape_kafka_fake_broker_high_watermark(const shape_kafka_fake_broker *fb
 void shape_kafka_fake_broker_set_partition_eof(shape_kafka_fake_broker *fb, int on);
 /* At most `chunk` entries per fetch (0 = no cap beyond the caller's). */
 void shape_kafka_fake_broker_set_chunk(shape_kafka_fake_broker *fb, size_t chunk);
+/* Sleepy: like librdkafka 2.0 with capped queues, a partition's fetch that
+ * delivered messages leaves its queue drained, and the next fetches of it
+ * find nothing (counted in `starved`) until wake() is called for it, or
+ * after 20 of them (the fetcher's idle wake-up). */
+void shape_kafka_fake_broker_set_sleepy(shape_kafka_fake_broker *fb, int sleepy);
 /* Once `at` messages were delivered in all, the next fetch returns a
  * single error "Local: Broker transport failure (_TRANSPORT)" (partition
  * -1, offset -1) that ends the read with SHAPE_ECONN; the next failure point
