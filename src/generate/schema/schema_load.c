@@ -2286,6 +2286,7 @@ int sc_schema_load(const char *text, size_t len, const char *dir, const char *pr
     column_needs(s);
     child_same_columns(s);
     may_be_null(s);
+    sc_plan_columns(s);
     /* presets */
     json_t *gen = json_object_get(root, "generation");
     if (gen && !json_is_object(gen)) {
