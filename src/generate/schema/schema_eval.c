@@ -1026,7 +1026,7 @@ static int eval_mask(sc_ctx *ctx, sc_frame *f, uint32_t mask, shape_err *err)
         int rc = c->fn(ctx, f, t, ci, v, err);
         unsigned post = c->post;
         if (post && rc == SHAPE_OK) {
-            if (post & SC_POST_CONVERT) convert(c, f->row, v);
+            if ((post & SC_POST_CONVERT) && !(v->kind == c->kind && (post & SC_POST_SAME_KEEPS))) convert(c, f->row, v);
             if ((post & SC_POST_NULL) && shape_gen_chance(c->s_null, f->r, 0, c->null_rate)) set_null(v);
             if (post & SC_POST_REPAIR) rc = repair(ctx, f, c, ci, err);
         }
@@ -1097,6 +1097,28 @@ static int step_foreign_key(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci,
     return eval_fk(ctx, f, t, ci, out, err);
 }
 
+/* A foreign key drawn by allocation, zipf, pareto or uniformly (fk_step 1..4):
+ * eval_fk's branch for it, chosen at load. */
+static int step_fk_drawn(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
+{
+    const sc_column *c = &t->cols[ci];
+    uint64_t n = ctx->s->tables[c->ref_table].rows[ctx->s->preset], r = f->r, pr;
+    if (n == 0) {
+        set_null(out);
+        return SHAPE_OK;
+    }
+    switch (c->fk_step) {
+    case 1: pr = alloc_parent_of(c, r, NULL); break;
+    case 2: pr = shape_gen_zipf_draw(c->zipf, c->s, r, 0) - 1; break;
+    case 3: pr = shape_gen_pareto_rank(c->s, r, 0, c->alpha, 0.995, n); break;
+    default: pr = shape_gen_below(c->s, r, 0, n); break;
+    }
+    if (pr >= n) pr = n - 1;
+    f->prow[ci] = pr;
+    set_null(out);
+    return read_other(ctx, c->ref_table, pr, c->ref_col, f->row, out, NULL, err);
+}
+
 static int step_lookup(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
 {
     const sc_column *c = &t->cols[ci];
@@ -1135,7 +1157,17 @@ void sc_plan_columns(sc_schema *s)
             case SC_DISTRIBUTION:
                 if (!c->copula) c->fn = step_distribution, out_kind = SHAPE_GEN_FLOAT64;
                 break;
-            case SC_FOREIGN_KEY: c->fn = step_foreign_key; break;
+            case SC_FOREIGN_KEY:
+                c->fn = step_foreign_key;
+                c->fk_step = c->alloc ? 1
+                           : c->constrained_exact || c->constrained_by >= 0 || c->sample_m || c->fan_shape ||
+                                     c->ref_table == (int)ti
+                               ? 0
+                           : c->fk_mode == SC_FK_ZIPF   ? 2
+                           : c->fk_mode == SC_FK_PARETO ? 3
+                                                        : 4;
+                if (c->fk_step) c->fn = step_fk_drawn;
+                break;
             case SC_LOOKUP: c->fn = step_lookup; break;
             case SC_FORMULA: c->fn = step_formula, out_kind = SHAPE_GEN_FLOAT64; break;
             default: break;
@@ -1144,8 +1176,11 @@ void sc_plan_columns(sc_schema *s)
              * declared type with no rounding and no length cut */
             int noop = out_kind == (int)c->kind && (out_kind != SHAPE_GEN_FLOAT64 || c->scale < 0) &&
                        (out_kind != SHAPE_GEN_STRING || c->max_length <= 0);
+            /* ... nor, for any strategy, when the value it made has the
+             * declared kind and that kind is neither rounded nor cut */
+            int same_keeps = c->kind == SHAPE_GEN_FLOAT64 ? c->scale < 0 : c->kind == SHAPE_GEN_STRING ? c->max_length <= 0 : 1;
             c->post = (uint8_t)((noop ? 0 : SC_POST_CONVERT) | (c->null_rate > 0 ? SC_POST_NULL : 0) |
-                                (c->nrepairs ? SC_POST_REPAIR : 0));
+                                (c->nrepairs ? SC_POST_REPAIR : 0) | (same_keeps ? SC_POST_SAME_KEEPS : 0));
         }
     }
 }

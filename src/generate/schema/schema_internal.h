@@ -302,11 +302,13 @@ typedef struct sc_column {
               shape_err *err);
     uint8_t post;
     uint8_t plain_seq;
+    uint8_t fk_step; /* a foreign key's drawing, chosen at load: 0 generic, 1 allocation, 2 zipf, 3 pareto, 4 uniform */
 } sc_column;
 
 #define SC_POST_CONVERT 1u
 #define SC_POST_NULL 2u
 #define SC_POST_REPAIR 4u
+#define SC_POST_SAME_KEEPS 8u /* convert() keeps a value already of the declared kind */
 
 typedef struct sc_table {
     char *name;

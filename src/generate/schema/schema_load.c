@@ -2286,7 +2286,6 @@ int sc_schema_load(const char *text, size_t len, const char *dir, const char *pr
     column_needs(s);
     child_same_columns(s);
     may_be_null(s);
-    sc_plan_columns(s);
     /* presets */
     json_t *gen = json_object_get(root, "generation");
     if (gen && !json_is_object(gen)) {
@@ -2337,6 +2336,7 @@ int sc_schema_load(const char *text, size_t len, const char *dir, const char *pr
     for (size_t i = 0; rc == SHAPE_OK && i < n; i++)
         if (s->tables[i].ncols) rc = visit(L, colour, (int)i, (int)s->tables[i].ncols - 1);
     free(colour);
+    if (rc == SHAPE_OK) sc_plan_columns(s); /* last: it reads what prepare_columns made for the preset */
 done:
     if (rc != SHAPE_OK) {
         sc_schema_free(s);
