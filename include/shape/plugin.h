@@ -12,7 +12,8 @@
  * version 4 the sources' progress; version 5 the poison mark of
  * shape_emit_message (poison, uncut_len, made_len), the emitter's set_stop and
  * shape_decode_stats.offsets_lost (shape/decode.h), which a source fills;
- * version 6 the emitter's pipelined sending (submit, complete). The first four members of
+ * version 6 the emitter's pipelined sending (submit, complete); version 7
+ * the stoppable opens of sources and emitters (open_stoppable). The first four members of
  * struct shape_plugin (abi_version, flags, name, version) keep their place in every ABI version, so the core can name
  * a plugin it refuses. Everything after them belongs to the ABI version in
  * abi_version; a plugin whose abi_version differs from the core's
@@ -57,7 +58,24 @@ typedef struct shape_source_type {
      * when the plugin cannot read yet. The instance's shape_source_vtable
      * has an optional `progress` member since ABI 4. */
     shape_source_open_fn open;
+    /* --- ABI 7 --- */
+    /* open with the run's stop flag (borrowed for the call; NULL = none),
+     * for a source whose open waits (for the cluster's first answer, say):
+     * it must return within about 100 ms of *stop becoming non-zero, with
+     * SHAPE_ECONN and nothing opened; the caller sees its stop flag and
+     * ends the read as a stop. NULL = open never waits long (the core then
+     * calls open). See shape_source_type_open. */
+    shape_source_stoppable_open_fn open_stoppable;
 } shape_source_type;
+
+/* Open through open_stoppable when the type has it, else open. */
+static inline int shape_source_type_open(const shape_source_type *type, const char *uri,
+                                         const shape_options *options, const shape_offsets *start,
+                                         const volatile sig_atomic_t *stop, shape_source **out, shape_err *err)
+{
+    if (type->open_stoppable) return type->open_stoppable(uri, options, start, stop, out, err);
+    return type->open(uri, options, start, out, err);
+}
 
 /* ---- emitters (ABI 2) ------------------------------------------------------
  *
@@ -207,15 +225,34 @@ typedef struct shape_emitter_type {
      * SHAPE_OK: complete must follow, once. An error: nothing of it was
      * handed over and no complete follows; SHAPE_ECONN/SHAPE_EIO count
      * every message as RETRY (the runtime re-sends them with send), any
-     * other code stops the run. The runtime keeps at most a few submissions
-     * (and its retries' sends) open at once. */
+     * other code stops the run. The runtime keeps at most 16 submissions
+     * (and a retry's send) open at once. */
     int (*submit)(shape_emitter *e, shape_emit_message *msgs, size_t n, shape_err *err);
     /* Wait until every message of the submission msgs[0..n) (the same
      * pointer and count as submitted) has its outcome and return as send
      * would for it: the delivery contract above, its time-out and the stop
      * flag included. Submissions may be completed in any order. */
     int (*complete)(shape_emitter *e, shape_emit_message *msgs, size_t n, shape_err *err);
+    /* --- ABI 7 --- */
+    /* open with the run's stop flag (borrowed for the call; set_stop gives
+     * it for the emitter's life): an open that waits (for the cluster's
+     * first answer, up to its time-out) must return within about 100 ms of
+     * *stop becoming non-zero, with SHAPE_ECONN and nothing opened or sent;
+     * the caller sees its stop flag and ends the run as a stop. NULL = open
+     * never waits long (the core then calls open). See
+     * shape_emitter_type_open. */
+    int (*open_stoppable)(const char *uri, const struct shape_options *options, const volatile sig_atomic_t *stop,
+                          shape_emitter **out, shape_err *err);
 } shape_emitter_type;
+
+/* Open through open_stoppable when the type has it, else open. */
+static inline int shape_emitter_type_open(const shape_emitter_type *type, const char *uri,
+                                          const struct shape_options *options, const volatile sig_atomic_t *stop,
+                                          shape_emitter **out, shape_err *err)
+{
+    if (type->open_stoppable) return type->open_stoppable(uri, options, stop, out, err);
+    return type->open(uri, options, out, err);
+}
 
 #define SHAPE_PLUGIN_BUNDLED 0x1u /* released with the core: versions must match */
 

@@ -31,6 +31,8 @@
 #include "shape/export.h"
 SHAPE_API_BEGIN
 
+#include <signal.h>
+
 #include "shape/arrow.h"
 #include "shape/decode.h"
 #include "shape/offsets.h"
@@ -66,6 +68,12 @@ struct shape_source {
  * start (may be NULL) is where to begin. */
 typedef int (*shape_source_open_fn)(const char *uri, const shape_options *options,
                                     const shape_offsets *start, shape_source **out, shape_err *err);
+/* The same with the run's stop flag (plugin ABI 7, shape_source_type's
+ * open_stoppable): an open that waits returns SHAPE_ECONN within about
+ * 100 ms of *stop becoming non-zero. */
+typedef int (*shape_source_stoppable_open_fn)(const char *uri, const shape_options *options,
+                                              const shape_offsets *start, const volatile sig_atomic_t *stop,
+                                              shape_source **out, shape_err *err);
 
 static inline int shape_source_next(shape_source *src, struct ArrowSchema *schema,
                                     struct ArrowArray *array, shape_offsets *after, int *end,

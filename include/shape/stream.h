@@ -58,9 +58,13 @@ extern "C" {
 
 /* Open the source that reads uri: the file source for paths, file:// and
  * "-", else the plugin in reg that reads the URI's scheme (reg may be NULL:
- * files only). start (may be NULL) is where to begin. */
+ * files only). start (may be NULL) is where to begin. stop (may be NULL):
+ * the run's stop flag, handed to a plugin's stoppable open (plugin ABI 7),
+ * whose wait for the cluster then ends within about 100 ms of a stop
+ * request (SHAPE_ECONN) instead of at its ~10 s time-out. */
 int shape_stream_open_source(const shape_registry *reg, const char *uri, const shape_options *options,
-                             const shape_offsets *start, shape_source **out, shape_err *err);
+                             const shape_offsets *start, const volatile sig_atomic_t *stop, shape_source **out,
+                             shape_err *err);
 
 /* The run's counters, in the order checkpoints list them. */
 typedef struct shape_stream_counters {

@@ -51,9 +51,10 @@
 static volatile sig_atomic_t stop_requested;
 static volatile sig_atomic_t connecting; /* the destinations are being opened (their first connection) */
 
-/* A stop request; a second one while the destinations connect (a wait of
- * up to their time-out, ~10 s, that the first one cannot cut short) ends
- * the process at once, as the signal would. */
+/* A stop request; a second one while the destinations connect ends the
+ * process at once, as the signal would (a stoppable open, plugin ABI 7,
+ * returns within ~100 ms of the first; an older emitter's open waits up to
+ * its time-out, ~10 s, that the first one cannot cut short). */
 static void on_stop_signal(int sig)
 {
     if (stop_requested && connecting) {
@@ -575,6 +576,11 @@ static int resolve_destinations(emit_state *st, shape_err *err)
     if (!sink) sink = "console";
     if (strcmp(sink, "file") == 0) {
         if (!output || !*output) return shape_err_set(err, SHAPE_EINVAL, "--sink file needs --output FILE");
+        /* "-" is standard output elsewhere (stream-profile -o -); here it would be a file named "-" */
+        if (strcmp(output, "-") == 0)
+            return shape_err_set(err, SHAPE_EINVAL,
+                                 "-o -: the file sink writes a file; for standard output use --sink console (the "
+                                 "default), or name a file such as ./-");
         size_t n = strlen(output) + 8;
         st->sink_file_uri = malloc(n);
         st->checkpoint_default = malloc(n + 16);
@@ -998,7 +1004,8 @@ static int open_destinations(emit_state *st, shape_err *err)
         }
         st->dests[i].type = st->specs[i].type;
         st->dests[i].label = st->specs[i].label;
-        int rc = st->specs[i].type->open(st->specs[i].uri, st->specs[i].options, &st->dests[i].emitter, err);
+        int rc = shape_emitter_type_open(st->specs[i].type, st->specs[i].uri, st->specs[i].options, &stop_requested,
+                                         &st->dests[i].emitter, err);
         if (rc != SHAPE_OK) {
             st->dests[i].emitter = NULL;
             return rc;
@@ -1014,7 +1021,8 @@ static int open_destinations(emit_state *st, shape_err *err)
         SHAPE_RETURN_NOT_OK(shape_options_set_bool(st->dl_spec.options, "resuming", st->start > 0, err));
         st->dl.type = st->dl_spec.type;
         st->dl.label = st->dl_spec.label;
-        int rc = st->dl_spec.type->open(st->dl_spec.uri, st->dl_spec.options, &st->dl.emitter, err);
+        int rc = shape_emitter_type_open(st->dl_spec.type, st->dl_spec.uri, st->dl_spec.options, &stop_requested,
+                                         &st->dl.emitter, err);
         if (rc != SHAPE_OK) {
             st->dl.emitter = NULL;
             return rc;
@@ -1066,8 +1074,9 @@ static int run_and_report(emit_state *st, shape_err *err)
 }
 
 /* Open the destinations and run (SIGINT/SIGTERM ask for a stop): a stop
- * while connecting is honoured when the connection attempt ends (a second
- * one ends the process at once). */
+ * while connecting ends the attempt (a stoppable open returns within
+ * ~100 ms; another when its attempt ends; a second signal ends the process
+ * at once). */
 static int open_and_run(emit_state *st, shape_err *err)
 {
     connecting = 1;

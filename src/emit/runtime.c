@@ -395,7 +395,7 @@ static int runtime_alloc(runtime *rt, shape_err *err)
     if (rt->pipelined) {
         /* The bound on what is in flight stays one merged send's (max_group
          * batches: a broker with a long round trip gets as much per round
-         * trip as before), cut into PIPE_DEPTH groups. The pool stays as it
+         * trip as before), cut into up to PIPE_DEPTH groups. The pool stays as it
          * was (while a send was in flight the generator had the other
          * batches then too): growing it by the batches in flight bought the
          * generator look-ahead for ~3,500 more first-touch page faults

@@ -356,16 +356,16 @@ static const char *const null_schemes[] = {"null", NULL};
 
 static const shape_emitter_type console_type = {
     "console", console_schemes, "JSON lines on standard output.", check_console,
-    open_console, send_lines, flush_sink, close_sink, NULL, NULL, NULL, NULL, NULL};
+    open_console, send_lines, flush_sink, close_sink, NULL, NULL, NULL, NULL, NULL, NULL};
 static const shape_emitter_type file_type = {
     "file", file_schemes, "JSON lines into one file: file:///PATH.", check_file,
-    open_file, send_lines, flush_sink, close_sink, NULL, NULL, NULL, NULL, NULL};
+    open_file, send_lines, flush_sink, close_sink, NULL, NULL, NULL, NULL, NULL, NULL};
 static const shape_emitter_type jsonl_type = {
     "jsonl", jsonl_schemes, "One TABLE.jsonl file per table: jsonl:///DIR.", check_jsonl,
-    open_jsonl, send_lines, flush_sink, close_sink, NULL, NULL, NULL, NULL, NULL};
+    open_jsonl, send_lines, flush_sink, close_sink, NULL, NULL, NULL, NULL, NULL, NULL};
 static const shape_emitter_type null_type = {
     "null", null_schemes, "Discards every event (benchmarks).", check_null,
-    open_null, send_lines, flush_sink, close_sink, NULL, NULL, NULL, NULL, NULL};
+    open_null, send_lines, flush_sink, close_sink, NULL, NULL, NULL, NULL, NULL, NULL};
 
 const shape_emitter_type *shape_emit_builtin_for_uri(const char *uri)
 {

@@ -43,7 +43,8 @@ int64_t *shape_stream_counter_at(shape_stream_counters *c, size_t i)
 }
 
 int shape_stream_open_source(const shape_registry *reg, const char *uri, const shape_options *options,
-                             const shape_offsets *start, shape_source **out, shape_err *err)
+                             const shape_offsets *start, const volatile sig_atomic_t *stop, shape_source **out,
+                             shape_err *err)
 {
     *out = NULL;
     if (shape_file_source_claims(uri)) return shape_file_source_open(uri, options, start, out, err);
@@ -51,9 +52,9 @@ int shape_stream_open_source(const shape_registry *reg, const char *uri, const s
     const shape_source_type *type = shape_registry_source_for_uri(reg, uri, err);
     if (!type) return err->code;
     if (type->check_uri) SHAPE_RETURN_NOT_OK(type->check_uri(uri, err));
-    if (!type->open)
+    if (!type->open && !type->open_stoppable)
         return shape_err_set(err, SHAPE_EINVAL, "the %s plugin's source cannot read streams in this version", type->name);
-    return type->open(uri, options, start, out, err);
+    return shape_source_type_open(type, uri, options, start, stop, out, err);
 }
 
 struct shape_stream {
@@ -450,15 +451,16 @@ int shape_stream_next(shape_stream *s, struct ArrowSchema *schema, struct ArrowA
         int rc = SHAPE_OK, done = 0, taken = 0;
         if (!s->src)
             rc = shape_stream_open_source(s->cfg.registry, s->cfg.uri, s->options, s->have_offset ? &s->offset : NULL,
-                                          &s->src, err);
+                                          s->cfg.stop, &s->src, err);
         if (rc == SHAPE_OK) {
             s->opened = 1;
             rc = shape_source_next(s->src, schema, array, &s->after, &done, err);
         }
         if (rc == SHAPE_ECONN && !s->opened && stop_requested(s)) {
-            /* asked to stop while the first connection was being tried
-             * (a source's open waits up to its time-out, ~10 s): the stop
-             * wins over the failure it ended with */
+            /* asked to stop while the first connection was being tried (a
+             * stoppable open returns within ~100 ms of the request, another
+             * waits up to its time-out): the stop wins over the failure it
+             * ended with */
             shape_err_clear(err);
             s->stopped = 1;
             *end = 1;

@@ -54,12 +54,16 @@ for step in 1500 2500 3500; do
     (( reached >= off )) || fail "checkpoint offset $off passes the $reached events in the file"
     after=$((after + reached - off))
     prev=$off
+    # a kill -9 leaves the checkpoint's lock file (the lock itself went with the process)
+    [ -e out.jsonl.checkpoint.lock ] || fail "kill $kills: no lock file left (was the checkpoint locked?)"
     echo "kill $kills landed: checkpoint offset $off, the file reached $reached"
 done
 (( kills == 3 )) || fail "$kills kills landed, not 3"
 "${cmd[@]}" --json >final.json 2>final.err || { cat final.err >&2; fail "final run failed"; }
 python3 -c "import json; d=json.load(open('final.json')); assert d['complete'] and d['end_offset']==21750, d" \
     || fail "final run not complete"
+# the rerun took the lock a kill left behind and removed its file at its clean end
+[ ! -e out.jsonl.checkpoint.lock ] || fail "the lock file outlived the clean rerun"
 
 # first line per key (the lines of one key are identical) = the clean stream
 awk '!seen[$0]++' out.jsonl >dedup.jsonl

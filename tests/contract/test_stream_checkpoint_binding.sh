@@ -16,6 +16,7 @@ set -euo pipefail
 
 : "${SHAPE_BIN:?}"
 source "$(dirname "$0")/cli_lib.sh"
+source "$SHAPE_SOURCE_DIR/tests/support/reliability_rows.sh"  # report_input: rows of docs/RELIABILITY.md
 
 "$SHAPE_BIN" emit retail --max-events 3000 --no-progress >in.jsonl 2>/dev/null
 cp in.jsonl keep.jsonl
@@ -31,12 +32,15 @@ first
 mv other.jsonl in.jsonl
 run stream-read in.jsonl --checkpoint ck --format null
 expect_error 2 "checkpoint ck counts into in.jsonl, which was replaced by another file"
+report_input 'stream-read checkpoint (1,000 of 3,000 lines) resumed over a replaced file (`mv`)' contract_stream_checkpoint_binding \
+  'exit 2 `which was replaced by another file (other device or inode)` (it read nothing and reported the old rows)'
 
 cp keep.jsonl in.jsonl
 first
 truncate -s 1000 in.jsonl
 run stream-read in.jsonl --checkpoint ck --format null
 expect_error 2 "which was truncated"
+report_input '... over the same file truncated to 1,000 bytes' contract_stream_checkpoint_binding 'exit 2 `which was truncated`'
 
 cp keep.jsonl in.jsonl
 first
@@ -46,12 +50,14 @@ with open("in.jsonl", "r+b") as f:
 PY
 run stream-read in.jsonl --checkpoint ck --format null
 expect_error 2 "which was rewritten (its first bytes differ)"
+report_input '... over the same file with other first bytes, same size' contract_stream_checkpoint_binding 'exit 2 `which was rewritten (its first bytes differ)`'
 
 cp keep.jsonl in.jsonl
 first
 touch -d '2001-01-01' in.jsonl
 run stream-read in.jsonl --checkpoint ck --format null
 expect_error 2 "which was rewritten in place (same size, another modification time)"
+report_input '... over the same file with another modification time, same size' contract_stream_checkpoint_binding 'exit 2 `which was rewritten in place`'
 
 cp keep.jsonl in.jsonl
 first
@@ -59,6 +65,7 @@ first
 run stream-read in.jsonl --checkpoint ck
 expect_ok "a grown file resumes"
 [[ $(wc -l <"$work/out") -eq 2500 ]] || fail "the resumed read printed $(wc -l <"$work/out") rows, not 2500"
+report_input '... over the same file grown by 500 lines' contract_stream_checkpoint_binding 'resumes: prints exactly 2,500 rows'
 
 # an edited counter in a stream-profile checkpoint
 rm -f pck
@@ -69,6 +76,7 @@ grep -q '"batches_read":3' pck || fail "could not edit the checkpoint"
 run stream-profile keep.jsonl -o p2.json --checkpoint pck
 expect_error 2 "checkpoint pck does not match its checksum" "use another file"
 [[ ! -e p2.json ]] || fail "a refused resume wrote -o"
+report_input 'stream-profile checkpoint counter edited (`batches_read` 2 → 3)' contract_stream_checkpoint_binding 'exit 2 `does not match its checksum`; `-o` not written'
 
 # one run per checkpoint: the first holds it while it reads a slow stdin
 (sleep 3; head -n 10 keep.jsonl) | "$SHAPE_BIN" stream-read - --checkpoint held.ck --format null 2>first.err &
@@ -82,4 +90,6 @@ expect_error 2 "checkpoint held.ck is in use by another shape process"
 kill -0 $holder 2>/dev/null || fail "the first reader ended before the others tried (the test proves nothing)"
 wait $holder || fail "the first reader failed: $(cat first.err)"
 [[ ! -e held.ck.lock ]] || fail "the lock file outlived the run"
+report_input 'a second stream-read / stream-profile on a checkpoint a running stream-read holds' contract_stream_checkpoint_binding \
+  'exit 2 `checkpoint held.ck is in use by another shape process`; the lock file gone after the first ends'
 echo "stream checkpoint binding: ok"

@@ -78,11 +78,10 @@ grep -q 'were written as null (values_nulled' err || fail "stream-read: no warni
 run stream-read f.jsonl --batch-size 1 --format null
 grep -q '1 values_overflowed' err || fail "stream-read --format null: values_overflowed not counted"
 
-# a row for docs/RELIABILITY.md (tests/emulator/reliability-report.sh runs this test too)
-if [ -n "${SHAPE_FAULT_REPORT:-}" ]; then
-    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "stream-profile: one line of 20,000 keys" "python3-made line (318 KB)" - - "0; 2 with --on-error raise" \
-        "4096 columns kept, 15904 fields counted as dropped_fields, one warning naming the limit; $rss_note" >>"$SHAPE_FAULT_REPORT"
-    printf '%s\t%s\t%s\t%s\t%s\t%s\n' "stream-profile / stream-read: a field new after the first batch, 1e400 in a float column" \
-        "3 lines, --batch-size 1" - - 0 "dropped_fields 3 and values_overflowed 1 in the summary (stream-read: values_nulled 1), each warned once" >>"$SHAPE_FAULT_REPORT"
-fi
+# rows for docs/RELIABILITY.md (tests/emulator/reliability-report.sh runs this test too)
+source "$SHAPE_SOURCE_DIR/tests/support/reliability_rows.sh"
+report "stream-profile: one line of 20,000 keys" "python3-made line (318 KB)" - - "0; 2 with --on-error raise" \
+    "4096 columns kept, 15904 fields counted as dropped_fields, one warning naming the limit; $rss_note"
+report "stream-profile / stream-read: a field new after the first batch, 1e400 in a float column" \
+    "3 lines, --batch-size 1" - - 0 "dropped_fields 3 and values_overflowed 1 in the summary (stream-read: values_nulled 1), each warned once"
 echo "ok: 20,000 keys -> 4096 columns ($rss_note), dropped_fields and values_nulled/values_overflowed counted, warned once"

@@ -102,6 +102,8 @@ run stream-profile half2.jsonl --split-by field:_shape_table -o h2.json --state 
 run profile-merge h1.state h2.state -o merged.json; expect_error 2 "h2.state line 1 profiles" "half2.jsonl" "--any-source"
 run profile-merge --any-source h1.state h2.state -o merged.json --state merged.state; expect_ok "merge halves"
 grep -q '"tables": 9' out && grep -q '"events": 21750' out || fail "merge summary"
+source "$SHAPE_SOURCE_DIR/tests/support/reliability_rows.sh"  # report_input: rows of docs/RELIABILITY.md
+report_input '`profile-merge` of two files'"'"' split states without `--any-source`' contract_stream_profile_split 'exit 2 `h2.state line 1 profiles .../half2.jsonl ...`; with it the halves merge to the whole (21,750 events, 9 tables)'
 python3 - <<'PY' || fail "merged halves differ from the whole"
 import json
 a = json.load(open("merged.json"))["tables"]

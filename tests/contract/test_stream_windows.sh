@@ -304,5 +304,7 @@ rc=0; shape profile-merge "$tmp/ws.wstate" "$tmp/ws-copy.wstate" -o "$tmp/wm.jso
   || fail "a window state merged with its copy: rc $rc $(cat "$tmp/err")"
 [ ! -e "$tmp/wm.jsonl" ] || fail "a refused merge wrote -o"
 shape profile-merge "$tmp/ws.wstate" -o "$tmp/wm.jsonl" >/dev/null 2>"$tmp/err" || fail "one window state: $(cat "$tmp/err")"
+source "$SHAPE_SOURCE_DIR/tests/support/reliability_rows.sh"  # report_input: rows of docs/RELIABILITY.md
+report_input '`profile-merge` of a window states file and its copy' contract_stream_windows 'exit 2 `both hold partition 0 of .../inorder.jsonl`, `-o` not written; the file alone merges'
 
 echo "ok"

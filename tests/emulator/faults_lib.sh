@@ -10,8 +10,8 @@
 #   ctl WORDS...              send one command over the socket (python3: no nc
 #                             here), fail unless the reply is "ok".
 #   ctl_reply WORDS...        print the reply line, whatever it is.
-#   report FAULT INJECTION LOST DUPS EXIT NOTE
-#                             append a row (tab-separated) to $SHAPE_FAULT_REPORT if set.
+#   report FAULT INJECTION LOST DUPS EXIT NOTE, report_input INPUT TEST ASSERTS
+#                             the rows of docs/RELIABILITY.md (tests/support/reliability_rows.sh).
 #   fill_rows TOPIC N PAD [KCAT ARGS...]
 #                             rows 0..N-1 (id, amount, kind, flag, note and a PAD-digit
 #                             pad) into TOPIC's 3 partitions, row i in partition i % 3.
@@ -76,11 +76,8 @@ ctl() {
   [ "$r" = ok ] || fail "control command '$*' answered '$r'"
 }
 
-report() {
-  [ -n "${SHAPE_FAULT_REPORT:-}" ] || return 0
-  local IFS=$'\t'
-  echo "$*" >>"$SHAPE_FAULT_REPORT"
-}
+# report and report_input: tests/support/reliability_rows.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../support/reliability_rows.sh"
 
 fill_rows() {
   local topic=$1 n=$2 pad=$3 p

@@ -156,6 +156,8 @@ for r in recs:
     b = json.loads(r["body"])
     assert (b["_shape_table"], b["_shape_seq"]) == (r["table"], r["seq"])
 PY
+    source "$(dirname "$0")/../support/reliability_rows.sh"  # report_input: rows of docs/RELIABILITY.md
+    report_input 'a dead letter'"'"'s `destination`' emulator_emit_kafka 'the refusing URI without user info or query (`kafka://HOST:PORT/f`, a `?sasl.password=...` on it never written), not the scheme `kafka`'
     # --max-dead-letter: past the limit the run stops with exit 1
     fault_broker MSG_SIZE_TOO_LARGE:1
     set +e

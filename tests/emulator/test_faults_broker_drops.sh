@@ -12,6 +12,10 @@ source "$(dirname "$0")/lib.sh"
 skip_on_real_kafka "tests shape broker's own drop warnings (a real Kafka keeps what its retention says)"
 source "$(dirname "$0")/faults_lib.sh"
 
+# said up front: in --help (and README.md's "shape broker" section)
+"$SHAPE_BIN" broker --help | tr '\n' ' ' | grep -q 'keeps only about its last 5 MB: older messages are DROPPED' ||
+  fail "shape broker --help does not say that partitions keep only ~5 MB"
+grep -q 'keeps only about the last 5 MB' "$SHAPE_SOURCE_DIR/README.md" || fail "README.md does not say that shape broker's partitions keep only ~5 MB"
 kafka_up d:2 r1:1 r8:8 early:1 brief:1
 python3 -c "
 for i in range(100000): print('{\"i\":%d,\"pad\":\"%s\"}' % (i, 'x' * 80))" | kcat -b "$BOOTSTRAP" -t d -P -p 0

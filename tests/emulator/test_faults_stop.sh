@@ -13,17 +13,21 @@
 # /dev/zero (one endless line), each SIGTERMed: exit 0 within 5 s, the first
 # with the profile of its two rows.
 # A stop during the first connection (issue 24; it killed emit and
-# stream-read with the signal's status, a lock file left, and stream-profile
-# waited the open's 10 s out to exit 2 "cannot connect"): emit into the
-# broker while it is down, its checkpoint kept from the run before;
-# stream-read and stream-profile of a port where nothing listens; each
-# signalled once it holds its checkpoint's lock, each must exit 0 within a
-# generous bound (the connection attempt's time-out: 3 s for emit with
-# kafka.flush_timeout=3, 10 s for the readers) saying it stopped, the
-# checkpoint byte for byte as it was (or still absent), no lock left. And
-# stream-read --follow SIGTERMed in its Kafka poll: exit 0, its checkpoint at
-# the 100 messages it printed (a rerun prints none). The readers' cases run
-# in the background while the emit cases run (no wall time of their own).
+# stream-read with the signal's status, a lock file left, stream-profile
+# waited the open's 10 s out to exit 2 "cannot connect"; then the stop was
+# honoured only when the open's attempt ended, up to 10 s): stream-read,
+# stream-profile and emit of a closed local port (nothing listens), each
+# signalled 0.5 s after its client's first refused connection (SHAPE_DEBUG
+# shows librdkafka's "Connect to ... failed" line: the process is then inside
+# the plugin's open, waiting for the cluster's first answer), each must exit 0
+# within 8 s of the signal (before the open's 10 s give-up could have fired:
+# plugin ABI 7's stoppable open reads the stop flag every 100 ms) saying it
+# stopped, nothing written, no lock left. And emit into the broker while it is
+# down, its checkpoint kept from the run before: exit 0, the checkpoint byte
+# for byte as it was. And stream-read --follow SIGTERMed in its Kafka poll:
+# exit 0, its checkpoint at the 100 messages it printed (a rerun prints none).
+# The closed-port cases run in the background while the emit cases run (no
+# wall time of their own).
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/faults_lib.sh"
 
@@ -48,16 +52,36 @@ stop_within() {
   RC=0; wait "$1" || RC=$?
   TOOK=$(printf %.2f "$(echo "$(date +%s.%N) - $t0" | bc)")
 }
-nowhere=kafka://127.0.0.1:1/none
-"$SHAPE_BIN" stream-read "$nowhere" --checkpoint "$TEST_TMP/r0.ck" >"$TEST_TMP/r0.out" 2>"$TEST_TMP/r0.err" &
-r0=$!
-"$SHAPE_BIN" stream-profile "$nowhere" -o "$TEST_TMP/p0.json" --checkpoint "$TEST_TMP/p0.ck" \
+nowhere=kafka://127.0.0.1:1
+# signal_in_open NAME SIG: once $TEST_TMP/NAME.err shows a refused connection and the lock
+# $TEST_TMP/NAME.ck.lock exists, wait 0.5 s, send SIG to $TEST_TMP/NAME.pid's process and
+# write the seconds from the signal to its end into $TEST_TMP/NAME.took ("late" after 30 s).
+signal_in_open() {
+  local pid i t0
+  pid=$(cat "$TEST_TMP/$1.pid")
+  for i in $(seq 1 1200); do
+    [ -e "$TEST_TMP/$1.ck.lock" ] && grep -q 'Connect to ipv4#127.0.0.1:1 failed' "$TEST_TMP/$1.err" && break
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.05
+  done
+  sleep 0.5
+  t0=$(date +%s.%N)
+  kill "-$2" "$pid" 2>/dev/null || { echo "gone before the signal" >"$TEST_TMP/$1.took"; return; }
+  for i in $(seq 1 600); do kill -0 "$pid" 2>/dev/null || break; sleep 0.05; done
+  if kill -0 "$pid" 2>/dev/null; then echo late >"$TEST_TMP/$1.took"; kill -9 "$pid"; return; fi
+  printf %.2f "$(echo "$(date +%s.%N) - $t0" | bc)" >"$TEST_TMP/$1.took"
+}
+SHAPE_DEBUG=1 "$SHAPE_BIN" stream-read "$nowhere/none" --checkpoint "$TEST_TMP/r0.ck" >"$TEST_TMP/r0.out" 2>"$TEST_TMP/r0.err" &
+r0=$!; echo $r0 >"$TEST_TMP/r0.pid"
+SHAPE_DEBUG=1 "$SHAPE_BIN" stream-profile "$nowhere/none" -o "$TEST_TMP/p0.json" --checkpoint "$TEST_TMP/p0.ck" \
     >"$TEST_TMP/p0.out" 2>"$TEST_TMP/p0.err" &
-p0=$!
-wait_locked $r0 "$TEST_TMP/r0.ck.lock" || fail "stream-read took no lock within 60 s: $(cat "$TEST_TMP/r0.err")"
-kill -TERM $r0
-wait_locked $p0 "$TEST_TMP/p0.ck.lock" || fail "stream-profile took no lock within 60 s: $(cat "$TEST_TMP/p0.err")"
-kill -INT $p0
+p0=$!; echo $p0 >"$TEST_TMP/p0.pid"
+SHAPE_DEBUG=1 "$SHAPE_BIN" emit retail --seed 7 --checkpoint "$TEST_TMP/e1.ck" --sink "$nowhere/none" --json \
+    >"$TEST_TMP/e1.out" 2>"$TEST_TMP/e1.err" &
+e1=$!; echo $e1 >"$TEST_TMP/e1.pid"
+signal_in_open r0 TERM & w_r0=$!
+signal_in_open p0 INT & w_p0=$!
+signal_in_open e1 INT & w_e1=$!
 faults_broker_up --topic stop:3
 ck=$TEST_TMP/emit.ck
 "$SHAPE_BIN" emit retail --seed 7 --realtime --rate 2000 --checkpoint "$ck" --checkpoint-every 200 \
@@ -102,21 +126,32 @@ keys=$(kcat -b "$BOOTSTRAP" -t stop -C -e -q -f '%k\n' | sort -u | wc -l)
 report "emit: SIGINT with the broker down" "ctl 'down 1' mid-run (--realtime --rate 2000), SIGINT 1 s later; 'up 1'; rerun" \
     0 - "0 then 0" "stopped in ${took}s (bound ${bound}s), checkpoint at $delivered; rerun completed 21750 keys"
 
-# the readers' first connections (started above): stopped, nothing written
-stop_within $r0 30
+# the first connections to a closed port (started above): stopped within 8 s of the signal, nothing written
+wait $w_r0 $w_p0 $w_e1
+for n in r0 p0 e1; do
+  took_n=$(cat "$TEST_TMP/$n.took")
+  awk -v t="$took_n" 'BEGIN { exit !(t + 0 == t && t < 8) }' ||
+    fail "$n: stopped while connecting to a closed port: ${took_n} (not within 8 s of the signal, before the open's 10 s give-up): $(grep -v '^shape: debug' "$TEST_TMP/$n.err")"
+done
+RC=0; wait $r0 || RC=$?
 [ "$RC" -eq 0 ] || fail "stream-read stopped while connecting exited $RC: $(cat "$TEST_TMP/r0.err")"
 grep -qx 'shape stream-read: stopped on request before the source was opened; nothing was read' "$TEST_TMP/r0.err" &&
   [ ! -s "$TEST_TMP/r0.out" ] || fail "stream-read stopped while connecting: $(cat "$TEST_TMP/r0.err")"
-stop_within $p0 30
+RC=0; wait $p0 || RC=$?
 [ "$RC" -eq 0 ] || fail "stream-profile stopped while connecting exited $RC: $(cat "$TEST_TMP/p0.err")"
 grep -q '"interrupted": true' "$TEST_TMP/p0.out" && grep -q '"events": 0' "$TEST_TMP/p0.out" ||
   fail "stream-profile stopped while connecting: $(cat "$TEST_TMP/p0.err" "$TEST_TMP/p0.out")"
-for f in r0.ck r0.ck.lock p0.ck p0.ck.lock p0.json; do
-  [ ! -e "$TEST_TMP/$f" ] || fail "a reader stopped while connecting left $f"
+RC=0; wait $e1 || RC=$?
+[ "$RC" -eq 0 ] || fail "emit stopped while connecting to a closed port exited $RC: $(cat "$TEST_TMP/e1.err")"
+grep -qx 'shape emit: stopped on request while connecting to the destinations; nothing was sent' "$TEST_TMP/e1.err" &&
+  grep -q '"events":0,.*"stopped_by":"stop-request"' "$TEST_TMP/e1.out" ||
+  fail "emit stopped while connecting to a closed port: $(cat "$TEST_TMP/e1.err" "$TEST_TMP/e1.out")"
+for f in r0.ck r0.ck.lock p0.ck p0.ck.lock p0.json e1.ck e1.ck.lock; do
+  [ ! -e "$TEST_TMP/$f" ] || fail "a command stopped while connecting left $f"
 done
 report "stop requests during the first connection" \
-  "SIGINT to emit (broker down, kafka.flush_timeout=3), SIGTERM/SIGINT to stream-read/stream-profile of a port with no broker" \
-  0 - "0, 0, 0" "emit stopped in ${took_c}s (its attempt's time-out 3 s), the readers within their 10 s attempt; checkpoint unchanged, no lock left"
+  "SIGTERM/SIGINT/SIGINT to stream-read/stream-profile/emit of a closed port, 0.5 s after the first refused connection; SIGINT to emit with the broker down (kafka.flush_timeout=3)" \
+  0 - "0, 0, 0, 0" "stopped $(cat "$TEST_TMP/r0.took") s, $(cat "$TEST_TMP/p0.took") s, $(cat "$TEST_TMP/e1.took") s after the signal (bound 8 s, the open gives up at 10 s); emit with the broker down ${took_c}s; checkpoint unchanged, nothing written, no lock left"
 
 # stream-read --follow in its Kafka poll
 seq 1 100 | sed 's/.*/{"i":&}/' | kcat -b "$BOOTSTRAP" -t poll -P -p 0
@@ -179,5 +214,5 @@ took_z=$(printf %.2f "$(echo "$(date +%s.%N) - $t0" | bc)")
 grep -q '"interrupted": true' "$TEST_TMP/z.out" || fail "stream-profile /dev/zero: the summary does not say interrupted"
 report "stream-profile: SIGTERM while a pipe waits / on an endless line" "a FIFO that sends 2 rows then waits; /dev/zero" \
     0 0 "0, 0" "stopped in ${took_p}s and ${took_z}s (bound ${bound}s); the 2 rows profiled"
-echo "ok: stops while connecting (emit ${took_c}s; stream-read and stream-profile exit 0) and in a poll"
+echo "ok: stops while connecting (closed port: stream-read $(cat "$TEST_TMP/r0.took")s, stream-profile $(cat "$TEST_TMP/p0.took")s, emit $(cat "$TEST_TMP/e1.took")s after the signal; emit with the broker down ${took_c}s) and in a poll"
 echo "ok: emit stopped in ${took}s with the broker down (checkpoint $delivered, rerun complete); stream-profile stopped in ${took_p}s (pipe) and ${took_z}s (/dev/zero)"

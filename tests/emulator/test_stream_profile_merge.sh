@@ -22,6 +22,7 @@
 #     quantile within 1% rank (KLL, k=200), every top entry's true count in
 #     [count - error, count] and every value more frequent than n/64 listed.
 source "$(dirname "$0")/lib.sh"
+source "$(dirname "$0")/../support/reliability_rows.sh"  # report_input: rows of docs/RELIABILITY.md
 command -v kcat >/dev/null || fail "kcat is not installed (scripts/install-deps installs it)"
 command -v python3 >/dev/null || { echo "SKIP: python3 is needed"; exit 77; }
 topic=$(unique_topic merge8)
@@ -172,10 +173,14 @@ refused() {  # refused TEXT STATE...: profile-merge exits 2 naming TEXT, writes 
   [ ! -e "$T/bad.json" ] || fail "a refused merge wrote -o"
 }
 refused "both hold partition 1 of $uri" "$T"/w0-1.state "$T"/w1-2.state
+report_input '`profile-merge` of states of partitions 0-1 and 1-2' emulator_stream_profile_merge 'exit 2 `both hold partition 1 of kafka://...`, `-o` not written (it doubled partition 1'"'"'s counts)'
 cp "$T"/w2-3.state "$T"/copy.state
 refused "both hold partition 2" "$T"/w0-1.state "$T"/w2-3.state "$T"/copy.state
+report_input '`profile-merge` of a state and its copy' emulator_stream_profile_merge 'exit 2 `both hold partition 2`, `-o` not written'
 refused "are the same state file" "$T"/w0-1.state "$T"/w2-3.state "$T"/w0-1.state
+report_input '`profile-merge` naming one state file twice' emulator_stream_profile_merge 'exit 2 `are the same state file`, `-o` not written'
 printf '{"id": 1}\n' >"$T/one.jsonl"
 "$SHAPE_BIN" stream-profile "$T/one.jsonl" -o "$T/one.json" --state "$T/one.state" >/dev/null 2>&1 || fail "file state"
 refused "profiles $T/one.jsonl but" "$T"/w0-1.state "$T"/one.state
+report_input '`profile-merge` of a topic'"'"'s state and a file'"'"'s state' emulator_stream_profile_merge 'exit 2 `... profiles ... but ... profiles ...: another stream (pass --any-source ...)`, `-o` not written'
 echo "ok: overlapping partitions, a state twice (copied or named twice) and another source refused"

@@ -153,7 +153,7 @@ static int ts_open(const char *uri, const shape_options *options, const shape_of
 }
 
 static const char *const ts_schemes[] = {"test", NULL};
-static const shape_source_type ts_type = {"test", ts_schemes, "scripted test source", NULL, ts_open};
+static const shape_source_type ts_type = {"test", ts_schemes, "scripted test source", NULL, ts_open, NULL};
 static const shape_source_type *const ts_sources[] = {&ts_type, NULL};
 static const shape_plugin ts_plugin = {SHAPE_PLUGIN_ABI_VERSION, 0, "shape-test", "0", "scripted source",
                                        ts_sources, NULL, NULL};

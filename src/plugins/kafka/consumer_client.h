@@ -27,6 +27,7 @@
 #ifndef SHAPE_KAFKA_CONSUMER_CLIENT_H
 #define SHAPE_KAFKA_CONSUMER_CLIENT_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -121,15 +122,20 @@ struct shape_kafka_consumer {
      * header block into a fresh list on every rd_kafka_message_headers call,
      * a cost every message would pay for nothing. */
     int want_headers;
+    /* Set by the source before start(): the run's stop flag, or NULL. A
+     * client whose partitions() waits for the cluster's first answer returns
+     * SHAPE_ECONN within about 100 ms of *stop becoming non-zero. */
+    const volatile sig_atomic_t *stop;
 };
 
 /* Make a new, unconfigured client (called once per source opened). */
 typedef int (*shape_kafka_consumer_new_fn)(void *ud, shape_kafka_consumer **out, shape_err *err);
 
 /* The kafka:// source (source.c) over clients made by make(ud): the same
- * URI, options and start offsets as shape_kafka_source_open. */
+ * URI, options, start offsets and stop flag (may be NULL) as
+ * shape_kafka_source_open. */
 int shape_kafka_source_open_with(shape_kafka_consumer_new_fn make, void *ud, const char *uri,
-                                 const shape_options *options, const shape_offsets *start, shape_source **out,
-                                 shape_err *err);
+                                 const shape_options *options, const shape_offsets *start,
+                                 const volatile sig_atomic_t *stop, shape_source **out, shape_err *err);
 
 #endif

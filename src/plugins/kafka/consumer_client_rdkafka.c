@@ -153,8 +153,11 @@ static int rk_partitions(shape_kafka_consumer *c, const char *topic, int32_t **i
     *ids = NULL;
     *n = 0;
     shape_kafka_topic_info info;
-    rd_kafka_resp_err_t e = shape_kafka_topic_lookup(k->rk, topic, SHAPE_KAFKA_LOOKUP_LIST, METADATA_TIMEOUT_MS, &info);
+    rd_kafka_resp_err_t e =
+        shape_kafka_topic_lookup(k->rk, topic, SHAPE_KAFKA_LOOKUP_LIST, METADATA_TIMEOUT_MS, c->stop, &info);
     if (e == RD_KAFKA_RESP_ERR__NOENT) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    if (e == RD_KAFKA_RESP_ERR__INTR)
+        return shape_err_set(err, SHAPE_ECONN, "kafka: stopped on request before the cluster answered");
     if (e) {
         if (k->fatal[0]) return shape_err_set(err, SHAPE_ECONN, "kafka: %s", k->fatal);
         return kafka_error(e, NULL, err);
@@ -398,5 +401,11 @@ static int rdkafka_consumer_new(void *ud, shape_kafka_consumer **out, shape_err 
 int shape_kafka_source_open(const char *uri, const shape_options *options, const shape_offsets *start,
                             shape_source **out, shape_err *err)
 {
-    return shape_kafka_source_open_with(rdkafka_consumer_new, NULL, uri, options, start, out, err);
+    return shape_kafka_source_open_with(rdkafka_consumer_new, NULL, uri, options, start, NULL, out, err);
+}
+
+int shape_kafka_source_open_stoppable(const char *uri, const shape_options *options, const shape_offsets *start,
+                                      const volatile sig_atomic_t *stop, shape_source **out, shape_err *err)
+{
+    return shape_kafka_source_open_with(rdkafka_consumer_new, NULL, uri, options, start, stop, out, err);
 }

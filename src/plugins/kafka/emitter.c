@@ -74,7 +74,7 @@ typedef struct submission {
     double deadline; /* flush_timeout after it was handed over */
 } submission;
 
-#define MAX_SUBMISSIONS 16
+#define MAX_SUBMISSIONS 32 /* the runtime's PIPE_DEPTH (16) groups in flight, a retry's send, room */
 
 struct shape_emitter {
     const shape_kafka_producer_factory *factory;
@@ -312,7 +312,7 @@ static int look_up_topic(shape_emitter *e, int timeout_ms, shape_err *err)
 {
     char reason[256] = "";
     e->partitions = -1;
-    if (e->client->ops->connect(e->client, e->topic, timeout_ms, &e->partitions, reason, sizeof reason) != 0)
+    if (e->client->ops->connect(e->client, e->topic, timeout_ms, e->stop, &e->partitions, reason, sizeof reason) != 0)
         return shape_err_set(err, SHAPE_ECONN, "kafka: cannot reach the cluster of the kafka:// URI: %s", reason);
     if (e->partitions == 0)
         return shape_err_set(err, SHAPE_EINVAL,
@@ -372,8 +372,8 @@ static int warn_if_too_big(shape_emitter *e, const shape_options *options, shape
 }
 
 int shape_kafka_emitter_open_with(const char *uri, const shape_options *options,
-                                  const shape_kafka_producer_factory *factory, shape_emitter **out,
-                                  shape_err *err)
+                                  const shape_kafka_producer_factory *factory, const volatile sig_atomic_t *stop,
+                                  shape_emitter **out, shape_err *err)
 {
     *out = NULL;
     double flush_timeout;
@@ -385,6 +385,7 @@ int shape_kafka_emitter_open_with(const char *uri, const shape_options *options,
     int rc = e ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     if (rc == SHAPE_OK) {
         e->factory = factory;
+        e->stop = stop;
         e->flush_timeout = flush_timeout;
         e->quiet_since = shape_clock_now();
         e->topic = parsed.topic;
@@ -398,7 +399,8 @@ int shape_kafka_emitter_open_with(const char *uri, const shape_options *options,
     if (rc == SHAPE_OK) {
         /* Connect now (metadata of the topic), so an unreachable cluster is
          * one clear error before anything is generated, and the first paced
-         * batch does not pay for the connection. */
+         * batch does not pay for the connection; a stop request ends the
+         * wait (SHAPE_ECONN, the caller sees its flag). */
         int ms = flush_timeout < 10 ? (int)(flush_timeout * 1000) : 10000;
         rc = look_up_topic(e, ms, err);
     }

@@ -17,10 +17,11 @@
 
 /* Open the kafka:// destination uri with options (refusing unknown ones by
  * name), a client made by factory (borrowed: must outlive the emitter). The
- * client reaches the cluster before open returns. */
+ * client reaches the cluster before open returns; stop (may be NULL; the
+ * emitter keeps it, as set_stop would) ends that wait within ~100 ms. */
 int shape_kafka_emitter_open_with(const char *uri, const shape_options *options,
-                                  const shape_kafka_producer_factory *factory, shape_emitter **out,
-                                  shape_err *err);
+                                  const shape_kafka_producer_factory *factory, const volatile sig_atomic_t *stop,
+                                  shape_emitter **out, shape_err *err);
 /* Everything open checks, without a client or a connection (--dry-run). */
 int shape_kafka_emitter_check_with(const char *uri, const shape_options *options,
                                    const shape_kafka_producer_factory *factory, shape_err *err);

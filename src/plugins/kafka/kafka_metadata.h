@@ -16,10 +16,19 @@
  * the cluster does not (UNKNOWN_TOPIC_OR_PART on a broker without
  * auto-creation). The emitter keeps the partition count (the seam's
  * connect), so a partition asked for can be checked against it.
+ * A stop request (the run's stop flag) ends the wait for the first
+ * connection within about 100 ms: librdkafka's metadata call waits first for
+ * a broker that is up (connected, versions and SASL done), then for the
+ * answer; the wait for a broker is cut in slices of STOP_SLICE_MS with the
+ * flag read between them (a slice that finds no broker up sends nothing).
+ * Once a broker is up, a slow answer (a big cluster's topic list) is waited
+ * out in one call: slices would re-send the request and might never see it
+ * answered.
  */
 #ifndef SHAPE_KAFKA_METADATA_H
 #define SHAPE_KAFKA_METADATA_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -37,9 +46,10 @@ typedef struct shape_kafka_topic_info {
 
 /* Look topic up within timeout_ms. Returns the request's error (transport,
  * time-out, ...: nothing is filled) or RD_KAFKA_RESP_ERR_NO_ERROR with *out
- * filled; RD_KAFKA_RESP_ERR__NOENT when ids could not be allocated.
- * The caller frees out->ids. */
+ * filled; RD_KAFKA_RESP_ERR__NOENT when ids could not be allocated;
+ * RD_KAFKA_RESP_ERR__INTR when *stop (stop may be NULL) became non-zero
+ * while no broker was up yet. The caller frees out->ids. */
 rd_kafka_resp_err_t shape_kafka_topic_lookup(rd_kafka_t *rk, const char *topic, int mode, int timeout_ms,
-                                             shape_kafka_topic_info *out);
+                                             const volatile sig_atomic_t *stop, shape_kafka_topic_info *out);
 
 #endif

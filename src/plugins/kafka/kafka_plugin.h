@@ -15,5 +15,8 @@ extern const shape_emitter_type shape_kafka_emitter;
  * shape/source.h. */
 int shape_kafka_source_open(const char *uri, const shape_options *options, const shape_offsets *start,
                             shape_source **out, shape_err *err);
+/* The same, its wait for the cluster's first answer ended by *stop (plugin ABI 7). */
+int shape_kafka_source_open_stoppable(const char *uri, const shape_options *options, const shape_offsets *start,
+                                      const volatile sig_atomic_t *stop, shape_source **out, shape_err *err);
 
 #endif

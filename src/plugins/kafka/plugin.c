@@ -27,6 +27,7 @@ static const shape_source_type kafka_source = {
     .summary = "Read a Kafka topic as Arrow micro-batches with self-kept offsets.",
     .check_uri = kafka_check_uri,
     .open = shape_kafka_source_open,
+    .open_stoppable = shape_kafka_source_open_stoppable,
 };
 
 static const shape_source_type *const sources[] = {&kafka_source, NULL};

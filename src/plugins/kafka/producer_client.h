@@ -24,6 +24,7 @@
 #ifndef SHAPE_KAFKA_PRODUCER_CLIENT_H
 #define SHAPE_KAFKA_PRODUCER_CLIENT_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -89,9 +90,11 @@ typedef struct shape_kafka_producer_ops {
      * cluster that creates topics on first use creates it): *partitions is
      * its partition count, 0 when the cluster has no such topic (and did not
      * create it), -1 when it exists but its partitions are not known yet.
-     * Non-zero with reason filled when the cluster cannot be reached. */
-    int (*connect)(shape_kafka_producer *p, const char *topic, int timeout_ms, int32_t *partitions, char *reason,
-                   size_t size);
+     * Non-zero with reason filled when the cluster cannot be reached, or
+     * (stop given) within about 100 ms of *stop becoming non-zero while it
+     * waits for the cluster. */
+    int (*connect)(shape_kafka_producer *p, const char *topic, int timeout_ms, const volatile sig_atomic_t *stop,
+                   int32_t *partitions, char *reason, size_t size);
     /* Wait up to flush_timeout_ms for what is queued, then release p. */
     void (*close)(shape_kafka_producer *p, int flush_timeout_ms);
     /* Optional (NULL: a real cluster). After connect: the bytes each

@@ -203,22 +203,27 @@ static int rdkafka_fatal_error(shape_kafka_producer *p, char *reason, size_t siz
 }
 
 /* The topic asked for by name (kafka_metadata.h): a cluster that creates
- * topics on first use creates it now, one that does not says so at once. */
-static int rdkafka_connect(shape_kafka_producer *p, const char *topic, int timeout_ms, int32_t *partitions,
-                           char *reason, size_t size)
+ * topics on first use creates it now, one that does not says so at once.
+ * The wait for the cluster's first answer ends at a stop request. */
+static int rdkafka_connect(shape_kafka_producer *p, const char *topic, int timeout_ms,
+                           const volatile sig_atomic_t *stop, int32_t *partitions, char *reason, size_t size)
 {
     rd_kafka_t *rk = ((rdkafka_client *)p)->rk;
     shape_kafka_topic_info info;
-    rd_kafka_resp_err_t merr = shape_kafka_topic_lookup(rk, topic, SHAPE_KAFKA_LOOKUP_NAMED, timeout_ms, &info);
+    rd_kafka_resp_err_t merr = shape_kafka_topic_lookup(rk, topic, SHAPE_KAFKA_LOOKUP_NAMED, timeout_ms, stop, &info);
     /* created by this request: its partitions come with a later one (a few
      * tries, 50 ms apart; still unknown after them is -1 as before) */
-    for (int i = 0; i < 10 && merr == RD_KAFKA_RESP_ERR_NO_ERROR && info.creating; i++) {
+    for (int i = 0; i < 10 && merr == RD_KAFKA_RESP_ERR_NO_ERROR && info.creating && !(stop && *stop); i++) {
         free(info.ids);
         struct timespec pause = {0, 50 * 1000 * 1000};
         nanosleep(&pause, NULL);
-        merr = shape_kafka_topic_lookup(rk, topic, SHAPE_KAFKA_LOOKUP_NAMED, timeout_ms, &info);
+        merr = shape_kafka_topic_lookup(rk, topic, SHAPE_KAFKA_LOOKUP_NAMED, timeout_ms, stop, &info);
     }
     free(info.ids);
+    if (merr == RD_KAFKA_RESP_ERR__INTR) {
+        snprintf(reason, size, "stopped on request before the cluster answered");
+        return 1;
+    }
     if (merr == RD_KAFKA_RESP_ERR_NO_ERROR && (info.found || !info.topic_err)) {
         *partitions = !info.found ? 0 : info.creating ? -1 : (int32_t)info.n;
         char *id = rd_kafka_clusterid(rk, timeout_ms);
@@ -297,7 +302,13 @@ const shape_kafka_producer_factory shape_kafka_rdkafka_factory = {
 
 static int kafka_open(const char *uri, const struct shape_options *options, shape_emitter **out, shape_err *err)
 {
-    return shape_kafka_emitter_open_with(uri, options, &shape_kafka_rdkafka_factory, out, err);
+    return shape_kafka_emitter_open_with(uri, options, &shape_kafka_rdkafka_factory, NULL, out, err);
+}
+
+static int kafka_open_stoppable(const char *uri, const struct shape_options *options,
+                                const volatile sig_atomic_t *stop, shape_emitter **out, shape_err *err)
+{
+    return shape_kafka_emitter_open_with(uri, options, &shape_kafka_rdkafka_factory, stop, out, err);
 }
 
 static int kafka_check_options(const char *uri, const struct shape_options *options, shape_err *err)
@@ -321,4 +332,5 @@ const shape_emitter_type shape_kafka_emitter = {
     .set_stop = shape_kafka_emitter_set_stop,
     .submit = shape_kafka_emitter_submit,
     .complete = shape_kafka_emitter_complete,
+    .open_stoppable = kafka_open_stoppable,
 };

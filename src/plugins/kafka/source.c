@@ -16,7 +16,8 @@
  *     client (user `config` first, then the URI's servers,
  *     enable.auto.commit=false, group.id defaulting to
  *     shape-stream-profile, partition EOF events on), read the topic's
- *     partitions and watermarks, and place each partition: a start position
+ *     partitions and watermarks (the first answer's wait cut short by a
+ *     stop request: the client's partitions()), and place each partition: a start position
  *     clamped into [low, high], else low (earliest) or high (latest). A
  *     bounded read ends every partition at the high watermark taken now.
  *   - every partition is assigned once, at its start offset; a bounded read
@@ -680,10 +681,11 @@ static property_look config_look(const shape_options *o, const char *name)
 }
 
 static int make_consumer(kafka_source *ks, shape_kafka_consumer_new_fn make, void *ud, const shape_options *o,
-                         shape_err *err)
+                         const volatile sig_atomic_t *stop, shape_err *err)
 {
     SHAPE_RETURN_NOT_OK(make(ud, &ks->client, err));
     shape_kafka_consumer *c = ks->client;
+    c->stop = stop;
     int rc = shape_options_get_bool(o, "with_headers", 0, &c->want_headers, err);
     if (rc == SHAPE_OK && shape_options_has(o, "config"))
         rc = shape_options_foreach_property(o, "config", set_property, c, err);
@@ -869,8 +871,8 @@ static int read_options(kafka_source *ks, const shape_options *o, int *latest, s
 }
 
 int shape_kafka_source_open_with(shape_kafka_consumer_new_fn make, void *ud, const char *uri,
-                                 const shape_options *options, const shape_offsets *start, shape_source **out,
-                                 shape_err *err)
+                                 const shape_options *options, const shape_offsets *start,
+                                 const volatile sig_atomic_t *stop, shape_source **out, shape_err *err)
 {
     *out = NULL;
     kafka_source *ks = calloc(1, sizeof *ks);
@@ -885,7 +887,7 @@ int shape_kafka_source_open_with(shape_kafka_consumer_new_fn make, void *ud, con
     if (rc == SHAPE_OK) rc = read_options(ks, o, &latest, err);
     if (rc == SHAPE_OK) rc = parse_partitions(o, &only, &n_only, err);
     if (rc == SHAPE_OK) rc = shape_decoder_from_options(o, &ks->dec, err);
-    if (rc == SHAPE_OK) rc = make_consumer(ks, make, ud, o, err);
+    if (rc == SHAPE_OK) rc = make_consumer(ks, make, ud, o, stop, err);
     shape_options_free(empty);
     if (rc == SHAPE_OK) rc = discover(ks, start, latest, only, n_only, err);
     free(only);

@@ -594,5 +594,5 @@ static int fake_consumer_new(void *ud, shape_kafka_consumer **out, shape_err *er
 int shape_kafka_fake_broker_source_open(shape_kafka_fake_broker *fb, const char *uri, const shape_options *options,
                                   const shape_offsets *start, shape_source **out, shape_err *err)
 {
-    return shape_kafka_source_open_with(fake_consumer_new, fb, uri, options, start, out, err);
+    return shape_kafka_source_open_with(fake_consumer_new, fb, uri, options, start, NULL, out, err);
 }

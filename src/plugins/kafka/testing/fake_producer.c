@@ -219,10 +219,10 @@ static int fake_fatal_error(shape_kafka_producer *p, char *reason, size_t size)
     return 1;
 }
 
-static int fake_connect(shape_kafka_producer *p, const char *topic, int timeout_ms, int32_t *partitions,
-                        char *reason, size_t size)
+static int fake_connect(shape_kafka_producer *p, const char *topic, int timeout_ms,
+                        const volatile sig_atomic_t *stop, int32_t *partitions, char *reason, size_t size)
 {
-    (void)topic, (void)timeout_ms;
+    (void)topic, (void)timeout_ms, (void)stop; /* answers at once: nothing to cut short */
     fake_client *c = (fake_client *)p;
     if (c->store->unreachable) {
         snprintf(reason, size, "Local: Broker transport failure");
@@ -323,7 +323,7 @@ int shape_kafka_fake_emitter_open(shape_kafka_fake_producer_store *s, shape_kafk
                                   shape_err *err)
 {
     *factory = shape_kafka_fake_producer_factory(s);
-    return shape_kafka_emitter_open_with(uri, options, factory, out, err);
+    return shape_kafka_emitter_open_with(uri, options, factory, NULL, out, err);
 }
 
 const shape_emitter_type *shape_kafka_fake_emitter_type(void) { return &shape_kafka_emitter_calls; }
