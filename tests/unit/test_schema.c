@@ -322,6 +322,54 @@ static void test_total_over_children_reading_their_parent(void **state)
     close_opened(&o);
 }
 
+/* Formulas' arithmetic, row by row, against the same operations done here:
+ * column and constant operands on either side of + - * / (the flat
+ * program fuses a push with the operation after it), a null operand making
+ * the result null, division by zero (a column or a constant) a null. */
+static void test_formula_arithmetic(void **state)
+{
+    (void)state;
+    static const char *const ex[] = {"a - b", "b - a", "a / b", "(a + 2) * 3 - b / 4", "a - 1.5 / b", "tid * 2 - a", "a / 0",
+                                     "2 - a * b + 0.25"};
+    char cols[2048];
+    int n = snprintf(cols, sizeof cols,
+                     "\"a\":{\"name\":\"a\",\"type\":\"float\",\"generator\":{\"strategy\":\"distribution\",\"distribution\":\"uniform\",\"low\":1,\"high\":10}},"
+                     "\"b\":{\"name\":\"b\",\"type\":\"integer\",\"nullable\":true,\"null_rate\":0.2,\"generator\":{\"strategy\":\"distribution\",\"distribution\":\"uniform\",\"low\":-3,\"high\":3}}");
+    for (int k = 0; k < 8; k++)
+        n += snprintf(cols + n, sizeof cols - (size_t)n,
+                      ",\"f%d\":{\"name\":\"f%d\",\"type\":\"float\",\"nullable\":true,\"generator\":{\"strategy\":\"formula\",\"expression\":\"%s\"}}", k, k, ex[k]);
+    opened o = open_text(schema("", 1, cols, 2000));
+    uint64_t rows;
+    double *a = column(&o, "t", "a", &rows), *b = column(&o, "t", "b", &rows), *tid = column(&o, "t", "tid", &rows);
+    int nulls = 0, zeros = 0;
+    for (int k = 0; k < 8; k++) {
+        char name[8];
+        snprintf(name, sizeof name, "f%d", k);
+        double *f = column(&o, "t", name, &rows);
+        for (uint64_t i = 0; i < rows; i++) {
+            double x = a[i], y = b[i], want;
+            switch (k) {
+            case 0: want = x - y; break;
+            case 1: want = y - x; break;
+            case 2: want = y != 0 ? x / y : __builtin_nan(""); break;
+            case 3: want = (x + 2) * 3 - y / 4; break;
+            case 4: want = y != 0 ? x - 1.5 / y : __builtin_nan(""); break;
+            case 5: want = tid[i] * 2 - x; break;
+            case 6: want = __builtin_nan(""); break;
+            default: want = 2 - x * y + 0.25; break;
+            }
+            if (__builtin_isnan(want)) assert_true(__builtin_isnan(f[i]));
+            else assert_true(f[i] == want);
+            nulls += k == 0 && __builtin_isnan(y);
+            zeros += k == 0 && y == 0;
+        }
+        free(f);
+    }
+    assert_true(nulls > 0 && zeros > 0); /* both null and zero divisors were met */
+    free(a), free(b), free(tid);
+    close_opened(&o);
+}
+
 static void test_foreign_keys(void **state)
 {
     (void)state;
@@ -645,6 +693,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_continuous_distributions),
+        cmocka_unit_test(test_formula_arithmetic),
         cmocka_unit_test(test_categorical_and_nulls),
         cmocka_unit_test(test_more_distributions),
         cmocka_unit_test(test_hierarchy),

@@ -93,8 +93,8 @@ static void seed_frame(sc_ctx *ctx, sc_frame *f, int c)
 
 /* Column c of row r of table t, through a new frame; strings are copied
  * into `into`. *prow receives the frame's parent row of c (FK columns). */
-static int read_other(sc_ctx *ctx, int t, uint64_t r, int c, shape_gen_row *into, shape_gen_value *out, uint64_t *prow,
-                      shape_err *err)
+static __attribute__((noinline)) int read_other_slow(sc_ctx *ctx, int t, uint64_t r, int c, shape_gen_row *into,
+                                                     shape_gen_value *out, uint64_t *prow, shape_err *err)
 {
     const sc_table *tab = &ctx->s->tables[t];
     int seed_col = ctx->seed_col1 - 1;
@@ -175,6 +175,21 @@ static int read_other(sc_ctx *ctx, int t, uint64_t r, int c, shape_gen_row *into
     f->valid = 0; /* the frame is finished: its slot may be reused */
     ctx->depth--;
     return rc;
+}
+
+/* read_other_slow, with a plain sequence key (what most foreign keys and
+ * lookups read) made in line: no call, no frame. */
+static inline int read_other(sc_ctx *ctx, int t, uint64_t r, int c, shape_gen_row *into, shape_gen_value *out,
+                             uint64_t *prow, shape_err *err)
+{
+    const sc_table *tab = &ctx->s->tables[t];
+    const sc_column *col = &tab->cols[c];
+    if (col->plain_seq && r < tab->rows[ctx->s->preset]) {
+        ctx->seed_col1 = 0;
+        set_int(out, SHAPE_GEN_INT64, (int64_t)((uint64_t)col->start + r * (uint64_t)col->step));
+        return SHAPE_OK;
+    }
+    return read_other_slow(ctx, t, r, c, into, out, prow, err);
 }
 
 void sc_ctx_release(sc_ctx *ctx)
@@ -1008,11 +1023,12 @@ static int eval_mask(sc_ctx *ctx, sc_frame *f, uint32_t mask, shape_err *err)
         const sc_column *c = &t->cols[ci];
         shape_gen_value *v = &f->row->values[ci];
         f->prow[ci] = UINT64_MAX;
-        int rc = eval_strategy(ctx, f, t, ci, v, err);
-        if (rc == SHAPE_OK) {
-            convert(c, f->row, v);
-            if (c->null_rate > 0 && shape_gen_chance(c->s_null, f->r, 0, c->null_rate)) set_null(v);
-            if (c->nrepairs) rc = repair(ctx, f, c, ci, err);
+        int rc = c->fn(ctx, f, t, ci, v, err);
+        unsigned post = c->post;
+        if (post && rc == SHAPE_OK) {
+            if ((post & SC_POST_CONVERT) && !(v->kind == c->kind && (post & SC_POST_SAME_KEEPS))) convert(c, f->row, v);
+            if ((post & SC_POST_NULL) && shape_gen_chance(c->s_null, f->r, 0, c->null_rate)) set_null(v);
+            if (post & SC_POST_REPAIR) rc = repair(ctx, f, c, ci, err);
         }
         if (rc != SHAPE_OK) {
             f->valid = 0;
@@ -1040,4 +1056,131 @@ int sc_eval_row(sc_ctx *ctx, int t, uint64_t r, shape_gen_row *out, shape_err *e
     int rc = eval_mask(ctx, f, all, err);
     f->valid = 0;
     return rc;
+}
+
+/* ---- the compiled steps (sc_plan_columns) ------------------------------------------
+ * Each makes exactly what eval_strategy makes for its variant (the same
+ * draws in the same order, so every byte is the same), without the generic
+ * switch; the conversion it never needs is left out of the column's `post`. */
+
+static int step_sequence(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
+{
+    (void)ctx, (void)err;
+    const sc_column *c = &t->cols[ci];
+    set_int(out, SHAPE_GEN_INT64, (int64_t)((uint64_t)c->start + f->r * (uint64_t)c->step));
+    return SHAPE_OK;
+}
+
+static int step_label(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
+{
+    (void)ctx, (void)err;
+    const sc_column *c = &t->cols[ci];
+    uint32_t i = shape_gen_alias_draw(&c->alias, c->s, f->r, 0);
+    set_text(out, c->labels[i], strlen(c->labels[i]));
+    return SHAPE_OK;
+}
+
+static int step_distribution(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
+{
+    (void)ctx, (void)err;
+    const sc_column *c = &t->cols[ci];
+    double v = draw_dist(c, f->r);
+    if (v < c->lo) v = c->lo;
+    if (v > c->hi) v = c->hi;
+    set_float(out, v);
+    return SHAPE_OK;
+}
+
+static int step_foreign_key(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
+{
+    set_null(out);
+    return eval_fk(ctx, f, t, ci, out, err);
+}
+
+/* A foreign key drawn by allocation, zipf, pareto or uniformly (fk_step 1..4):
+ * eval_fk's branch for it, chosen at load. */
+static int step_fk_drawn(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
+{
+    const sc_column *c = &t->cols[ci];
+    uint64_t n = ctx->s->tables[c->ref_table].rows[ctx->s->preset], r = f->r, pr;
+    if (n == 0) {
+        set_null(out);
+        return SHAPE_OK;
+    }
+    switch (c->fk_step) {
+    case 1: pr = alloc_parent_of(c, r, NULL); break;
+    case 2: pr = shape_gen_zipf_draw(c->zipf, c->s, r, 0) - 1; break;
+    case 3: pr = shape_gen_pareto_rank(c->s, r, 0, c->alpha, 0.995, n); break;
+    default: pr = shape_gen_below(c->s, r, 0, n); break;
+    }
+    if (pr >= n) pr = n - 1;
+    f->prow[ci] = pr;
+    set_null(out);
+    return read_other(ctx, c->ref_table, pr, c->ref_col, f->row, out, NULL, err);
+}
+
+static int step_lookup(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
+{
+    const sc_column *c = &t->cols[ci];
+    uint64_t pr;
+    set_null(out);
+    if (!lookup_row(ctx->s, t, f, c->via, c->src_table, c->key_col, &pr)) return SHAPE_OK;
+    return read_other(ctx, c->src_table, pr, c->src_col, f->row, out, NULL, err);
+}
+
+static int step_formula(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
+{
+    (void)ctx, (void)err;
+    const sc_column *c = &t->cols[ci];
+    double y;
+    if (sc_expr_eval(&c->expr, f->row->values, &y) == 0 && !isnan(y)) set_float(out, y);
+    else set_null(out);
+    return SHAPE_OK;
+}
+
+void sc_plan_columns(sc_schema *s)
+{
+    for (size_t ti = 0; ti < s->ntables; ti++) {
+        sc_table *t = &s->tables[ti];
+        for (size_t ci = 0; ci < t->ncols; ci++) {
+            sc_column *c = &t->cols[ci];
+            int out_kind = -1; /* the only kind fn makes besides null, or -1 */
+            c->fn = eval_strategy;
+            c->plain_seq = c->strategy == SC_SEQUENCE && !(c->null_rate > 0) && c->kind == SHAPE_GEN_INT64;
+            switch (c->strategy) {
+            case SC_SEQUENCE: c->fn = step_sequence, out_kind = SHAPE_GEN_INT64; break;
+            case SC_CHOICE:
+            case SC_WEIGHTED_ENUM:
+            case SC_LIFECYCLE:
+                if (c->natural == SHAPE_GEN_STRING) c->fn = step_label, out_kind = SHAPE_GEN_STRING;
+                break;
+            case SC_DISTRIBUTION:
+                if (!c->copula) c->fn = step_distribution, out_kind = SHAPE_GEN_FLOAT64;
+                break;
+            case SC_FOREIGN_KEY:
+                c->fn = step_foreign_key;
+                c->fk_step = c->alloc ? 1
+                           : c->constrained_exact || c->constrained_by >= 0 || c->sample_m || c->fan_shape ||
+                                     c->ref_table == (int)ti
+                               ? 0
+                           : c->fk_mode == SC_FK_ZIPF   ? 2
+                           : c->fk_mode == SC_FK_PARETO ? 3
+                                                        : 4;
+                if (c->fk_step) c->fn = step_fk_drawn;
+                break;
+            case SC_LOOKUP: c->fn = step_lookup; break;
+            case SC_FORMULA: c->fn = step_formula, out_kind = SHAPE_GEN_FLOAT64; break;
+            default: break;
+            }
+            /* convert() changes nothing when the value is already in the
+             * declared type with no rounding and no length cut */
+            int noop = out_kind == (int)c->kind && (out_kind != SHAPE_GEN_FLOAT64 || c->scale < 0) &&
+                       (out_kind != SHAPE_GEN_STRING || c->max_length <= 0);
+            /* ... nor, for any strategy, when the value it made has the
+             * declared kind and that kind is neither rounded nor cut */
+            int same_keeps = c->kind == SHAPE_GEN_FLOAT64 ? c->scale < 0 : c->kind == SHAPE_GEN_STRING ? c->max_length <= 0 : 1;
+            c->post = (uint8_t)((noop ? 0 : SC_POST_CONVERT) | (c->null_rate > 0 ? SC_POST_NULL : 0) |
+                                (c->nrepairs ? SC_POST_REPAIR : 0) | (same_keeps ? SC_POST_SAME_KEEPS : 0));
+        }
+    }
 }

@@ -26,6 +26,8 @@ enum {
     OP_NUM, OP_COL, OP_NEG, OP_NOT, OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_FDIV, OP_MOD, OP_POW,
     OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE, OP_AND, OP_OR, OP_IF,
     OP_ABS, OP_ROUND, OP_MIN, OP_MAX, OP_SQRT, OP_LOG, OP_EXP, OP_FLOOR, OP_CEIL, OP_CLIP, OP_WHERE,
+    /* the flat program only (fuse): + - * / with a column or a constant as the right operand */
+    OP_ADD_COL, OP_SUB_COL, OP_MUL_COL, OP_DIV_COL, OP_ADD_NUM, OP_SUB_NUM, OP_MUL_NUM, OP_DIV_NUM,
 };
 
 typedef struct parser {
@@ -294,6 +296,27 @@ static int post_order(sc_expr *e, int n, int *depth)
     return 0;
 }
 
+/* A push of a column or a constant followed by + - * / becomes one
+ * instruction with that right operand (the same operations in the same
+ * order, a null column still ending the evaluation where it is read): fewer
+ * dispatches per row. */
+static void fuse(sc_expr *e)
+{
+    int w = 0;
+    for (int i = 0; i < e->nprog; i++) {
+        sc_ins in = e->prog[i];
+        if (i + 1 < e->nprog && (in.op == OP_COL || in.op == OP_NUM)) {
+            int next = e->prog[i + 1].op;
+            if (next == OP_ADD || next == OP_SUB || next == OP_MUL || next == OP_DIV) {
+                in.op = (in.op == OP_COL ? OP_ADD_COL : OP_ADD_NUM) + (next - OP_ADD);
+                i++;
+            }
+        }
+        e->prog[w++] = in;
+    }
+    e->nprog = w;
+}
+
 static void flatten(sc_expr *e)
 {
     e->prog = calloc((size_t)e->nnodes + 1, sizeof *e->prog);
@@ -304,7 +327,8 @@ static void flatten(sc_expr *e)
         free(e->prog);
         e->prog = NULL;
         e->nprog = 0;
-    }
+    } else
+        fuse(e);
 }
 
 int sc_expr_compile(const sc_table *t, int self, const char *text, sc_expr *out, shape_err *err)
@@ -472,6 +496,21 @@ int sc_expr_eval(const sc_expr *e, const shape_gen_value *vals, double *out)
         case OP_SUB: sp--, st[sp - 1] = st[sp - 1] - st[sp]; break;
         case OP_MUL: sp--, st[sp - 1] = st[sp - 1] * st[sp]; break;
         case OP_DIV: sp--, st[sp - 1] = st[sp] != 0 ? st[sp - 1] / st[sp] : NAN; break;
+        case OP_ADD_NUM: st[sp - 1] = st[sp - 1] + in->num; break;
+        case OP_SUB_NUM: st[sp - 1] = st[sp - 1] - in->num; break;
+        case OP_MUL_NUM: st[sp - 1] = st[sp - 1] * in->num; break;
+        case OP_DIV_NUM: st[sp - 1] = in->num != 0 ? st[sp - 1] / in->num : NAN; break;
+        case OP_ADD_COL:
+        case OP_SUB_COL:
+        case OP_MUL_COL:
+        case OP_DIV_COL: {
+            const shape_gen_value *v = &vals[in->col];
+            if (v->kind == SHAPE_GEN_NULL) return 1;
+            double x = v->kind == SHAPE_GEN_FLOAT64 ? v->v.f : v->kind == SHAPE_GEN_BOOL ? (double)v->v.b : (double)v->v.i;
+            double a = st[sp - 1];
+            st[sp - 1] = in->op == OP_ADD_COL ? a + x : in->op == OP_SUB_COL ? a - x : in->op == OP_MUL_COL ? a * x : x != 0 ? a / x : NAN;
+            break;
+        }
         default:
             if (in->op >= OP_ABS) {
                 sp -= in->nargs;

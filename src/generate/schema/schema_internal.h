@@ -151,6 +151,10 @@ typedef struct sc_repair {
     int constraint;     /* a `constraint` rule: kept by sc_constraint_fix (op 4: ==) */
 } sc_repair;
 
+struct sc_ctx;
+struct sc_frame;
+struct sc_table;
+
 typedef struct sc_column {
     char *name;
     uint8_t kind;    /* declared type: enum shape_gen_kind */
@@ -287,7 +291,24 @@ typedef struct sc_column {
      * (index + 1; 0: none) */
     void *ext;
     int copula;
+    /* The column's compiled step (sc_plan_columns, at load): `fn` makes the
+     * natural value (a function specialised to the strategy's variant, or
+     * the generic one), `post` says what eval_mask must still do after it
+     * (SC_POST_* bits: conversion to the declared type, the null draw, the
+     * repairs), so the per-row loop tests no strategy, no rate and no type
+     * that load already knew. plain_seq: a sequence key without nulls whose
+     * value is its INT64 (another row reads it with no frame). */
+    int (*fn)(struct sc_ctx *ctx, struct sc_frame *f, const struct sc_table *t, int ci, shape_gen_value *out,
+              shape_err *err);
+    uint8_t post;
+    uint8_t plain_seq;
+    uint8_t fk_step; /* a foreign key's drawing, chosen at load: 0 generic, 1 allocation, 2 zipf, 3 pareto, 4 uniform */
 } sc_column;
+
+#define SC_POST_CONVERT 1u
+#define SC_POST_NULL 2u
+#define SC_POST_REPAIR 4u
+#define SC_POST_SAME_KEEPS 8u /* convert() keeps a value already of the declared kind */
 
 typedef struct sc_table {
     char *name;
@@ -411,6 +432,10 @@ double sc_triangular_inverse(const sc_column *c, double u);
  * type) becomes one that keeps `v OP right`. */
 void sc_constraint_fix(const sc_column *c, const sc_repair *rp, const shape_gen_value *right, uint64_t r,
                        shape_gen_value *v);
+
+/* Compile each column's step (sc_column.fn, post, plain_seq); once, after
+ * the whole schema is loaded and linked. */
+void sc_plan_columns(sc_schema *s);
 
 /* Fill row r of table t (all columns) into out. */
 int sc_eval_row(sc_ctx *ctx, int t, uint64_t r, shape_gen_row *out, shape_err *err);

@@ -2336,6 +2336,7 @@ int sc_schema_load(const char *text, size_t len, const char *dir, const char *pr
     for (size_t i = 0; rc == SHAPE_OK && i < n; i++)
         if (s->tables[i].ncols) rc = visit(L, colour, (int)i, (int)s->tables[i].ncols - 1);
     free(colour);
+    if (rc == SHAPE_OK) sc_plan_columns(s); /* last: it reads what prepare_columns made for the preset */
 done:
     if (rc != SHAPE_OK) {
         sc_schema_free(s);
