@@ -81,13 +81,17 @@ valgrind: valgrind-unit valgrind-emulator
 valgrind-emulator: deps all
 	tests/valgrind/run-emulator --build $(BUILD) --jobs $(JOBS) --summary $(BUILD)/valgrind-emulator/summary.md
 
+# The programs run $(JOBS) at a time (each is one process on one core), each
+# with its output in $(BUILD)/valgrind-unit/NAME.log, shown when it fails;
+# sampling loops run fewer cases under memcheck (tests/support/memcheck.h).
 valgrind-unit: deps all
-	@set -e; for t in $(BUILD)/tests/bin/test_* $(BUILD)/tests/bin/contract_*; do \
-	  echo "valgrind $$t"; \
-	  SHAPE_SOURCE_DIR=$(CURDIR) SHAPE_BUILD_DIR=$(CURDIR)/$(BUILD) SHAPE_BIN=$(CURDIR)/$(BUILD)/shape \
+	@mkdir -p $(BUILD)/valgrind-unit
+	@ls -d $(BUILD)/tests/bin/test_* $(BUILD)/tests/bin/contract_* | xargs -P $(JOBS) -n 1 sh -c '\
+	  log=$(BUILD)/valgrind-unit/$$(basename "$$0").log; start=$$(date +%s); \
+	  if SHAPE_SOURCE_DIR=$(CURDIR) SHAPE_BUILD_DIR=$(CURDIR)/$(BUILD) SHAPE_BIN=$(CURDIR)/$(BUILD)/shape \
 	    valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect \
-	    --error-exitcode=1 $$t >/dev/null; \
-	done
+	    --error-exitcode=1 "$$0" >"$$log" 2>&1; then echo "valgrind $$0: ok ($$(( $$(date +%s) - start )) s)"; \
+	  else echo "valgrind $$0: FAILED, $$log:"; tail -n 60 "$$log"; exit 1; fi'
 
 install: all
 	cmake --install $(BUILD) --prefix $(PREFIX)

@@ -52,6 +52,8 @@
 #include "shape/utf8.h"
 #include "shape/windows_file.h"
 
+#include "scratch.h"
+
 struct shape_stream_profiler {
     shape_stream_profiler_config cfg;
     char fingerprint[256];
@@ -302,16 +304,9 @@ static int split_route(shape_stream_profiler *p, const struct ArrowSchema *schem
     split_key k;
     SHAPE_RETURN_NOT_OK(split_key_open(p, schema, array, &k, hidden, err));
     size_t rows = array->length > 0 ? (size_t)array->length : 1;
-    if (rows > p->cap_cuts) {
-        shape_profile_run *c = realloc(p->cuts, rows * sizeof *c);
-        if (c) p->cuts = c;
-        shape_profile_run *r = c ? realloc(p->runs, rows * sizeof *r) : NULL;
-        if (r) p->runs = r;
-        uint32_t *t = r ? realloc(p->cut_table, rows * sizeof *t) : NULL;
-        if (t) p->cut_table = t;
-        if (!t) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-        p->cap_cuts = rows;
-    }
+    SHAPE_RETURN_NOT_OK(stream_scratch_grow(
+        rows, &p->cap_cuts,
+        (stream_scratch[]){STREAM_SCRATCH(p->cuts), STREAM_SCRATCH(p->runs), STREAM_SCRATCH(p->cut_table)}, 3, err));
     const uint8_t *ks = NULL;
     size_t kn = 0, n_cuts = 0;
     int have = 0, slot = 0;

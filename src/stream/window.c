@@ -38,6 +38,8 @@
 #include "shape/base64.h"
 #include "shape/timestamp.h"
 
+#include "scratch.h"
+
 #define NO_TIME INT64_MIN
 
 typedef struct unit {
@@ -374,16 +376,9 @@ static int64_t time_factor(const char *f, int *date32)
 
 static int ensure_scratch(shape_window_profiler *w, size_t n, shape_err *err)
 {
-    if (n <= w->cap_rows) return SHAPE_OK;
-    int64_t *r = realloc(w->rows, n * sizeof *r);
-    if (r) w->rows = r;
-    int64_t *t = r ? realloc(w->times, n * sizeof *t) : NULL;
-    if (t) w->times = t;
-    int64_t *k = t ? realloc(w->keys, n * sizeof *k) : NULL;
-    if (k) w->keys = k;
-    if (!r || !t || !k) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-    w->cap_rows = n;
-    return SHAPE_OK;
+    return stream_scratch_grow(
+        n, &w->cap_rows, (stream_scratch[]){STREAM_SCRATCH(w->rows), STREAM_SCRATCH(w->times), STREAM_SCRATCH(w->keys)},
+        3, err);
 }
 
 /* The event-time column of a batch and how to read it. */

@@ -9,7 +9,8 @@
  * edge cases (±0, subnormals, the extremes, every power of ten and its
  * neighbours, integers, 0.1 + 0.2) and on tens of thousands of
  * random bit patterns and random short decimals (a million more of each
- * were run once when the formatters were merged).
+ * were run once when the formatters were merged; under valgrind the first
+ * twentieth of the random cases and every 20th integer, support/memcheck.h).
  * How: each case formats with the old function and the new one and
  * compares the NUL-terminated texts; the first mismatch fails with both
  * texts and the bits of the double. The scalar writers of the Arrow
@@ -28,6 +29,7 @@
 #include <cmocka.h>
 
 #include "shape/json_write.h"
+#include "support/memcheck.h"
 
 /* ---- oracle 1: src/emit/event_json.c json_f64 (and f64_general) at 7b4b3b1 */
 
@@ -296,9 +298,11 @@ static void test_edge_cases(void **state)
         check_both_signs(x * 1.5);
         check_both_signs(x * 9.5);
     }
-    /* integers, small and around 2^53 */
-    for (int64_t n = 1; n < 5000; n++) check_both_signs((double)n);
-    for (int64_t n = -3000; n < 3000; n++) check_both_signs((double)((1LL << 53) + n));
+    /* integers, small and around 2^53 (under memcheck every 20th: see
+     * support/memcheck.h) */
+    int64_t stride = 5000 / shape_test_cases(5000);
+    for (int64_t n = 1; n < 5000; n += stride) check_both_signs((double)n);
+    for (int64_t n = -3000; n < 3000; n += stride) check_both_signs((double)((1LL << 53) + n));
 }
 
 /* xorshift64*: deterministic, so a failure repeats. */
@@ -314,14 +318,14 @@ static void test_random_bit_patterns(void **state)
 {
     (void)state;
     uint64_t s = 0x9E3779B97F4A7C15ull;
-    for (int i = 0; i < 40000; i++) {
+    for (int i = 0, cases = shape_test_cases(40000); i < cases; i++) {
         uint64_t b = next_random(&s);
         double x;
         memcpy(&x, &b, sizeof x);
         check(x);
     }
     /* subnormals: random mantissas under the smallest normal exponent */
-    for (int i = 0; i < 4000; i++) {
+    for (int i = 0, cases = shape_test_cases(4000); i < cases; i++) {
         uint64_t b = next_random(&s) & 0x800FFFFFFFFFFFFFull;
         double x;
         memcpy(&x, &b, sizeof x);
@@ -335,7 +339,7 @@ static void test_random_decimals(void **state)
     /* what generators and decoders mostly meet: short decimals (the fast
      * paths), at every magnitude the fast path covers and past it */
     uint64_t s = 12345;
-    for (int i = 0; i < 40000; i++) {
+    for (int i = 0, cases = shape_test_cases(40000); i < cases; i++) {
         int digits = (int)(next_random(&s) % 7);
         int64_t n = (int64_t)(next_random(&s) % 100000000000000ull);
         double x = (double)n / ten_to(digits);
