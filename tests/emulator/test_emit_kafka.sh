@@ -16,7 +16,8 @@ command -v kcat >/dev/null || fail "kcat is not installed (scripts/install-deps 
 cd "$TEST_TMP"
 
 t1=$(unique_topic emit); t2=$(unique_topic emitkey); t3=$(unique_topic emitce); t4=$(unique_topic emitkill)
-kafka_up "$t1:3" "$t2:3" "$t3:3" "$t4:3"
+t5=$(unique_topic emitpaced)
+kafka_up "$t1:3" "$t2:3" "$t3:3" "$t4:3" "$t5:3"
 export SHAPE_CONFIRM_REMOTE=0
 
 "$SHAPE_BIN" emit retail --no-progress >console.jsonl 2>/dev/null
@@ -178,14 +179,36 @@ PY
     [[ $n -eq 3000 ]] || fail "after retries: $n distinct keys, expected 3000"
 fi
 
-# --- paced: --realtime --rate 5000 keeps the rate (the embedded broker answers
-# in ~45 ms; due batches are merged into one send, so the rate holds) -------
-"$SHAPE_BIN" emit retail --realtime --rate 5000 --max-events 10000 --sink "kafka://$BOOTSTRAP/$t3" --json \
+# --- paced: --realtime --rate 5000 never runs ahead of its schedule ------------
+# Judged from the broker's copy: each message's CreateTime (ms), which
+# librdkafka stamps when shape hands the message over. Batches of rate/100 =
+# 50 events are due at t0 + sent/rate, t0 being the first batch's instant, so
+# by any instant a no more than rate * (a - t0) + 50 messages can have been
+# handed over; t0 is not before the launch, taken here, so the bound holds
+# from it too (+1 ms for the stamps' truncation). Late is the machine's
+# doing (a loaded host, memcheck): a run behind schedule catches up by
+# merging due batches, which is why no per-second count is asserted. The
+# achieved rate and lateness are `make bench`'s (bench/pacing.py).
+launch_ms=$(date +%s%3N)
+"$SHAPE_BIN" emit retail --realtime --rate 5000 --max-events 10000 --sink "kafka://$BOOTSTRAP/$t5" --json \
     --no-progress >paced.json 2>err.txt || fail "paced emit: $(cat err.txt)"
-python3 -c "
-import json; d=json.load(open('paced.json'))
-print('paced 5000/s: rate %.0f, per second %.0f, max lag %.3f s, p99 lag %.3f s' % (d['rate'], d['per_second'], d['max_lag'], d['lag_p99']))
-assert 4500 <= d['per_second'] <= 5100, d" || fail "paced rate"
+kcat -b "$BOOTSTRAP" -t "$t5" -C -e -q -f '%T %k\n' >paced.txt
+LAUNCH=$launch_ms python3 - <<'PY' || fail "paced run"
+import json, os
+d = json.load(open("paced.json"))
+assert d["events"] == 10000 and d["complete"], d
+rows = [l.split() for l in open("paced.txt") if l.strip()]
+assert len(rows) == 10000 and len({k for _, k in rows}) == 10000, (len(rows), "messages/distinct keys")
+ts = sorted(int(t) for t, _ in rows)
+launch, rate, batch = int(os.environ["LAUNCH"]), 5000.0, 50
+ahead = [(j + 1) - (rate * (t + 1 - launch) / 1000 + batch) for j, t in enumerate(ts)]
+worst = max(range(len(ts)), key=lambda j: ahead[j])
+assert ahead[worst] <= 0, "%d messages handed over %d ms after launch: %.0f more than the schedule allows" % (
+    worst + 1, ts[worst] - launch, ahead[worst])
+first = max((j + 1) - (rate * (t + 1 - ts[0]) / 1000 + batch) for j, t in enumerate(ts))
+print("paced 5000/s: 10000 messages in %.3f s from the first (launch to first %d ms); never ahead of the schedule "
+      "(most ahead of it counted from the first message: %.0f events)" % ((ts[-1] - ts[0]) / 1000, ts[0] - launch, first))
+PY
 
 # --- kill -9 with a checkpoint, rerun: every key, few duplicates ---------------------------
 cmd=("$SHAPE_BIN" emit retail --realtime --rate 20000 --batch-events 200 --checkpoint-every 200

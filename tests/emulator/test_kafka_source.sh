@@ -77,31 +77,61 @@ grep -q '"offset":{"0":5}' "$TEST_TMP/ckp" || fail "poison offset: $(cat "$TEST_
 rc=0; read_topic "$poison" --on-error raise >/dev/null 2>"$TEST_TMP/err" || rc=$?
 [ $rc -eq 2 ] && grep -q 'partition 0 offset 1: ' "$TEST_TMP/err" || fail "--on-error raise: rc=$rc $(cat "$TEST_TMP/err")"
 
-# Following: from the end, sees what is produced later, stops when idle. A
-# row produced before the read starts must not be seen; the producer then
-# sends a pair of rows a second for 6 s, so a reader that starts slowly (under
-# valgrind, on a loaded machine) still sees the later pairs: what it sees must
-# be every row from some pair on, the last pair included.
+# Following: from the end, sees what is produced later, stops when idle. The
+# rows already there (ids below BASE) must not be seen. No fixed wait: a
+# prober sends a pair of probes (BASE+2k to partition 0, BASE+2k+1 to 1)
+# every 0.3 s until the reader has printed a row of each partition, which it
+# can only do once it holds a position at the end of both, however slowly it
+# started (valgrind, a loaded machine); then the rows BASE+1000..BASE+1011
+# go, and every one of them must be seen, and every probe of a partition
+# from its first one seen on. The read ends by its idle time-out.
+follow_case() { # BASE READ-ARGS...
+  local base=$1 dir="$TEST_TMP/follow$1" reader prober line; shift
+  mkdir "$dir" && mkfifo "$dir/out"
+  read_topic "$live" "$@" >"$dir/out" 2>"$dir/err" &
+  reader=$!
+  exec 4<"$dir/out"
+  ( k=0
+    while [ ! -e "$dir/seen" ] && [ $k -lt 1000 ]; do  # 1000 pairs: 5 min, the test's own time-out
+      echo "{\"id\":$((base + 2 * k))}" | kcat -b "$BOOTSTRAP" -t "$live" -P -p 0
+      echo "{\"id\":$((base + 2 * k + 1))}" | kcat -b "$BOOTSTRAP" -t "$live" -P -p 1
+      echo $((base + 2 * k)) $((base + 2 * k + 1)) >>"$dir/probes"
+      k=$((k + 1)); sleep 0.3
+    done ) &
+  prober=$!
+  local even=0 odd=0
+  while [ $even -eq 0 ] || [ $odd -eq 0 ]; do
+    IFS= read -r line <&4 || { touch "$dir/seen"; wait $prober; exec 4<&-
+                               fail "the following read ended before it saw both partitions: $(cat "$dir/err")"; }
+    echo "$line" >>"$dir/rows"
+    id=$(echo "$line" | ids)
+    [ -n "$id" ] && { [ $((id % 2)) -eq 0 ] && even=1 || odd=1; }
+  done
+  touch "$dir/seen"
+  wait $prober
+  for i in $(seq $((base + 1000)) $((base + 1011))); do echo "{\"id\":$i}" | kcat -b "$BOOTSTRAP" -t "$live" -P -p $((i % 2)); done
+  cat <&4 >>"$dir/rows"
+  exec 4<&-
+  wait $reader || fail "the following read ($*) failed: $(cat "$dir/err")"
+  ids <"$dir/rows" | BASE=$base python3 -c '
+import os, sys
+base = int(os.environ["BASE"])
+seen = sorted(int(x) for x in sys.stdin.read().split())
+probes = sorted(int(x) for x in open(sys.argv[1]).read().split())
+assert seen and min(seen) >= base, ("an old row was read", seen)
+finals = list(range(base + 1000, base + 1012))
+assert [x for x in seen if x >= base + 1000] == finals, ("rows produced once it followed", seen)
+for p in (0, 1):
+    mine = [x for x in probes if x % 2 == p]
+    got = [x for x in seen if x < base + 1000 and x % 2 == p]
+    assert got and got == mine[mine.index(got[0]):], ("partition %d probes" % p, got, mine)
+print("follow from %d: %d probe pairs sent before the reader followed both partitions" % (base, len(probes) // 2))
+' "$dir/probes" || fail "follow read ($*) saw: $(ids <"$dir/rows" | tr '\n' ' ')"
+}
 echo '{"id":7000}' | kcat -b "$BOOTSTRAP" -t "$live" -P -p 0
-( for k in 1 2 3 4 5 6; do
-    sleep 1
-    echo "{\"id\":$((7000 + 2 * k - 1))}" | kcat -b "$BOOTSTRAP" -t "$live" -P -p 1
-    echo "{\"id\":$((7000 + 2 * k))}" | kcat -b "$BOOTSTRAP" -t "$live" -P -p 0
-  done ) &
-producer=$!
-out=$(read_topic "$live" --option stop_at_end=false --option start_at=latest --option idle_timeout=3 2>/dev/null | ids | sort -n | tr '\n' ' ')
-wait $producer
-python3 -c '
-import sys
-seen = [int(x) for x in sys.argv[1].split()]
-assert seen and 7000 not in seen and seen[-1] == 7012 and seen == list(range(seen[0], 7013)), seen
-' "$out" || fail "follow read saw '$out' (expected every row from some pair on, up to 7012, and not 7000)"
+follow_case 10000 --option stop_at_end=false --option start_at=latest --option idle_timeout=3
 # The same through the flags; --start latest alone reads nothing old.
-( sleep 1; echo '{"id":7003}' | kcat -b "$BOOTSTRAP" -t "$live" -P -p 1 ) &
-producer=$!
-out=$(read_topic "$live" --follow --start latest --idle-timeout 2 2>/dev/null | ids | tr '\n' ' ')
-wait $producer
-[ "$out" = "7003 " ] || fail "--follow --start latest saw '$out'"
+follow_case 20000 --follow --start latest --idle-timeout 2
 [ -z "$(read_topic "$live" --start latest 2>/dev/null)" ] || fail "--start latest read old rows"
 [ "$(read_topic "$orders" --partitions 1 2>/dev/null | wc -l)" -eq 500 ] || fail "--partitions 1 did not read partition 1 alone"
 
