@@ -6,11 +6,11 @@
 # that waits, or an endless line, waited for a batch that never came.
 # How: emit --realtime into `shape broker --control`, the broker taken down
 # ('down 1') once the checkpoint shows deliveries, SIGINT 1 s into the outage:
-# emit must exit 0 within 5 s (the issue asks ~1 s; 5 s is the bound on a
-# loaded machine), say it stopped on request, and leave the checkpoint at the
+# emit must exit 0 within 2 s (the issue's bound; it takes 0.1-0.2 s, so
+# a loaded machine keeps a wide margin), say it stopped on request, and leave the checkpoint at the
 # offset it reports delivered; with the broker back the rerun completes every
 # key. Then stream-profile of a pipe that sends two rows and waits, and of
-# /dev/zero (one endless line), each SIGTERMed: exit 0 within 5 s, the first
+# /dev/zero (one endless line), each SIGTERMed: exit 0 within 2 s, the first
 # with the profile of its two rows.
 # A stop during the first connection (issue 24; it killed emit and
 # stream-read with the signal's status, a lock file left, stream-profile
@@ -20,8 +20,7 @@
 # signalled 0.5 s after its client's first refused connection (SHAPE_DEBUG
 # shows librdkafka's "Connect to ... failed" line: the process is then inside
 # the plugin's open, waiting for the cluster's first answer), each must exit 0
-# within 8 s of the signal (before the open's 10 s give-up could have fired:
-# plugin ABI 7's stoppable open reads the stop flag every 100 ms) saying it
+# within 2 s of the signal (long before the open's 10 s give-up: plugin ABI 7's stoppable open reads the stop flag every 100 ms) saying it
 # stopped, nothing written, no lock left. And emit into the broker while it is
 # down, its checkpoint kept from the run before: exit 0, the checkpoint byte
 # for byte as it was. And stream-read --follow SIGTERMed in its Kafka poll:
@@ -31,7 +30,7 @@
 source "$(dirname "$0")/lib.sh"
 source "$(dirname "$0")/faults_lib.sh"
 
-bound=5
+bound=2
 # wait_locked PID FILE: until PID holds its checkpoint's lock file FILE, at most 60 s (each command
 # handles SIGINT/SIGTERM from before it takes the lock: then a signal is a stop request; a signal
 # mask in /proc would not do under valgrind, which catches every signal itself)
@@ -126,12 +125,12 @@ keys=$(kcat -b "$BOOTSTRAP" -t stop -C -e -q -f '%k\n' | sort -u | wc -l)
 report "emit: SIGINT with the broker down" "ctl 'down 1' mid-run (--realtime --rate 2000), SIGINT 1 s later; 'up 1'; rerun" \
     0 - "0 then 0" "stopped in ${took}s (bound ${bound}s), checkpoint at $delivered; rerun completed 21750 keys"
 
-# the first connections to a closed port (started above): stopped within 8 s of the signal, nothing written
+# the first connections to a closed port (started above): stopped within $bound s of the signal, nothing written
 wait $w_r0 $w_p0 $w_e1
 for n in r0 p0 e1; do
   took_n=$(cat "$TEST_TMP/$n.took")
-  awk -v t="$took_n" 'BEGIN { exit !(t + 0 == t && t < 8) }' ||
-    fail "$n: stopped while connecting to a closed port: ${took_n} (not within 8 s of the signal, before the open's 10 s give-up): $(grep -v '^shape: debug' "$TEST_TMP/$n.err")"
+  awk -v t="$took_n" -v b="$bound" 'BEGIN { exit !(t + 0 == t && t < b) }' ||
+    fail "$n: stopped while connecting to a closed port: ${took_n} (not within ${bound} s of the signal; the open gives up at 10 s): $(grep -v '^shape: debug' "$TEST_TMP/$n.err")"
 done
 RC=0; wait $r0 || RC=$?
 [ "$RC" -eq 0 ] || fail "stream-read stopped while connecting exited $RC: $(cat "$TEST_TMP/r0.err")"
@@ -151,7 +150,7 @@ for f in r0.ck r0.ck.lock p0.ck p0.ck.lock p0.json e1.ck e1.ck.lock; do
 done
 report "stop requests during the first connection" \
   "SIGTERM/SIGINT/SIGINT to stream-read/stream-profile/emit of a closed port, 0.5 s after the first refused connection; SIGINT to emit with the broker down (kafka.flush_timeout=3)" \
-  0 - "0, 0, 0, 0" "stopped $(cat "$TEST_TMP/r0.took") s, $(cat "$TEST_TMP/p0.took") s, $(cat "$TEST_TMP/e1.took") s after the signal (bound 8 s, the open gives up at 10 s); emit with the broker down ${took_c}s; checkpoint unchanged, nothing written, no lock left"
+  0 - "0, 0, 0, 0" "stopped $(cat "$TEST_TMP/r0.took") s, $(cat "$TEST_TMP/p0.took") s, $(cat "$TEST_TMP/e1.took") s after the signal (bound ${bound} s, the open gives up at 10 s); emit with the broker down ${took_c}s; checkpoint unchanged, nothing written, no lock left"
 
 # stream-read --follow in its Kafka poll
 seq 1 100 | sed 's/.*/{"i":&}/' | kcat -b "$BOOTSTRAP" -t poll -P -p 0
