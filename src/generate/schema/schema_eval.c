@@ -635,12 +635,16 @@ static __attribute__((noinline)) int eval_computed(sc_ctx *ctx, const sc_table *
                 cf->valid = 1u << c->child_fk;
             }
         } else {
+            /* Only the columns outside `kept` are written in this frame, and
+             * deeper reads use frames of their own: the kept values and their
+             * parent rows are still in place unless one is a text, whose bytes
+             * lived in the scratch just reset. */
             cf->valid = kept;
-            for (uint32_t m = kept; m; m &= m - 1) {
+            for (uint32_t m = kept_text ? kept : 0; m; m &= m - 1) {
                 int ci2 = __builtin_ctz(m);
                 cr->values[ci2] = keep[ci2];
                 cf->prow[ci2] = keep_prow[ci2];
-                if (kept_text) own_text(cr, &cr->values[ci2]);
+                own_text(cr, &cr->values[ci2]);
             }
         }
         rc = eval_mask(ctx, cf, want, err);
@@ -1011,6 +1015,23 @@ static int repair(sc_ctx *ctx, sc_frame *f, const sc_column *c, int ci, shape_er
     return SHAPE_OK;
 }
 
+/* A value that keeps every rule of a column whose rules compare with
+ * numbers only (repair_const): repair() would change nothing. The same
+ * comparisons as repair(); a timestamp, a null or a broken rule goes to it. */
+static inline int repairs_hold(const sc_column *c, const shape_gen_value *v)
+{
+    if (v->kind == SHAPE_GEN_TIMESTAMP_NS || v->kind == SHAPE_GEN_NULL) return 0;
+    double x = as_double(v);
+    for (int k = 0; k < c->nrepairs; k++) {
+        const sc_repair *rp = &c->repairs[k];
+        double y = rp->right_num;
+        int cmp = (x > y) - (x < y);
+        int ok = rp->op == 0 ? cmp < 0 : rp->op == 1 ? cmp <= 0 : rp->op == 2 ? cmp > 0 : rp->op == 3 ? cmp >= 0 : cmp == 0;
+        if (!ok) return 0;
+    }
+    return 1;
+}
+
 /* Make the columns of `mask` that the frame does not hold yet, in column
  * order (a column's needs come before it). */
 static int eval_mask(sc_ctx *ctx, sc_frame *f, uint32_t mask, shape_err *err)
@@ -1028,7 +1049,7 @@ static int eval_mask(sc_ctx *ctx, sc_frame *f, uint32_t mask, shape_err *err)
         if (post && rc == SHAPE_OK) {
             if ((post & SC_POST_CONVERT) && !(v->kind == c->kind && (post & SC_POST_SAME_KEEPS))) convert(c, f->row, v);
             if ((post & SC_POST_NULL) && shape_gen_chance(c->s_null, f->r, 0, c->null_rate)) set_null(v);
-            if (post & SC_POST_REPAIR) rc = repair(ctx, f, c, ci, err);
+            if ((post & SC_POST_REPAIR) && !(c->repair_const && repairs_hold(c, v))) rc = repair(ctx, f, c, ci, err);
         }
         if (rc != SHAPE_OK) {
             f->valid = 0;
@@ -1179,6 +1200,9 @@ void sc_plan_columns(sc_schema *s)
             /* ... nor, for any strategy, when the value it made has the
              * declared kind and that kind is neither rounded nor cut */
             int same_keeps = c->kind == SHAPE_GEN_FLOAT64 ? c->scale < 0 : c->kind == SHAPE_GEN_STRING ? c->max_length <= 0 : 1;
+            c->repair_const = c->nrepairs > 0;
+            for (int k = 0; k < c->nrepairs; k++)
+                if (c->repairs[k].cross_table || c->repairs[k].right_col >= 0) c->repair_const = 0;
             c->post = (uint8_t)((noop ? 0 : SC_POST_CONVERT) | (c->null_rate > 0 ? SC_POST_NULL : 0) |
                                 (c->nrepairs ? SC_POST_REPAIR : 0) | (same_keeps ? SC_POST_SAME_KEEPS : 0));
         }

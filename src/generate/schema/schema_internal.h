@@ -303,6 +303,8 @@ typedef struct sc_column {
     uint8_t post;
     uint8_t plain_seq;
     uint8_t fk_step; /* a foreign key's drawing, chosen at load: 0 generic, 1 allocation, 2 zipf, 3 pareto, 4 uniform */
+    uint8_t repair_const; /* every rule compares with a number of its own (no other column): a value that keeps
+                             them all is checked in line, repair() runs only for one that breaks a rule */
 } sc_column;
 
 #define SC_POST_CONVERT 1u
