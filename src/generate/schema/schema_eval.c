@@ -688,6 +688,52 @@ total:
     return SHAPE_OK;
 }
 
+/* A temporal column. A rule "this >= (or >) the parent's instant" is kept by
+ * drawing from the part of the model after it, so the repaired rows keep the
+ * seasons and hours instead of piling up a day after the parent. *kept (when
+ * asked) says whether the value already keeps every such rule as repair()
+ * would check it, with the parent instants read here (repair() then has
+ * nothing to change, and need not read them again). */
+static int eval_temporal(sc_ctx *ctx, sc_frame *f, const sc_column *c, shape_gen_value *out, int *kept, shape_err *err)
+{
+    uint64_t r = f->r;
+    int64_t nb = INT64_MIN;
+    int64_t pi[SC_MAX_REPAIRS];
+    unsigned read = 0; /* the rules whose parent instant was read into pi */
+    int ok = 1;
+    for (int k = 0; k < c->nrepairs; k++) {
+        const sc_repair *rp = &c->repairs[k];
+        if (!rp->cross_table || rp->op < 2 || f->prow[rp->via] == UINT64_MAX) continue;
+        shape_gen_value pv;
+        shape_gen_row tmp;
+        tmp.scratch_used = 0;
+        SHAPE_RETURN_NOT_OK(read_other(ctx, rp->right_table, f->prow[rp->via], rp->right_col, &tmp, &pv, NULL, err));
+        if (pv.kind == SHAPE_GEN_TIMESTAMP_NS) {
+            pi[k] = pv.v.i;
+            read |= 1u << k;
+            if (pv.v.i + (rp->op == 2) > nb) nb = pv.v.i + (rp->op == 2);
+        } else if (pv.kind != SHAPE_GEN_NULL)
+            ok = 0; /* repair() compares it otherwise: let it */
+    }
+    int64_t ns;
+    if (c->seasonal)
+        ns = shape_gen_seasonal_draw(&c->season, c->s, r, 0, nb);
+    else if (nb > c->t_start_ns && nb < c->t_end_ns)
+        ns = shape_gen_instant_us(c->s, r, 0, nb - nb % 1000 + (nb % 1000 != 0) * 1000, c->t_end_ns);
+    else
+        ns = shape_gen_instant_us(c->s, r, 0, c->t_start_ns, c->t_end_ns);
+    if (ns >= c->t_end_ns) ns = c->t_end_ns - SHAPE_GEN_NS_PER_SEC;
+    if (c->day_granularity) ns -= ((ns % SHAPE_GEN_NS_PER_DAY) + SHAPE_GEN_NS_PER_DAY) % SHAPE_GEN_NS_PER_DAY;
+    set_int(out, SHAPE_GEN_TIMESTAMP_NS, ns);
+    if (kept) {
+        /* only asked when every rule is cross-table with op 2 or 3 (sc_plan_columns) */
+        for (int k = 0; k < c->nrepairs && ok; k++)
+            if (read & (1u << k)) ok = c->repairs[k].op == 2 ? ns > pi[k] : ns >= pi[k];
+        *kept = ok;
+    }
+    return SHAPE_OK;
+}
+
 static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
 {
     const sc_column *c = &t->cols[ci];
@@ -736,32 +782,7 @@ static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
         set_float(out, v);
         return SHAPE_OK;
     }
-    case SC_TEMPORAL: {
-        /* a rule "this >= (or >) the parent's instant" is kept by drawing
-         * from the part of the model after it, so the repaired rows keep the
-         * seasons and hours instead of piling up a day after the parent */
-        int64_t nb = INT64_MIN;
-        for (int k = 0; k < c->nrepairs; k++) {
-            const sc_repair *rp = &c->repairs[k];
-            if (!rp->cross_table || rp->op < 2 || f->prow[rp->via] == UINT64_MAX) continue;
-            shape_gen_value pv;
-            shape_gen_row tmp;
-            tmp.scratch_used = 0;
-            SHAPE_RETURN_NOT_OK(read_other(ctx, rp->right_table, f->prow[rp->via], rp->right_col, &tmp, &pv, NULL, err));
-            if (pv.kind == SHAPE_GEN_TIMESTAMP_NS && pv.v.i + (rp->op == 2) > nb) nb = pv.v.i + (rp->op == 2);
-        }
-        int64_t ns;
-        if (c->seasonal)
-            ns = shape_gen_seasonal_draw(&c->season, c->s, r, 0, nb);
-        else if (nb > c->t_start_ns && nb < c->t_end_ns)
-            ns = shape_gen_instant_us(c->s, r, 0, nb - nb % 1000 + (nb % 1000 != 0) * 1000, c->t_end_ns);
-        else
-            ns = shape_gen_instant_us(c->s, r, 0, c->t_start_ns, c->t_end_ns);
-        if (ns >= c->t_end_ns) ns = c->t_end_ns - SHAPE_GEN_NS_PER_SEC;
-        if (c->day_granularity) ns -= ((ns % SHAPE_GEN_NS_PER_DAY) + SHAPE_GEN_NS_PER_DAY) % SHAPE_GEN_NS_PER_DAY;
-        set_int(out, SHAPE_GEN_TIMESTAMP_NS, ns);
-        return SHAPE_OK;
-    }
+    case SC_TEMPORAL: return eval_temporal(ctx, f, c, out, NULL, err);
     case SC_FOREIGN_KEY: return eval_fk(ctx, f, t, ci, out, err);
     case SC_LOOKUP: {
         uint64_t pr;
@@ -1049,7 +1070,9 @@ static int eval_mask(sc_ctx *ctx, sc_frame *f, uint32_t mask, shape_err *err)
         if (post && rc == SHAPE_OK) {
             if ((post & SC_POST_CONVERT) && !(v->kind == c->kind && (post & SC_POST_SAME_KEEPS))) convert(c, f->row, v);
             if ((post & SC_POST_NULL) && shape_gen_chance(c->s_null, f->r, 0, c->null_rate)) set_null(v);
-            if ((post & SC_POST_REPAIR) && !(c->repair_const && repairs_hold(c, v))) rc = repair(ctx, f, c, ci, err);
+            if ((post & SC_POST_REPAIR) &&
+                !(c->repair_const == 1 ? repairs_hold(c, v) : c->repair_const == 2 && ctx->rules_kept))
+                rc = repair(ctx, f, c, ci, err);
         }
         if (rc != SHAPE_OK) {
             f->valid = 0;
@@ -1149,6 +1172,14 @@ static int step_lookup(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shap
     return read_other(ctx, c->src_table, pr, c->src_col, f->row, out, NULL, err);
 }
 
+/* A temporal column whose rules are all lower bounds from parents
+ * (repair_const 2): it tells eval_mask, through ctx->rules_kept, whether
+ * repair() can be skipped. */
+static int step_temporal(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
+{
+    return eval_temporal(ctx, f, &t->cols[ci], out, &ctx->rules_kept, err);
+}
+
 static int step_formula(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
 {
     (void)ctx, (void)err;
@@ -1203,6 +1234,12 @@ void sc_plan_columns(sc_schema *s)
             c->repair_const = c->nrepairs > 0;
             for (int k = 0; k < c->nrepairs; k++)
                 if (c->repairs[k].cross_table || c->repairs[k].right_col >= 0) c->repair_const = 0;
+            if (c->strategy == SC_TEMPORAL && c->kind == SHAPE_GEN_TIMESTAMP_NS && c->nrepairs > 0) {
+                int lower_bounds = 1; /* every rule "this > / >= a parent's instant" */
+                for (int k = 0; k < c->nrepairs; k++)
+                    if (!c->repairs[k].cross_table || (c->repairs[k].op != 2 && c->repairs[k].op != 3)) lower_bounds = 0;
+                if (lower_bounds) c->fn = step_temporal, c->repair_const = 2;
+            }
             c->post = (uint8_t)((noop ? 0 : SC_POST_CONVERT) | (c->null_rate > 0 ? SC_POST_NULL : 0) |
                                 (c->nrepairs ? SC_POST_REPAIR : 0) | (same_keeps ? SC_POST_SAME_KEEPS : 0));
         }

@@ -303,8 +303,10 @@ typedef struct sc_column {
     uint8_t post;
     uint8_t plain_seq;
     uint8_t fk_step; /* a foreign key's drawing, chosen at load: 0 generic, 1 allocation, 2 zipf, 3 pareto, 4 uniform */
-    uint8_t repair_const; /* every rule compares with a number of its own (no other column): a value that keeps
-                             them all is checked in line, repair() runs only for one that breaks a rule */
+    uint8_t repair_const; /* 1: every rule compares with a number of its own (no other column): a value that
+                             keeps them all is checked in line, repair() runs only for one that breaks a rule;
+                             2: a temporal column whose rules are lower bounds from parents: its step checks
+                             them with the instants it read anyway (sc_ctx.rules_kept) */
 } sc_column;
 
 #define SC_POST_CONVERT 1u
@@ -404,6 +406,7 @@ typedef struct sc_ctx {
     int seed_col1;
     uint64_t seed_prow;
     shape_gen_value seed_val;
+    int rules_kept; /* set by a repair_const 2 step: its value keeps every rule of its column */
 } sc_ctx;
 
 void sc_ctx_release(sc_ctx *ctx);
