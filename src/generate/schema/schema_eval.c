@@ -177,8 +177,38 @@ static __attribute__((noinline)) int read_other_slow(sc_ctx *ctx, int t, uint64_
     return rc;
 }
 
+static void post_leaf(const sc_column *c, uint64_t r, shape_gen_value *v);
+
+/* A leaf column of row r (sc_column.leaf) through the column's value cache:
+ * on a miss its step makes the value from r alone, then the conversion and
+ * null draw eval_mask would apply. */
+static __attribute__((noinline)) int read_leaf(sc_ctx *ctx, int t, uint64_t r, int c, shape_gen_row *into,
+                                               shape_gen_value *out, uint64_t *prow, shape_err *err)
+{
+    const sc_table *tab = &ctx->s->tables[t];
+    const sc_column *col = &tab->cols[c];
+    ctx->seed_col1 = 0;
+    if (prow) *prow = UINT64_MAX; /* not a foreign key */
+    sc_leaf_entry *lc = ctx->leaf[t][c];
+    if (!lc) lc = ctx->leaf[t][c] = calloc(SC_LEAF_WAYS, sizeof *lc);
+    sc_leaf_entry *e = lc ? &lc[r % SC_LEAF_WAYS] : NULL;
+    if (e && e->r1 == r + 1) {
+        *out = e->v;
+        own_text(into, out); /* as read_other_slow does (the same use of the row's scratch) */
+        return SHAPE_OK;
+    }
+    sc_frame f = {.row = into, .prow = NULL, .table = t, .r = r, .valid = 0};
+    int rc = col->fn(ctx, &f, tab, c, out, err);
+    if (rc != SHAPE_OK) return rc;
+    post_leaf(col, r, out);
+    if (e) e->r1 = r + 1, e->v = *out; /* a text is a label: it lives as long as the schema */
+    own_text(into, out);
+    return SHAPE_OK;
+}
+
 /* read_other_slow, with a plain sequence key (what most foreign keys and
- * lookups read) made in line: no call, no frame. */
+ * lookups read) made in line: no call, no frame; and a leaf column through
+ * its value cache (read_leaf). */
 static inline int read_other(sc_ctx *ctx, int t, uint64_t r, int c, shape_gen_row *into, shape_gen_value *out,
                              uint64_t *prow, shape_err *err)
 {
@@ -189,6 +219,9 @@ static inline int read_other(sc_ctx *ctx, int t, uint64_t r, int c, shape_gen_ro
         set_int(out, SHAPE_GEN_INT64, (int64_t)((uint64_t)col->start + r * (uint64_t)col->step));
         return SHAPE_OK;
     }
+    /* (at the depth limit the slow path reports it, as before) */
+    if (col->leaf && r < tab->rows[ctx->s->preset] && ctx->depth + 1 < SC_MAX_DEPTH)
+        return read_leaf(ctx, t, r, c, into, out, prow, err);
     return read_other_slow(ctx, t, r, c, into, out, prow, err);
 }
 
@@ -197,6 +230,10 @@ void sc_ctx_release(sc_ctx *ctx)
     for (int t = 0; t < SC_MAX_TABLES; t++) {
         free(ctx->cache[t]);
         ctx->cache[t] = NULL;
+        for (int c = 0; c < SHAPE_GEN_MAX_COLUMNS; c++) {
+            free(ctx->leaf[t][c]);
+            ctx->leaf[t][c] = NULL;
+        }
     }
 }
 
@@ -1053,6 +1090,14 @@ static inline int repairs_hold(const sc_column *c, const shape_gen_value *v)
     return 1;
 }
 
+/* What eval_mask does after a leaf column's step (no repairs: see leaf). */
+static void post_leaf(const sc_column *c, uint64_t r, shape_gen_value *v)
+{
+    unsigned post = c->post;
+    if ((post & SC_POST_CONVERT) && !(v->kind == c->kind && (post & SC_POST_SAME_KEEPS))) convert(c, NULL, v);
+    if ((post & SC_POST_NULL) && shape_gen_chance(c->s_null, r, 0, c->null_rate)) set_null(v);
+}
+
 /* Make the columns of `mask` that the frame does not hold yet, in column
  * order (a column's needs come before it). */
 static int eval_mask(sc_ctx *ctx, sc_frame *f, uint32_t mask, shape_err *err)
@@ -1242,6 +1287,10 @@ void sc_plan_columns(sc_schema *s)
             }
             c->post = (uint8_t)((noop ? 0 : SC_POST_CONVERT) | (c->null_rate > 0 ? SC_POST_NULL : 0) |
                                 (c->nrepairs ? SC_POST_REPAIR : 0) | (same_keeps ? SC_POST_SAME_KEEPS : 0));
+            /* a leaf: its step reads only the row number, and convert() is
+             * never asked to make text (it would need the row's scratch) */
+            c->leaf = (c->fn == step_distribution || c->fn == step_label) && c->need == 1u << ci && !c->nrepairs &&
+                      !(c->kind == SHAPE_GEN_STRING && (c->post & SC_POST_CONVERT));
         }
     }
 }

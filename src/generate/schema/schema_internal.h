@@ -307,6 +307,8 @@ typedef struct sc_column {
                              keeps them all is checked in line, repair() runs only for one that breaks a rule;
                              2: a temporal column whose rules are lower bounds from parents: its step checks
                              them with the instants it read anyway (sc_ctx.rules_kept) */
+    uint8_t leaf; /* made from its row number alone (a distribution or a label, no other column, no rule, no
+                     conversion to text): another row reads it through a value cache (sc_leaf_entry), not a frame */
 } sc_column;
 
 #define SC_POST_CONVERT 1u
@@ -392,6 +394,17 @@ typedef struct sc_cache_entry {
     shape_gen_row row;
 } sc_cache_entry;
 
+/* A leaf column's values as other rows read them (a product's price read by
+ * every order line): direct-mapped on the row, SC_LEAF_WAYS values a column,
+ * allocated on first use. Hot rows of a skewed foreign key are the low
+ * ranks, which map to distinct slots. Like the row cache it changes no value;
+ * a hit costs a compare instead of a frame, a miss a draw. */
+#define SC_LEAF_WAYS 256
+typedef struct sc_leaf_entry {
+    uint64_t r1; /* row + 1; 0 empty */
+    shape_gen_value v;
+} sc_leaf_entry;
+
 typedef struct sc_ctx {
     const sc_schema *s;
     size_t preset;
@@ -406,6 +419,7 @@ typedef struct sc_ctx {
     int seed_col1;
     uint64_t seed_prow;
     shape_gen_value seed_val;
+    sc_leaf_entry *leaf[SC_MAX_TABLES][SHAPE_GEN_MAX_COLUMNS];
     int rules_kept; /* set by a repair_const 2 step: its value keeps every rule of its column */
 } sc_ctx;
 
