@@ -1287,9 +1287,15 @@ void sc_plan_columns(sc_schema *s)
             }
             c->post = (uint8_t)((noop ? 0 : SC_POST_CONVERT) | (c->null_rate > 0 ? SC_POST_NULL : 0) |
                                 (c->nrepairs ? SC_POST_REPAIR : 0) | (same_keeps ? SC_POST_SAME_KEEPS : 0));
-            /* a leaf: its step reads only the row number, and convert() is
-             * never asked to make text (it would need the row's scratch) */
-            c->leaf = (c->fn == step_distribution || c->fn == step_label) && c->need == 1u << ci && !c->nrepairs &&
+            /* a leaf: its step reads only the row number (a distribution, a
+             * label, a constant, an instant with no rule to keep), and
+             * convert() is never asked to make text (it would need the row's
+             * scratch) */
+            int by_row = c->fn == step_distribution || c->fn == step_label ||
+                         (c->fn == eval_strategy &&
+                          (c->strategy == SC_CHOICE || c->strategy == SC_WEIGHTED_ENUM || c->strategy == SC_LIFECYCLE ||
+                           c->strategy == SC_CONSTANT || c->strategy == SC_TEMPORAL));
+            c->leaf = by_row && c->need == 1u << ci && !c->nrepairs &&
                       !(c->kind == SHAPE_GEN_STRING && (c->post & SC_POST_CONVERT));
         }
     }
