@@ -475,6 +475,18 @@ static inline double apply_bin(int op, double a, double b)
     return res;
 }
 
+/* A column's value as a number: 0 when it is null. */
+static inline int col_num(const shape_gen_value *v, double *x)
+{
+    if (v->kind == SHAPE_GEN_FLOAT64) {
+        *x = v->v.f;
+        return 1;
+    }
+    if (v->kind == SHAPE_GEN_NULL) return 0;
+    *x = v->kind == SHAPE_GEN_BOOL ? (double)v->v.b : (double)v->v.i;
+    return 1;
+}
+
 int sc_expr_eval(const sc_expr *e, const shape_gen_value *vals, double *out)
 {
     if (!e->nodes) return 1;
@@ -486,8 +498,12 @@ int sc_expr_eval(const sc_expr *e, const shape_gen_value *vals, double *out)
         case OP_NUM: st[sp++] = in->num; break;
         case OP_COL: {
             const shape_gen_value *v = &vals[in->col];
+            if (v->kind == SHAPE_GEN_FLOAT64) { /* most inputs: no further test */
+                st[sp++] = v->v.f;
+                break;
+            }
             if (v->kind == SHAPE_GEN_NULL) return 1;
-            st[sp++] = v->kind == SHAPE_GEN_FLOAT64 ? v->v.f : v->kind == SHAPE_GEN_BOOL ? (double)v->v.b : (double)v->v.i;
+            st[sp++] = v->kind == SHAPE_GEN_BOOL ? (double)v->v.b : (double)v->v.i;
             break;
         }
         case OP_NEG: st[sp - 1] = -st[sp - 1]; break;
@@ -500,15 +516,28 @@ int sc_expr_eval(const sc_expr *e, const shape_gen_value *vals, double *out)
         case OP_SUB_NUM: st[sp - 1] = st[sp - 1] - in->num; break;
         case OP_MUL_NUM: st[sp - 1] = st[sp - 1] * in->num; break;
         case OP_DIV_NUM: st[sp - 1] = in->num != 0 ? st[sp - 1] / in->num : NAN; break;
-        case OP_ADD_COL:
-        case OP_SUB_COL:
-        case OP_MUL_COL:
+        case OP_ADD_COL: {
+            double x;
+            if (!col_num(&vals[in->col], &x)) return 1;
+            st[sp - 1] = st[sp - 1] + x;
+            break;
+        }
+        case OP_SUB_COL: {
+            double x;
+            if (!col_num(&vals[in->col], &x)) return 1;
+            st[sp - 1] = st[sp - 1] - x;
+            break;
+        }
+        case OP_MUL_COL: {
+            double x;
+            if (!col_num(&vals[in->col], &x)) return 1;
+            st[sp - 1] = st[sp - 1] * x;
+            break;
+        }
         case OP_DIV_COL: {
-            const shape_gen_value *v = &vals[in->col];
-            if (v->kind == SHAPE_GEN_NULL) return 1;
-            double x = v->kind == SHAPE_GEN_FLOAT64 ? v->v.f : v->kind == SHAPE_GEN_BOOL ? (double)v->v.b : (double)v->v.i;
-            double a = st[sp - 1];
-            st[sp - 1] = in->op == OP_ADD_COL ? a + x : in->op == OP_SUB_COL ? a - x : in->op == OP_MUL_COL ? a * x : x != 0 ? a / x : NAN;
+            double x;
+            if (!col_num(&vals[in->col], &x)) return 1;
+            st[sp - 1] = x != 0 ? st[sp - 1] / x : NAN;
             break;
         }
         default:
