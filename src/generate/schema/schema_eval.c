@@ -8,7 +8,9 @@
  * How: columns are evaluated in the load's group order into a shape_gen_row;
  * a read of another row pushes a frame (its own row buffer) on the context's
  * stack, evaluates that row's columns up to the one asked for, and copies
- * the value back. Foreign keys whose children are counted (a computed total,
+ * the value back; a leaf column (made from its row number alone: a price, a
+ * label) is drawn, or taken from a small per-column value cache, without a
+ * frame. Foreign keys whose children are counted (a computed total,
  * first_per_parent, max_per_parent) use a stateless allocation
  * (gen_alloc.c): child row → parent rank → parent row through a keyed
  * permutation, and back, so a parent finds exactly its children and a total
