@@ -1102,6 +1102,28 @@ static void post_leaf(const sc_column *c, uint64_t r, shape_gen_value *v)
 
 /* Make the columns of `mask` that the frame does not hold yet, in column
  * order (a column's needs come before it). */
+/* Column ci of the frame's row: its step, then what load left in `post`. */
+static inline int eval_one(sc_ctx *ctx, sc_frame *f, const sc_table *t, const sc_column *c, int ci, shape_err *err)
+{
+    shape_gen_value *v = &f->row->values[ci];
+    f->prow[ci] = UINT64_MAX;
+    int rc = c->fn(ctx, f, t, ci, v, err);
+    unsigned post = c->post;
+    if (post && rc == SHAPE_OK) {
+        if ((post & SC_POST_CONVERT) && !(v->kind == c->kind && (post & SC_POST_SAME_KEEPS))) convert(c, f->row, v);
+        if ((post & SC_POST_NULL) && shape_gen_chance(c->s_null, f->r, 0, c->null_rate)) set_null(v);
+        if ((post & SC_POST_REPAIR) &&
+            !(c->repair_const == 1 ? repairs_hold(c, v) : c->repair_const == 2 && ctx->rules_kept))
+            rc = repair(ctx, f, c, ci, err);
+    }
+    if (rc != SHAPE_OK) {
+        f->valid = 0;
+        return rc;
+    }
+    f->valid |= 1u << ci;
+    return SHAPE_OK;
+}
+
 static int eval_mask(sc_ctx *ctx, sc_frame *f, uint32_t mask, shape_err *err)
 {
     const sc_table *t = &ctx->s->tables[f->table];
@@ -1109,24 +1131,16 @@ static int eval_mask(sc_ctx *ctx, sc_frame *f, uint32_t mask, shape_err *err)
     while (todo) {
         int ci = __builtin_ctz(todo);
         todo &= todo - 1;
-        const sc_column *c = &t->cols[ci];
-        shape_gen_value *v = &f->row->values[ci];
-        f->prow[ci] = UINT64_MAX;
-        int rc = c->fn(ctx, f, t, ci, v, err);
-        unsigned post = c->post;
-        if (post && rc == SHAPE_OK) {
-            if ((post & SC_POST_CONVERT) && !(v->kind == c->kind && (post & SC_POST_SAME_KEEPS))) convert(c, f->row, v);
-            if ((post & SC_POST_NULL) && shape_gen_chance(c->s_null, f->r, 0, c->null_rate)) set_null(v);
-            if ((post & SC_POST_REPAIR) &&
-                !(c->repair_const == 1 ? repairs_hold(c, v) : c->repair_const == 2 && ctx->rules_kept))
-                rc = repair(ctx, f, c, ci, err);
-        }
-        if (rc != SHAPE_OK) {
-            f->valid = 0;
-            return rc;
-        }
-        f->valid |= 1u << ci;
+        SHAPE_RETURN_NOT_OK(eval_one(ctx, f, t, &t->cols[ci], ci, err));
     }
+    return SHAPE_OK;
+}
+
+/* A whole row from an empty frame: every column in order, no mask walk. */
+static int eval_all(sc_ctx *ctx, sc_frame *f, const sc_table *t, shape_err *err)
+{
+    const sc_column *c = t->cols;
+    for (int ci = 0, n = (int)t->ncols; ci < n; ci++, c++) SHAPE_RETURN_NOT_OK(eval_one(ctx, f, t, c, ci, err));
     return SHAPE_OK;
 }
 
@@ -1142,9 +1156,7 @@ int sc_eval_row(sc_ctx *ctx, int t, uint64_t r, shape_gen_row *out, shape_err *e
     out->ncols = tab->ncols;
     out->scratch_used = 0;
     f->valid = 0;
-    if (tab->ncols == 0) return SHAPE_OK;
-    uint32_t all = tab->ncols >= 32 ? UINT32_MAX : (1u << tab->ncols) - 1;
-    int rc = eval_mask(ctx, f, all, err);
+    int rc = eval_all(ctx, f, tab, err);
     f->valid = 0;
     return rc;
 }
