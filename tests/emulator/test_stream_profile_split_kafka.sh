@@ -1,6 +1,6 @@
 # `shape stream-profile kafka://... --split-by header:shape-table` on a topic
 # from `shape emit retail` into `shape broker`: one table per value of the
-# header every emitted message carries, read in 1000-message batches, with
+# header every emitted message carries, read in 200-message batches, with
 # the emitted rows per table
 # (the same run also wrote them to a file with --to), the exact figures of
 # each column equal to the file split by field:_shape_table (count, nulls,
@@ -16,9 +16,9 @@ command -v python3 >/dev/null || { echo "python3 is needed"; exit 77; }
 topic=$(unique_topic retail)
 [ -n "${SHAPE_TEST_KAFKA:-}" ] || topic=retail
 tables=(customer address product_category product promotion store order order_line return)
-# under memcheck (tests/valgrind/run-emulator) two tables stand for the nine
-# in the per-table topics below (the same code paths at a fraction of the cost)
-[ -z "${SHAPE_UNDER_MEMCHECK:-}" ] || tables=(product_category store)
+# under memcheck (tests/valgrind/run-emulator) the per-table topics below are
+# left out: plain emits and profiles, whose code paths other tests watch there
+[ -z "${SHAPE_UNDER_MEMCHECK:-}" ] || tables=()
 alone=()
 for t in "${tables[@]}"; do alone+=("$topic-$t:1"); done
 # shape broker makes a topic on first use (quicker than up front); a real Kafka needs them made
@@ -29,10 +29,12 @@ T=$TEST_TMP
   fail "emit: $(cat "$T/err")"
 printf '%s\n' '{"note": "no header", "n": 1}' '{"note": "no header", "n": 2}' '{"n": 3}' |
   kcat -b "$BOOTSTRAP" -t "$topic" -P -p 0
-# 1000-message batches: a table whose first rows come in a later batch still
+# 200-message batches: a table whose first rows come in a later batch still
 # gets every field of its own (issue 23), none dropped
-"$SHAPE_BIN" stream-profile "kafka://$BOOTSTRAP/$topic" --split-by header:shape-table --name rest -o "$T/k.json" \
-  --batch-size 1000 >"$T/sum" 2>"$T/err" || fail "split profile: $(cat "$T/err")"
+bs=200 # memcheck: 1000 (fewer batches, the same paths; no kill there)
+[ -z "${SHAPE_UNDER_MEMCHECK:-}" ] || bs=1000
+split=("$SHAPE_BIN" stream-profile "kafka://$BOOTSTRAP/$topic" --split-by header:shape-table --name rest --batch-size $bs)
+"${split[@]}" -o "$T/k.json" >"$T/sum" 2>"$T/err" || fail "split profile: $(cat "$T/err")"
 grep -q '"dropped_fields": 0' "$T/sum" || fail "the split dropped fields: $(cat "$T/sum")"
 "$SHAPE_BIN" stream-profile "$T/retail.jsonl" --split-by field:_shape_table -o "$T/f.json" >/dev/null 2>"$T/err" ||
   fail "file split: $(cat "$T/err")"
@@ -67,7 +69,7 @@ for t in "${tables[@]}"; do
   "$SHAPE_BIN" stream-profile "kafka://$BOOTSTRAP/$topic-$t" --name "$t" -o "$T/alone-$t.json" >/dev/null 2>"$T/err" ||
     fail "profile of $topic-$t: $(cat "$T/err")"
 done
-python3 - "$T/k.json" "$T/retail.jsonl" "$T" "${tables[@]}" <<'PY' || fail "a split table differs from its events alone"
+[ ${#tables[@]} -eq 0 ] || python3 - "$T/k.json" "$T/retail.jsonl" "$T" "${tables[@]}" <<'PY' || fail "a split table differs from its events alone"
 import collections, json, sys
 k = json.load(open(sys.argv[1]))["tables"]
 counts = collections.Counter(json.loads(l)["_shape_table"] for l in open(sys.argv[2]))
@@ -89,17 +91,25 @@ PY
 # document equals a clean run's byte for byte (every table's state, the
 # grown columns and the positions are in the checkpoint). The kill must land
 # before the end: the process is alive when killed and its checkpoint is
-# not of a finished run.
-split=("$SHAPE_BIN" stream-profile "kafka://$BOOTSTRAP/$topic" --split-by header:shape-table --name rest --batch-size 200)
-"${split[@]}" -o "$T/clean.json" >/dev/null 2>"$T/err" || fail "clean split: $(cat "$T/err")"
-batches_at() { python3 -c 'import json,sys
-try: d = json.load(open(sys.argv[1])); print(d["counters"]["batches_processed"], int(bool(d.get("finished"))))
-except Exception: print(0, 0)' "$1"; }
+# not of a finished run. Killed twice (a checkpoint every 5 batches of 200,
+# at the first past batch 10 and 40 of ~110), resumed; the clean run is
+# k.json above.
+batches_at() { # the checkpoint's batches and whether it is of a finished run (no python: polled every few ms)
+  local c
+  c=$(cat "$1" 2>/dev/null) || c=""
+  local b=${c#*\"batches_processed\":} f=0
+  [[ $c == *'"batches_processed":'* ]] && b=${b%%[!0-9]*} || b=0
+  [[ $c == *'"finished":true'* ]] && f=1
+  echo "${b:-0} $f"
+}
+# Under memcheck left out (two more whole reads there, ~25 s): the resume's
+# code is the file split's, which contract_stream_profile_split kills and
+# resumes under ASan (make sanitize).
 targets="10 40"
-[ -z "${SHAPE_UNDER_MEMCHECK:-}" ] || targets=10
+[ -z "${SHAPE_UNDER_MEMCHECK:-}" ] || targets=""
 points=""
 for target in $targets; do
-  "${split[@]}" -o "$T/killed.json" --checkpoint "$T/ck" --checkpoint-every 1 >/dev/null 2>>"$T/kill.err" &
+  "${split[@]}" -o "$T/killed.json" --checkpoint "$T/ck" --checkpoint-every 5 >/dev/null 2>>"$T/kill.err" &
   pid=$!
   for _ in $(seq 1 3000); do
     read -r at _ <<<"$(batches_at "$T/ck")"
@@ -114,12 +124,14 @@ for target in $targets; do
   [ "$finished" = 0 ] && [ "$at" -ge "$target" ] || fail "the kill at batch $target did not land mid-read (checkpoint: $at batches, finished $finished)"
   points="$points $at"
 done
-[ ! -e "$T/killed.json" ] || fail "a killed split read wrote its document"
-"${split[@]}" -o "$T/resumed.json" --checkpoint "$T/ck" --checkpoint-every 20 >"$T/sum" 2>"$T/err" ||
-  fail "resumed split: $(cat "$T/err")"
-grep -q '"dropped_fields": 0' "$T/sum" || fail "the resumed split dropped fields: $(cat "$T/sum")"
-cmp -s "$T/clean.json" "$T/resumed.json" || fail "the resumed split differs from the clean run (killed at batches:$points)"
-echo "killed at batches$points, resumed: the clean run's document"
+if [ -n "$targets" ]; then
+  [ ! -e "$T/killed.json" ] || fail "a killed split read wrote its document"
+  "${split[@]}" -o "$T/resumed.json" --checkpoint "$T/ck" --checkpoint-every 20 >"$T/sum" 2>"$T/err" ||
+    fail "resumed split: $(cat "$T/err")"
+  grep -q '"dropped_fields": 0' "$T/sum" || fail "the resumed split dropped fields: $(cat "$T/sum")"
+  cmp -s "$T/k.json" "$T/resumed.json" || fail "the resumed split differs from the clean run (killed at batches:$points)"
+  echo "killed at batches$points, resumed: the clean run's document"
+fi
 
 # --with-headers keeps the header map as a column of each table
 "$SHAPE_BIN" stream-profile "kafka://$BOOTSTRAP/$topic" --split-by header:shape-table --with-headers -o "$T/h.json" \
