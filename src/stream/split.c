@@ -440,29 +440,14 @@ int shape_split_profiles_update(shape_split_profiles *sp, const struct ArrowSche
     return SHAPE_OK;
 }
 
+static int read_each(void *ud, const struct ArrowSchema *schema, const struct ArrowArray *batch, shape_err *err)
+{
+    return shape_split_profiles_update(ud, schema, batch, err);
+}
+
 int shape_split_profiles_read(shape_split_profiles *sp, struct ArrowArrayStream *stream, shape_err *err)
 {
-    struct ArrowSchema schema;
-    memset(&schema, 0, sizeof schema);
-    if (stream->get_schema(stream, &schema) != 0) {
-        const char *m = stream->get_last_error(stream);
-        return shape_err_set(err, SHAPE_EIO, "the stream gave no schema: %s", m ? m : "unknown error");
-    }
-    int rc = SHAPE_OK;
-    while (rc == SHAPE_OK) {
-        struct ArrowArray a;
-        memset(&a, 0, sizeof a);
-        if (stream->get_next(stream, &a) != 0) {
-            const char *m = stream->get_last_error(stream);
-            rc = shape_err_set(err, SHAPE_EIO, "the stream failed: %s", m ? m : "unknown error");
-            break;
-        }
-        if (!a.release) break;
-        rc = shape_split_profiles_update(sp, &schema, &a, err);
-        a.release(&a);
-    }
-    schema.release(&schema);
-    return rc;
+    return shape_arrow_stream_consume(stream, NULL, read_each, NULL, sp, err);
 }
 
 size_t shape_split_profiles_tables(const shape_split_profiles *sp, const shape_profile *const **out)
