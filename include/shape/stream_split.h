@@ -77,6 +77,9 @@ int shape_split_overflowed(const shape_split *s);
 /* The overflow warning, once: 1 (and the line in buf) the first call after
  * an overflow, 0 otherwise. */
 int shape_split_warning(shape_split *s, char *buf, size_t size);
+/* The warning's line alone (reads only what never changes after
+ * shape_split_new: safe beside a route on another thread). */
+void shape_split_warning_text(const shape_split *s, char *buf, size_t size);
 
 /* A resume: the next table is `name` (made() is called; a name twice is
  * refused), then the saved value count and overflow flag (values must not

@@ -34,6 +34,11 @@
  * window goes to the windows file with its table.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
+/* Windowed batches queued for the window task behind the reader. Its jobs
+ * are short (a windowed read's batches are small) and uneven (the odd one
+ * closes and writes windows): with one in flight the reader and the task
+ * meet at every batch and each waits out the other's slow ones. */
+#define WINDOW_QUEUE 8
 #include "shape/stream_profiler.h"
 
 #include <stdlib.h>
@@ -61,8 +66,13 @@ struct shape_stream_profiler {
     shape_windows_file *wfile;    /* opened at the first window */
     shape_windows_file *sfile;    /* window states (--state), likewise */
     int wrote_windows;
-    /* windowed: batch k is profiled (and its windows written) on wtask
-     * while batch k + 1 is read; job is the batch in flight */
+    /* windowed: batches are profiled (and their windows written) on wtask,
+     * up to WINDOW_QUEUE of them queued behind the reader; jobs is a ring of
+     * WINDOW_QUEUE + 1 slots, next the one the next batch takes (a slot is
+     * reused only once the task has room again, so its job has finished).
+     * The first failure sticks (wfail, wfail_err: written by the task's jobs,
+     * read by the reader after a drain): the jobs after it release their
+     * batch unprofiled. */
     shape_task *wtask;
     struct window_job {
         shape_stream_profiler *p;
@@ -72,12 +82,16 @@ struct shape_stream_profiler {
         size_t n_known, cap_known;
         int32_t partition;
         double now;
-        int busy, rc; /* rc: the first failure sticks */
-        shape_err err;
-    } job;
+        int busy;
+        int failed;     /* this job's batch failed (read by the reader when the slot comes back) */
+        int overflowed; /* split: the router's overflow after this job (read by the reader when the slot comes back) */
+    } jobs[WINDOW_QUEUE + 1];
+    size_t next_job;
+    int wfail;
+    shape_err wfail_err;
     /* split: the tables in order of first row (sp: the global window's
-     * profiles), batch k split on stask */
-    int split;
+     * profiles), batch k split on stask; warned: the overflow warning is out */
+    int split, warned;
     shape_split_profiles *sp;
     /* split with a window kind: the router and a window profiler per table
      * (its name the router's), all on one clock
@@ -228,7 +242,7 @@ static void split_job_run(void *arg)
     j->schema.release(&j->schema);
 }
 
-static void split_warn(shape_stream_profiler *p);
+static void split_warn(shape_stream_profiler *p, int overflowed);
 
 /* Wait for the batch in flight on the split task; its failure, if any. */
 static int split_drain(shape_stream_profiler *p, shape_err *err)
@@ -237,16 +251,19 @@ static int split_drain(shape_stream_profiler *p, shape_err *err)
         shape_task_wait(p->stask);
         p->sjob.busy = 0;
     }
-    split_warn(p);
+    split_warn(p, shape_split_overflowed(shape_split_profiles_router(p->sp))); /* the task is idle */
     if (p->sjob.rc != SHAPE_OK) *err = p->sjob.err;
     return p->sjob.rc;
 }
 
-/* Once, when a value beyond --max-tables went to '_other'. */
-static void split_warn(shape_stream_profiler *p)
+/* Once, when a value beyond --max-tables went to '_other' (overflowed: as
+ * the last batch known to be done left it). */
+static void split_warn(shape_stream_profiler *p, int overflowed)
 {
-    char message[300];
-    if (shape_split_warning(p->win ? p->wrouter : shape_split_profiles_router(p->sp), message, sizeof message)) {
+    if (overflowed && !p->warned) {
+        p->warned = 1;
+        char message[300];
+        shape_split_warning_text(p->win ? p->wrouter : shape_split_profiles_router(p->sp), message, sizeof message);
         if (p->cfg.warn) p->cfg.warn(p->cfg.ud, message);
         else fprintf(stderr, "shape: warning: %s\n", message);
     }
@@ -389,9 +406,12 @@ void shape_stream_profiler_free(shape_stream_profiler *p)
     shape_profile_worker_free(p->worker);
     if (p->wtask) shape_task_wait(p->wtask);
     shape_task_free(p->wtask);
-    if (p->job.array.release) p->job.array.release(&p->job.array);
-    if (p->job.schema.release) p->job.schema.release(&p->job.schema);
-    free(p->job.known);
+    for (size_t i = 0; i < WINDOW_QUEUE + 1; i++) {
+        struct window_job *j = &p->jobs[i];
+        if (j->array.release) j->array.release(&j->array);
+        if (j->schema.release) j->schema.release(&j->schema);
+        free(j->known);
+    }
     if (p->stask) shape_task_wait(p->stask);
     shape_task_free(p->stask);
     if (p->sjob.array.release) p->sjob.array.release(&p->sjob.array);
@@ -433,15 +453,14 @@ int64_t shape_stream_profiler_events(const shape_stream_profiler *p)
 }
 shape_stream *shape_stream_profiler_stream(const shape_stream_profiler *p) { return p->stream; }
 
-/* Wait for the batch in flight on the window task; its failure, if any. */
+/* Wait for the batches queued on the window task; the first failure, if any. */
 static int window_drain(shape_stream_profiler *p, shape_err *err)
 {
-    if (!p->job.busy) return p->job.rc == SHAPE_OK ? SHAPE_OK : (*err = p->job.err, p->job.rc);
-    shape_task_wait(p->wtask);
-    p->job.busy = 0;
-    if (p->split) split_warn(p);
-    if (p->job.rc != SHAPE_OK) *err = p->job.err;
-    return p->job.rc;
+    if (p->wtask) shape_task_wait(p->wtask);
+    for (size_t i = 0; i < WINDOW_QUEUE + 1; i++) p->jobs[i].busy = 0;
+    if (p->wrouter) split_warn(p, shape_split_overflowed(p->wrouter)); /* the task is idle */
+    if (p->wfail != SHAPE_OK) *err = p->wfail_err;
+    return p->wfail;
 }
 
 static int save_checkpoint(shape_stream_profiler *p, int finished, shape_err *err)
@@ -542,21 +561,35 @@ static void window_job_run(void *arg)
 {
     struct window_job *j = arg;
     shape_stream_profiler *p = j->p;
-    if (j->rc == SHAPE_OK && p->split)
-        j->rc = split_window_batch(p, &j->schema, &j->array, j->known, j->n_known, j->partition, j->now, &j->err);
-    else if (j->rc == SHAPE_OK)
-        j->rc = shape_window_profiler_update(p->win, &j->schema, &j->array, SHAPE_STREAM_EVENT_TIME_COLUMN, j->known,
-                                             j->n_known, j->partition, j->now, emit_window, p, &j->err);
+    int rc = p->wfail;
+    shape_err err;
+    shape_err_clear(&err);
+    if (rc == SHAPE_OK && p->split)
+        rc = split_window_batch(p, &j->schema, &j->array, j->known, j->n_known, j->partition, j->now, &err);
+    else if (rc == SHAPE_OK)
+        rc = shape_window_profiler_update(p->win, &j->schema, &j->array, SHAPE_STREAM_EVENT_TIME_COLUMN, j->known,
+                                          j->n_known, j->partition, j->now, emit_window, p, &err);
+    if (rc != SHAPE_OK && p->wfail == SHAPE_OK) {
+        p->wfail = rc;
+        p->wfail_err = err;
+    }
+    j->failed = rc != SHAPE_OK;
+    j->overflowed = p->wrouter ? shape_split_overflowed(p->wrouter) : 0;
     j->array.release(&j->array);
     j->schema.release(&j->schema);
 }
 
-/* Hand the batch (moved) to the window task, after the one before it. */
+/* Queue the batch (moved) for the window task, behind the ones before it. */
 static int window_batch(shape_stream_profiler *p, struct ArrowSchema *schema, struct ArrowArray *array,
                         shape_err *err)
 {
-    struct window_job *j = &p->job;
-    int rc = window_drain(p, err);
+    struct window_job *j = &p->jobs[p->next_job];
+    int rc = SHAPE_OK;
+    /* the slot's last job has finished (the task had room for the one
+     * after it): its outcome is ours to read */
+    if (j->busy && p->split) split_warn(p, j->overflowed);
+    if (j->busy && j->failed) rc = window_drain(p, err);
+    j->busy = 0;
     const shape_offsets *now = shape_stream_positions(p->stream);
     if (rc == SHAPE_OK && now->n > j->cap_known) {
         int32_t *k = realloc(j->known, now->n * sizeof *k);
@@ -582,6 +615,7 @@ static int window_batch(shape_stream_profiler *p, struct ArrowSchema *schema, st
     array->release = NULL;
     j->p = p;
     j->busy = 1;
+    p->next_job = (p->next_job + 1) % (WINDOW_QUEUE + 1);
     shape_task_start(p->wtask, window_job_run, j);
     return SHAPE_OK;
 }
@@ -610,7 +644,7 @@ static int consume(shape_stream_profiler *p, shape_err *err)
 int shape_stream_profiler_run(shape_stream_profiler *p, shape_err *err)
 {
     if (!p->worker && !p->win && !p->split) SHAPE_RETURN_NOT_OK(shape_profile_worker_new(p->profile, &p->worker, err));
-    if (p->win && !p->wtask) SHAPE_RETURN_NOT_OK(shape_task_new(&p->wtask, err));
+    if (p->win && !p->wtask) SHAPE_RETURN_NOT_OK(shape_task_new_queue(&p->wtask, WINDOW_QUEUE, err));
     if (p->split && !p->win && !p->stask) SHAPE_RETURN_NOT_OK(shape_task_new(&p->stask, err));
     int rc = consume(p, err);
     if (p->split && !p->win) {

@@ -101,13 +101,18 @@ const char *shape_split_table_name(const shape_split *s, size_t t) { return s->n
 int64_t shape_split_values(const shape_split *s) { return (int64_t)s->n_values; }
 int shape_split_overflowed(const shape_split *s) { return s->overflowed; }
 
+void shape_split_warning_text(const shape_split *s, char *buf, size_t size)
+{
+    snprintf(buf, size,
+             "--split-by %.100s: more than %lld distinct values; the rest are profiled together as table '_other'",
+             s->spec, (long long)s->max_tables);
+}
+
 int shape_split_warning(shape_split *s, char *buf, size_t size)
 {
     if (!s->overflowed || s->warned) return 0;
     s->warned = 1;
-    snprintf(buf, size,
-             "--split-by %.100s: more than %lld distinct values; the rest are profiled together as table '_other'",
-             s->spec, (long long)s->max_tables);
+    shape_split_warning_text(s, buf, size);
     return 1;
 }
 
