@@ -584,6 +584,19 @@ int shape_arrow_stream_error_code(struct ArrowArrayStream *stream);
  * own streams (e.g. the position of a source stream). */
 void *shape_arrow_stream_context(struct ArrowArrayStream *stream, shape_arrow_next_fn next);
 
+/* The consumer's side: read any C stream to its end. Its schema (first(ud,
+ * schema, err) when not NULL), every batch to each(ud, schema, batch, err)
+ * (released after the call), then, when all went well, last(ud, schema,
+ * err) when not NULL. The first failure stops the read and is returned; a
+ * failing stream is SHAPE_EIO with its get_last_error. The stream is read,
+ * not released. (The writers' and the split's whole-stream calls.) */
+int shape_arrow_stream_consume(struct ArrowArrayStream *stream,
+                               int (*first)(void *ud, const struct ArrowSchema *schema, shape_err *err),
+                               int (*each)(void *ud, const struct ArrowSchema *schema, const struct ArrowArray *batch,
+                                           shape_err *err),
+                               int (*last)(void *ud, const struct ArrowSchema *schema, shape_err *err), void *ud,
+                               shape_err *err);
+
 /* ------------------------------------------------------------------------ */
 /* Read helpers (any spec-conforming array; `i` is the logical index, the    */
 /* array's offset is applied here). No bounds checks: 0 <= i < length.       */

@@ -24,6 +24,7 @@ SHAPE_API_BEGIN
 
 #include "shape/profile.h"
 #include "shape/stream.h"
+#include "shape/stream_split.h"
 #include "shape/stream_window.h"
 
 #ifdef __cplusplus
@@ -107,17 +108,6 @@ const shape_profile *shape_stream_profiler_profile(const shape_stream_profiler *
  * first row (*out points into the profiler, valid until the next run or
  * free); without, or with a window kind (the windows hold them): 0. */
 size_t shape_stream_profiler_tables(const shape_stream_profiler *p, const shape_profile *const **out);
-/* The profile document of a split's tables (shape_profile_document's text),
- * each entry without the columns null in every one of its rows. *out
- * malloc'd. */
-int shape_stream_split_document(const shape_profile *const *tables, size_t n, char **out, size_t *len,
-                                shape_err *err);
-/* The split --state file: one JSON line {"state": base64, "table": NAME}
- * per table, in order (for profile-merge). *out malloc'd ("" for none). */
-int shape_stream_split_states(const shape_profile *const *tables, size_t n, char **out, size_t *len,
-                              shape_err *err);
-/* Check a --split-by spec ("header:NAME" or "field:NAME", NAME not empty). */
-int shape_stream_split_parse(const char *spec, int *by_header, const char **name, shape_err *err);
 /* Rows profiled (global) or taken in (windowed: late and untimed rows too). */
 int64_t shape_stream_profiler_events(const shape_stream_profiler *p);
 /* The windowed profiler's counters; NULL for the global window. */

@@ -135,3 +135,34 @@ void *shape_arrow_stream_context(struct ArrowArrayStream *stream, shape_arrow_ne
     stream_priv *p = stream->private_data;
     return p->next == next ? p->ctx : NULL;
 }
+
+int shape_arrow_stream_consume(struct ArrowArrayStream *stream,
+                               int (*first)(void *ud, const struct ArrowSchema *schema, shape_err *err),
+                               int (*each)(void *ud, const struct ArrowSchema *schema, const struct ArrowArray *batch,
+                                           shape_err *err),
+                               int (*last)(void *ud, const struct ArrowSchema *schema, shape_err *err), void *ud,
+                               shape_err *err)
+{
+    struct ArrowSchema schema;
+    memset(&schema, 0, sizeof schema);
+    if (stream->get_schema(stream, &schema) != 0) {
+        const char *m = stream->get_last_error(stream);
+        return shape_err_set(err, SHAPE_EIO, "the stream gave no schema: %s", m ? m : "unknown error");
+    }
+    int rc = first ? first(ud, &schema, err) : SHAPE_OK;
+    while (rc == SHAPE_OK) {
+        struct ArrowArray a;
+        memset(&a, 0, sizeof a);
+        if (stream->get_next(stream, &a) != 0) {
+            const char *m = stream->get_last_error(stream);
+            rc = shape_err_set(err, SHAPE_EIO, "the stream failed: %s", m ? m : "unknown error");
+            break;
+        }
+        if (!a.release) break;
+        rc = each(ud, &schema, &a, err);
+        a.release(&a);
+    }
+    if (rc == SHAPE_OK && last) rc = last(ud, &schema, err);
+    schema.release(&schema);
+    return rc;
+}

@@ -14,29 +14,32 @@ int io_same_field(const struct ArrowSchema *a, const struct ArrowSchema *b)
     return 1;
 }
 
+typedef struct drain {
+    const io_sink *sink;
+    int (*check)(const struct ArrowSchema *schema, shape_err *err);
+} drain;
+
+static int drain_first(void *ud, const struct ArrowSchema *schema, shape_err *err)
+{
+    const drain *d = ud;
+    return d->check ? d->check(schema, err) : SHAPE_OK;
+}
+
+static int drain_each(void *ud, const struct ArrowSchema *schema, const struct ArrowArray *batch, shape_err *err)
+{
+    const drain *d = ud;
+    return d->sink->write(d->sink->writer, schema, batch, err);
+}
+
+static int drain_last(void *ud, const struct ArrowSchema *schema, shape_err *err)
+{
+    const drain *d = ud;
+    return d->sink->finish(d->sink->writer, schema, err);
+}
+
 int io_drain_stream(struct ArrowArrayStream *stream, const io_sink *sink,
                     int (*check)(const struct ArrowSchema *schema, shape_err *err), shape_err *err)
 {
-    struct ArrowSchema schema;
-    memset(&schema, 0, sizeof schema);
-    if (stream->get_schema(stream, &schema) != 0) {
-        const char *m = stream->get_last_error(stream);
-        return shape_err_set(err, SHAPE_EIO, "the stream gave no schema: %s", m ? m : "unknown error");
-    }
-    int rc = check ? check(&schema, err) : SHAPE_OK;
-    while (rc == SHAPE_OK) {
-        struct ArrowArray a;
-        memset(&a, 0, sizeof a);
-        if (stream->get_next(stream, &a) != 0) {
-            const char *m = stream->get_last_error(stream);
-            rc = shape_err_set(err, SHAPE_EIO, "the stream failed: %s", m ? m : "unknown error");
-            break;
-        }
-        if (!a.release) break;
-        rc = sink->write(sink->writer, &schema, &a, err);
-        a.release(&a);
-    }
-    if (rc == SHAPE_OK) rc = sink->finish(sink->writer, &schema, err);
-    schema.release(&schema);
-    return rc;
+    drain d = {sink, check};
+    return shape_arrow_stream_consume(stream, drain_first, drain_each, drain_last, &d, err);
 }

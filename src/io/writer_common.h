@@ -2,7 +2,8 @@
  *
  * Why: both writers take a stream of batches that must all have the first
  * batch's columns, and both offer a whole ArrowArrayStream as one call; the
- * rules for "the same columns" and the draining loop live here once.
+ * rules for "the same columns" live here once, and the draining loop is the
+ * core's (shape_arrow_stream_consume, also the split's).
  */
 #ifndef SHAPE_IO_WRITER_COMMON_H
 #define SHAPE_IO_WRITER_COMMON_H

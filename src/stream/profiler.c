@@ -20,13 +20,12 @@
  * that counts the batch — so a crash can repeat a window (the file drops
  * it) but never lose one.
  * Split (--split-by): each batch goes to a task thread like the windowed
- * one, where it is routed once (split_route): one sweep cuts it into runs
- * of rows with the same header or field value (a topic written table after
- * table has few, long runs), finds each run's table, and groups the runs by
- * table; each table then takes only its own runs, zero-copy slices of the
- * struct array, in one call (shape_profile_update_runs) — so each table
- * sees its rows in stream order, in the slices a profile of each run would,
- * and no table looks at another's rows.
+ * one, where the split's router (shape/stream_split.h, the one the library
+ * call over an ArrowArrayStream uses) cuts it into runs of rows with the
+ * same header or field value, and each table takes only its own runs,
+ * zero-copy slices of the struct array, in one call
+ * (shape_split_profiles_update) — so each table sees its rows in stream
+ * order and no table looks at another's rows.
  * Split with a window kind: the window task routes each batch the same
  * way and hands every table's window profiler its runs
  * (shape_window_profiler_update_runs) with the whole batch's newest event
@@ -48,16 +47,13 @@
 
 #include <jansson.h>
 
-#include "shape/base64.h"
 #include "shape/clock.h"
 #include "shape/paths.h"
 #include "shape/profile_worker.h"
 #include "shape/stream_checkpoint.h"
+#include "shape/stream_split.h"
 #include "shape/task.h"
-#include "shape/utf8.h"
 #include "shape/windows_file.h"
-
-#include "scratch.h"
 
 struct shape_stream_profiler {
     shape_stream_profiler_config cfg;
@@ -88,29 +84,21 @@ struct shape_stream_profiler {
         double now;
         int busy;
         int failed;     /* this job's batch failed (read by the reader when the slot comes back) */
-        int overflowed; /* split: p->overflowed after this job (read by the reader when the slot comes back) */
+        int overflowed; /* split: the router's overflow after this job (read by the reader when the slot comes back) */
     } jobs[WINDOW_QUEUE + 1];
     size_t next_job;
     int wfail;
     shape_err wfail_err;
-    /* split: the tables in order of first row, batch k split on stask */
-    int split, by_header;
-    const char *split_name;
-    shape_profile **tables;
-    size_t n_tables, cap_tables, n_values;
-    int overflowed, warned;
-    /* split with a window kind: a window profiler per table (names[i] its
-     * table), all on one clock (shape_window_profiler_copy_clock) */
+    /* split: the tables in order of first row (sp: the global window's
+     * profiles), batch k split on stask; warned: the overflow warning is out */
+    int split, warned;
+    shape_split_profiles *sp;
+    /* split with a window kind: the router and a window profiler per table
+     * (its name the router's), all on one clock
+     * (shape_window_profiler_copy_clock) */
+    shape_split *wrouter;
     shape_window_profiler **wtabs;
-    char **wnames;
-    /* scratch of split_route: a batch's runs of rows with one key, with
-     * their tables, then grouped by table (table t's runs are
-     * runs[first[t] .. first[t + 1])) */
-    shape_profile_run *cuts, *runs;
-    uint32_t *cut_table;
-    size_t cap_cuts;
-    size_t *first;
-    size_t cap_first;
+    size_t n_wtabs, cap_wtabs;
     shape_window_counters wsum; /* the tables' counters, summed */
     shape_task *stask;
     struct split_job {
@@ -125,311 +113,29 @@ struct shape_stream_profiler {
     int lock_fd; /* the checkpoint's lock (shape_checkpoint_lock), -1: none */
 };
 
-/* ---- split ---------------------------------------------------------------- */
-
-int shape_stream_split_parse(const char *spec, int *by_header, const char **name, shape_err *err)
-{
-    if (spec && strncmp(spec, "header:", 7) == 0 && spec[7]) {
-        *by_header = 1;
-        *name = spec + 7;
-    } else if (spec && strncmp(spec, "field:", 6) == 0 && spec[6]) {
-        *by_header = 0;
-        *name = spec + 6;
-    } else {
-        return shape_err_set(err, SHAPE_EINVAL, "--split-by must be header:NAME or field:NAME, not '%.60s'",
-                             spec ? spec : "");
-    }
-    return SHAPE_OK;
-}
-
-static int bit_set(const struct ArrowArray *a, int64_t i)
-{
-    const uint8_t *v = a->buffers[0];
-    return a->null_count == 0 || !v || ((v[i >> 3] >> (i & 7)) & 1);
-}
-
-/* Element i (before a's own offset) of a utf8/binary array ("u"/"z", or
- * "U"/"Z" when large); 0 when null. */
-static int bytes_at(const struct ArrowArray *a, int large, int64_t i, const uint8_t **s, size_t *n)
-{
-    i += a->offset;
-    if (!bit_set(a, i)) return 0;
-    int64_t from, to;
-    if (large) {
-        const int64_t *o = a->buffers[1];
-        from = o[i], to = o[i + 1];
-    } else {
-        const int32_t *o = a->buffers[1];
-        from = o[i], to = o[i + 1];
-    }
-    *s = (const uint8_t *)a->buffers[2] + from;
-    *n = (size_t)(to - from);
-    return 1;
-}
-
-/* How a batch's rows name their table: the column and its layout. */
-typedef struct split_key {
-    const struct ArrowArray *col; /* NULL: no row has one */
-    char type;                    /* 'u' 'U' (text), 'l' (int64), 'b' (bool), 'm' (header map) */
-    char buf[2][24];              /* an int rendered, for this row and the one before */
-} split_key;
-
-static int split_key_open(const shape_stream_profiler *p, const struct ArrowSchema *schema,
-                          const struct ArrowArray *array, split_key *k, int64_t *hidden, shape_err *err)
-{
-    const char *want = p->by_header ? "_shape_headers" : p->split_name;
-    memset(k, 0, sizeof *k);
-    *hidden = -1;
-    for (int64_t i = 0; i < schema->n_children; i++) {
-        if (strcmp(schema->children[i]->name, want) != 0) continue;
-        const char *f = schema->children[i]->format;
-        if (p->by_header) {
-            const struct ArrowSchema *e = schema->children[i]->n_children == 1 ? schema->children[i]->children[0] : NULL;
-            if (strcmp(f, "+m") != 0 || !e || e->n_children != 2 || strcmp(e->children[0]->format, "u") != 0 ||
-                strcmp(e->children[1]->format, "z") != 0)
-                return shape_err_set(err, SHAPE_EINVAL, "--split-by header: needs the headers as a map (not nested=0)");
-            if (!p->cfg.keep_headers) *hidden = i;
-            k->type = 'm';
-        } else if (!strcmp(f, "u") || !strcmp(f, "U") || !strcmp(f, "l") || !strcmp(f, "b")) {
-            k->type = f[0];
-        } else {
-            return shape_err_set(err, SHAPE_EINVAL,
-                                 "--split-by field:%s: the column is of Arrow type '%s'; only text, integer and bool "
-                                 "columns name tables",
-                                 p->split_name, f);
-        }
-        k->col = array->children[i];
-        break;
-    }
-    return SHAPE_OK;
-}
-
-/* Row r's table name (*s, *n), or 0 when the row has none. */
-static int split_key_at(const shape_stream_profiler *p, split_key *k, int64_t r, int slot, const uint8_t **s,
-                        size_t *n)
-{
-    const struct ArrowArray *c = k->col;
-    if (!c) return 0;
-    switch (k->type) {
-    case 'u':
-    case 'U':
-        return bytes_at(c, k->type == 'U', r, s, n) && shape_utf8_valid(*s, *n);
-    case 'l':
-        if (!bit_set(c, r + c->offset)) return 0;
-        *n = (size_t)snprintf(k->buf[slot], sizeof k->buf[slot], "%lld",
-                              (long long)((const int64_t *)c->buffers[1])[r + c->offset]);
-        *s = (const uint8_t *)k->buf[slot];
-        return 1;
-    case 'b': {
-        if (!bit_set(c, r + c->offset)) return 0;
-        int64_t i = r + c->offset;
-        int v = (((const uint8_t *)c->buffers[1])[i >> 3] >> (i & 7)) & 1;
-        *s = (const uint8_t *)(v ? "true" : "false");
-        *n = v ? 4 : 5;
-        return 1;
-    }
-    default: { /* the header map: the first entry named split_name */
-        int64_t i = r + c->offset;
-        if (!bit_set(c, i)) return 0;
-        const int32_t *o = c->buffers[1];
-        const struct ArrowArray *e = c->children[0];
-        size_t want = strlen(p->split_name);
-        for (int64_t j = o[i]; j < o[i + 1]; j++) {
-            const uint8_t *name;
-            size_t len;
-            if (!bytes_at(e->children[0], 0, j + e->offset, &name, &len) || len != want ||
-                memcmp(name, p->split_name, want) != 0)
-                continue;
-            return bytes_at(e->children[1], 0, j + e->offset, s, n) && shape_utf8_valid(*s, *n);
-        }
-        return 0;
-    }
-    }
-}
-
-/* The table named (s, n); value: a distinct value (counts toward max_tables). */
-static int split_table(shape_stream_profiler *p, const uint8_t *s, size_t n, int value, size_t *out, shape_err *err)
-{
-    if (!value) {
-        s = (const uint8_t *)p->cfg.name;
-        n = strlen(p->cfg.name);
-    }
-    for (;;) {
-        for (size_t i = 0; i < p->n_tables; i++) {
-            const char *t = shape_profile_name(p->tables[i]);
-            if (strlen(t) == n && memcmp(t, s, n) == 0) return (*out = i, SHAPE_OK);
-        }
-        if (!value || p->n_values < (size_t)p->cfg.max_tables) break;
-        p->overflowed = 1; /* too many values: into _other */
-        s = (const uint8_t *)"_other";
-        n = 6;
-        value = 0;
-        for (size_t i = 0; i < p->n_tables; i++)
-            if (!strcmp(shape_profile_name(p->tables[i]), "_other")) return (*out = i, SHAPE_OK);
-        break;
-    }
-    if (p->n_tables == p->cap_tables) {
-        size_t cap = p->cap_tables ? 2 * p->cap_tables : 16;
-        shape_profile **t = realloc(p->tables, cap * sizeof *t);
-        if (!t) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-        p->tables = t;
-        p->cap_tables = cap;
-    }
-    char *name = malloc(n + 1);
-    if (!name) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-    memcpy(name, s, n);
-    name[n] = '\0';
-    int rc = shape_profile_new(name, &p->cfg.profile, &p->tables[p->n_tables], err);
-    free(name);
-    if (rc != SHAPE_OK) return rc;
-    *out = p->n_tables++;
-    if (value) p->n_values++;
-    return SHAPE_OK;
-}
-
-/* The batch as the tables see it: without the hidden column (the headers
- * read only for the split), its children lists in sch/arr (room for all). */
-static void split_view(const struct ArrowSchema *schema, const struct ArrowArray *array, int64_t hidden,
-                       struct ArrowSchema **sch, struct ArrowArray **arr, struct ArrowSchema *vs, struct ArrowArray *va)
-{
-    *vs = *schema;
-    *va = *array;
-    if (hidden < 0) return;
-    int64_t m = 0;
-    for (int64_t i = 0; i < schema->n_children; i++)
-        if (i != hidden) sch[m] = schema->children[i], arr[m++] = array->children[i];
-    vs->children = sch;
-    vs->n_children = m;
-    va->children = arr;
-    va->n_children = m;
-}
-
-static int split_wtable(shape_stream_profiler *p, const uint8_t *s, size_t n, int value, size_t *out, shape_err *err);
-
-/* Route a batch once: one sweep cuts it into runs of rows with the same
- * value (a run ends where the value changes, so two values that name one
- * table stay two runs, as before there was a router), looks each run's
- * table up (made at its first run, so tables are in order of first row),
- * then groups the runs by table, in row order (a counting sort), so each
- * table is handed only its own rows, in one call. */
-static int split_route(shape_stream_profiler *p, const struct ArrowSchema *schema, const struct ArrowArray *array,
-                       int64_t *hidden, shape_err *err)
-{
-    split_key k;
-    SHAPE_RETURN_NOT_OK(split_key_open(p, schema, array, &k, hidden, err));
-    size_t rows = array->length > 0 ? (size_t)array->length : 1;
-    SHAPE_RETURN_NOT_OK(stream_scratch_grow(
-        rows, &p->cap_cuts,
-        (stream_scratch[]){STREAM_SCRATCH(p->cuts), STREAM_SCRATCH(p->runs), STREAM_SCRATCH(p->cut_table)}, 3, err));
-    const uint8_t *ks = NULL;
-    size_t kn = 0, n_cuts = 0;
-    int have = 0, slot = 0;
-    int64_t from = 0;
-    for (int64_t r = 0; r <= array->length; r++) {
-        const uint8_t *s = NULL;
-        size_t n = 0;
-        int h = 0;
-        if (r < array->length) {
-            h = split_key_at(p, &k, array->offset + r, slot, &s, &n);
-            if (r > 0 && h == have && (!h || (n == kn && memcmp(s, ks, n) == 0))) continue;
-        }
-        if (r > 0) { /* the run [from, r) ends */
-            size_t at = 0;
-            SHAPE_RETURN_NOT_OK(p->win ? split_wtable(p, ks, kn, have, &at, err) : split_table(p, ks, kn, have, &at, err));
-            p->cuts[n_cuts] = (shape_profile_run){from, r - from};
-            p->cut_table[n_cuts++] = (uint32_t)at;
-        }
-        from = r, have = h, ks = s, kn = n, slot ^= 1;
-    }
-    if (p->n_tables + 1 > p->cap_first) {
-        size_t *f = realloc(p->first, (p->n_tables + 1) * sizeof *f);
-        if (!f) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-        p->first = f;
-        p->cap_first = p->n_tables + 1;
-    }
-    memset(p->first, 0, (p->n_tables + 1) * sizeof *p->first);
-    for (size_t c = 0; c < n_cuts; c++) p->first[p->cut_table[c] + 1]++;
-    for (size_t t = 0; t < p->n_tables; t++) p->first[t + 1] += p->first[t];
-    for (size_t c = 0; c < n_cuts; c++) p->runs[p->first[p->cut_table[c]]++] = p->cuts[c];
-    for (size_t t = p->n_tables; t-- > 0;) p->first[t + 1] = p->first[t]; /* back to the starts */
-    p->first[0] = 0;
-    return SHAPE_OK;
-}
-
-/* The routed batch's view without the hidden column (the headers read only
- * for the split); sch and arr hold its children lists. */
-static int split_view_alloc(const struct ArrowSchema *schema, const struct ArrowArray *array, int64_t hidden,
-                            struct ArrowSchema ***sch, struct ArrowArray ***arr, struct ArrowSchema *vs,
-                            struct ArrowArray *va, shape_err *err)
-{
-    *sch = malloc(((size_t)schema->n_children + 1) * sizeof **sch);
-    *arr = malloc(((size_t)array->n_children + 1) * sizeof **arr);
-    if (!*sch || !*arr) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-    split_view(schema, array, hidden, *sch, *arr, vs, va);
-    return SHAPE_OK;
-}
-
-static int split_batch(shape_stream_profiler *p, const struct ArrowSchema *schema, const struct ArrowArray *array,
-                       shape_err *err)
-{
-    int64_t hidden;
-    SHAPE_RETURN_NOT_OK(split_route(p, schema, array, &hidden, err));
-    struct ArrowSchema **sch = NULL, vs;
-    struct ArrowArray **arr = NULL, va;
-    int rc = split_view_alloc(schema, array, hidden, &sch, &arr, &vs, &va, err);
-    for (size_t t = 0; rc == SHAPE_OK && t < p->n_tables; t++)
-        if (p->first[t + 1] > p->first[t])
-            rc = shape_profile_update_runs(p->tables[t], &vs, &va, p->runs + p->first[t], p->first[t + 1] - p->first[t],
-                                           err);
-    free(sch);
-    free(arr);
-    return rc;
-}
-
 /* ---- split with windows ------------------------------------------------------ */
 
-/* The windowed table named (s, n) (value: a distinct value), made on first
- * use with the clock of the tables before it. */
-static int split_wtable(shape_stream_profiler *p, const uint8_t *s, size_t n, int value, size_t *out, shape_err *err)
+/* The router made table t: its window profiler, with the clock of the
+ * tables before it. */
+static int made_wtable(void *ud, size_t t, const char *name, shape_err *err)
 {
-    if (!value) {
-        s = (const uint8_t *)p->cfg.name;
-        n = strlen(p->cfg.name);
-    }
-    for (;;) {
-        for (size_t i = 0; i < p->n_tables; i++)
-            if (strlen(p->wnames[i]) == n && memcmp(p->wnames[i], s, n) == 0) return (*out = i, SHAPE_OK);
-        if (!value || p->n_values < (size_t)p->cfg.max_tables) break;
-        p->overflowed = 1;
-        s = (const uint8_t *)"_other";
-        n = 6;
-        value = 0;
-    }
-    if (p->n_tables == p->cap_tables) {
-        size_t cap = p->cap_tables ? 2 * p->cap_tables : 16;
+    shape_stream_profiler *p = ud;
+    if (t >= p->cap_wtabs) {
+        size_t cap = p->cap_wtabs ? 2 * p->cap_wtabs : 16;
         shape_window_profiler **w = realloc(p->wtabs, cap * sizeof *w);
-        if (w) p->wtabs = w;
-        char **nm = w ? realloc(p->wnames, cap * sizeof *nm) : NULL;
-        if (nm) p->wnames = nm;
-        if (!w || !nm) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-        p->cap_tables = cap;
+        if (!w) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        p->wtabs = w;
+        p->cap_wtabs = cap;
     }
-    char *name = malloc(n + 1);
-    if (!name) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-    memcpy(name, s, n);
-    name[n] = '\0';
     shape_window_profiler *w = NULL;
     int rc = shape_window_profiler_new(name, &p->cfg.profile, &p->cfg.window, &w, err);
-    if (rc == SHAPE_OK && p->n_tables) rc = shape_window_profiler_copy_clock(w, p->wtabs[0], err);
+    if (rc == SHAPE_OK && t) rc = shape_window_profiler_copy_clock(w, p->wtabs[0], err);
     if (rc != SHAPE_OK) {
         shape_window_profiler_free(w);
-        free(name);
         return rc;
     }
-    p->wtabs[p->n_tables] = w;
-    p->wnames[p->n_tables] = name;
-    *out = p->n_tables++;
-    if (value) p->n_values++;
+    p->wtabs[t] = w;
+    p->n_wtabs = t + 1;
     return SHAPE_OK;
 }
 
@@ -451,7 +157,7 @@ static int emit_table_window(void *ud, const shape_window_closed *w, shape_err *
 static void sum_window_counters(shape_stream_profiler *p)
 {
     shape_window_counters s = {0};
-    for (size_t i = 0; i < p->n_tables; i++) {
+    for (size_t i = 0; i < p->n_wtabs; i++) {
         const shape_window_counters *c = shape_window_profiler_counters(p->wtabs[i]);
         if (c->batches > s.batches) s.batches = c->batches;
         s.rows_in += c->rows_in;
@@ -463,29 +169,26 @@ static void sum_window_counters(shape_stream_profiler *p)
     p->wsum = s;
 }
 
-/* A batch into its tables' windows: routed once (split_route; new tables
- * join on the clock as it was before this batch), then every table takes
- * its own runs, its clock moved by the whole batch's newest time, so all
- * keep one watermark. */
+/* A batch into its tables' windows: routed once (shape_split_route; new
+ * tables join on the clock as it was before this batch), then every table
+ * takes its own runs, its clock moved by the whole batch's newest time, so
+ * all keep one watermark. */
 static int split_window_batch(shape_stream_profiler *p, const struct ArrowSchema *schema,
                               const struct ArrowArray *array, const int32_t *known, size_t n_known, int32_t partition,
                               double now, shape_err *err)
 {
-    int64_t hidden;
-    SHAPE_RETURN_NOT_OK(split_route(p, schema, array, &hidden, err));
-    struct ArrowSchema **sch = NULL, vs;
-    struct ArrowArray **arr = NULL, va;
+    const struct ArrowSchema *vs;
+    const struct ArrowArray *va;
+    SHAPE_RETURN_NOT_OK(shape_split_route(p->wrouter, schema, array, &vs, &va, err));
     int64_t newest = 0;
-    int rc = split_view_alloc(schema, array, hidden, &sch, &arr, &vs, &va, err);
-    if (rc == SHAPE_OK) rc = shape_window_batch_newest(&vs, &va, SHAPE_STREAM_EVENT_TIME_COLUMN, &newest, err);
-    for (size_t t = 0; rc == SHAPE_OK && t < p->n_tables; t++) {
-        table_emit te = {p, p->wnames[t]};
-        rc = shape_window_profiler_update_runs(p->wtabs[t], &vs, &va, p->runs + p->first[t],
-                                               p->first[t + 1] - p->first[t], newest, SHAPE_STREAM_EVENT_TIME_COLUMN,
+    int rc = shape_window_batch_newest(vs, va, SHAPE_STREAM_EVENT_TIME_COLUMN, &newest, err);
+    for (size_t t = 0; rc == SHAPE_OK && t < p->n_wtabs; t++) {
+        table_emit te = {p, shape_split_table_name(p->wrouter, t)};
+        const shape_profile_run *runs;
+        size_t n = shape_split_runs(p->wrouter, t, &runs);
+        rc = shape_window_profiler_update_runs(p->wtabs[t], vs, va, runs, n, newest, SHAPE_STREAM_EVENT_TIME_COLUMN,
                                                known, n_known, partition, now, emit_table_window, &te, err);
     }
-    free(sch);
-    free(arr);
     sum_window_counters(p);
     return rc;
 }
@@ -493,13 +196,15 @@ static int split_window_batch(shape_stream_profiler *p, const struct ArrowSchema
 static json_t *split_windows_save(const shape_stream_profiler *p, shape_err *err, int *rc)
 {
     json_t *tables = json_array();
-    json_t *doc = json_pack("{s:o, s:I, s:b}", "tables", tables, "values", (json_int_t)p->n_values, "overflowed",
-                            p->overflowed);
+    json_t *doc = json_pack("{s:o, s:I, s:b}", "tables", tables, "values", (json_int_t)shape_split_values(p->wrouter),
+                            "overflowed", shape_split_overflowed(p->wrouter));
     *rc = doc ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-    for (size_t i = 0; *rc == SHAPE_OK && i < p->n_tables; i++) {
+    for (size_t i = 0; *rc == SHAPE_OK && i < p->n_wtabs; i++) {
         json_t *st = NULL;
         *rc = shape_window_profiler_save(p->wtabs[i], &st, err);
-        if (*rc == SHAPE_OK && json_array_append_new(tables, json_pack("{s:s, s:o}", "table", p->wnames[i], "state", st)))
+        if (*rc == SHAPE_OK &&
+            json_array_append_new(tables,
+                                  json_pack("{s:s, s:o}", "table", shape_split_table_name(p->wrouter, i), "state", st)))
             *rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     }
     if (*rc != SHAPE_OK) {
@@ -520,18 +225,11 @@ static int split_windows_load(shape_stream_profiler *p, const json_t *doc, shape
     {
         const char *name = json_string_value(json_object_get(e, "table"));
         if (!name) return shape_err_set(err, SHAPE_EINVAL, "a split window table without its name");
-        for (size_t j = 0; j < p->n_tables; j++)
-            if (!strcmp(p->wnames[j], name)) return shape_err_set(err, SHAPE_EINVAL, "the split table '%.100s' twice", name);
-        size_t at;
-        int64_t keep = (int64_t)p->n_values;
-        SHAPE_RETURN_NOT_OK(split_wtable(p, (const uint8_t *)name, strlen(name), 1, &at, err));
-        p->n_values = (size_t)keep; /* counted below, as saved */
-        SHAPE_RETURN_NOT_OK(shape_window_profiler_load(p->wtabs[at], json_object_get(e, "state"), err));
+        SHAPE_RETURN_NOT_OK(shape_split_restore_table(p->wrouter, name, err));
+        SHAPE_RETURN_NOT_OK(shape_window_profiler_load(p->wtabs[p->n_wtabs - 1], json_object_get(e, "state"), err));
     }
-    if (json_integer_value(values) < 0 || (size_t)json_integer_value(values) > p->n_tables)
-        return shape_err_set(err, SHAPE_EINVAL, "the split's value count is out of range");
-    p->n_values = (size_t)json_integer_value(values);
-    p->overflowed = json_is_true(json_object_get(doc, "overflowed"));
+    SHAPE_RETURN_NOT_OK(shape_split_restore_counts(p->wrouter, json_integer_value(values),
+                                                   json_is_true(json_object_get(doc, "overflowed")), err));
     sum_window_counters(p);
     return SHAPE_OK;
 }
@@ -539,7 +237,7 @@ static int split_windows_load(shape_stream_profiler *p, const json_t *doc, shape
 static void split_job_run(void *arg)
 {
     struct split_job *j = arg;
-    if (j->rc == SHAPE_OK) j->rc = split_batch(j->p, &j->schema, &j->array, &j->err);
+    if (j->rc == SHAPE_OK) j->rc = shape_split_profiles_update(j->p->sp, &j->schema, &j->array, &j->err);
     j->array.release(&j->array);
     j->schema.release(&j->schema);
 }
@@ -553,7 +251,7 @@ static int split_drain(shape_stream_profiler *p, shape_err *err)
         shape_task_wait(p->stask);
         p->sjob.busy = 0;
     }
-    split_warn(p, p->overflowed);
+    split_warn(p, shape_split_overflowed(shape_split_profiles_router(p->sp))); /* the task is idle */
     if (p->sjob.rc != SHAPE_OK) *err = p->sjob.err;
     return p->sjob.rc;
 }
@@ -565,9 +263,7 @@ static void split_warn(shape_stream_profiler *p, int overflowed)
     if (overflowed && !p->warned) {
         p->warned = 1;
         char message[300];
-        snprintf(message, sizeof message,
-                 "--split-by %.100s: more than %lld distinct values; the rest are profiled together as table '_other'",
-                 p->cfg.split_by, (long long)p->cfg.max_tables);
+        shape_split_warning_text(p->win ? p->wrouter : shape_split_profiles_router(p->sp), message, sizeof message);
         if (p->cfg.warn) p->cfg.warn(p->cfg.ud, message);
         else fprintf(stderr, "shape: warning: %s\n", message);
     }
@@ -594,72 +290,11 @@ static int split_submit(shape_stream_profiler *p, struct ArrowSchema *schema, st
     return SHAPE_OK;
 }
 
-int shape_stream_split_document(const shape_profile *const *tables, size_t n, char **out, size_t *len, shape_err *err)
-{
-    *out = NULL;
-    *len = 0;
-    json_t *doc = NULL;
-    SHAPE_RETURN_NOT_OK(shape_profile_document_json(tables, n, &doc, err));
-    const char *name;
-    json_t *t;
-    json_object_foreach(json_object_get(doc, "tables"), name, t) {
-        json_t *cols = json_object_get(t, "columns");
-        for (size_t i = json_array_size(cols); i-- > 0;) {
-            json_t *c = json_array_get(cols, i);
-            if (json_integer_value(json_object_get(c, "null_count")) == json_integer_value(json_object_get(c, "count")))
-                json_array_remove(cols, i);
-        }
-    }
-    int rc = shape_profile_document_text(doc, out, len, err);
-    json_decref(doc);
-    return rc;
-}
-
-int shape_stream_split_states(const shape_profile *const *tables, size_t n, char **out, size_t *len, shape_err *err)
-{
-    *out = NULL;
-    *len = 0;
-    char *all = calloc(1, 1);
-    size_t used = 0;
-    int rc = all ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-    for (size_t i = 0; rc == SHAPE_OK && i < n; i++) {
-        uint8_t *state = NULL;
-        size_t slen = 0;
-        rc = shape_profile_state_save(tables[i], &state, &slen, err);
-        char *b64 = rc == SHAPE_OK ? shape_base64_encode(state, slen) : NULL;
-        free(state);
-        json_t *line = b64 ? json_pack("{s:s, s:s}", "state", b64, "table", shape_profile_name(tables[i])) : NULL;
-        free(b64);
-        char *text = NULL;
-        size_t tlen = 0;
-        if (rc == SHAPE_OK)
-            rc = line ? shape_profile_json_dumps(line, -1, &text, &tlen, err)
-                      : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-        json_decref(line);
-        char *grown = rc == SHAPE_OK ? realloc(all, used + tlen + 2) : NULL;
-        if (rc == SHAPE_OK && !grown) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-        if (grown) {
-            all = grown;
-            memcpy(all + used, text, tlen);
-            used += tlen;
-            all[used++] = '\n';
-            all[used] = '\0';
-        }
-        free(text);
-    }
-    if (rc != SHAPE_OK) {
-        free(all);
-        return rc;
-    }
-    *out = all;
-    *len = used;
-    return SHAPE_OK;
-}
-
 size_t shape_stream_profiler_tables(const shape_stream_profiler *p, const shape_profile *const **out)
 {
-    *out = (const shape_profile *const *)p->tables;
-    return p->split && !p->win ? p->n_tables : 0;
+    if (p->split && !p->win) return shape_split_profiles_tables(p->sp, out);
+    *out = NULL;
+    return 0;
 }
 
 /* Resume from the checkpoint if there is one. */
@@ -699,12 +334,12 @@ static int load_checkpoint(shape_stream_profiler *p, shape_err *err)
     p->profile = got.profile; /* moved: the resume no longer owns it */
     got.profile = NULL;
     if (!p->win) { /* likewise the split's tables (with windows: split_windows_load took them) */
-        p->tables = got.tables;
-        p->n_tables = p->cap_tables = got.n_tables;
-        p->n_values = (size_t)got.split_values;
-        p->overflowed = got.split_overflowed;
-        got.tables = NULL;
-        got.n_tables = 0;
+        if (p->split && rc == SHAPE_OK) {
+            rc = shape_split_profiles_adopt(p->sp, got.tables, got.n_tables, got.split_values, got.split_overflowed,
+                                            err); /* moved in, also on failure */
+            got.tables = NULL;
+            got.n_tables = 0;
+        }
     }
     p->was_finished = got.finished;
     p->resumed = 1;
@@ -732,9 +367,12 @@ int shape_stream_profiler_new(const shape_stream_profiler_config *cfg, shape_str
     int rc = shape_stream_new(&sc, &p->stream, err);
     if (rc == SHAPE_OK && cfg->split_by) {
         p->split = 1;
-        rc = shape_stream_split_parse(cfg->split_by, &p->by_header, &p->split_name, err);
-        if (rc == SHAPE_OK && cfg->max_tables < 1)
-            rc = shape_err_set(err, SHAPE_EINVAL, "--max-tables must be at least 1");
+        shape_split_config split = {.split_by = cfg->split_by,
+                                    .name = cfg->name,
+                                    .max_tables = cfg->max_tables,
+                                    .keep_headers = cfg->keep_headers};
+        if (cfg->window.kind != SHAPE_WINDOW_GLOBAL) rc = shape_split_new(&split, made_wtable, p, &p->wrouter, err);
+        else rc = shape_split_profiles_new(&split, &p->cfg.profile, &p->sp, err);
     }
     if (rc == SHAPE_OK && cfg->window.kind != SHAPE_WINDOW_GLOBAL) {
         shape_window_config_identity(&cfg->window, p->window_identity, sizeof p->window_identity);
@@ -778,18 +416,10 @@ void shape_stream_profiler_free(shape_stream_profiler *p)
     shape_task_free(p->stask);
     if (p->sjob.array.release) p->sjob.array.release(&p->sjob.array);
     if (p->sjob.schema.release) p->sjob.schema.release(&p->sjob.schema);
-    for (size_t i = 0; i < p->n_tables && p->tables; i++) shape_profile_free(p->tables[i]);
-    free(p->tables);
-    for (size_t i = 0; i < p->n_tables && p->wtabs; i++) {
-        shape_window_profiler_free(p->wtabs[i]);
-        free(p->wnames[i]);
-    }
+    shape_split_profiles_free(p->sp);
+    for (size_t i = 0; i < p->n_wtabs; i++) shape_window_profiler_free(p->wtabs[i]);
     free(p->wtabs);
-    free(p->wnames);
-    free(p->cuts);
-    free(p->runs);
-    free(p->cut_table);
-    free(p->first);
+    shape_split_free(p->wrouter);
     shape_profile_free(p->profile);
     shape_window_profiler_free(p->win);
     shape_windows_file_close(p->wfile);
@@ -814,7 +444,9 @@ int64_t shape_stream_profiler_events(const shape_stream_profiler *p)
     if (p->split && p->win) return p->wsum.rows_in;
     if (p->split) {
         int64_t rows = 0;
-        for (size_t i = 0; i < p->n_tables; i++) rows += shape_profile_rows(p->tables[i]);
+        const shape_profile *const *t;
+        size_t n = shape_split_profiles_tables(p->sp, &t);
+        for (size_t i = 0; i < n; i++) rows += shape_profile_rows(t[i]);
         return rows;
     }
     return p->win ? shape_window_profiler_counters(p->win)->rows_in : shape_profile_rows(p->profile);
@@ -826,7 +458,7 @@ static int window_drain(shape_stream_profiler *p, shape_err *err)
 {
     if (p->wtask) shape_task_wait(p->wtask);
     for (size_t i = 0; i < WINDOW_QUEUE + 1; i++) p->jobs[i].busy = 0;
-    if (p->split) split_warn(p, p->overflowed);
+    if (p->wrouter) split_warn(p, shape_split_overflowed(p->wrouter)); /* the task is idle */
     if (p->wfail != SHAPE_OK) *err = p->wfail_err;
     return p->wfail;
 }
@@ -850,6 +482,9 @@ static int save_checkpoint(shape_stream_profiler *p, int finished, shape_err *er
             return rc;
         }
     }
+    shape_split *split = p->wrouter ? p->wrouter : p->sp ? shape_split_profiles_router(p->sp) : NULL;
+    const shape_profile *const *tables = NULL;
+    size_t n_tables = p->sp ? shape_split_profiles_tables(p->sp, &tables) : 0;
     shape_stream_profile_snapshot snap = {.uri = p->cfg.uri,
                                           .partitions = p->cfg.partitions,
                                           .offset = shape_stream_offset(p->stream),
@@ -868,10 +503,10 @@ static int save_checkpoint(shape_stream_profiler *p, int finished, shape_err *er
                                           .windowed = windowed,
                                           .split_by = p->split ? p->cfg.split_by : NULL,
                                           .max_tables = p->cfg.max_tables,
-                                          .split_values = (int64_t)p->n_values,
-                                          .split_overflowed = p->overflowed,
-                                          .tables = (const shape_profile *const *)p->tables,
-                                          .n_tables = p->win ? 0 : p->n_tables,
+                                          .split_values = split ? shape_split_values(split) : 0,
+                                          .split_overflowed = split ? shape_split_overflowed(split) : 0,
+                                          .tables = tables,
+                                          .n_tables = n_tables,
                                           .finished = finished};
     int rc = shape_stream_profile_checkpoint_write(p->cfg.checkpoint, &snap, err);
     json_decref(windowed);
@@ -899,7 +534,8 @@ static int stamp_one(const shape_stream_profiler *p, shape_profile *profile, sha
 static int stamp_origin(shape_stream_profiler *p, shape_err *err)
 {
     int rc = stamp_one(p, p->profile, err);
-    for (size_t i = 0; rc == SHAPE_OK && i < p->n_tables; i++) rc = stamp_one(p, p->tables[i], err);
+    for (size_t i = 0; rc == SHAPE_OK && p->sp && shape_split_profiles_table(p->sp, i); i++)
+        rc = stamp_one(p, shape_split_profiles_table(p->sp, i), err);
     return rc;
 }
 
@@ -938,7 +574,7 @@ static void window_job_run(void *arg)
         p->wfail_err = err;
     }
     j->failed = rc != SHAPE_OK;
-    j->overflowed = p->overflowed;
+    j->overflowed = p->wrouter ? shape_split_overflowed(p->wrouter) : 0;
     j->array.release(&j->array);
     j->schema.release(&j->schema);
 }
@@ -1034,8 +670,8 @@ int shape_stream_profiler_finish(shape_stream_profiler *p, int complete,
         int final = complete && !interrupted;
         if (!final && p->cfg.checkpoint) SHAPE_RETURN_NOT_OK(save_checkpoint(p, 0, err));
         if (p->split) {
-            for (size_t t = 0; t < p->n_tables; t++) {
-                table_emit te = {p, p->wnames[t]};
+            for (size_t t = 0; t < p->n_wtabs; t++) {
+                table_emit te = {p, shape_split_table_name(p->wrouter, t)};
                 SHAPE_RETURN_NOT_OK(shape_window_profiler_close_all(p->wtabs[t], !final, emit_table_window, &te, err));
             }
             sum_window_counters(p);

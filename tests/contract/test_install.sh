@@ -86,12 +86,33 @@ grep -qxF "shape-hello 1.0.0 ($work/hello/shape-hello.so)" "$work/out" || fail "
 grep -qxF "shape-kafka $version ($prefix/bin/../$libdir/shape/plugins/shape-kafka.so)" "$work/out" ||
     fail "shape-kafka next to shape-hello"
 
+# A sanitizer build's libshape and archive call the sanitizers' runtime: so do the programs.
+sanitize=()
+grep -qx 'SHAPE_SANITIZE:BOOL=ON' "$SHAPE_BUILD_DIR/CMakeCache.txt" && sanitize=(-fsanitize=address,undefined)
+# The library example (docs/plugins/streaming.md): one profile per table of
+# a hand-built ArrowArrayStream (shape/stream_split.h), and the batches as an
+# Arrow IPC stream, built with the documented command line.
+mkdir -p "$work/split"
+# shellcheck disable=SC2046
+cc -std=c11 -Wall -Wextra -Werror "${sanitize[@]}" -o "$work/split/split_profile" "$SHAPE_SOURCE_DIR/examples/library/split_profile.c" \
+    $(pkg-config --cflags --libs shape) -Wl,-rpath,"$(pkg-config --variable=libdir shape)" \
+    >"$work/out" 2>&1 || fail "cc of examples/library/split_profile.c against the install"
+"$work/split/split_profile" "$work/split/b.arrows" >"$work/split/doc.json" 2>"$work/out" || fail "split_profile: $(cat "$work/out")"
+python3 - "$work/split/doc.json" <<'PY' || fail "split_profile's document"
+import json, sys
+t = json.load(open(sys.argv[1]))["tables"]
+assert list(t) == ["orders", "users"], list(t)
+assert (t["orders"]["rows"], t["users"]["rows"]) == (3, 2), t
+cols = lambda n: [c["name"] for c in t[n]["columns"]]
+assert cols("orders") == ["table", "id", "amount"] and cols("users") == ["table", "id", "email"], (cols("orders"), cols("users"))
+amount = t["orders"]["columns"][2]
+assert (amount["min"], amount["max"], amount["count"]) == (5.25, 19.5, 3), amount
+PY
+[[ $(head -c 4 "$work/split/b.arrows" | od -An -tx1 | tr -d ' ') == ffffffff ]] || fail "split_profile's IPC stream"
+
 # The testing library (shape_kafka_testing), as the authoring guide builds a
 # test with it: examples/testing/kafka_fakes.c through pkg-config alone
 # (FakeBroker, the fake registry, the emitter contract suite over FakeProducer).
-# A sanitizer build's archive calls the sanitizers' runtime: so does the program.
-sanitize=()
-grep -qx 'SHAPE_SANITIZE:BOOL=ON' "$SHAPE_BUILD_DIR/CMakeCache.txt" && sanitize=(-fsanitize=address,undefined)
 mkdir -p "$work/fakes"
 # shellcheck disable=SC2046
 cc -std=c11 -Wall -Wextra -Werror "${sanitize[@]}" -o "$work/fakes/kafka_fakes" "$SHAPE_SOURCE_DIR/examples/testing/kafka_fakes.c" \

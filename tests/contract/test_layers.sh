@@ -20,7 +20,7 @@ room_of_header() {
   case $1 in
     profile|profile_worker) echo profile ;;
     generate|generate_arrow|generate_retail|generate_schema|domain) echo generate ;;
-    stream|stream_checkpoint|stream_profiler|stream_window|windows_file|duration) echo stream ;;
+    stream|stream_checkpoint|stream_profiler|stream_split|stream_window|windows_file|duration) echo stream ;;
     emit|emit_schedule|event) echo emit ;;
     arrow_ipc|parquet) echo io ;;
     arrow|arrow_json|arrow_value|atomic_file|base64|bytes|checkpoint_file|cli|clock|credref|decode|error|export|json|json_write|offsets|options|paths|plugin|registry|source|source_stream|task|timestamp|utf8|version) echo core ;;

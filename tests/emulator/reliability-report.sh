@@ -40,7 +40,7 @@ mapfile -t faults < <(ctest --test-dir "$build" -N -R '^emulator_faults_' | sed 
 [ "${#faults[@]}" -gt 0 ] || { echo "reliability-report: ctest in $build lists no emulator_faults_* test" >&2; exit 2; }
 tests=("${faults[@]}" contract_stream_limits contract_emit_hardening emulator_emit_hardening
        contract_stream_checkpoint_binding emulator_stream_profile_merge contract_stream_windows
-       contract_stream_profile_split emulator_emit_kafka)
+       contract_stream_profile_split emulator_stream_profile_split emulator_emit_kafka)
 # unit programs whose assertions a row names: TEST<TAB>INPUT<TAB>ASSERTS, written when TEST passes
 unit_rows=$'test_profile_state\t`profile-merge` of a version-1 state (no origin)\tloads, origin unknown, merges; saved again as version 2 byte-identical to a fresh one'
 

@@ -136,6 +136,73 @@ static void test_stream_error(void **state)
     shape_batch_free(p.b);
 }
 
+/* shape_arrow_stream_consume: first, every batch, last; a failing stream
+ * stops it (last not called) with the stream's message. */
+typedef struct consumed {
+    int first, batches, last;
+    int64_t rows;
+} consumed;
+
+static int on_first(void *ud, const struct ArrowSchema *schema, shape_err *err)
+{
+    (void)err;
+    consumed *c = ud;
+    assert_string_equal(schema->format, "+s");
+    assert_int_equal(c->batches, 0);
+    c->first++;
+    return SHAPE_OK;
+}
+
+static int on_each(void *ud, const struct ArrowSchema *schema, const struct ArrowArray *batch, shape_err *err)
+{
+    (void)schema;
+    (void)err;
+    consumed *c = ud;
+    c->batches++;
+    c->rows += batch->length;
+    return SHAPE_OK;
+}
+
+static int on_last(void *ud, const struct ArrowSchema *schema, shape_err *err)
+{
+    (void)schema;
+    (void)err;
+    ((consumed *)ud)->last++;
+    return SHAPE_OK;
+}
+
+static void test_stream_consume(void **state)
+{
+    (void)state;
+    for (int fail_at = 0; fail_at <= 2; fail_at += 2) {
+        producer p;
+        producer_init(&p, 3, fail_at);
+        shape_err err;
+        struct ArrowSchema schema;
+        assert_int_equal(shape_batch_schema(p.b, &schema, &err), SHAPE_OK);
+        struct ArrowArrayStream st;
+        assert_int_equal(shape_arrow_stream_init(&st, &schema, produce, close_producer, &p, &err), SHAPE_OK);
+        schema.release(&schema);
+        consumed c = {0};
+        int rc = shape_arrow_stream_consume(&st, on_first, on_each, on_last, &c, &err);
+        if (fail_at) {
+            assert_int_equal(rc, SHAPE_EIO);
+            assert_non_null(strstr(err.message, "body is not a JSON object"));
+            assert_int_equal(c.batches, 1);
+            assert_int_equal(c.last, 0);
+        } else {
+            assert_int_equal(rc, SHAPE_OK);
+            assert_int_equal(c.batches, 3);
+            assert_int_equal(c.rows, 10 + 20 + 30);
+            assert_int_equal(c.last, 1);
+        }
+        assert_int_equal(c.first, 1);
+        assert_int_equal(p.closed, 0); /* read, not released */
+        st.release(&st);
+        shape_batch_free(p.b);
+    }
+}
+
 static int fail_nomem(void *ctx, struct ArrowArray *out, shape_err *err)
 {
     (void)ctx;
@@ -248,6 +315,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_stream_batches_and_end),
         cmocka_unit_test(test_stream_error),
+        cmocka_unit_test(test_stream_consume),
         cmocka_unit_test(test_stream_error_without_message_and_no_close),
         cmocka_unit_test(test_stream_init_refusals),
         cmocka_unit_test(test_deep_copy_foreign_schema),
