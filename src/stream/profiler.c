@@ -34,11 +34,6 @@
  * window goes to the windows file with its table.
  */
 #define _XOPEN_SOURCE 700 /* realpath */
-/* Windowed batches queued for the window task behind the reader. Its jobs
- * are short (a windowed read's batches are small) and uneven (the odd one
- * closes and writes windows): with one in flight the reader and the task
- * meet at every batch and each waits out the other's slow ones. */
-#define WINDOW_QUEUE 8
 #include "shape/stream_profiler.h"
 
 #include <stdlib.h>
@@ -54,6 +49,12 @@
 #include "shape/stream_split.h"
 #include "shape/task.h"
 #include "shape/windows_file.h"
+
+/* Windowed batches queued for the window task behind the reader. Its jobs
+ * are short (a windowed read's batches are small) and uneven (the odd one
+ * closes and writes windows): with one in flight the reader and the task
+ * meet at every batch and each waits out the other's slow ones. */
+#define WINDOW_QUEUE 8
 
 struct shape_stream_profiler {
     shape_stream_profiler_config cfg;

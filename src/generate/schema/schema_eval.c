@@ -1100,9 +1100,9 @@ static void post_leaf(const sc_column *c, uint64_t r, shape_gen_value *v)
     if ((post & SC_POST_NULL) && shape_gen_chance(c->s_null, r, 0, c->null_rate)) set_null(v);
 }
 
-/* Make the columns of `mask` that the frame does not hold yet, in column
- * order (a column's needs come before it). */
-/* Column ci of the frame's row: its step, then what load left in `post`. */
+/* Column ci of the frame's row: its step, then what load left in `post`
+ * (post_leaf is its first two steps for a leaf read without a frame: kept
+ * apart, as folding them into one helper cost eval_one ~0.2 % by callgrind). */
 static inline int eval_one(sc_ctx *ctx, sc_frame *f, const sc_table *t, const sc_column *c, int ci, shape_err *err)
 {
     shape_gen_value *v = &f->row->values[ci];
@@ -1124,6 +1124,8 @@ static inline int eval_one(sc_ctx *ctx, sc_frame *f, const sc_table *t, const sc
     return SHAPE_OK;
 }
 
+/* Make the columns of `mask` that the frame does not hold yet, in column
+ * order (a column's needs come before it). */
 static int eval_mask(sc_ctx *ctx, sc_frame *f, uint32_t mask, shape_err *err)
 {
     const sc_table *t = &ctx->s->tables[f->table];
