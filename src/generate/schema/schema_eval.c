@@ -773,6 +773,47 @@ static int eval_temporal(sc_ctx *ctx, sc_frame *f, const sc_column *c, shape_gen
     return SHAPE_OK;
 }
 
+/* A conditional: a test of an earlier column of the row picks a constant or
+ * an inline lookup (out is null on entry). */
+static inline int eval_conditional(sc_ctx *ctx, sc_frame *f, const sc_table *t, const sc_column *c,
+                                   shape_gen_value *out, shape_err *err)
+{
+    shape_gen_row *row = f->row;
+    const sc_schema *s = ctx->s;
+    const shape_gen_value *v = &row->values[c->src_col];
+    int hit;
+    if (c->cond_op <= 1) hit = (v->kind == SHAPE_GEN_NULL) == (c->cond_op == 0);
+    else {
+        int eq;
+        if (v->kind == SHAPE_GEN_NULL) eq = -1;
+        else if (c->cond_numeric && v->kind != SHAPE_GEN_STRING) eq = as_double(v) == c->cond_num;
+        else if (v->kind == SHAPE_GEN_STRING) eq = v->len == strlen(c->cond_text) && memcmp(v->v.s, c->cond_text, v->len) == 0;
+        else if (v->kind == SHAPE_GEN_BOOL) eq = strcasecmp(c->cond_text, v->v.b ? "true" : "false") == 0;
+        else eq = 0;
+        hit = eq < 0 ? 0 : c->cond_op == 2 ? eq : !eq;
+    }
+    int b = hit ? 0 : 1;
+    if (c->branch_lookup[b]) {
+        uint64_t pr;
+        if (row->values[c->bl_via[b]].kind == SHAPE_GEN_NULL) {
+            set_float(out, 0.0); /* the original: a null via gives 0 */
+            return SHAPE_OK;
+        }
+        if (!lookup_row(s, t, f, c->bl_via[b], c->bl_table[b], c->bl_key[b], &pr)) return SHAPE_OK;
+        SHAPE_RETURN_NOT_OK(read_other(ctx, c->bl_table[b], pr, c->bl_col[b], row, out, NULL, err));
+        if (out->kind != SHAPE_GEN_NULL) set_float(out, as_double(out));
+        return SHAPE_OK;
+    }
+    *out = c->branch[b];
+    if (c->natural == SHAPE_GEN_STRING && out->kind != SHAPE_GEN_STRING && out->kind != SHAPE_GEN_NULL) {
+        char *p = scratch(row, 32);
+        int n = p ? snprintf(p, 32, "%.17g", as_double(out)) : 0;
+        set_text(out, p ? p : "", (size_t)n);
+    } else if (c->natural == SHAPE_GEN_FLOAT64 && out->kind != SHAPE_GEN_NULL)
+        set_float(out, as_double(out));
+    return SHAPE_OK;
+}
+
 static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
 {
     const sc_column *c = &t->cols[ci];
@@ -855,40 +896,7 @@ static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
         if (sc_expr_eval(&c->expr, row->values, &y) == 0 && !isnan(y)) set_float(out, y);
         return SHAPE_OK;
     }
-    case SC_CONDITIONAL: {
-        const shape_gen_value *v = &row->values[c->src_col];
-        int hit;
-        if (c->cond_op <= 1) hit = (v->kind == SHAPE_GEN_NULL) == (c->cond_op == 0);
-        else {
-            int eq;
-            if (v->kind == SHAPE_GEN_NULL) eq = -1;
-            else if (c->cond_numeric && v->kind != SHAPE_GEN_STRING) eq = as_double(v) == c->cond_num;
-            else if (v->kind == SHAPE_GEN_STRING) eq = v->len == strlen(c->cond_text) && memcmp(v->v.s, c->cond_text, v->len) == 0;
-            else if (v->kind == SHAPE_GEN_BOOL) eq = strcasecmp(c->cond_text, v->v.b ? "true" : "false") == 0;
-            else eq = 0;
-            hit = eq < 0 ? 0 : c->cond_op == 2 ? eq : !eq;
-        }
-        int b = hit ? 0 : 1;
-        if (c->branch_lookup[b]) {
-            uint64_t pr;
-            if (row->values[c->bl_via[b]].kind == SHAPE_GEN_NULL) {
-                set_float(out, 0.0); /* the original: a null via gives 0 */
-                return SHAPE_OK;
-            }
-            if (!lookup_row(s, t, f, c->bl_via[b], c->bl_table[b], c->bl_key[b], &pr)) return SHAPE_OK;
-            SHAPE_RETURN_NOT_OK(read_other(ctx, c->bl_table[b], pr, c->bl_col[b], row, out, NULL, err));
-            if (out->kind != SHAPE_GEN_NULL) set_float(out, as_double(out));
-            return SHAPE_OK;
-        }
-        *out = c->branch[b];
-        if (c->natural == SHAPE_GEN_STRING && out->kind != SHAPE_GEN_STRING && out->kind != SHAPE_GEN_NULL) {
-            char *p = scratch(row, 32);
-            int n = p ? snprintf(p, 32, "%.17g", as_double(out)) : 0;
-            set_text(out, p ? p : "", (size_t)n);
-        } else if (c->natural == SHAPE_GEN_FLOAT64 && out->kind != SHAPE_GEN_NULL)
-            set_float(out, as_double(out));
-        return SHAPE_OK;
-    }
+    case SC_CONDITIONAL: return eval_conditional(ctx, f, t, c, out, err);
     case SC_FIRST_PER_PARENT: {
         const sc_column *fk = &t->cols[c->parent_column];
         int first;
@@ -1251,6 +1259,13 @@ static int step_formula(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sha
     return SHAPE_OK;
 }
 
+static int step_conditional(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out,
+                            shape_err *err)
+{
+    set_null(out);
+    return eval_conditional(ctx, f, t, &t->cols[ci], out, err);
+}
+
 void sc_plan_columns(sc_schema *s)
 {
     for (size_t ti = 0; ti < s->ntables; ti++) {
@@ -1282,6 +1297,7 @@ void sc_plan_columns(sc_schema *s)
                 if (c->fk_step) c->fn = step_fk_drawn;
                 break;
             case SC_LOOKUP: c->fn = step_lookup; break;
+            case SC_CONDITIONAL: c->fn = step_conditional; break;
             case SC_FORMULA: c->fn = step_formula, out_kind = SHAPE_GEN_FLOAT64; break;
             default: break;
             }

@@ -112,11 +112,27 @@ typedef struct sc_ins {
     double num;
 } sc_ins;
 
+/* One instruction of a formula's register form (schema_expr.c: X_* ops on
+ * registers and constants). */
+typedef struct sc_rins {
+    uint8_t op, fn, nargs, d, a, b;
+} sc_rins;
+
+#define SC_EXPR_REGS 64
+
 typedef struct sc_expr {
     sc_node *nodes;
     int nnodes, root;
     sc_ins *prog; /* the tree in post order, or NULL (short-circuit operators, too deep) */
     int nprog;
+    /* The register form of prog (has_regs): registers 0 .. nload-1 hold the
+     * columns load_col[], the rest the temporaries; constants are read from
+     * kval[]; the result is R[result]. */
+    int has_regs;
+    sc_rins *rprog;
+    int nrins, nload, nconst, result;
+    int load_col[SC_EXPR_REGS];
+    double kval[SC_EXPR_REGS];
 } sc_expr;
 
 /* One token of a pattern. */
