@@ -9,10 +9,11 @@
  * `a if c else b`, or, and, not, comparisons, + -, * / // %, unary -, **)
  * builds nodes; evaluation is a recursive walk in doubles (booleans are
  * 0/1), or, for an expression without `if`, `and` and `or` (no short
- * circuit), a loop over the nodes in post order on a small stack, which
- * computes the same operations in the same order (the row evaluator's
- * hottest strategy in the retail schema). A null input makes the result
- * null. Functions: abs, round, min, max
+ * circuit), a loop over the nodes in post order — run as a register form
+ * (to_regs: columns loaded once, constants read in place) or, when that
+ * does not fit, on a small stack — which computes the same operations in
+ * the same order (the row evaluator's hottest strategy in the retail
+ * schema). A null input makes the result null. Functions: abs, round, min, max
  * and the np_* names of the original; np_nan is NaN.
  */
 #include <math.h>
