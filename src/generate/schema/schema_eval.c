@@ -1215,7 +1215,7 @@ static int step_foreign_key(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci,
 static int step_fk_drawn(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
 {
     const sc_column *c = &t->cols[ci];
-    uint64_t n = ctx->s->tables[c->ref_table].rows[ctx->s->preset], r = f->r, pr;
+    uint64_t n = c->ref_rows, r = f->r, pr;
     if (n == 0) {
         set_null(out);
         return SHAPE_OK;
@@ -1228,6 +1228,12 @@ static int step_fk_drawn(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
     }
     if (pr >= n) pr = n - 1;
     f->prow[ci] = pr;
+    const sc_column *key = c->ref_key;
+    if (key->plain_seq) { /* read_other's first case (pr < n) */
+        ctx->seed_col1 = 0;
+        set_int(out, SHAPE_GEN_INT64, (int64_t)((uint64_t)key->start + pr * (uint64_t)key->step));
+        return SHAPE_OK;
+    }
     set_null(out);
     return read_other(ctx, c->ref_table, pr, c->ref_col, f->row, out, NULL, err);
 }
@@ -1237,7 +1243,10 @@ static int step_lookup(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shap
     const sc_column *c = &t->cols[ci];
     uint64_t pr;
     set_null(out);
-    if (!lookup_row(ctx->s, t, f, c->via, c->src_table, c->key_col, &pr)) return SHAPE_OK;
+    if (c->lookup_by_fk) { /* lookup_row's first case */
+        if (f->row->values[c->via].kind == SHAPE_GEN_NULL || (pr = f->prow[c->via]) == UINT64_MAX) return SHAPE_OK;
+    } else if (!lookup_row(ctx->s, t, f, c->via, c->src_table, c->key_col, &pr))
+        return SHAPE_OK;
     return read_other(ctx, c->src_table, pr, c->src_col, f->row, out, NULL, err);
 }
 
@@ -1268,13 +1277,17 @@ static int step_conditional(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci,
 
 void sc_plan_columns(sc_schema *s)
 {
+    for (size_t ti = 0; ti < s->ntables; ti++) /* first, as a foreign key's step reads its target's */
+        for (size_t ci = 0; ci < s->tables[ti].ncols; ci++) {
+            sc_column *c = &s->tables[ti].cols[ci];
+            c->plain_seq = c->strategy == SC_SEQUENCE && !(c->null_rate > 0) && c->kind == SHAPE_GEN_INT64;
+        }
     for (size_t ti = 0; ti < s->ntables; ti++) {
         sc_table *t = &s->tables[ti];
         for (size_t ci = 0; ci < t->ncols; ci++) {
             sc_column *c = &t->cols[ci];
             int out_kind = -1; /* the only kind fn makes besides null, or -1 */
             c->fn = eval_strategy;
-            c->plain_seq = c->strategy == SC_SEQUENCE && !(c->null_rate > 0) && c->kind == SHAPE_GEN_INT64;
             switch (c->strategy) {
             case SC_SEQUENCE: c->fn = step_sequence, out_kind = SHAPE_GEN_INT64; break;
             case SC_CHOICE:
@@ -1295,8 +1308,16 @@ void sc_plan_columns(sc_schema *s)
                            : c->fk_mode == SC_FK_PARETO ? 3
                                                         : 4;
                 if (c->fk_step) c->fn = step_fk_drawn;
+                c->ref_rows = s->tables[c->ref_table].rows[s->preset];
+                c->ref_key = &s->tables[c->ref_table].cols[c->ref_col];
                 break;
-            case SC_LOOKUP: c->fn = step_lookup; break;
+            case SC_LOOKUP: {
+                c->fn = step_lookup;
+                const sc_column *via = c->via >= 0 ? &t->cols[c->via] : NULL;
+                c->lookup_by_fk = via && via->strategy == SC_FOREIGN_KEY && via->ref_table == c->src_table &&
+                                  via->ref_col == c->key_col;
+                break;
+            }
             case SC_CONDITIONAL: c->fn = step_conditional; break;
             case SC_FORMULA: c->fn = step_formula, out_kind = SHAPE_GEN_FLOAT64; break;
             default: break;

@@ -323,6 +323,11 @@ typedef struct sc_column {
                              keeps them all is checked in line, repair() runs only for one that breaks a rule;
                              2: a temporal column whose rules are lower bounds from parents: its step checks
                              them with the instants it read anyway (sc_ctx.rules_kept) */
+    /* foreign keys drawn by step_fk_drawn, and lookups: the table read's row
+     * count (at the schema's preset) and the column read, fixed at load */
+    uint64_t ref_rows;
+    const struct sc_column *ref_key;
+    uint8_t lookup_by_fk; /* a lookup through a foreign key of this row to the key it names: its parent row */
     uint8_t leaf; /* made from its row number alone (a distribution or a label, no other column, no rule, no
                      conversion to text): another row reads it through a value cache (sc_leaf_entry), not a frame */
 } sc_column;
