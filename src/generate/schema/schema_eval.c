@@ -222,8 +222,17 @@ static inline int read_other(sc_ctx *ctx, int t, uint64_t r, int c, shape_gen_ro
         return SHAPE_OK;
     }
     /* (at the depth limit the slow path reports it, as before) */
-    if (col->leaf && r < tab->rows[ctx->s->preset] && ctx->depth + 1 < SC_MAX_DEPTH)
+    if (col->leaf && r < tab->rows[ctx->s->preset] && ctx->depth + 1 < SC_MAX_DEPTH) {
+        const sc_leaf_entry *e = ctx->leaf[t][c] ? &ctx->leaf[t][c][r % SC_LEAF_WAYS] : NULL;
+        if (e && e->r1 == r + 1) { /* read_leaf's hit, in line */
+            ctx->seed_col1 = 0;
+            if (prow) *prow = UINT64_MAX;
+            *out = e->v;
+            own_text(into, out);
+            return SHAPE_OK;
+        }
         return read_leaf(ctx, t, r, c, into, out, prow, err);
+    }
     return read_other_slow(ctx, t, r, c, into, out, prow, err);
 }
 
