@@ -263,6 +263,29 @@ static uint64_t alloc_parent_of(const sc_column *c, uint64_t child_row, uint64_t
     return shape_gen_perm_apply(&c->parent_perm, rank);
 }
 
+/* alloc_parent_of (no sibling) through ctx->amemo: the run is asked only
+ * when the child's unit leaves the last one (runs partition the units, so
+ * the run holding it is the one alloc_child returns), the permutation only
+ * when the rank changes. */
+static uint64_t alloc_parent_memo(sc_ctx *ctx, const sc_column *c, int ci, uint64_t child_row)
+{
+    uint64_t childnum = c->alloc_perm_children ? shape_gen_perm_invert(&c->child_perm, child_row) : child_row;
+    uint64_t un = childnum / c->unit;
+    if (un >= c->units) un = c->units - 1; /* the remainder belongs to the last unit */
+    sc_alloc_memo *m = &ctx->amemo[(unsigned)ci % SC_ALLOC_MEMO];
+    if (m->c != c || un < m->run.child || un - m->run.child >= m->run.len * m->run.k) {
+        shape_gen_alloc_child(c->alloc, un, &m->run);
+        m->c = c;
+        m->rank = UINT64_MAX;
+    }
+    uint64_t rank = m->run.rank + (un - m->run.child) / m->run.k;
+    if (rank != m->rank) {
+        m->pr = shape_gen_perm_apply(&c->parent_perm, rank);
+        m->rank = rank;
+    }
+    return m->pr;
+}
+
 /* The children of parent row p under FK c: the first child number and how
  * many (consecutive child numbers). */
 static void alloc_children_of(const sc_column *c, uint64_t p, uint64_t *first, uint64_t *count)
@@ -1230,7 +1253,7 @@ static int step_fk_drawn(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
         return SHAPE_OK;
     }
     switch (c->fk_step) {
-    case 1: pr = alloc_parent_of(c, r, NULL); break;
+    case 1: pr = alloc_parent_memo(ctx, c, ci, r); break;
     case 2: pr = shape_gen_zipf_draw(c->zipf, c->s, r, 0) - 1; break;
     case 3: pr = shape_gen_pareto_rank(c->s, r, 0, c->alpha, 0.995, n); break;
     default: pr = shape_gen_below(c->s, r, 0, n); break;

@@ -426,6 +426,17 @@ typedef struct sc_leaf_entry {
     shape_gen_value v;
 } sc_leaf_entry;
 
+/* The last allocation run a counted foreign key's child fell in, and the
+ * last parent rank's row (consecutive children share both: a stream of order
+ * lines asks the allocation and the permutation once per order, not per
+ * line). Like the caches it changes no value. */
+#define SC_ALLOC_MEMO 8
+typedef struct sc_alloc_memo {
+    const struct sc_column *c; /* NULL: empty */
+    shape_gen_alloc_run run;
+    uint64_t rank, pr;
+} sc_alloc_memo;
+
 typedef struct sc_ctx {
     const sc_schema *s;
     size_t preset;
@@ -442,6 +453,7 @@ typedef struct sc_ctx {
     shape_gen_value seed_val;
     sc_leaf_entry *leaf[SC_MAX_TABLES][SHAPE_GEN_MAX_COLUMNS];
     int rules_kept; /* set by a repair_const 2 step: its value keeps every rule of its column */
+    sc_alloc_memo amemo[SC_ALLOC_MEMO]; /* by column index; zeroed with the context */
 } sc_ctx;
 
 void sc_ctx_release(sc_ctx *ctx);
