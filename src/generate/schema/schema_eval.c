@@ -199,7 +199,8 @@ static __attribute__((noinline)) int read_leaf(sc_ctx *ctx, int t, uint64_t r, i
         own_text(into, out); /* as read_other_slow does (the same use of the row's scratch) */
         return SHAPE_OK;
     }
-    sc_frame f = {.row = into, .prow = NULL, .table = t, .r = r, .valid = 0};
+    uint64_t fprow[SHAPE_GEN_MAX_COLUMNS]; /* a foreign key's step writes its parent row there */
+    sc_frame f = {.row = into, .prow = fprow, .table = t, .r = r, .valid = 0};
     int rc = col->fn(ctx, &f, tab, c, out, err);
     if (rc != SHAPE_OK) return rc;
     post_leaf(col, r, out);
@@ -1377,6 +1378,7 @@ void sc_plan_columns(sc_schema *s)
              * convert() is never asked to make text (it would need the row's
              * scratch) */
             int by_row = c->fn == step_distribution || c->fn == step_label ||
+                         (c->fn == step_fk_drawn && c->ref_key->plain_seq) || /* its draw, then the key in place */
                          (c->fn == eval_strategy &&
                           (c->strategy == SC_CHOICE || c->strategy == SC_WEIGHTED_ENUM || c->strategy == SC_LIFECYCLE ||
                            c->strategy == SC_CONSTANT || c->strategy == SC_TEMPORAL));
