@@ -1137,7 +1137,7 @@ static inline int repairs_hold(const sc_column *c, const shape_gen_value *v)
 static void post_leaf(const sc_column *c, uint64_t r, shape_gen_value *v)
 {
     unsigned post = c->post;
-    if ((post & SC_POST_CONVERT) && !(v->kind == c->kind && (post & SC_POST_SAME_KEEPS))) convert(c, NULL, v);
+    if ((post & SC_POST_CONVERT) && v->kind != c->conv_keep) convert(c, NULL, v);
     if ((post & SC_POST_NULL) && shape_gen_chance(c->s_null, r, 0, c->null_rate)) set_null(v);
 }
 
@@ -1151,7 +1151,7 @@ static inline int eval_one(sc_ctx *ctx, sc_frame *f, const sc_table *t, const sc
     int rc = c->fn(ctx, f, t, ci, v, err);
     unsigned post = c->post;
     if (post && rc == SHAPE_OK) {
-        if ((post & SC_POST_CONVERT) && !(v->kind == c->kind && (post & SC_POST_SAME_KEEPS))) convert(c, f->row, v);
+        if ((post & SC_POST_CONVERT) && v->kind != c->conv_keep) convert(c, f->row, v);
         if ((post & SC_POST_NULL) && shape_gen_chance(c->s_null, f->r, 0, c->null_rate)) set_null(v);
         if ((post & SC_POST_REPAIR) &&
             !(c->repair_const == 1 ? repairs_hold(c, v) : c->repair_const == 2 && ctx->rules_kept))
@@ -1373,6 +1373,7 @@ void sc_plan_columns(sc_schema *s)
             }
             c->post = (uint8_t)((noop ? 0 : SC_POST_CONVERT) | (c->null_rate > 0 ? SC_POST_NULL : 0) |
                                 (c->nrepairs ? SC_POST_REPAIR : 0) | (same_keeps ? SC_POST_SAME_KEEPS : 0));
+            c->conv_keep = same_keeps ? c->kind : 0xff; /* the one test the loop makes */
             /* a leaf: its step reads only the row number (a distribution, a
              * label, a constant, an instant with no rule to keep), and
              * convert() is never asked to make text (it would need the row's

@@ -317,6 +317,7 @@ typedef struct sc_column {
     int (*fn)(struct sc_ctx *ctx, struct sc_frame *f, const struct sc_table *t, int ci, shape_gen_value *out,
               shape_err *err);
     uint8_t post;
+    uint8_t conv_keep; /* SC_POST_SAME_KEEPS: the declared kind, a value of which convert() keeps; else 0xff */
     uint8_t plain_seq;
     uint8_t fk_step; /* a foreign key's drawing, chosen at load: 0 generic, 1 allocation, 2 zipf, 3 pareto, 4 uniform */
     uint8_t repair_const; /* 1: every rule compares with a number of its own (no other column): a value that
