@@ -590,38 +590,49 @@ static inline int col_num(const shape_gen_value *v, double *x)
     return 1;
 }
 
+/* The register form's comparisons, powers and functions: out of line, so
+ * the loop over + - * / stays small. */
+static __attribute__((noinline)) double rare_op(const sc_rins *in, const double *R)
+{
+    return in->op == X_BIN ? apply_bin(in->fn, R[in->a], R[in->b]) : apply_fn(in->fn, in->nargs, &R[in->a]);
+}
+
+/* The register form (has_regs): see to_regs. Apart from sc_expr_eval so
+ * the rows' step calls a small function of its own. */
+int sc_expr_eval_regs(const sc_expr *e, const shape_gen_value *vals, double *out)
+{
+    double R[SC_EXPR_REGS];
+    const double *K = e->kval;
+    for (int k = 0; k < e->nload; k++)
+        if (!col_num(&vals[e->load_col[k]], &R[k])) return 1;
+    for (const sc_rins *in = e->rprog, *end = in + e->nrins; in < end; in++) {
+        switch (in->op) {
+        case X_ADD: R[in->d] = R[in->a] + R[in->b]; break;
+        case X_SUB: R[in->d] = R[in->a] - R[in->b]; break;
+        case X_MUL: R[in->d] = R[in->a] * R[in->b]; break;
+        case X_DIV: R[in->d] = R[in->b] != 0 ? R[in->a] / R[in->b] : NAN; break;
+        case X_ADDK: R[in->d] = R[in->a] + K[in->b]; break;
+        case X_SUBK: R[in->d] = R[in->a] - K[in->b]; break;
+        case X_MULK: R[in->d] = R[in->a] * K[in->b]; break;
+        case X_DIVK: R[in->d] = K[in->b] != 0 ? R[in->a] / K[in->b] : NAN; break;
+        case X_KSUB: R[in->d] = K[in->a] - R[in->b]; break;
+        case X_KDIV: R[in->d] = R[in->b] != 0 ? K[in->a] / R[in->b] : NAN; break;
+        case X_MOV: R[in->d] = R[in->a]; break;
+        case X_MOVK: R[in->d] = K[in->a]; break;
+        case X_NEG: R[in->d] = -R[in->a]; break;
+        case X_NOT: R[in->d] = R[in->a] == 0; break;
+        default: R[in->d] = rare_op(in, R); break;
+        }
+    }
+    *out = R[e->result];
+    return 0;
+}
+
 int sc_expr_eval(const sc_expr *e, const shape_gen_value *vals, double *out)
 {
     if (!e->nodes) return 1;
     if (!e->prog) return ev(e, e->root, vals, out);
-    if (e->has_regs) {
-        double R[SC_EXPR_REGS];
-        const double *K = e->kval;
-        for (int k = 0; k < e->nload; k++)
-            if (!col_num(&vals[e->load_col[k]], &R[k])) return 1;
-        for (const sc_rins *in = e->rprog, *end = in + e->nrins; in < end; in++) {
-            switch (in->op) {
-            case X_ADD: R[in->d] = R[in->a] + R[in->b]; break;
-            case X_SUB: R[in->d] = R[in->a] - R[in->b]; break;
-            case X_MUL: R[in->d] = R[in->a] * R[in->b]; break;
-            case X_DIV: R[in->d] = R[in->b] != 0 ? R[in->a] / R[in->b] : NAN; break;
-            case X_ADDK: R[in->d] = R[in->a] + K[in->b]; break;
-            case X_SUBK: R[in->d] = R[in->a] - K[in->b]; break;
-            case X_MULK: R[in->d] = R[in->a] * K[in->b]; break;
-            case X_DIVK: R[in->d] = K[in->b] != 0 ? R[in->a] / K[in->b] : NAN; break;
-            case X_KSUB: R[in->d] = K[in->a] - R[in->b]; break;
-            case X_KDIV: R[in->d] = R[in->b] != 0 ? K[in->a] / R[in->b] : NAN; break;
-            case X_MOV: R[in->d] = R[in->a]; break;
-            case X_MOVK: R[in->d] = K[in->a]; break;
-            case X_NEG: R[in->d] = -R[in->a]; break;
-            case X_NOT: R[in->d] = R[in->a] == 0; break;
-            case X_BIN: R[in->d] = apply_bin(in->fn, R[in->a], R[in->b]); break;
-            default: R[in->d] = apply_fn(in->fn, in->nargs, &R[in->a]); break;
-            }
-        }
-        *out = R[e->result];
-        return 0;
-    }
+    if (e->has_regs) return sc_expr_eval_regs(e, vals, out);
     double st[SC_FLAT_STACK];
     int sp = 0;
     for (const sc_ins *in = e->prog, *end = in + e->nprog; in < end; in++) {

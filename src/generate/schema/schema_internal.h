@@ -389,6 +389,8 @@ int sc_expr_columns(const sc_expr *e, int *cols, int cap);
 /* Evaluate over a row's values; returns 0 and *out, or 1 when an input is
  * null (the result is null). */
 int sc_expr_eval(const sc_expr *e, const shape_gen_value *vals, double *out);
+/* sc_expr_eval of an expression with a register form (e->has_regs). */
+int sc_expr_eval_regs(const sc_expr *e, const shape_gen_value *vals, double *out);
 
 /* ---- schema_eval.c ---------------------------------------------------------- */
 
