@@ -14,7 +14,8 @@
  * first_per_parent, max_per_parent) use a stateless allocation
  * (gen_alloc.c): child row → parent rank → parent row through a keyed
  * permutation, and back, so a parent finds exactly its children and a total
- * equals the sum over them by construction.
+ * equals the sum over them by construction; consecutive children reuse the
+ * last run and parent row (sc_alloc_memo), which changes no value.
  */
 #include <math.h>
 #include <stdio.h>
