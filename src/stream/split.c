@@ -17,6 +17,7 @@
 struct shape_split {
     int by_header, keep_headers;
     char *spec, *key, *name; /* key: the header or field name */
+    size_t key_len;
     int64_t max_tables;
     int (*made)(void *ud, size_t t, const char *name, shape_err *err);
     void *ud;
@@ -76,6 +77,7 @@ int shape_split_new(const shape_split_config *cfg, int (*made)(void *ud, size_t 
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     }
     s->key = s->spec + (by_header ? 7 : 6);
+    s->key_len = strlen(s->key);
     *out = s;
     return SHAPE_OK;
 }
@@ -152,6 +154,7 @@ static int bytes_at(const struct ArrowArray *a, int large, int64_t i, const uint
 typedef struct split_key {
     const struct ArrowArray *col; /* NULL: no row has one */
     char type;                    /* 'u' 'U' (text), 'l' (int64), 'b' (bool), 'm' (header map) */
+    int text;                     /* a text or header value: UTF-8 checked (not 'l', 'b') */
     char buf[2][24];              /* an int rendered, for this row and the one before */
 } split_key;
 
@@ -180,20 +183,46 @@ static int split_key_open(const shape_split *p, const struct ArrowSchema *schema
                                  p->key, f);
         }
         k->col = array->children[i];
+        k->text = k->type != 'l' && k->type != 'b';
         break;
     }
     return SHAPE_OK;
 }
 
-/* Row r's table name (*s, *n), or 0 when the row has none. */
-static int split_key_at(const shape_split *p, split_key *k, int64_t r, int slot, const uint8_t **s, size_t *n)
+/* Whether a[0..n) and b[0..n) hold the same bytes: a table name is short
+ * as a rule, compared in two overlapping words instead of a call. */
+static inline int same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
+{
+    if (n >= 8 && n <= 16) {
+        uint64_t a0, a1, b0, b1;
+        memcpy(&a0, a, 8);
+        memcpy(&a1, a + n - 8, 8);
+        memcpy(&b0, b, 8);
+        memcpy(&b1, b + n - 8, 8);
+        return a0 == b0 && a1 == b1;
+    }
+    if (n >= 4 && n < 8) {
+        uint32_t a0, a1, b0, b1;
+        memcpy(&a0, a, 4);
+        memcpy(&a1, a + n - 4, 4);
+        memcpy(&b0, b, 4);
+        memcpy(&b1, b + n - 4, 4);
+        return a0 == b0 && a1 == b1;
+    }
+    return n == 0 || memcmp(a, b, n) == 0;
+}
+
+/* Row r's value as it is (*s, *n), or 0 when the row has none: for text
+ * and header values not checked yet (split_key_valid), so a row whose bytes
+ * equal the row before's is not checked again. */
+static inline int split_key_raw(const shape_split *p, split_key *k, int64_t r, int slot, const uint8_t **s, size_t *n)
 {
     const struct ArrowArray *c = k->col;
     if (!c) return 0;
     switch (k->type) {
     case 'u':
     case 'U':
-        return bytes_at(c, k->type == 'U', r, s, n) && shape_utf8_valid(*s, *n);
+        return bytes_at(c, k->type == 'U', r, s, n);
     case 'l':
         if (!bit_set(c, r + c->offset)) return 0;
         *n = (size_t)snprintf(k->buf[slot], sizeof k->buf[slot], "%lld",
@@ -213,18 +242,23 @@ static int split_key_at(const shape_split *p, split_key *k, int64_t r, int slot,
         if (!bit_set(c, i)) return 0;
         const int32_t *o = c->buffers[1];
         const struct ArrowArray *e = c->children[0];
-        size_t want = strlen(p->key);
         for (int64_t j = o[i]; j < o[i + 1]; j++) {
             const uint8_t *name;
             size_t len;
-            if (!bytes_at(e->children[0], 0, j + e->offset, &name, &len) || len != want ||
-                memcmp(name, p->key, want) != 0)
+            if (!bytes_at(e->children[0], 0, j + e->offset, &name, &len) || len != p->key_len ||
+                !same_bytes(name, (const uint8_t *)p->key, len))
                 continue;
-            return bytes_at(e->children[1], 0, j + e->offset, s, n) && shape_utf8_valid(*s, *n);
+            return bytes_at(e->children[1], 0, j + e->offset, s, n);
         }
         return 0;
     }
     }
+}
+
+/* Whether a value split_key_raw found names a table: text must be UTF-8. */
+static inline int split_key_valid(const split_key *k, const uint8_t *s, size_t n)
+{
+    return !k->text || shape_utf8_valid(s, n);
 }
 
 /* A new table named (s, n): the router's copy, then the caller's object. */
@@ -336,17 +370,21 @@ int shape_split_route(shape_split *p, const struct ArrowSchema *schema, const st
     SHAPE_RETURN_NOT_OK(stream_scratch_grow(
         rows, &p->cap_cuts,
         (stream_scratch[]){STREAM_SCRATCH(p->cuts), STREAM_SCRATCH(p->runs), STREAM_SCRATCH(p->cut_table)}, 3, err));
-    const uint8_t *ks = NULL;
-    size_t kn = 0, n_cuts = 0;
-    int have = 0, slot = 0;
+    const uint8_t *ks = NULL, *ps = NULL; /* the run's value; the row before's bytes (text) */
+    size_t kn = 0, pn = 0, n_cuts = 0;
+    int have = 0, slot = 0, praw = 0;
     int64_t from = 0;
     for (int64_t r = 0; r <= array->length; r++) {
         const uint8_t *s = NULL;
         size_t n = 0;
         int h = 0;
         if (r < array->length) {
-            h = split_key_at(p, &k, array->offset + r, slot, &s, &n);
-            if (r > 0 && h == have && (!h || (n == kn && memcmp(s, ks, n) == 0))) continue;
+            int raw = split_key_raw(p, &k, array->offset + r, slot, &s, &n);
+            /* text: the row before's bytes again, so its table again (checked once a change) */
+            if (k.text && r > 0 && raw == praw && (!raw || (n == pn && same_bytes(s, ps, n)))) continue;
+            praw = raw, ps = s, pn = n;
+            h = raw && split_key_valid(&k, s, n);
+            if (r > 0 && h == have && (!h || (n == kn && same_bytes(s, ks, n)))) continue;
         }
         if (r > 0) { /* the run [from, r) ends */
             size_t at = 0;

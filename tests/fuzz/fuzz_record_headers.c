@@ -4,9 +4,11 @@
  * Why: the kafka:// client reads a fetched record's headers from the broker's
  * bytes by hand (zigzag varints, lengths) on librdkafka 2.0.2; bytes from the
  * network get fuzzed.
- * How: the input is the header bytes. Invariants that abort when broken: a
- * success gives views that lie inside the input, in order and without
- * overlap, a NULL array exactly when there are none; a refusal gives none.
+ * How: the input is the header bytes, read for every header and for only
+ * the first named shape-table. Invariants that abort when broken: a success
+ * gives views that lie inside the input, in order and without overlap (only
+ * one, of that name, when one is asked for); a refusal gives none; both reads
+ * accept or refuse alike.
  * Seeds (binary) are written by the target itself: run with
  * SHAPE_FUZZ_WRITE_SEEDS=DIR it writes shape emit's two headers, a header
  * without a value and one with a two-byte length, then exits.
@@ -45,20 +47,26 @@ static int inside(const void *p, size_t n, const uint8_t *data, size_t size)
     return b >= data && n <= size && b - data <= (ptrdiff_t)(size - n);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* The views of one read (all, or only the first named `only`) checked;
+ * *count: how many. */
+static void check(const uint8_t *data, size_t size, const char *only, size_t *count)
 {
-    shape_header *h = NULL;
+    shape_kafka_header_views views = {0};
     size_t n = 0;
-    int rc = shape_kafka_record_headers(data, size, &h, &n);
+    int rc = shape_kafka_record_headers(data, size, only, only ? strlen(only) : 0, &views, &n);
     if (rc != SHAPE_OK) {
-        if (h || n) abort();
-        return 0;
+        if (n || views.n) abort();
+        free(views.v);
+        *count = SIZE_MAX;
+        return;
     }
-    if (!h != !n) abort();
+    if (n != views.n || (only && n > 1)) abort();
+    const shape_header *h = views.v;
     const uint8_t *last = data;
     for (size_t i = 0; i < n; i++) {
         if (!inside(h[i].name, h[i].name_len, data, size)) abort();
         if ((const uint8_t *)h[i].name < last) abort();
+        if (only && (h[i].name_len != strlen(only) || memcmp(h[i].name, only, h[i].name_len) != 0)) abort();
         last = (const uint8_t *)h[i].name + h[i].name_len;
         if (h[i].value) {
             if (!inside(h[i].value, h[i].value_len, data, size) || (const uint8_t *)h[i].value < last) abort();
@@ -67,6 +75,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         }
     }
-    free(h);
+    free(views.v);
+    *count = n;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    size_t all, one;
+    check(data, size, NULL, &all);
+    check(data, size, "shape-table", &one);
+    /* the same bytes are headers or not whatever is asked of them */
+    if ((all == SIZE_MAX) != (one == SIZE_MAX) || (all != SIZE_MAX && one > all)) abort();
     return 0;
 }
