@@ -8,7 +8,8 @@
  * the first named shape-table. Invariants that abort when broken: a success
  * gives views that lie inside the input, in order and without overlap (only
  * one, of that name, when one is asked for); a refusal gives none; both reads
- * accept or refuse alike.
+ * accept or refuse alike; the cache (a parse, then the same bytes copied
+ * elsewhere) gives exactly the views of a parse.
  * Seeds (binary) are written by the target itself: run with
  * SHAPE_FUZZ_WRITE_SEEDS=DIR it writes shape emit's two headers, a header
  * without a value and one with a two-byte length, then exits.
@@ -86,5 +87,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check(data, size, "shape-table", &one);
     /* the same bytes are headers or not whatever is asked of them */
     if ((all == SIZE_MAX) != (one == SIZE_MAX) || (all != SIZE_MAX && one > all)) abort();
+    /* through the cache, twice (a parse, then the bytes again at another address): the same views */
+    static shape_kafka_header_cache cache;
+    uint8_t *copy = malloc(size ? size : 1);
+    if (!copy) return 0;
+    if (size) memcpy(copy, data, size);
+    for (int round = 0; round < 2; round++) {
+        const uint8_t *at = round ? copy : data;
+        shape_kafka_header_views a = {0}, b = {0};
+        size_t na = 0, nb = 0;
+        int ra = shape_kafka_record_headers_cached(&cache, at, size, NULL, 0, &a, &na);
+        int rb = shape_kafka_record_headers(at, size, NULL, 0, &b, &nb);
+        if (ra != rb || na != nb || a.n != b.n) abort();
+        for (size_t i = 0; i < na; i++)
+            if (a.v[i].name != b.v[i].name || a.v[i].name_len != b.v[i].name_len || a.v[i].value != b.v[i].value ||
+                a.v[i].value_len != b.v[i].value_len)
+                abort();
+        free(a.v);
+        free(b.v);
+    }
+    free(copy);
     return 0;
 }

@@ -124,6 +124,59 @@ static void test_only_one_name(void **state)
     free(views.v);
 }
 
+/* the cache: equal bytes elsewhere give views into those bytes, as a parse
+ * would; other bytes are parsed; refusals stay refusals */
+static void test_cache_takes_equal_bytes_again(void **state)
+{
+    (void)state;
+    static rec a, b, c;
+    a.n = 0;
+    varint(&a, 3);
+    header(&a, "shape-table", "customer", 8);
+    header(&a, "nul", NULL, -1);
+    header(&a, "shape-synthetic", "true", 4);
+    b = a; /* the same bytes at another address */
+    c = a;
+    c.b[c.n - 1] = 'X'; /* one byte differs */
+    static shape_kafka_header_cache cache; /* zeroed */
+    for (int only = 0; only < 2; only++) {
+        memset(&cache, 0, sizeof cache);
+        const char *name = only ? "shape-table" : NULL;
+        size_t name_len = only ? 11 : 0;
+        const rec *recs[] = {&a, &b, &c, &a};
+        for (size_t r = 0; r < 4; r++) {
+            shape_kafka_header_views cached = {0}, parsed = {0};
+            size_t n1, n2;
+            assert_int_equal(shape_kafka_record_headers_cached(&cache, recs[r]->b, recs[r]->n, name, name_len, &cached, &n1),
+                             SHAPE_OK);
+            assert_int_equal(shape_kafka_record_headers(recs[r]->b, recs[r]->n, name, name_len, &parsed, &n2), SHAPE_OK);
+            assert_int_equal(n1, only ? 1 : 3);
+            assert_int_equal(n1, n2);
+            for (size_t i = 0; i < n1; i++) {
+                assert_ptr_equal(cached.v[i].name, parsed.v[i].name); /* into this record's bytes */
+                assert_int_equal(cached.v[i].name_len, parsed.v[i].name_len);
+                assert_ptr_equal(cached.v[i].value, parsed.v[i].value);
+                assert_int_equal(cached.v[i].value_len, parsed.v[i].value_len);
+            }
+            free(cached.v);
+            free(parsed.v);
+        }
+    }
+    /* a refused record after a cached one: refused, and the cache forgets */
+    static rec bad;
+    bad = a;
+    bad.n--;
+    shape_kafka_header_views views = {0};
+    size_t n;
+    memset(&cache, 0, sizeof cache); /* a cache is asked with one only */
+    assert_int_equal(shape_kafka_record_headers_cached(&cache, a.b, a.n, NULL, 0, &views, &n), SHAPE_OK);
+    assert_int_equal(shape_kafka_record_headers_cached(&cache, bad.b, bad.n, NULL, 0, &views, &n), SHAPE_EINVAL);
+    assert_int_equal(n, 0);
+    assert_int_equal(views.n, 3);
+    assert_int_equal(cache.len, 0);
+    free(views.v);
+}
+
 static void test_no_headers(void **state)
 {
     (void)state;
@@ -178,6 +231,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_reads_every_header_in_order),
         cmocka_unit_test(test_only_one_name),
+        cmocka_unit_test(test_cache_takes_equal_bytes_again),
         cmocka_unit_test(test_no_headers),
         cmocka_unit_test(test_refuses_what_is_not_headers),
     };

@@ -59,6 +59,7 @@ typedef struct rdkafka_consumer {
     shape_kafka_header_views views; /* the last fetch's header views, before they go to its block */
     size_t *first_view;             /* per message of the fetch: its first view in views */
     size_t only_len;                /* strlen(base.only_header), at start() */
+    shape_kafka_header_cache header_cache; /* the last record's header bytes and views */
     char fatal[512]; /* error reported by librdkafka's error callback */
     int fatal_transient;
     char **values; /* every value set (secrets included, wiped when freed), to keep out of messages */
@@ -337,7 +338,7 @@ static int message_headers(rdkafka_consumer *k, rd_kafka_message_t *m, size_t *a
     *added = 0;
     const void *bytes = k->raw_headers >= 0 ? record_header_bytes(m, &len) : NULL;
     if (bytes && k->raw_headers == 1) {
-        int rc = shape_kafka_record_headers(bytes, len, only, only_len, v, added);
+        int rc = shape_kafka_record_headers_cached(&k->header_cache, bytes, len, only, only_len, v, added);
         if (rc != SHAPE_EINVAL) return rc;
     } else if (bytes) { /* the first message: every header read both ways */
         size_t base = v->n, n_raw, n_pub;

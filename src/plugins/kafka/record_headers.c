@@ -79,3 +79,36 @@ int shape_kafka_record_headers(const void *bytes, size_t len, const char *only, 
     *added = n;
     return SHAPE_OK;
 }
+
+int shape_kafka_record_headers_cached(shape_kafka_header_cache *cache, const void *bytes, size_t len, const char *only,
+                                      size_t only_len, shape_kafka_header_views *views, size_t *added)
+{
+    const uint8_t *b = bytes;
+    if (len && len == cache->len && memcmp(b, cache->bytes, len) == 0) { /* the last record's headers again */
+        *added = 0;
+        if (shape_kafka_header_views_reserve(views, cache->n) != SHAPE_OK) return SHAPE_ENOMEM;
+        for (size_t i = 0; i < cache->n; i++)
+            views->v[views->n + i] = (shape_header){(const char *)b + cache->at[i].name, cache->at[i].name_len,
+                                                    cache->at[i].has_value ? b + cache->at[i].value : NULL,
+                                                    cache->at[i].value_len};
+        views->n += cache->n;
+        *added = cache->n;
+        return SHAPE_OK;
+    }
+    size_t first = views->n;
+    int rc = shape_kafka_record_headers(bytes, len, only, only_len, views, added);
+    cache->len = 0;
+    if (rc != SHAPE_OK || len > sizeof cache->bytes || *added > SHAPE_KAFKA_HEADER_CACHE_VIEWS) return rc;
+    for (size_t i = 0; i < *added; i++) {
+        const shape_header *h = &views->v[first + i];
+        cache->at[i].name = (uint32_t)((const uint8_t *)h->name - b);
+        cache->at[i].name_len = (uint32_t)h->name_len;
+        cache->at[i].has_value = h->value != NULL;
+        cache->at[i].value = h->value ? (uint32_t)((const uint8_t *)h->value - b) : 0;
+        cache->at[i].value_len = (uint32_t)h->value_len;
+    }
+    memcpy(cache->bytes, b, len);
+    cache->n = *added;
+    cache->len = len;
+    return SHAPE_OK;
+}

@@ -20,6 +20,7 @@
 #define SHAPE_KAFKA_RECORD_HEADERS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "shape/decode.h"
 
@@ -43,5 +44,28 @@ int shape_kafka_header_views_reserve(shape_kafka_header_views *views, size_t mor
  * *added 0. */
 int shape_kafka_record_headers(const void *bytes, size_t len, const char *only, size_t only_len,
                                shape_kafka_header_views *views, size_t *added);
+
+/* The last record's header bytes (a copy, when short) and their views as
+ * offsets into them. One producer's messages carry the same headers message
+ * after message (shape emit: the table's name and shape-synthetic, a table
+ * after another), so a record whose header bytes equal the last one's takes
+ * its views again without a parse: the views are a function of the bytes.
+ * One cache per reader, always asked with the same only. */
+#define SHAPE_KAFKA_HEADER_CACHE_BYTES 256
+#define SHAPE_KAFKA_HEADER_CACHE_VIEWS 4
+typedef struct shape_kafka_header_cache {
+    size_t len; /* of bytes; 0: nothing cached */
+    size_t n;   /* views */
+    struct {
+        uint32_t name, name_len, value, value_len; /* offsets into bytes */
+        int has_value;
+    } at[SHAPE_KAFKA_HEADER_CACHE_VIEWS];
+    uint8_t bytes[SHAPE_KAFKA_HEADER_CACHE_BYTES];
+} shape_kafka_header_cache;
+
+/* shape_kafka_record_headers through *cache (zeroed before the first
+ * call): the same views, appended the same way, and the same refusals. */
+int shape_kafka_record_headers_cached(shape_kafka_header_cache *cache, const void *bytes, size_t len, const char *only,
+                                      size_t only_len, shape_kafka_header_views *views, size_t *added);
 
 #endif
