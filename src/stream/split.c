@@ -156,7 +156,20 @@ typedef struct split_key {
     char type;                    /* 'u' 'U' (text), 'l' (int64), 'b' (bool), 'm' (header map) */
     int text;                     /* a text or header value: UTF-8 checked (not 'l', 'b') */
     char buf[2][24];              /* an int rendered, for this row and the one before */
+    /* 'm': the map's buffers, taken once a batch rather than once a row;
+     * a validity bitmap is NULL when the array has no nulls. Key and value
+     * entry j is at j + koff, j + voff of their arrays (the offsets of the
+     * entries struct and of the child). */
+    const uint8_t *mvalid, *kvalid, *vvalid, *kdata, *vdata;
+    const int32_t *moffs, *koffs, *voffs;
+    int64_t koff, voff;
 } split_key;
+
+/* a's validity bitmap, or NULL when every element is valid */
+static const uint8_t *validity(const struct ArrowArray *a)
+{
+    return a->null_count == 0 ? NULL : a->buffers[0];
+}
 
 static int split_key_open(const shape_split *p, const struct ArrowSchema *schema, const struct ArrowArray *array,
                           split_key *k, int64_t *hidden, shape_err *err)
@@ -174,6 +187,18 @@ static int split_key_open(const shape_split *p, const struct ArrowSchema *schema
                 return shape_err_set(err, SHAPE_EINVAL, "--split-by header: needs the headers as a map (not nested=0)");
             if (!p->keep_headers) *hidden = i;
             k->type = 'm';
+            const struct ArrowArray *m = array->children[i], *entries = m->children[0];
+            const struct ArrowArray *keys = entries->children[0], *values = entries->children[1];
+            k->mvalid = validity(m);
+            k->moffs = m->buffers[1];
+            k->kvalid = validity(keys);
+            k->koffs = keys->buffers[1];
+            k->kdata = keys->buffers[2];
+            k->koff = entries->offset + keys->offset;
+            k->vvalid = validity(values);
+            k->voffs = values->buffers[1];
+            k->vdata = values->buffers[2];
+            k->voff = entries->offset + values->offset;
         } else if (!strcmp(f, "u") || !strcmp(f, "U") || !strcmp(f, "l") || !strcmp(f, "b")) {
             k->type = f[0];
         } else {
@@ -239,16 +264,19 @@ static inline int split_key_raw(const shape_split *p, split_key *k, int64_t r, i
     }
     default: { /* the header map: the first entry named key */
         int64_t i = r + c->offset;
-        if (!bit_set(c, i)) return 0;
-        const int32_t *o = c->buffers[1];
-        const struct ArrowArray *e = c->children[0];
-        for (int64_t j = o[i]; j < o[i + 1]; j++) {
-            const uint8_t *name;
-            size_t len;
-            if (!bytes_at(e->children[0], 0, j + e->offset, &name, &len) || len != p->key_len ||
-                !same_bytes(name, (const uint8_t *)p->key, len))
+        if (k->mvalid && !((k->mvalid[i >> 3] >> (i & 7)) & 1)) return 0;
+        for (int64_t j = k->moffs[i]; j < k->moffs[i + 1]; j++) {
+            int64_t kj = j + k->koff;
+            if (k->kvalid && !((k->kvalid[kj >> 3] >> (kj & 7)) & 1)) continue;
+            int32_t from = k->koffs[kj];
+            if ((size_t)(k->koffs[kj + 1] - from) != p->key_len ||
+                !same_bytes(k->kdata + from, (const uint8_t *)p->key, p->key_len))
                 continue;
-            return bytes_at(e->children[1], 0, j + e->offset, s, n);
+            int64_t vj = j + k->voff;
+            if (k->vvalid && !((k->vvalid[vj >> 3] >> (vj & 7)) & 1)) return 0;
+            *s = k->vdata + k->voffs[vj];
+            *n = (size_t)(k->voffs[vj + 1] - k->voffs[vj]);
+            return 1;
         }
         return 0;
     }
