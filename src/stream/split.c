@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "shape/base64.h"
+#include "shape/bytes.h"
 #include "shape/utf8.h"
 
 #include "scratch.h"
@@ -214,29 +215,6 @@ static int split_key_open(const shape_split *p, const struct ArrowSchema *schema
     return SHAPE_OK;
 }
 
-/* Whether a[0..n) and b[0..n) hold the same bytes: a table name is short
- * as a rule, compared in two overlapping words instead of a call. */
-static inline int same_bytes(const uint8_t *a, const uint8_t *b, size_t n)
-{
-    if (n >= 8 && n <= 16) {
-        uint64_t a0, a1, b0, b1;
-        memcpy(&a0, a, 8);
-        memcpy(&a1, a + n - 8, 8);
-        memcpy(&b0, b, 8);
-        memcpy(&b1, b + n - 8, 8);
-        return a0 == b0 && a1 == b1;
-    }
-    if (n >= 4 && n < 8) {
-        uint32_t a0, a1, b0, b1;
-        memcpy(&a0, a, 4);
-        memcpy(&a1, a + n - 4, 4);
-        memcpy(&b0, b, 4);
-        memcpy(&b1, b + n - 4, 4);
-        return a0 == b0 && a1 == b1;
-    }
-    return n == 0 || memcmp(a, b, n) == 0;
-}
-
 /* Row r's value as it is (*s, *n), or 0 when the row has none: for text
  * and header values not checked yet (split_key_valid), so a row whose bytes
  * equal the row before's is not checked again. */
@@ -270,7 +248,7 @@ static inline int split_key_raw(const shape_split *p, split_key *k, int64_t r, i
             if (k->kvalid && !((k->kvalid[kj >> 3] >> (kj & 7)) & 1)) continue;
             int32_t from = k->koffs[kj];
             if ((size_t)(k->koffs[kj + 1] - from) != p->key_len ||
-                !same_bytes(k->kdata + from, (const uint8_t *)p->key, p->key_len))
+                !shape_bytes_equal(k->kdata + from, (const uint8_t *)p->key, p->key_len))
                 continue;
             int64_t vj = j + k->voff;
             if (k->vvalid && !((k->vvalid[vj >> 3] >> (vj & 7)) & 1)) return 0;
@@ -409,10 +387,10 @@ int shape_split_route(shape_split *p, const struct ArrowSchema *schema, const st
         if (r < array->length) {
             int raw = split_key_raw(p, &k, array->offset + r, slot, &s, &n);
             /* text: the row before's bytes again, so its table again (checked once a change) */
-            if (k.text && r > 0 && raw == praw && (!raw || (n == pn && same_bytes(s, ps, n)))) continue;
+            if (k.text && r > 0 && raw == praw && (!raw || (n == pn && shape_bytes_equal(s, ps, n)))) continue;
             praw = raw, ps = s, pn = n;
             h = raw && split_key_valid(&k, s, n);
-            if (r > 0 && h == have && (!h || (n == kn && same_bytes(s, ks, n)))) continue;
+            if (r > 0 && h == have && (!h || (n == kn && shape_bytes_equal(s, ks, n)))) continue;
         }
         if (r > 0) { /* the run [from, r) ends */
             size_t at = 0;

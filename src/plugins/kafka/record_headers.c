@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "shape/bytes.h"
+
 #include "record_headers.h"
 
 /* A zigzag varint (at most 10 bytes) at *p, before end: 0 if it runs past
@@ -70,7 +72,7 @@ int shape_kafka_record_headers(const void *bytes, size_t len, const char *only, 
         const char *name = (const char *)p;
         p += klen;
         if (!read_len(&p, end, 1, &vlen)) return SHAPE_EINVAL;
-        if (!only || (n == 0 && (size_t)klen == only_len && memcmp(name, only, only_len) == 0))
+        if (!only || (n == 0 && (size_t)klen == only_len && shape_bytes_equal(name, only, only_len)))
             out[n++] = (shape_header){name, (size_t)klen, vlen < 0 ? NULL : p, vlen < 0 ? 0 : (size_t)vlen};
         if (vlen > 0) p += vlen;
     }
