@@ -329,7 +329,8 @@ static int same_headers(const shape_header *a, size_t na, const shape_header *b,
 }
 
 /* m's headers appended to k->views (*added of them): from the record's bytes
- * when they can be read (above), else librdkafka's parse. */
+ * when they can be read (above; the same bytes as the last record's take its
+ * views again, record_headers.h), else librdkafka's parse. */
 static int message_headers(rdkafka_consumer *k, rd_kafka_message_t *m, size_t *added)
 {
     shape_kafka_header_views *v = &k->views;
