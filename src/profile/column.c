@@ -14,7 +14,8 @@
  *   - each kind has one loop over the rows; for integers the reader switch
  *     sits outside the loop, and the per-value work is: min/max, one
  *     canonical hash feeding both HyperLogLog and SpaceSaving, and (numbers)
- *     copying the finite value into a per-column scratch array; the
+ *     copying the finite value into a scratch array (on the stack for a
+ *     short slice, else the column's); the
  *     SpaceSaving keys (with their hashes) are collected PROF_SS_RUN at a
  *     time and added in row order by one call per run (a text key that
  *     cannot be copied for lack of memory fails the update after the rest
@@ -447,25 +448,35 @@ static int reserve_scratch(prof_column *c, int64_t n, shape_err *err)
     return SHAPE_OK;
 }
 
-/* The batch's finite values (scratch[0..nf)): moments, then KLL in row order.
+/* A slice of at most this many rows gathers its finite values on the stack,
+ * whose lines stay cached, instead of in the column's own array (a windowed
+ * profile would keep one per column of every open pane, cold at each
+ * slice, and 8 KB or more each). */
+enum { PROF_STACK_VALUES = 1024 };
+
+/* The batch's finite values (fin[0..nf)): moments, then KLL in row order.
  * isum: an integer batch's exact sum (its mean from it, see moments.c), or
  * NULL for floats. */
-static int finish_numeric(prof_column *c, size_t nf, const __int128 *isum, shape_err *err)
+static int finish_numeric(prof_column *c, const double *fin, size_t nf, const __int128 *isum, shape_err *err)
 {
     if (isum && nf)
-        prof_moments_add_with_mean(&c->moments, c->scratch, nf, (double)*isum / (double)nf);
+        prof_moments_add_with_mean(&c->moments, fin, nf, (double)*isum / (double)nf);
     else
-        shape_moments_add_values(&c->moments, c->scratch, nf);
+        shape_moments_add_values(&c->moments, fin, nf);
     c->finite_count += (int64_t)nf;
-    return shape_kll_add_values(c->kll, c->scratch, nf, err);
+    return shape_kll_add_values(c->kll, fin, nf, err);
 }
 
 static int update_int(prof_column *c, const struct ArrowArray *a, int64_t start, int64_t n, shape_err *err)
 {
     const uint8_t *bits = a->null_count == 0 ? NULL : (const uint8_t *)a->buffers[0];
     int64_t base = a->offset + start, nulls = 0;
-    SHAPE_RETURN_NOT_OK(reserve_scratch(c, n, err));
-    double *fin = c->scratch;
+    double local[PROF_STACK_VALUES];
+    double *fin = local;
+    if (n > PROF_STACK_VALUES) {
+        SHAPE_RETURN_NOT_OK(reserve_scratch(c, n, err));
+        fin = c->scratch;
+    }
     size_t nf = 0;
     __int128 isum = 0; /* exact: |sum| < 2^63 * 2^64 for any batch */
     int64_t mn = c->imin, mx = c->imax;
@@ -519,15 +530,19 @@ static int update_int(prof_column *c, const struct ArrowArray *a, int64_t start,
     c->imin = mn;
     c->imax = mx;
     c->has_range = have;
-    return finish_numeric(c, nf, &isum, err);
+    return finish_numeric(c, fin, nf, &isum, err);
 }
 
 static int update_float(prof_column *c, const struct ArrowArray *a, int64_t start, int64_t n, shape_err *err)
 {
     const uint8_t *bits = a->null_count == 0 ? NULL : (const uint8_t *)a->buffers[0];
     int64_t base = a->offset + start, nulls = 0, nan = 0, pinf = 0, ninf = 0;
-    SHAPE_RETURN_NOT_OK(reserve_scratch(c, n, err));
-    double *fin = c->scratch;
+    double local[PROF_STACK_VALUES];
+    double *fin = local;
+    if (n > PROF_STACK_VALUES) {
+        SHAPE_RETURN_NOT_OK(reserve_scratch(c, n, err));
+        fin = c->scratch;
+    }
     size_t nf = 0;
     double mn = c->dmin, mx = c->dmax;
     int have = c->has_range;
@@ -584,7 +599,7 @@ static int update_float(prof_column *c, const struct ArrowArray *a, int64_t star
     c->dmin = mn;
     c->dmax = mx;
     c->has_range = have;
-    return finish_numeric(c, nf, NULL, err);
+    return finish_numeric(c, fin, nf, NULL, err);
 }
 
 static void update_bool(prof_column *c, const struct ArrowArray *a, int64_t start, int64_t n)

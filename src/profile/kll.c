@@ -241,15 +241,14 @@ static void merge_runs(const double *a, size_t na, const double *b, size_t nb, d
 {
     const double *ea = a + na, *eb = b + nb;
     const int b_outlasts = !(b[nb - 1] < a[na - 1]);
+    /* the choice is data, not a branch: on random items a branch on it is
+     * mispredicted about every other item */
     while (b_outlasts ? a < ea : b < eb) {
         double x = *a, y = *b;
-        if (y < x) {
-            *out++ = y;
-            b++;
-        } else {
-            *out++ = x;
-            a++;
-        }
+        size_t take_b = y < x;
+        *out++ = take_b ? y : x;
+        a += 1 - take_b;
+        b += take_b;
     }
     if (b_outlasts)
         memcpy(out, b, (size_t)(eb - b) * sizeof *out);
@@ -339,16 +338,14 @@ static const double *sort_level(double *a, size_t n, double *buf)
     }
     size_t bounds[2][KLL_MAX_RUNS + 1], runs = 1;
     bounds[0][0] = 0;
-    int many = 0;
-    for (size_t j = 1; j < n; j++) {
-        if (a[j] < a[j - 1]) {
-            if (runs == KLL_MAX_RUNS) {
-                many = 1;
-                break;
-            }
-            bounds[0][runs++] = j;
-        }
-    }
+    /* the descents counted first, without a branch (on random items one per
+     * item would be mispredicted about every other time); the run bounds
+     * only when there are few */
+    size_t descents = 0;
+    for (size_t j = 1; j < n; j++) descents += a[j] < a[j - 1];
+    int many = descents >= KLL_MAX_RUNS;
+    for (size_t j = 1; !many && j < n; j++)
+        if (a[j] < a[j - 1]) bounds[0][runs++] = j;
     if (many) { /* blocks of 16 by the network become the runs */
         if (!buf || n > 16 * KLL_MAX_RUNS || has_negative_zero(a, n)) {
             sort_doubles(a, n);

@@ -55,6 +55,12 @@
  * closes and writes windows): with one in flight the reader and the task
  * meet at every batch and each waits out the other's slow ones. */
 #define WINDOW_QUEUE 8
+/* Batches the window profiler may hold for deferred profiling (a pane's
+ * slices of several batches profiled in a row: shape_window_profiler_defer),
+ * in count and in rows: a windowed read's batches are small, a user's
+ * --batch-size may not be. */
+#define WINDOW_HOLD 16
+#define WINDOW_HOLD_ROWS 16384
 
 struct shape_stream_profiler {
     shape_stream_profiler_config cfg;
@@ -90,6 +96,16 @@ struct shape_stream_profiler {
     size_t next_job;
     int wfail;
     shape_err wfail_err;
+    /* windowed, not split: the batches whose slices win holds, moved here
+     * (the addresses it keeps) by the task's jobs, released once it holds
+     * none; touched by the reader only after a drain. After a failure they
+     * stay until the profiler is freed (win may still point into them). */
+    struct held_batch {
+        struct ArrowSchema schema;
+        struct ArrowArray array;
+    } held[WINDOW_HOLD];
+    size_t n_held;
+    int64_t held_rows;
     /* split: the tables in order of first row (sp: the global window's
      * profiles), batch k split on stask; warned: the overflow warning is out */
     int split, warned;
@@ -113,6 +129,16 @@ struct shape_stream_profiler {
     int resumed, was_finished;
     int lock_fd; /* the checkpoint's lock (shape_checkpoint_lock), -1: none */
 };
+
+static void release_held(shape_stream_profiler *p)
+{
+    for (size_t i = 0; i < p->n_held; i++) {
+        p->held[i].array.release(&p->held[i].array);
+        p->held[i].schema.release(&p->held[i].schema);
+    }
+    p->n_held = 0;
+    p->held_rows = 0;
+}
 
 /* ---- split with windows ------------------------------------------------------ */
 
@@ -378,6 +404,7 @@ int shape_stream_profiler_new(const shape_stream_profiler_config *cfg, shape_str
     if (rc == SHAPE_OK && cfg->window.kind != SHAPE_WINDOW_GLOBAL) {
         shape_window_config_identity(&cfg->window, p->window_identity, sizeof p->window_identity);
         rc = shape_window_profiler_new(cfg->name, &p->cfg.profile, &cfg->window, &p->win, err);
+        if (rc == SHAPE_OK) shape_window_profiler_defer(p->win, !p->split); /* held batches: window_job_run */
         if (rc == SHAPE_OK && !cfg->windows_path)
             rc = shape_err_set(err, SHAPE_EINVAL, "a windowed profile needs a windows file (--windows)");
         /* the files open at the first window: refuse a device or FIFO now, before anything is read or written */
@@ -423,6 +450,7 @@ void shape_stream_profiler_free(shape_stream_profiler *p)
     shape_split_free(p->wrouter);
     shape_profile_free(p->profile);
     shape_window_profiler_free(p->win);
+    release_held(p);
     shape_windows_file_close(p->wfile);
     shape_windows_file_close(p->sfile);
     free(p);
@@ -454,10 +482,25 @@ int64_t shape_stream_profiler_events(const shape_stream_profiler *p)
 }
 shape_stream *shape_stream_profiler_stream(const shape_stream_profiler *p) { return p->stream; }
 
-/* Wait for the batches queued on the window task; the first failure, if any. */
+/* The held batches profiled (a flush) and released; a failure sticks. */
+static void flush_held(shape_stream_profiler *p)
+{
+    shape_err err;
+    shape_err_clear(&err);
+    int rc = p->wfail == SHAPE_OK ? shape_window_profiler_flush(p->win, &err) : p->wfail;
+    if (rc == SHAPE_OK) release_held(p);
+    else if (p->wfail == SHAPE_OK) {
+        p->wfail = rc;
+        p->wfail_err = err;
+    }
+}
+
+/* Wait for the batches queued on the window task, and profile what its
+ * profiler holds; the first failure, if any. */
 static int window_drain(shape_stream_profiler *p, shape_err *err)
 {
     if (p->wtask) shape_task_wait(p->wtask);
+    if (p->n_held) flush_held(p); /* the task is idle */
     for (size_t i = 0; i < WINDOW_QUEUE + 1; i++) p->jobs[i].busy = 0;
     if (p->wrouter) split_warn(p, shape_split_overflowed(p->wrouter)); /* the task is idle */
     if (p->wfail != SHAPE_OK) *err = p->wfail_err;
@@ -565,19 +608,31 @@ static void window_job_run(void *arg)
     int rc = p->wfail;
     shape_err err;
     shape_err_clear(&err);
-    if (rc == SHAPE_OK && p->split)
+    if (rc == SHAPE_OK && p->split) {
         rc = split_window_batch(p, &j->schema, &j->array, j->known, j->n_known, j->partition, j->now, &err);
-    else if (rc == SHAPE_OK)
-        rc = shape_window_profiler_update(p->win, &j->schema, &j->array, SHAPE_STREAM_EVENT_TIME_COLUMN, j->known,
+    } else if (rc == SHAPE_OK) {
+        /* the batch moves to a held slot, where the profiler may keep pointing */
+        struct held_batch *h = &p->held[p->n_held++];
+        h->schema = j->schema;
+        h->array = j->array;
+        j->schema.release = NULL;
+        j->array.release = NULL;
+        p->held_rows += h->array.length;
+        rc = shape_window_profiler_update(p->win, &h->schema, &h->array, SHAPE_STREAM_EVENT_TIME_COLUMN, j->known,
                                           j->n_known, j->partition, j->now, emit_window, p, &err);
+        if (rc == SHAPE_OK && shape_window_profiler_held(p->win) &&
+            (p->n_held == WINDOW_HOLD || p->held_rows >= WINDOW_HOLD_ROWS))
+            rc = shape_window_profiler_flush(p->win, &err);
+        if (rc == SHAPE_OK && !shape_window_profiler_held(p->win)) release_held(p);
+    }
     if (rc != SHAPE_OK && p->wfail == SHAPE_OK) {
         p->wfail = rc;
         p->wfail_err = err;
     }
     j->failed = rc != SHAPE_OK;
     j->overflowed = p->wrouter ? shape_split_overflowed(p->wrouter) : 0;
-    j->array.release(&j->array);
-    j->schema.release(&j->schema);
+    if (j->array.release) j->array.release(&j->array);
+    if (j->schema.release) j->schema.release(&j->schema);
 }
 
 /* Queue the batch (moved) for the window task, behind the ones before it. */

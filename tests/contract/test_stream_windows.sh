@@ -266,14 +266,15 @@ sort "$tmp/me.jsonl" | cmp -s - "$tmp/clean.sorted" || fail "--max-events in ste
 
 # ---- SIGINT: checkpoint first, then the open windows as partial; a resume drops them
 rm -f "$tmp/int.jsonl" "$tmp/int.ck"
-"$SHAPE_BIN" stream-profile "$big" "${wargs[@]}" --windows "$tmp/int.jsonl" --checkpoint "$tmp/int.ck" >"$tmp/int.sum" 2>/dev/null &
+"$SHAPE_BIN" stream-profile "$big" "${wargs[@]}" --windows "$tmp/int.jsonl" --checkpoint "$tmp/int.ck" \
+  --checkpoint-every 3 >"$tmp/int.sum" 2>/dev/null &
 pid=$!
-sleep 0.5
-kill -INT "$pid"
+# interrupted once its first checkpoint is written (3 of 400 batches), not after a fixed time
+for _ in $(seq 1 400); do [ -s "$tmp/int.ck" ] && break; sleep 0.05; done
+kill -INT "$pid" || fail "the SIGINT run ended before its interrupt"
 wait "$pid" || fail "SIGINT run exited $?"
-if grep -q '"interrupted": true' "$tmp/int.sum"; then
-  grep -q '"partial": true' "$tmp/int.jsonl" || fail "interrupted run wrote no partial window"
-fi
+grep -q '"interrupted": true' "$tmp/int.sum" || fail "SIGINT run not interrupted: $(cat "$tmp/int.sum")"
+grep -q '"partial": true' "$tmp/int.jsonl" || fail "interrupted run wrote no partial window"
 shape stream-profile "$big" "${wargs[@]}" --windows "$tmp/int.jsonl" --checkpoint "$tmp/int.ck" >/dev/null 2>&1
 sort "$tmp/int.jsonl" | cmp -s - "$tmp/clean.sorted" || fail "interrupted and resumed windows differ from a clean run's"
 

@@ -368,19 +368,25 @@ static void test_formula_arithmetic(void **state)
 {
     (void)state;
     static const char *const ex[] = {"a - b", "b - a", "a / b", "(a + 2) * 3 - b / 4", "a - 1.5 / b", "tid * 2 - a", "a / 0",
-                                     "2 - a * b + 0.25"};
-    char cols[2048];
+                                     "2 - a * b + 0.25",
+                                     /* the register form's other cases: constants on both sides, functions
+                                      * over columns and constants, unary minus, a comparison, a lone constant
+                                      * or column, a column read twice */
+                                     "2 * 3 - a + a * a", "max(a, 2, b) - min(b, 1) + np_clip(a, 2, 5) * -b", "7", "a",
+                                     "(a > 5) + abs(b - a) / 2"};
+    enum { NEX = sizeof ex / sizeof ex[0] };
+    char cols[4096];
     int n = snprintf(cols, sizeof cols,
                      "\"a\":{\"name\":\"a\",\"type\":\"float\",\"generator\":{\"strategy\":\"distribution\",\"distribution\":\"uniform\",\"low\":1,\"high\":10}},"
                      "\"b\":{\"name\":\"b\",\"type\":\"integer\",\"nullable\":true,\"null_rate\":0.2,\"generator\":{\"strategy\":\"distribution\",\"distribution\":\"uniform\",\"low\":-3,\"high\":3}}");
-    for (int k = 0; k < 8; k++)
+    for (int k = 0; k < NEX; k++)
         n += snprintf(cols + n, sizeof cols - (size_t)n,
                       ",\"f%d\":{\"name\":\"f%d\",\"type\":\"float\",\"nullable\":true,\"generator\":{\"strategy\":\"formula\",\"expression\":\"%s\"}}", k, k, ex[k]);
     opened o = open_text(schema("", 1, cols, 2000));
     uint64_t rows;
     double *a = column(&o, "t", "a", &rows), *b = column(&o, "t", "b", &rows), *tid = column(&o, "t", "tid", &rows);
     int nulls = 0, zeros = 0;
-    for (int k = 0; k < 8; k++) {
+    for (int k = 0; k < NEX; k++) {
         char name[8];
         snprintf(name, sizeof name, "f%d", k);
         double *f = column(&o, "t", name, &rows);
@@ -394,8 +400,20 @@ static void test_formula_arithmetic(void **state)
             case 4: want = y != 0 ? x - 1.5 / y : __builtin_nan(""); break;
             case 5: want = tid[i] * 2 - x; break;
             case 6: want = __builtin_nan(""); break;
-            default: want = 2 - x * y + 0.25; break;
+            case 7: want = 2 - x * y + 0.25; break;
+            case 8: want = (6 - x) + x * x; break;
+            case 9: {
+                double mx = x > 2 ? x : 2;
+                mx = y > mx ? y : mx;
+                want = (mx - (y < 1 ? y : 1)) + (x < 2 ? 2 : x > 5 ? 5 : x) * -y;
+                break;
             }
+            case 10: want = 7; break;
+            case 11: want = x; break;
+            default: want = (double)(x > 5) + (y - x < 0 ? x - y : y - x) / 2; break;
+            }
+            if (__builtin_isnan(y) && k != 5 && k != 6 && k != 8 && k != 10 && k != 11)
+                want = __builtin_nan(""); /* a null b: a null result */
             if (__builtin_isnan(want)) assert_true(__builtin_isnan(f[i]));
             else assert_true(f[i] == want);
             nulls += k == 0 && __builtin_isnan(y);

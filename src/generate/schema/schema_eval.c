@@ -14,7 +14,8 @@
  * first_per_parent, max_per_parent) use a stateless allocation
  * (gen_alloc.c): child row → parent rank → parent row through a keyed
  * permutation, and back, so a parent finds exactly its children and a total
- * equals the sum over them by construction.
+ * equals the sum over them by construction; consecutive children reuse the
+ * last run and parent row (sc_alloc_memo), which changes no value.
  */
 #include <math.h>
 #include <stdio.h>
@@ -199,7 +200,8 @@ static __attribute__((noinline)) int read_leaf(sc_ctx *ctx, int t, uint64_t r, i
         own_text(into, out); /* as read_other_slow does (the same use of the row's scratch) */
         return SHAPE_OK;
     }
-    sc_frame f = {.row = into, .prow = NULL, .table = t, .r = r, .valid = 0};
+    uint64_t fprow[SHAPE_GEN_MAX_COLUMNS]; /* a foreign key's step writes its parent row there */
+    sc_frame f = {.row = into, .prow = fprow, .table = t, .r = r, .valid = 0};
     int rc = col->fn(ctx, &f, tab, c, out, err);
     if (rc != SHAPE_OK) return rc;
     post_leaf(col, r, out);
@@ -222,8 +224,17 @@ static inline int read_other(sc_ctx *ctx, int t, uint64_t r, int c, shape_gen_ro
         return SHAPE_OK;
     }
     /* (at the depth limit the slow path reports it, as before) */
-    if (col->leaf && r < tab->rows[ctx->s->preset] && ctx->depth + 1 < SC_MAX_DEPTH)
+    if (col->leaf && r < tab->rows[ctx->s->preset] && ctx->depth + 1 < SC_MAX_DEPTH) {
+        const sc_leaf_entry *e = ctx->leaf[t][c] ? &ctx->leaf[t][c][r % SC_LEAF_WAYS] : NULL;
+        if (e && e->r1 == r + 1) { /* read_leaf's hit, in line */
+            ctx->seed_col1 = 0;
+            if (prow) *prow = UINT64_MAX;
+            *out = e->v;
+            own_text(into, out);
+            return SHAPE_OK;
+        }
         return read_leaf(ctx, t, r, c, into, out, prow, err);
+    }
     return read_other_slow(ctx, t, r, c, into, out, prow, err);
 }
 
@@ -252,6 +263,29 @@ static uint64_t alloc_parent_of(const sc_column *c, uint64_t child_row, uint64_t
     uint64_t rank = run.rank + off / run.k;
     if (sibling) *sibling = (off % run.k) * c->unit + (childnum - un * c->unit);
     return shape_gen_perm_apply(&c->parent_perm, rank);
+}
+
+/* alloc_parent_of (no sibling) through ctx->amemo: the run is asked only
+ * when the child's unit leaves the last one (runs partition the units, so
+ * the run holding it is the one alloc_child returns), the permutation only
+ * when the rank changes. */
+static uint64_t alloc_parent_memo(sc_ctx *ctx, const sc_column *c, int ci, uint64_t child_row)
+{
+    uint64_t childnum = c->alloc_perm_children ? shape_gen_perm_invert(&c->child_perm, child_row) : child_row;
+    uint64_t un = childnum / c->unit;
+    if (un >= c->units) un = c->units - 1; /* the remainder belongs to the last unit */
+    sc_alloc_memo *m = &ctx->amemo[(unsigned)ci % SC_ALLOC_MEMO];
+    if (m->c != c || un < m->run.child || un - m->run.child >= m->run.len * m->run.k) {
+        shape_gen_alloc_child(c->alloc, un, &m->run);
+        m->c = c;
+        m->rank = UINT64_MAX;
+    }
+    uint64_t rank = m->run.rank + (un - m->run.child) / m->run.k;
+    if (rank != m->rank) {
+        m->pr = shape_gen_perm_apply(&c->parent_perm, rank);
+        m->rank = rank;
+    }
+    return m->pr;
 }
 
 /* The children of parent row p under FK c: the first child number and how
@@ -773,6 +807,47 @@ static int eval_temporal(sc_ctx *ctx, sc_frame *f, const sc_column *c, shape_gen
     return SHAPE_OK;
 }
 
+/* A conditional: a test of an earlier column of the row picks a constant or
+ * an inline lookup (out is null on entry). */
+static inline int eval_conditional(sc_ctx *ctx, sc_frame *f, const sc_table *t, const sc_column *c,
+                                   shape_gen_value *out, shape_err *err)
+{
+    shape_gen_row *row = f->row;
+    const sc_schema *s = ctx->s;
+    const shape_gen_value *v = &row->values[c->src_col];
+    int hit;
+    if (c->cond_op <= 1) hit = (v->kind == SHAPE_GEN_NULL) == (c->cond_op == 0);
+    else {
+        int eq;
+        if (v->kind == SHAPE_GEN_NULL) eq = -1;
+        else if (c->cond_numeric && v->kind != SHAPE_GEN_STRING) eq = as_double(v) == c->cond_num;
+        else if (v->kind == SHAPE_GEN_STRING) eq = v->len == strlen(c->cond_text) && memcmp(v->v.s, c->cond_text, v->len) == 0;
+        else if (v->kind == SHAPE_GEN_BOOL) eq = strcasecmp(c->cond_text, v->v.b ? "true" : "false") == 0;
+        else eq = 0;
+        hit = eq < 0 ? 0 : c->cond_op == 2 ? eq : !eq;
+    }
+    int b = hit ? 0 : 1;
+    if (c->branch_lookup[b]) {
+        uint64_t pr;
+        if (row->values[c->bl_via[b]].kind == SHAPE_GEN_NULL) {
+            set_float(out, 0.0); /* the original: a null via gives 0 */
+            return SHAPE_OK;
+        }
+        if (!lookup_row(s, t, f, c->bl_via[b], c->bl_table[b], c->bl_key[b], &pr)) return SHAPE_OK;
+        SHAPE_RETURN_NOT_OK(read_other(ctx, c->bl_table[b], pr, c->bl_col[b], row, out, NULL, err));
+        if (out->kind != SHAPE_GEN_NULL) set_float(out, as_double(out));
+        return SHAPE_OK;
+    }
+    *out = c->branch[b];
+    if (c->natural == SHAPE_GEN_STRING && out->kind != SHAPE_GEN_STRING && out->kind != SHAPE_GEN_NULL) {
+        char *p = scratch(row, 32);
+        int n = p ? snprintf(p, 32, "%.17g", as_double(out)) : 0;
+        set_text(out, p ? p : "", (size_t)n);
+    } else if (c->natural == SHAPE_GEN_FLOAT64 && out->kind != SHAPE_GEN_NULL)
+        set_float(out, as_double(out));
+    return SHAPE_OK;
+}
+
 static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
 {
     const sc_column *c = &t->cols[ci];
@@ -855,40 +930,7 @@ static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
         if (sc_expr_eval(&c->expr, row->values, &y) == 0 && !isnan(y)) set_float(out, y);
         return SHAPE_OK;
     }
-    case SC_CONDITIONAL: {
-        const shape_gen_value *v = &row->values[c->src_col];
-        int hit;
-        if (c->cond_op <= 1) hit = (v->kind == SHAPE_GEN_NULL) == (c->cond_op == 0);
-        else {
-            int eq;
-            if (v->kind == SHAPE_GEN_NULL) eq = -1;
-            else if (c->cond_numeric && v->kind != SHAPE_GEN_STRING) eq = as_double(v) == c->cond_num;
-            else if (v->kind == SHAPE_GEN_STRING) eq = v->len == strlen(c->cond_text) && memcmp(v->v.s, c->cond_text, v->len) == 0;
-            else if (v->kind == SHAPE_GEN_BOOL) eq = strcasecmp(c->cond_text, v->v.b ? "true" : "false") == 0;
-            else eq = 0;
-            hit = eq < 0 ? 0 : c->cond_op == 2 ? eq : !eq;
-        }
-        int b = hit ? 0 : 1;
-        if (c->branch_lookup[b]) {
-            uint64_t pr;
-            if (row->values[c->bl_via[b]].kind == SHAPE_GEN_NULL) {
-                set_float(out, 0.0); /* the original: a null via gives 0 */
-                return SHAPE_OK;
-            }
-            if (!lookup_row(s, t, f, c->bl_via[b], c->bl_table[b], c->bl_key[b], &pr)) return SHAPE_OK;
-            SHAPE_RETURN_NOT_OK(read_other(ctx, c->bl_table[b], pr, c->bl_col[b], row, out, NULL, err));
-            if (out->kind != SHAPE_GEN_NULL) set_float(out, as_double(out));
-            return SHAPE_OK;
-        }
-        *out = c->branch[b];
-        if (c->natural == SHAPE_GEN_STRING && out->kind != SHAPE_GEN_STRING && out->kind != SHAPE_GEN_NULL) {
-            char *p = scratch(row, 32);
-            int n = p ? snprintf(p, 32, "%.17g", as_double(out)) : 0;
-            set_text(out, p ? p : "", (size_t)n);
-        } else if (c->natural == SHAPE_GEN_FLOAT64 && out->kind != SHAPE_GEN_NULL)
-            set_float(out, as_double(out));
-        return SHAPE_OK;
-    }
+    case SC_CONDITIONAL: return eval_conditional(ctx, f, t, c, out, err);
     case SC_FIRST_PER_PARENT: {
         const sc_column *fk = &t->cols[c->parent_column];
         int first;
@@ -1096,7 +1138,7 @@ static inline int repairs_hold(const sc_column *c, const shape_gen_value *v)
 static void post_leaf(const sc_column *c, uint64_t r, shape_gen_value *v)
 {
     unsigned post = c->post;
-    if ((post & SC_POST_CONVERT) && !(v->kind == c->kind && (post & SC_POST_SAME_KEEPS))) convert(c, NULL, v);
+    if ((post & SC_POST_CONVERT) && v->kind != c->conv_keep) convert(c, NULL, v);
     if ((post & SC_POST_NULL) && shape_gen_chance(c->s_null, r, 0, c->null_rate)) set_null(v);
 }
 
@@ -1110,7 +1152,7 @@ static inline int eval_one(sc_ctx *ctx, sc_frame *f, const sc_table *t, const sc
     int rc = c->fn(ctx, f, t, ci, v, err);
     unsigned post = c->post;
     if (post && rc == SHAPE_OK) {
-        if ((post & SC_POST_CONVERT) && !(v->kind == c->kind && (post & SC_POST_SAME_KEEPS))) convert(c, f->row, v);
+        if ((post & SC_POST_CONVERT) && v->kind != c->conv_keep) convert(c, f->row, v);
         if ((post & SC_POST_NULL) && shape_gen_chance(c->s_null, f->r, 0, c->null_rate)) set_null(v);
         if ((post & SC_POST_REPAIR) &&
             !(c->repair_const == 1 ? repairs_hold(c, v) : c->repair_const == 2 && ctx->rules_kept))
@@ -1207,19 +1249,25 @@ static int step_foreign_key(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci,
 static int step_fk_drawn(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
 {
     const sc_column *c = &t->cols[ci];
-    uint64_t n = ctx->s->tables[c->ref_table].rows[ctx->s->preset], r = f->r, pr;
+    uint64_t n = c->ref_rows, r = f->r, pr;
     if (n == 0) {
         set_null(out);
         return SHAPE_OK;
     }
     switch (c->fk_step) {
-    case 1: pr = alloc_parent_of(c, r, NULL); break;
+    case 1: pr = alloc_parent_memo(ctx, c, ci, r); break;
     case 2: pr = shape_gen_zipf_draw(c->zipf, c->s, r, 0) - 1; break;
     case 3: pr = shape_gen_pareto_rank(c->s, r, 0, c->alpha, 0.995, n); break;
     default: pr = shape_gen_below(c->s, r, 0, n); break;
     }
     if (pr >= n) pr = n - 1;
     f->prow[ci] = pr;
+    const sc_column *key = c->ref_key;
+    if (key->plain_seq) { /* read_other's first case (pr < n) */
+        ctx->seed_col1 = 0;
+        set_int(out, SHAPE_GEN_INT64, (int64_t)((uint64_t)key->start + pr * (uint64_t)key->step));
+        return SHAPE_OK;
+    }
     set_null(out);
     return read_other(ctx, c->ref_table, pr, c->ref_col, f->row, out, NULL, err);
 }
@@ -1229,7 +1277,10 @@ static int step_lookup(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shap
     const sc_column *c = &t->cols[ci];
     uint64_t pr;
     set_null(out);
-    if (!lookup_row(ctx->s, t, f, c->via, c->src_table, c->key_col, &pr)) return SHAPE_OK;
+    if (c->lookup_by_fk) { /* lookup_row's first case */
+        if (f->row->values[c->via].kind == SHAPE_GEN_NULL || (pr = f->prow[c->via]) == UINT64_MAX) return SHAPE_OK;
+    } else if (!lookup_row(ctx->s, t, f, c->via, c->src_table, c->key_col, &pr))
+        return SHAPE_OK;
     return read_other(ctx, c->src_table, pr, c->src_col, f->row, out, NULL, err);
 }
 
@@ -1246,20 +1297,32 @@ static int step_formula(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sha
     (void)ctx, (void)err;
     const sc_column *c = &t->cols[ci];
     double y;
-    if (sc_expr_eval(&c->expr, f->row->values, &y) == 0 && !isnan(y)) set_float(out, y);
+    int null = c->expr.has_regs ? sc_expr_eval_regs(&c->expr, f->row->values, &y) : sc_expr_eval(&c->expr, f->row->values, &y);
+    if (null == 0 && !isnan(y)) set_float(out, y);
     else set_null(out);
     return SHAPE_OK;
 }
 
+static int step_conditional(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out,
+                            shape_err *err)
+{
+    set_null(out);
+    return eval_conditional(ctx, f, t, &t->cols[ci], out, err);
+}
+
 void sc_plan_columns(sc_schema *s)
 {
+    for (size_t ti = 0; ti < s->ntables; ti++) /* first, as a foreign key's step reads its target's */
+        for (size_t ci = 0; ci < s->tables[ti].ncols; ci++) {
+            sc_column *c = &s->tables[ti].cols[ci];
+            c->plain_seq = c->strategy == SC_SEQUENCE && !(c->null_rate > 0) && c->kind == SHAPE_GEN_INT64;
+        }
     for (size_t ti = 0; ti < s->ntables; ti++) {
         sc_table *t = &s->tables[ti];
         for (size_t ci = 0; ci < t->ncols; ci++) {
             sc_column *c = &t->cols[ci];
             int out_kind = -1; /* the only kind fn makes besides null, or -1 */
             c->fn = eval_strategy;
-            c->plain_seq = c->strategy == SC_SEQUENCE && !(c->null_rate > 0) && c->kind == SHAPE_GEN_INT64;
             switch (c->strategy) {
             case SC_SEQUENCE: c->fn = step_sequence, out_kind = SHAPE_GEN_INT64; break;
             case SC_CHOICE:
@@ -1280,8 +1343,17 @@ void sc_plan_columns(sc_schema *s)
                            : c->fk_mode == SC_FK_PARETO ? 3
                                                         : 4;
                 if (c->fk_step) c->fn = step_fk_drawn;
+                c->ref_rows = s->tables[c->ref_table].rows[s->preset];
+                c->ref_key = &s->tables[c->ref_table].cols[c->ref_col];
                 break;
-            case SC_LOOKUP: c->fn = step_lookup; break;
+            case SC_LOOKUP: {
+                c->fn = step_lookup;
+                const sc_column *via = c->via >= 0 ? &t->cols[c->via] : NULL;
+                c->lookup_by_fk = via && via->strategy == SC_FOREIGN_KEY && via->ref_table == c->src_table &&
+                                  via->ref_col == c->key_col;
+                break;
+            }
+            case SC_CONDITIONAL: c->fn = step_conditional; break;
             case SC_FORMULA: c->fn = step_formula, out_kind = SHAPE_GEN_FLOAT64; break;
             default: break;
             }
@@ -1303,11 +1375,13 @@ void sc_plan_columns(sc_schema *s)
             }
             c->post = (uint8_t)((noop ? 0 : SC_POST_CONVERT) | (c->null_rate > 0 ? SC_POST_NULL : 0) |
                                 (c->nrepairs ? SC_POST_REPAIR : 0) | (same_keeps ? SC_POST_SAME_KEEPS : 0));
+            c->conv_keep = same_keeps ? c->kind : 0xff; /* the one test the loop makes */
             /* a leaf: its step reads only the row number (a distribution, a
              * label, a constant, an instant with no rule to keep), and
              * convert() is never asked to make text (it would need the row's
              * scratch) */
             int by_row = c->fn == step_distribution || c->fn == step_label ||
+                         (c->fn == step_fk_drawn && c->ref_key->plain_seq) || /* its draw, then the key in place */
                          (c->fn == eval_strategy &&
                           (c->strategy == SC_CHOICE || c->strategy == SC_WEIGHTED_ENUM || c->strategy == SC_LIFECYCLE ||
                            c->strategy == SC_CONSTANT || c->strategy == SC_TEMPORAL));

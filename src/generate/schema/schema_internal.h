@@ -112,11 +112,27 @@ typedef struct sc_ins {
     double num;
 } sc_ins;
 
+/* One instruction of a formula's register form (schema_expr.c: X_* ops on
+ * registers and constants). */
+typedef struct sc_rins {
+    uint8_t op, fn, nargs, d, a, b;
+} sc_rins;
+
+#define SC_EXPR_REGS 64
+
 typedef struct sc_expr {
     sc_node *nodes;
     int nnodes, root;
     sc_ins *prog; /* the tree in post order, or NULL (short-circuit operators, too deep) */
     int nprog;
+    /* The register form of prog (has_regs): registers 0 .. nload-1 hold the
+     * columns load_col[], the rest the temporaries; constants are read from
+     * kval[]; the result is R[result]. */
+    int has_regs;
+    sc_rins *rprog;
+    int nrins, nload, nconst, result;
+    int load_col[SC_EXPR_REGS];
+    double kval[SC_EXPR_REGS];
 } sc_expr;
 
 /* One token of a pattern. */
@@ -301,12 +317,18 @@ typedef struct sc_column {
     int (*fn)(struct sc_ctx *ctx, struct sc_frame *f, const struct sc_table *t, int ci, shape_gen_value *out,
               shape_err *err);
     uint8_t post;
+    uint8_t conv_keep; /* SC_POST_SAME_KEEPS: the declared kind, a value of which convert() keeps; else 0xff */
     uint8_t plain_seq;
     uint8_t fk_step; /* a foreign key's drawing, chosen at load: 0 generic, 1 allocation, 2 zipf, 3 pareto, 4 uniform */
     uint8_t repair_const; /* 1: every rule compares with a number of its own (no other column): a value that
                              keeps them all is checked in line, repair() runs only for one that breaks a rule;
                              2: a temporal column whose rules are lower bounds from parents: its step checks
                              them with the instants it read anyway (sc_ctx.rules_kept) */
+    /* foreign keys drawn by step_fk_drawn, and lookups: the table read's row
+     * count (at the schema's preset) and the column read, fixed at load */
+    uint64_t ref_rows;
+    const struct sc_column *ref_key;
+    uint8_t lookup_by_fk; /* a lookup through a foreign key of this row to the key it names: its parent row */
     uint8_t leaf; /* made from its row number alone (a distribution or a label, no other column, no rule, no
                      conversion to text): another row reads it through a value cache (sc_leaf_entry), not a frame */
 } sc_column;
@@ -367,6 +389,8 @@ int sc_expr_columns(const sc_expr *e, int *cols, int cap);
 /* Evaluate over a row's values; returns 0 and *out, or 1 when an input is
  * null (the result is null). */
 int sc_expr_eval(const sc_expr *e, const shape_gen_value *vals, double *out);
+/* sc_expr_eval of an expression with a register form (e->has_regs). */
+int sc_expr_eval_regs(const sc_expr *e, const shape_gen_value *vals, double *out);
 
 /* ---- schema_eval.c ---------------------------------------------------------- */
 
@@ -405,6 +429,17 @@ typedef struct sc_leaf_entry {
     shape_gen_value v;
 } sc_leaf_entry;
 
+/* The last allocation run a counted foreign key's child fell in, and the
+ * last parent rank's row (consecutive children share both: a stream of order
+ * lines asks the allocation and the permutation once per order, not per
+ * line). Like the caches it changes no value. */
+#define SC_ALLOC_MEMO 8
+typedef struct sc_alloc_memo {
+    const struct sc_column *c; /* NULL: empty */
+    shape_gen_alloc_run run;
+    uint64_t rank, pr;
+} sc_alloc_memo;
+
 typedef struct sc_ctx {
     const sc_schema *s;
     size_t preset;
@@ -421,6 +456,7 @@ typedef struct sc_ctx {
     shape_gen_value seed_val;
     sc_leaf_entry *leaf[SC_MAX_TABLES][SHAPE_GEN_MAX_COLUMNS];
     int rules_kept; /* set by a repair_const 2 step: its value keeps every rule of its column */
+    sc_alloc_memo amemo[SC_ALLOC_MEMO]; /* by column index; zeroed with the context */
 } sc_ctx;
 
 void sc_ctx_release(sc_ctx *ctx);
