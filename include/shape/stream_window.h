@@ -130,19 +130,6 @@ int shape_window_profiler_update_runs(shape_window_profiler *w, const struct Arr
                                       int32_t partition, double now, shape_window_emit_fn emit, void *ud,
                                       shape_err *err);
 
-/* Deferred profiling (tumbling and sliding; ignored for sessions): update
- * routes and counts a batch's rows at once but keeps their slices, and
- * profiles them pane by pane later (a pane's slices of several batches in a
- * row: its sketches stay cached), which gives the same profiles byte for
- * byte. The contract changes for the caller: a batch handed to update must
- * stay alive, unchanged and at the same address, until
- * shape_window_profiler_held() is 0 — update itself flushes before any
- * window closes — or until shape_window_profiler_flush() returned; save
- * refuses a profiler with slices held. */
-void shape_window_profiler_defer(shape_window_profiler *w, int on);
-size_t shape_window_profiler_held(const shape_window_profiler *w);
-int shape_window_profiler_flush(shape_window_profiler *w, shape_err *err);
-
 /* dst (new, same configuration) takes src's clock: partitions, newest
  * time, watermark, what was closed and the batch count; not its windows or
  * other counters. A table first seen mid-stream starts where the others are. */

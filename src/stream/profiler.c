@@ -50,17 +50,17 @@
 #include "shape/task.h"
 #include "shape/windows_file.h"
 
-/* Windowed batches queued for the window task behind the reader. Its jobs
+/* Windowed batches queued for the window task behind the reader: its jobs
  * are short (a windowed read's batches are small) and uneven (the odd one
- * closes and writes windows): with one in flight the reader and the task
- * meet at every batch and each waits out the other's slow ones. */
-#define WINDOW_QUEUE 8
-/* Batches the window profiler may hold for deferred profiling (a pane's
- * slices of several batches profiled in a row: shape_window_profiler_defer),
- * in count and in rows: a windowed read's batches are small, a user's
- * --batch-size may not be. */
-#define WINDOW_HOLD 16
-#define WINDOW_HOLD_ROWS 16384
+ * closes windows, merging and writing their profiles): with few in flight
+ * the reader waits out every slow one, and the decoding behind it too. The
+ * queue holds about WINDOW_QUEUE_ROWS rows' worth of batches (64 of the
+ * windowed default of 1,024 rows), never fewer than WINDOW_QUEUE_MIN
+ * batches nor more than WINDOW_QUEUE_MAX (the batch size is the stream
+ * option's, 65,536 when unset). */
+#define WINDOW_QUEUE_MIN 8
+#define WINDOW_QUEUE_MAX 64
+#define WINDOW_QUEUE_ROWS 65536
 
 struct shape_stream_profiler {
     shape_stream_profiler_config cfg;
@@ -74,8 +74,8 @@ struct shape_stream_profiler {
     shape_windows_file *sfile;    /* window states (--state), likewise */
     int wrote_windows;
     /* windowed: batches are profiled (and their windows written) on wtask,
-     * up to WINDOW_QUEUE of them queued behind the reader; jobs is a ring of
-     * WINDOW_QUEUE + 1 slots, next the one the next batch takes (a slot is
+     * up to wdepth of them queued behind the reader; jobs is a ring of
+     * wdepth + 1 slots, next the one the next batch takes (a slot is
      * reused only once the task has room again, so its job has finished).
      * The first failure sticks (wfail, wfail_err: written by the task's jobs,
      * read by the reader after a drain): the jobs after it release their
@@ -92,20 +92,10 @@ struct shape_stream_profiler {
         int busy;
         int failed;     /* this job's batch failed (read by the reader when the slot comes back) */
         int overflowed; /* split: the router's overflow after this job (read by the reader when the slot comes back) */
-    } jobs[WINDOW_QUEUE + 1];
-    size_t next_job;
+    } jobs[WINDOW_QUEUE_MAX + 1];
+    size_t next_job, wdepth;
     int wfail;
     shape_err wfail_err;
-    /* windowed, not split: the batches whose slices win holds, moved here
-     * (the addresses it keeps) by the task's jobs, released once it holds
-     * none; touched by the reader only after a drain. After a failure they
-     * stay until the profiler is freed (win may still point into them). */
-    struct held_batch {
-        struct ArrowSchema schema;
-        struct ArrowArray array;
-    } held[WINDOW_HOLD];
-    size_t n_held;
-    int64_t held_rows;
     /* split: the tables in order of first row (sp: the global window's
      * profiles), batch k split on stask; warned: the overflow warning is out */
     int split, warned;
@@ -129,16 +119,6 @@ struct shape_stream_profiler {
     int resumed, was_finished;
     int lock_fd; /* the checkpoint's lock (shape_checkpoint_lock), -1: none */
 };
-
-static void release_held(shape_stream_profiler *p)
-{
-    for (size_t i = 0; i < p->n_held; i++) {
-        p->held[i].array.release(&p->held[i].array);
-        p->held[i].schema.release(&p->held[i].schema);
-    }
-    p->n_held = 0;
-    p->held_rows = 0;
-}
 
 /* ---- split with windows ------------------------------------------------------ */
 
@@ -404,7 +384,6 @@ int shape_stream_profiler_new(const shape_stream_profiler_config *cfg, shape_str
     if (rc == SHAPE_OK && cfg->window.kind != SHAPE_WINDOW_GLOBAL) {
         shape_window_config_identity(&cfg->window, p->window_identity, sizeof p->window_identity);
         rc = shape_window_profiler_new(cfg->name, &p->cfg.profile, &cfg->window, &p->win, err);
-        if (rc == SHAPE_OK) shape_window_profiler_defer(p->win, !p->split); /* held batches: window_job_run */
         if (rc == SHAPE_OK && !cfg->windows_path)
             rc = shape_err_set(err, SHAPE_EINVAL, "a windowed profile needs a windows file (--windows)");
         /* the files open at the first window: refuse a device or FIFO now, before anything is read or written */
@@ -434,7 +413,7 @@ void shape_stream_profiler_free(shape_stream_profiler *p)
     shape_profile_worker_free(p->worker);
     if (p->wtask) shape_task_wait(p->wtask);
     shape_task_free(p->wtask);
-    for (size_t i = 0; i < WINDOW_QUEUE + 1; i++) {
+    for (size_t i = 0; i < WINDOW_QUEUE_MAX + 1; i++) {
         struct window_job *j = &p->jobs[i];
         if (j->array.release) j->array.release(&j->array);
         if (j->schema.release) j->schema.release(&j->schema);
@@ -450,7 +429,6 @@ void shape_stream_profiler_free(shape_stream_profiler *p)
     shape_split_free(p->wrouter);
     shape_profile_free(p->profile);
     shape_window_profiler_free(p->win);
-    release_held(p);
     shape_windows_file_close(p->wfile);
     shape_windows_file_close(p->sfile);
     free(p);
@@ -482,26 +460,11 @@ int64_t shape_stream_profiler_events(const shape_stream_profiler *p)
 }
 shape_stream *shape_stream_profiler_stream(const shape_stream_profiler *p) { return p->stream; }
 
-/* The held batches profiled (a flush) and released; a failure sticks. */
-static void flush_held(shape_stream_profiler *p)
-{
-    shape_err err;
-    shape_err_clear(&err);
-    int rc = p->wfail == SHAPE_OK ? shape_window_profiler_flush(p->win, &err) : p->wfail;
-    if (rc == SHAPE_OK) release_held(p);
-    else if (p->wfail == SHAPE_OK) {
-        p->wfail = rc;
-        p->wfail_err = err;
-    }
-}
-
-/* Wait for the batches queued on the window task, and profile what its
- * profiler holds; the first failure, if any. */
+/* Wait for the batches queued on the window task; the first failure, if any. */
 static int window_drain(shape_stream_profiler *p, shape_err *err)
 {
     if (p->wtask) shape_task_wait(p->wtask);
-    if (p->n_held) flush_held(p); /* the task is idle */
-    for (size_t i = 0; i < WINDOW_QUEUE + 1; i++) p->jobs[i].busy = 0;
+    for (size_t i = 0; i < WINDOW_QUEUE_MAX + 1; i++) p->jobs[i].busy = 0;
     if (p->wrouter) split_warn(p, shape_split_overflowed(p->wrouter)); /* the task is idle */
     if (p->wfail != SHAPE_OK) *err = p->wfail_err;
     return p->wfail;
@@ -608,31 +571,19 @@ static void window_job_run(void *arg)
     int rc = p->wfail;
     shape_err err;
     shape_err_clear(&err);
-    if (rc == SHAPE_OK && p->split) {
+    if (rc == SHAPE_OK && p->split)
         rc = split_window_batch(p, &j->schema, &j->array, j->known, j->n_known, j->partition, j->now, &err);
-    } else if (rc == SHAPE_OK) {
-        /* the batch moves to a held slot, where the profiler may keep pointing */
-        struct held_batch *h = &p->held[p->n_held++];
-        h->schema = j->schema;
-        h->array = j->array;
-        j->schema.release = NULL;
-        j->array.release = NULL;
-        p->held_rows += h->array.length;
-        rc = shape_window_profiler_update(p->win, &h->schema, &h->array, SHAPE_STREAM_EVENT_TIME_COLUMN, j->known,
+    else if (rc == SHAPE_OK)
+        rc = shape_window_profiler_update(p->win, &j->schema, &j->array, SHAPE_STREAM_EVENT_TIME_COLUMN, j->known,
                                           j->n_known, j->partition, j->now, emit_window, p, &err);
-        if (rc == SHAPE_OK && shape_window_profiler_held(p->win) &&
-            (p->n_held == WINDOW_HOLD || p->held_rows >= WINDOW_HOLD_ROWS))
-            rc = shape_window_profiler_flush(p->win, &err);
-        if (rc == SHAPE_OK && !shape_window_profiler_held(p->win)) release_held(p);
-    }
     if (rc != SHAPE_OK && p->wfail == SHAPE_OK) {
         p->wfail = rc;
         p->wfail_err = err;
     }
     j->failed = rc != SHAPE_OK;
     j->overflowed = p->wrouter ? shape_split_overflowed(p->wrouter) : 0;
-    if (j->array.release) j->array.release(&j->array);
-    if (j->schema.release) j->schema.release(&j->schema);
+    j->array.release(&j->array);
+    j->schema.release(&j->schema);
 }
 
 /* Queue the batch (moved) for the window task, behind the ones before it. */
@@ -671,7 +622,7 @@ static int window_batch(shape_stream_profiler *p, struct ArrowSchema *schema, st
     array->release = NULL;
     j->p = p;
     j->busy = 1;
-    p->next_job = (p->next_job + 1) % (WINDOW_QUEUE + 1);
+    p->next_job = (p->next_job + 1) % (p->wdepth + 1);
     shape_task_start(p->wtask, window_job_run, j);
     return SHAPE_OK;
 }
@@ -700,7 +651,16 @@ static int consume(shape_stream_profiler *p, shape_err *err)
 int shape_stream_profiler_run(shape_stream_profiler *p, shape_err *err)
 {
     if (!p->worker && !p->win && !p->split) SHAPE_RETURN_NOT_OK(shape_profile_worker_new(p->profile, &p->worker, err));
-    if (p->win && !p->wtask) SHAPE_RETURN_NOT_OK(shape_task_new_queue(&p->wtask, WINDOW_QUEUE, err));
+    if (p->win && !p->wtask) {
+        int64_t batch = 65536;
+        if (p->cfg.options)
+            SHAPE_RETURN_NOT_OK(shape_options_get_int64(p->cfg.options, "batch_size", batch, &batch, err));
+        int64_t depth = WINDOW_QUEUE_ROWS / (batch > 0 ? batch : 1);
+        if (depth < WINDOW_QUEUE_MIN) depth = WINDOW_QUEUE_MIN;
+        if (depth > WINDOW_QUEUE_MAX) depth = WINDOW_QUEUE_MAX;
+        p->wdepth = (size_t)depth;
+        SHAPE_RETURN_NOT_OK(shape_task_new_queue(&p->wtask, p->wdepth, err));
+    }
     if (p->split && !p->win && !p->stask) SHAPE_RETURN_NOT_OK(shape_task_new(&p->stask, err));
     int rc = consume(p, err);
     if (p->split && !p->win) {

@@ -80,18 +80,6 @@ struct shape_window_profiler {
     } *slices;
     shape_profile_run *unit_runs; /* one unit's slices, for its profile */
     size_t cap_slices;
-    /* deferred profiling (shape_window_profiler_defer; panes only): the
-     * slices routed but not profiled yet, in routing order */
-    int defer;
-    struct held_slice {
-        int64_t unit_start;
-        size_t seq;
-        const struct ArrowSchema *schema;
-        const struct ArrowArray *batch;
-        shape_profile_run run;
-    } *held;
-    shape_profile_slice *pane_slices; /* flush: one pane's, cap_held of them */
-    size_t n_held, cap_held;
 };
 
 /* ---- small helpers ------------------------------------------------------- */
@@ -239,8 +227,6 @@ void shape_window_profiler_free(shape_window_profiler *w)
     free(w->keys);
     free(w->slices);
     free(w->unit_runs);
-    free(w->held);
-    free(w->pane_slices);
     free(w->name);
     free(w);
 }
@@ -486,79 +472,6 @@ static int cmp_slice(const void *a, const void *b)
     return (x->run.start > y->run.start) - (x->run.start < y->run.start);
 }
 
-/* ---- deferred profiling ----------------------------------------------------
- * A windowed read's batch is one partition's few minutes, cut into slices of
- * a few hundred rows for the panes it spans, and the next batch (the next
- * partition) feeds the same panes: profiled batch by batch, every slice finds
- * its pane's sketches evicted by the other panes' (hundreds of KB each), and
- * the profile engine waits on memory. Deferred, a batch's slices are kept
- * (the batch with them: the caller keeps every batch alive until nothing is
- * held) and profiled pane by pane at a flush — a pane's slices of several
- * batches in one shape_profile_update_slices call, in the order they were
- * routed, so a column at a time over all of them. Each column of a pane
- * takes the same updates in the same order as it would batch by batch,
- * and columns and panes are independent, so every byte of every window and state is the
- * same; a flush comes before anything reads a pane: a window closing or a
- * pane dropped (close_panes), a save (refused with slices held). */
-static int hold_slices(shape_window_profiler *w, const struct ArrowSchema *schema, const struct ArrowArray *batch,
-                       size_t n_slices, shape_err *err)
-{
-    if (w->n_held + n_slices > w->cap_held) {
-        size_t cap = w->cap_held ? w->cap_held : 64;
-        while (cap < w->n_held + n_slices) cap *= 2;
-        struct held_slice *h = realloc(w->held, cap * sizeof *h);
-        if (h) w->held = h;
-        shape_profile_slice *ps = h ? realloc(w->pane_slices, cap * sizeof *ps) : NULL;
-        if (ps) w->pane_slices = ps;
-        if (!h || !ps) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-        w->cap_held = cap;
-    }
-    for (size_t k = 0; k < n_slices; k++, w->n_held++)
-        w->held[w->n_held] = (struct held_slice){w->units[w->slices[k].unit].start, w->n_held, schema, batch,
-                                                 w->slices[k].run};
-    return SHAPE_OK;
-}
-
-static int cmp_held(const void *a, const void *b)
-{
-    const struct held_slice *x = a, *y = b;
-    if (x->unit_start != y->unit_start) return x->unit_start < y->unit_start ? -1 : 1;
-    return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-void shape_window_profiler_defer(shape_window_profiler *w, int on)
-{
-    w->defer = on && w->cfg.kind != SHAPE_WINDOW_SESSION;
-}
-
-size_t shape_window_profiler_held(const shape_window_profiler *w) { return w->n_held; }
-
-int shape_window_profiler_flush(shape_window_profiler *w, shape_err *err)
-{
-    if (!w->n_held) return SHAPE_OK;
-    qsort(w->held, w->n_held, sizeof *w->held, cmp_held);
-    int rc = SHAPE_OK;
-    for (size_t a = 0; rc == SHAPE_OK && a < w->n_held;) {
-        const struct held_slice *first = &w->held[a];
-        size_t at = lower_bound(w, first->unit_start), n = 0;
-        if (at == w->n_units || w->units[at].start != first->unit_start) {
-            rc = shape_err_set(err, SHAPE_EINTERNAL, "windowed profiler: a held slice's pane is missing");
-            break;
-        }
-        /* the pane's slices of every batch in one call (as one call per
-         * batch with its slices, as profile_runs makes, would take them) */
-        while (a + n < w->n_held && w->held[a + n].unit_start == first->unit_start) {
-            const struct held_slice *h = &w->held[a + n];
-            w->pane_slices[n] = (shape_profile_slice){h->schema, h->batch, h->run};
-            n++;
-        }
-        rc = shape_profile_update_slices(w->units[at].profile, w->pane_slices, n, err);
-        a += n;
-    }
-    w->n_held = 0;
-    return rc;
-}
-
 /* Profile each run of adjacent rows bound for one unit (keys[k] = its
  * start; NO_TIME: no unit) as a slice of the batch: the slices of a unit
  * in one shape_profile_update_runs call, in row order, so each unit's
@@ -595,7 +508,6 @@ static int profile_runs(shape_window_profiler *w, const struct ArrowSchema *sche
         w->units[cached].rows += (int64_t)(j - i);
         i = j;
     }
-    if (w->defer) return hold_slices(w, schema, batch, n_slices, err);
     if (!sorted) qsort(w->slices, n_slices, sizeof *w->slices, cmp_slice);
     /* one call per unit with its slices (adjacent once sorted by unit, then row) */
     for (size_t a = 0; a < n_slices;) {
@@ -765,30 +677,11 @@ static int emit_unit_range(shape_window_profiler *w, int64_t start, int64_t end,
     return rc;
 }
 
-/* The least watermark at which close_panes emits or drops anything (with a
- * pane open): the first pane dropped when its newest window ends; a window
- * emitted holds an open pane [ps, ps + pane), so it ends at
- * units[0].start + pane or later, and after emitted_end — at the next end
- * on the grid (starts aligned to the slide) past it. */
-static int64_t first_close(const shape_window_profiler *w)
-{
-    int64_t ps = w->units[0].start, end = sat_add(ps, w->pane);
-    if (w->emitted_end != NO_TIME) {
-        int64_t next = sat_add(sat_add(align(sat_sub(w->emitted_end, w->cfg.size_us), w->cfg.slide_us),
-                                       w->cfg.slide_us),
-                               w->cfg.size_us);
-        if (next > end) end = next;
-    }
-    int64_t drop = newest_end(w, ps);
-    return drop < end ? drop : end;
-}
-
 /* Sliding/tumbling: emit the windows with emitted_end < end <= upto that
  * hold a pane, in start order; drop the panes no open window needs. */
 static int close_panes(shape_window_profiler *w, int64_t upto, int partial, shape_window_emit_fn emit, void *ud,
                        shape_err *err)
 {
-    if (w->n_held && w->n_units && upto >= first_close(w)) SHAPE_RETURN_NOT_OK(shape_window_profiler_flush(w, err));
     int64_t size = w->cfg.size_us, slide = w->cfg.slide_us;
     int64_t next_start = INT64_MIN; /* windows before this were considered */
     for (size_t i = 0; i < w->n_units; i++) {
@@ -912,7 +805,6 @@ static json_t *time_json(int64_t t) { return t == NO_TIME ? json_null() : json_i
 int shape_window_profiler_save(const shape_window_profiler *w, json_t **out, shape_err *err)
 {
     *out = NULL;
-    if (w->n_held) return shape_err_set(err, SHAPE_EINTERNAL, "windowed profiler: saved with slices held (flush first)");
     json_t *units = json_array(), *parts = json_array();
     int rc = units && parts ? SHAPE_OK : shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     for (size_t i = 0; rc == SHAPE_OK && i < w->n_units; i++) {

@@ -3,8 +3,7 @@
  * to exactly the windows of an uninterrupted one (every kind), damaged
  * states are refused, the configuration checks, per-partition watermarks
  * (a partition with nothing yet holds the watermark to newest − skew), and
- * the ISO bounds, and deferred profiling gives what profiling batch by
- * batch gives. The window semantics against an independent model are
+ * the ISO bounds. The window semantics against an independent model are
  * tested end to end in tests/contract/test_stream_windows.sh. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -396,90 +395,6 @@ static void test_runs_share_one_clock(void **state)
     shape_window_profiler_free(even);
 }
 
-/* Deferred profiling (shape_window_profiler_defer) gives the windows and
- * the state of profiling batch by batch, byte for byte: the same batches
- * into two profilers, the deferred one's batches kept alive until it holds
- * nothing, a flush forced every `every` batches (0: only the profiler's own,
- * before a window closes); a save with slices held is refused. */
-static void deferred_is_identical(shape_window_config cfg, int every)
-{
-    shape_err err = {0};
-    shape_window_profiler *plain = NULL, *deferred = NULL;
-    assert_int_equal(shape_window_profiler_new("t", NULL, &cfg, &plain, &err), SHAPE_OK);
-    assert_int_equal(shape_window_profiler_new("t", NULL, &cfg, &deferred, &err), SHAPE_OK);
-    shape_window_profiler_defer(deferred, 1);
-    lines a = {0}, b = {0};
-    int32_t known[1] = {0};
-    enum { BATCH = 97, ROWS = 3000, MAX_KEPT = ROWS / BATCH + 1 };
-    struct ArrowSchema schemas[MAX_KEPT];
-    struct ArrowArray arrays[MAX_KEPT];
-    size_t kept = 0, held_max = 0, n = 0;
-    for (int64_t from = 0; from < ROWS; from += BATCH, n++) {
-        int64_t to = from + BATCH < ROWS ? from + BATCH : ROWS;
-        struct ArrowSchema *s = &schemas[kept];
-        struct ArrowArray *ar = &arrays[kept];
-        make_batch(from, to, jitter_ms, s, ar);
-        kept++;
-        assert_int_equal(shape_window_profiler_update(plain, s, ar, "_shape_event_time", known, 1, 0, 0.0, collect, &a,
-                                                      &err),
-                         SHAPE_OK);
-        assert_int_equal(shape_window_profiler_update(deferred, s, ar, "_shape_event_time", known, 1, 0, 0.0, collect,
-                                                      &b, &err),
-                         SHAPE_OK);
-        size_t held = shape_window_profiler_held(deferred);
-        if (held > held_max) held_max = held;
-        if (held) {
-            json_t *st = NULL;
-            assert_int_equal(shape_window_profiler_save(deferred, &st, &err), SHAPE_EINTERNAL);
-        }
-        if (every && n % (size_t)every == 0) assert_int_equal(shape_window_profiler_flush(deferred, &err), SHAPE_OK);
-        if (!shape_window_profiler_held(deferred)) { /* nothing points into the kept batches any more */
-            for (size_t k = 0; k < kept; k++) {
-                arrays[k].release(&arrays[k]);
-                schemas[k].release(&schemas[k]);
-            }
-            kept = 0;
-        }
-        assert_string_equal(a.text ? a.text : "", b.text ? b.text : ""); /* the same windows, when they close */
-    }
-    assert_true(held_max > 0); /* slices were held */
-    assert_int_equal(shape_window_profiler_flush(deferred, &err), SHAPE_OK);
-    for (size_t k = 0; k < kept; k++) {
-        arrays[k].release(&arrays[k]);
-        schemas[k].release(&schemas[k]);
-    }
-    json_t *sa = NULL, *sb = NULL;
-    assert_int_equal(shape_window_profiler_save(plain, &sa, &err), SHAPE_OK);
-    assert_int_equal(shape_window_profiler_save(deferred, &sb, &err), SHAPE_OK);
-    char *ta = json_dumps(sa, JSON_COMPACT | JSON_SORT_KEYS), *tb = json_dumps(sb, JSON_COMPACT | JSON_SORT_KEYS);
-    assert_string_equal(ta, tb);
-    free(ta);
-    free(tb);
-    json_decref(sa);
-    json_decref(sb);
-    assert_int_equal(shape_window_profiler_close_all(plain, 0, collect, &a, &err), SHAPE_OK);
-    assert_int_equal(shape_window_profiler_close_all(deferred, 0, collect, &b, &err), SHAPE_OK);
-    assert_true(a.len > 0);
-    assert_string_equal(a.text, b.text);
-    shape_window_profiler_free(plain);
-    shape_window_profiler_free(deferred);
-    free(a.text);
-    free(b.text);
-}
-
-static void test_deferred_profiling_is_identical(void **state)
-{
-    (void)state;
-    /* a batch is ~68 s of event time: several batches between two closes */
-    shape_window_config tumbling = {.kind = SHAPE_WINDOW_TUMBLING, .size_us = 300 * S, .max_skew_us = 600 * S};
-    shape_window_config sliding = {.kind = SHAPE_WINDOW_SLIDING, .size_us = 400 * S, .slide_us = 200 * S,
-                                   .allowed_lateness_us = 5 * S, .max_skew_us = 600 * S};
-    deferred_is_identical(tumbling, 0);
-    deferred_is_identical(tumbling, 3);
-    deferred_is_identical(sliding, 0);
-    deferred_is_identical(sliding, 2);
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -490,7 +405,6 @@ int main(void)
         cmocka_unit_test(test_iso_bounds),
         cmocka_unit_test(test_panes_at_the_bottom_of_the_range),
         cmocka_unit_test(test_runs_share_one_clock),
-        cmocka_unit_test(test_deferred_profiling_is_identical),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
