@@ -1297,7 +1297,8 @@ static int step_formula(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sha
     (void)ctx, (void)err;
     const sc_column *c = &t->cols[ci];
     double y;
-    int null = c->expr.has_regs ? sc_expr_eval_regs(&c->expr, f->row->values, &y) : sc_expr_eval(&c->expr, f->row->values, &y);
+    int null = c->expr.fused       ? sc_expr_fused(&c->expr, f->row->values, &y)
+             : c->expr.has_regs ? sc_expr_eval_regs(&c->expr, f->row->values, &y) : sc_expr_eval(&c->expr, f->row->values, &y);
     if (null == 0 && !isnan(y)) set_float(out, y);
     else set_null(out);
     return SHAPE_OK;

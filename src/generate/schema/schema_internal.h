@@ -129,6 +129,12 @@ typedef struct sc_expr {
      * columns load_col[], the rest the temporaries; constants are read from
      * kval[]; the result is R[result]. */
     int has_regs;
+    /* A common shape of the register form, run in line with no dispatch
+     * (sc_expr_fused): 1 is `A * B * (K0 - C / K1)` with K1 != 0 (a line's
+     * total after a percent discount); 0 none. */
+    int fused;
+    int fcol[3];
+    double fk[2];
     sc_rins *rprog;
     int nrins, nload, nconst, result;
     int load_col[SC_EXPR_REGS];
@@ -389,6 +395,30 @@ int sc_expr_columns(const sc_expr *e, int *cols, int cap);
 /* Evaluate over a row's values; returns 0 and *out, or 1 when an input is
  * null (the result is null). */
 int sc_expr_eval(const sc_expr *e, const shape_gen_value *vals, double *out);
+/* The fused shape's result (e->fused 1): the register form's operations in
+ * its order, so the same double; 1 when an input is null. */
+static inline int sc_fused_num(const shape_gen_value *v, double *x)
+{
+    if (v->kind == SHAPE_GEN_FLOAT64) {
+        *x = v->v.f;
+        return 1;
+    }
+    if (v->kind == SHAPE_GEN_NULL) return 0;
+    *x = v->kind == SHAPE_GEN_BOOL ? (double)v->v.b : (double)v->v.i;
+    return 1;
+}
+static inline int sc_expr_fused(const sc_expr *e, const shape_gen_value *vals, double *out)
+{
+    double a, b, c;
+    if (!sc_fused_num(&vals[e->fcol[0]], &a) || !sc_fused_num(&vals[e->fcol[1]], &b) ||
+        !sc_fused_num(&vals[e->fcol[2]], &c))
+        return 1;
+    double t = a * b;
+    double u = c / e->fk[1];
+    *out = t * (e->fk[0] - u);
+    return 0;
+}
+
 /* sc_expr_eval of an expression with a register form (e->has_regs). */
 int sc_expr_eval_regs(const sc_expr *e, const shape_gen_value *vals, double *out);
 
