@@ -323,6 +323,7 @@ typedef struct sc_column {
     int (*fn)(struct sc_ctx *ctx, struct sc_frame *f, const struct sc_table *t, int ci, shape_gen_value *out,
               shape_err *err);
     uint8_t post;
+    uint8_t op; /* SC_OP_*: which step eval_all runs in line (SC_OP_FN: through fn) */
     uint8_t conv_keep; /* SC_POST_SAME_KEEPS: the declared kind, a value of which convert() keeps; else 0xff */
     uint8_t plain_seq;
     uint8_t fk_step; /* a foreign key's drawing, chosen at load: 0 generic, 1 allocation, 2 zipf, 3 pareto, 4 uniform */
@@ -338,6 +339,10 @@ typedef struct sc_column {
     uint8_t leaf; /* made from its row number alone (a distribution or a label, no other column, no rule, no
                      conversion to text): another row reads it through a value cache (sc_leaf_entry), not a frame */
 } sc_column;
+
+/* sc_column.op: the steps a whole row's loop (eval_all) calls directly
+ * (a switch the compiler inlines), not through fn. */
+enum { SC_OP_FN, SC_OP_SEQ, SC_OP_LABEL, SC_OP_DIST, SC_OP_FK_DRAWN, SC_OP_LOOKUP, SC_OP_FORMULA, SC_OP_COND };
 
 #define SC_POST_CONVERT 1u
 #define SC_POST_NULL 2u
