@@ -1142,6 +1142,40 @@ static void post_leaf(const sc_column *c, uint64_t r, shape_gen_value *v)
     if ((post & SC_POST_NULL) && shape_gen_chance(c->s_null, r, 0, c->null_rate)) set_null(v);
 }
 
+static int step_sequence(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err);
+static int step_label(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err);
+static int step_distribution(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err);
+static inline __attribute__((always_inline)) int step_fk_drawn_in(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci,
+                                                      shape_gen_value *out, shape_err *err);
+static int step_fk_drawn(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err);
+static inline __attribute__((always_inline)) int step_lookup_in(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci,
+                                                      shape_gen_value *out, shape_err *err);
+static int step_lookup(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err);
+static inline __attribute__((always_inline)) int step_formula_in(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci,
+                                                      shape_gen_value *out, shape_err *err);
+static int step_formula(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err);
+static int step_conditional(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out,
+                            shape_err *err);
+
+/* Column ci's step: the common ones called directly (sc_column.op, fixed
+ * at load, so the compiler inlines them into the loops), the rest through
+ * fn. */
+static inline __attribute__((always_inline)) int run_step(sc_ctx *ctx, sc_frame *f, const sc_table *t,
+                                                          const sc_column *c, int ci, shape_gen_value *v,
+                                                          shape_err *err)
+{
+    switch (c->op) {
+    case SC_OP_SEQ: return step_sequence(ctx, f, t, ci, v, err);
+    case SC_OP_LABEL: return step_label(ctx, f, t, ci, v, err);
+    case SC_OP_DIST: return step_distribution(ctx, f, t, ci, v, err);
+    case SC_OP_FK_DRAWN: return step_fk_drawn_in(ctx, f, t, ci, v, err);
+    case SC_OP_LOOKUP: return step_lookup_in(ctx, f, t, ci, v, err);
+    case SC_OP_FORMULA: return step_formula_in(ctx, f, t, ci, v, err);
+    case SC_OP_COND: return step_conditional(ctx, f, t, ci, v, err);
+    default: return c->fn(ctx, f, t, ci, v, err);
+    }
+}
+
 /* Column ci of the frame's row: its step, then what load left in `post`
  * (post_leaf is its first two steps for a leaf read without a frame: kept
  * apart, as folding them into one helper cost eval_one ~0.2 % by callgrind). */
@@ -1149,7 +1183,7 @@ static inline int eval_one(sc_ctx *ctx, sc_frame *f, const sc_table *t, const sc
 {
     shape_gen_value *v = &f->row->values[ci];
     f->prow[ci] = UINT64_MAX;
-    int rc = c->fn(ctx, f, t, ci, v, err);
+    int rc = run_step(ctx, f, t, c, ci, v, err);
     unsigned post = c->post;
     if (post && rc == SHAPE_OK) {
         if ((post & SC_POST_CONVERT) && v->kind != c->conv_keep) convert(c, f->row, v);
@@ -1180,21 +1214,6 @@ static int eval_mask(sc_ctx *ctx, sc_frame *f, uint32_t mask, shape_err *err)
     return SHAPE_OK;
 }
 
-static int step_sequence(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err);
-static int step_label(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err);
-static int step_distribution(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err);
-static inline __attribute__((always_inline)) int step_fk_drawn_in(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci,
-                                                      shape_gen_value *out, shape_err *err);
-static int step_fk_drawn(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err);
-static inline __attribute__((always_inline)) int step_lookup_in(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci,
-                                                      shape_gen_value *out, shape_err *err);
-static int step_lookup(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err);
-static inline __attribute__((always_inline)) int step_formula_in(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci,
-                                                      shape_gen_value *out, shape_err *err);
-static int step_formula(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err);
-static int step_conditional(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out,
-                            shape_err *err);
-
 /* A whole row from an empty frame: every column in order, no mask walk;
  * the common steps called directly (sc_column.op, fixed at load), so the
  * compiler inlines them into the loop instead of an indirect call. */
@@ -1204,17 +1223,7 @@ static int eval_all(sc_ctx *ctx, sc_frame *f, const sc_table *t, shape_err *err)
     shape_gen_value *v = f->row->values;
     for (int ci = 0, n = (int)t->ncols; ci < n; ci++, c++, v++) {
         f->prow[ci] = UINT64_MAX;
-        int rc;
-        switch (c->op) {
-        case SC_OP_SEQ: rc = step_sequence(ctx, f, t, ci, v, err); break;
-        case SC_OP_LABEL: rc = step_label(ctx, f, t, ci, v, err); break;
-        case SC_OP_DIST: rc = step_distribution(ctx, f, t, ci, v, err); break;
-        case SC_OP_FK_DRAWN: rc = step_fk_drawn_in(ctx, f, t, ci, v, err); break;
-        case SC_OP_LOOKUP: rc = step_lookup_in(ctx, f, t, ci, v, err); break;
-        case SC_OP_FORMULA: rc = step_formula_in(ctx, f, t, ci, v, err); break;
-        case SC_OP_COND: rc = step_conditional(ctx, f, t, ci, v, err); break;
-        default: rc = c->fn(ctx, f, t, ci, v, err); break;
-        }
+        int rc = run_step(ctx, f, t, c, ci, v, err);
         unsigned post = c->post;
         if (post && rc == SHAPE_OK) {
             if ((post & SC_POST_CONVERT) && v->kind != c->conv_keep) convert(c, f->row, v);
