@@ -395,6 +395,21 @@ typedef struct shape_profile_run {
 int shape_profile_update_runs(shape_profile *p, const struct ArrowSchema *schema, const struct ArrowArray *batch,
                               const shape_profile_run *runs, size_t n_runs, shape_err *err);
 
+/* A run of one batch's rows, for shape_profile_update_slices. */
+typedef struct shape_profile_slice {
+    const struct ArrowSchema *schema;
+    const struct ArrowArray *batch;
+    shape_profile_run run;
+} shape_profile_slice;
+
+/* Slices of several batches in order: the same as one
+ * shape_profile_update_runs call per batch with its slices (consecutive
+ * slices of one batch) as runs, byte for byte — but when every batch shows
+ * the profile's columns as they are (names, formats, order), a column at a
+ * time over all the slices, so its state stays cached (a windowed pane
+ * takes its slices of several batches so). */
+int shape_profile_update_slices(shape_profile *p, const shape_profile_slice *slices, size_t n, shape_err *err);
+
 /* Merge src into dst: rows and counters add, moments by Chan, HLL by
  * register max, SpaceSaving and KLL by their merge rules, histograms add,
  * min/max combine. Columns match by name (a column one side lacks counts

@@ -242,8 +242,8 @@ int shape_profile_update(shape_profile *p, const struct ArrowSchema *schema, con
     return shape_profile_update_runs(p, schema, batch, &whole, 1, err);
 }
 
-int shape_profile_update_runs(shape_profile *p, const struct ArrowSchema *schema, const struct ArrowArray *batch,
-                              const shape_profile_run *runs, size_t n_runs, shape_err *err)
+/* The checks on a batch (and its runs) before anything of it is counted. */
+static int check_batch(const struct ArrowSchema *schema, const struct ArrowArray *batch, shape_err *err)
 {
     if (!schema || !batch || !schema->format || strcmp(schema->format, "+s") != 0)
         return shape_err_set(err, SHAPE_EINVAL, "a profiled batch must be a struct array (format \"+s\")");
@@ -252,10 +252,22 @@ int shape_profile_update_runs(shape_profile *p, const struct ArrowSchema *schema
                              (long long)schema->n_children, (long long)batch->n_children);
     if (struct_has_nulls(batch))
         return shape_err_set(err, SHAPE_EINVAL, "a profiled batch must not have null rows at the top level");
-    for (size_t r = 0; r < n_runs; r++)
-        if (runs[r].start < 0 || runs[r].length < 0 || runs[r].start > batch->length - runs[r].length)
-            return shape_err_set(err, SHAPE_EINVAL, "a run of rows [%lld, +%lld) outside the batch's %lld rows",
-                                 (long long)runs[r].start, (long long)runs[r].length, (long long)batch->length);
+    return SHAPE_OK;
+}
+
+static int check_run(const struct ArrowArray *batch, shape_profile_run run, shape_err *err)
+{
+    if (run.start < 0 || run.length < 0 || run.start > batch->length - run.length)
+        return shape_err_set(err, SHAPE_EINVAL, "a run of rows [%lld, +%lld) outside the batch's %lld rows",
+                             (long long)run.start, (long long)run.length, (long long)batch->length);
+    return SHAPE_OK;
+}
+
+int shape_profile_update_runs(shape_profile *p, const struct ArrowSchema *schema, const struct ArrowArray *batch,
+                              const shape_profile_run *runs, size_t n_runs, shape_err *err)
+{
+    SHAPE_RETURN_NOT_OK(check_batch(schema, batch, err));
+    for (size_t r = 0; r < n_runs; r++) SHAPE_RETURN_NOT_OK(check_run(batch, runs[r], err));
     int64_t nch = schema->n_children;
     prof_column **map = NULL;
     if (nch > 0) {
@@ -336,6 +348,78 @@ int shape_profile_update_runs(shape_profile *p, const struct ArrowSchema *schema
         p->rows += rows;
     }
     free(map);
+    return rc;
+}
+
+/* Does the batch show exactly the profile's columns, in its order, with
+ * their formats and enough rows (so update_runs would match child i to
+ * column i, create nothing and add no nulls)? */
+static int shows_columns(const shape_profile *p, const struct ArrowSchema *schema, const struct ArrowArray *batch)
+{
+    if (p->ncols == 0 || (size_t)schema->n_children != p->ncols) return 0;
+    for (size_t i = 0; i < p->ncols; i++) {
+        const struct ArrowSchema *cs = schema->children[i];
+        const struct ArrowArray *ca = batch->children[i];
+        char fbuf[64];
+        if (!cs || !ca || !cs->format || strcmp(child_name(cs), p->cols[i]->name) != 0 ||
+            strcmp(column_format(cs, fbuf, sizeof fbuf), p->cols[i]->format) != 0 || ca->offset < 0 ||
+            ca->length < batch->offset + batch->length)
+            return 0;
+    }
+    return 1; /* the profile's names are distinct, so the batch's are */
+}
+
+/* Can slices[0..n) go column by column: every batch passes its checks and
+ * shows the profile's columns, every run lies inside its batch? */
+static int by_columns(const shape_profile *p, const shape_profile_slice *slices, size_t n)
+{
+    for (size_t k = 0; k < n; k++) {
+        if ((k == 0 || slices[k].batch != slices[k - 1].batch) &&
+            (check_batch(slices[k].schema, slices[k].batch, NULL) != SHAPE_OK ||
+             !shows_columns(p, slices[k].schema, slices[k].batch)))
+            return 0;
+        if (check_run(slices[k].batch, slices[k].run, NULL) != SHAPE_OK) return 0;
+    }
+    return 1;
+}
+
+/* The slices of one batch from slices[0] on, as update_runs takes them; *m: how many. */
+static int update_batch_slices(shape_profile *p, const shape_profile_slice *slices, size_t n, size_t *m,
+                               shape_err *err)
+{
+    for (*m = 1; *m < n && slices[*m].batch == slices[0].batch; ++*m) {}
+    shape_profile_run *runs = malloc(*m * sizeof *runs);
+    if (!runs) return shape_err_set(err, SHAPE_ENOMEM, "out of memory profiling a batch");
+    for (size_t k = 0; k < *m; k++) runs[k] = slices[k].run;
+    int rc = shape_profile_update_runs(p, slices[0].schema, slices[0].batch, runs, *m, err);
+    free(runs);
+    return rc;
+}
+
+int shape_profile_update_slices(shape_profile *p, const shape_profile_slice *slices, size_t n, shape_err *err)
+{
+    /* Column by column when the slices allow it; otherwise batch by batch
+     * (a batch that adds, lacks or reorders columns, or fails a check, with
+     * update_runs' error) — after the first batch once more, as a new
+     * profile's first batch makes its columns. */
+    size_t a = 0, m;
+    for (int tries = 0; a < n && !by_columns(p, slices + a, n - a); tries++) {
+        SHAPE_RETURN_NOT_OK(update_batch_slices(p, slices + a, n - a, &m, err));
+        a += m;
+        if (tries == 1) { /* still not: the rest batch by batch */
+            for (; a < n; a += m) SHAPE_RETURN_NOT_OK(update_batch_slices(p, slices + a, n - a, &m, err));
+            return SHAPE_OK;
+        }
+    }
+    int rc = SHAPE_OK;
+    for (size_t i = 0; i < p->ncols && rc == SHAPE_OK; i++)
+        for (size_t k = a; k < n && rc == SHAPE_OK; k++) {
+            const struct ArrowArray *b = slices[k].batch;
+            rc = prof_column_update(p->cols[i], b->children[i], b->offset + slices[k].run.start, slices[k].run.length,
+                                    err);
+        }
+    if (rc == SHAPE_OK)
+        for (size_t k = a; k < n; k++) p->rows += slices[k].run.length;
     return rc;
 }
 

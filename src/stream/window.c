@@ -90,6 +90,7 @@ struct shape_window_profiler {
         const struct ArrowArray *batch;
         shape_profile_run run;
     } *held;
+    shape_profile_slice *pane_slices; /* flush: one pane's, cap_held of them */
     size_t n_held, cap_held;
 };
 
@@ -239,6 +240,7 @@ void shape_window_profiler_free(shape_window_profiler *w)
     free(w->slices);
     free(w->unit_runs);
     free(w->held);
+    free(w->pane_slices);
     free(w->name);
     free(w);
 }
@@ -492,9 +494,10 @@ static int cmp_slice(const void *a, const void *b)
  * the profile engine waits on memory. Deferred, a batch's slices are kept
  * (the batch with them: the caller keeps every batch alive until nothing is
  * held) and profiled pane by pane at a flush — a pane's slices of several
- * batches in a row, in the order they were routed. Each pane's profile
- * takes the same calls in the same order as it would have batch by batch,
- * and panes are independent, so every byte of every window and state is the
+ * batches in one shape_profile_update_slices call, in the order they were
+ * routed, so a column at a time over all of them. Each column of a pane
+ * takes the same updates in the same order as it would batch by batch,
+ * and columns and panes are independent, so every byte of every window and state is the
  * same; a flush comes before anything reads a pane: a window closing or a
  * pane dropped (close_panes), a save (refused with slices held). */
 static int hold_slices(shape_window_profiler *w, const struct ArrowSchema *schema, const struct ArrowArray *batch,
@@ -504,8 +507,10 @@ static int hold_slices(shape_window_profiler *w, const struct ArrowSchema *schem
         size_t cap = w->cap_held ? w->cap_held : 64;
         while (cap < w->n_held + n_slices) cap *= 2;
         struct held_slice *h = realloc(w->held, cap * sizeof *h);
-        if (!h) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-        w->held = h;
+        if (h) w->held = h;
+        shape_profile_slice *ps = h ? realloc(w->pane_slices, cap * sizeof *ps) : NULL;
+        if (ps) w->pane_slices = ps;
+        if (!h || !ps) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
         w->cap_held = cap;
     }
     for (size_t k = 0; k < n_slices; k++, w->n_held++)
@@ -540,14 +545,14 @@ int shape_window_profiler_flush(shape_window_profiler *w, shape_err *err)
             rc = shape_err_set(err, SHAPE_EINTERNAL, "windowed profiler: a held slice's pane is missing");
             break;
         }
-        /* one call per pane and batch, as profile_runs makes (a batch's
-         * slices of one pane are at most its slices) */
-        while (a + n < w->n_held && w->held[a + n].unit_start == first->unit_start &&
-               w->held[a + n].batch == first->batch) {
-            w->unit_runs[n] = w->held[a + n].run;
+        /* the pane's slices of every batch in one call (as one call per
+         * batch with its slices, as profile_runs makes, would take them) */
+        while (a + n < w->n_held && w->held[a + n].unit_start == first->unit_start) {
+            const struct held_slice *h = &w->held[a + n];
+            w->pane_slices[n] = (shape_profile_slice){h->schema, h->batch, h->run};
             n++;
         }
-        rc = shape_profile_update_runs(w->units[at].profile, first->schema, first->batch, w->unit_runs, n, err);
+        rc = shape_profile_update_slices(w->units[at].profile, w->pane_slices, n, err);
         a += n;
     }
     w->n_held = 0;

@@ -1029,6 +1029,57 @@ static void test_update_runs(void **state)
     shape_profile_free(each);
 }
 
+/* Slices of several batches in one shape_profile_update_slices call: the
+ * state, byte for byte, of one shape_profile_update_runs call per batch
+ * with its slices — for a new profile (its first batch makes the columns),
+ * for slices of batches that show the profile's columns (a column at a
+ * time), and with a batch of other columns among them (batch by batch); a
+ * run outside its batch is refused as update_runs refuses it. */
+static void test_update_slices(void **state)
+{
+    (void)state;
+    struct ArrowSchema s[4];
+    struct ArrowArray a[4];
+    tp_make_batch(0, 3000, &s[0], &a[0]);
+    tp_make_batch(3000, 2000, &s[1], &a[1]);
+    tp_make_batch(5000, 1000, &s[2], &a[2]);
+    one_column_batch("late", SHAPE_TYPE_INT64, 50, &s[3], &a[3]);
+#define SL(b, start, len) {&s[b], &a[b], {start, len}}
+    const shape_profile_slice calls[][5] = {
+        {SL(0, 0, 3), SL(0, 10, 900), SL(1, 5, 100), SL(1, 200, 1500), SL(2, 0, 1000)}, /* a new profile */
+        {SL(0, 1000, 2000), SL(2, 10, 20), SL(2, 30, 0), SL(1, 0, 1), SL(0, 2999, 1)},  /* column by column */
+        {SL(1, 0, 5), SL(3, 0, 50), SL(2, 3, 10), SL(0, 7, 7), SL(3, 10, 5)},           /* another column set */
+    };
+#undef SL
+    shape_profile *one = tp_new_profile("s"), *each = tp_new_profile("s");
+    shape_err err;
+    shape_err_clear(&err);
+    for (size_t c = 0; c < sizeof calls / sizeof calls[0]; c++) {
+        const shape_profile_slice *sl = calls[c];
+        assert_int_equal(shape_profile_update_slices(one, sl, 5, &err), SHAPE_OK);
+        for (size_t k = 0, m; k < 5; k += m) {
+            shape_profile_run runs[5];
+            for (m = 0; k + m < 5 && sl[k + m].batch == sl[k].batch; m++) runs[m] = sl[k + m].run;
+            assert_int_equal(shape_profile_update_runs(each, sl[k].schema, sl[k].batch, runs, m, &err), SHAPE_OK);
+        }
+        uint8_t *sa = NULL, *sb = NULL;
+        size_t na = 0, nb = 0;
+        assert_int_equal(shape_profile_state_save(one, &sa, &na, &err), SHAPE_OK);
+        assert_int_equal(shape_profile_state_save(each, &sb, &nb, &err), SHAPE_OK);
+        assert_int_equal(na, nb);
+        assert_memory_equal(sa, sb, na);
+        free(sa);
+        free(sb);
+        assert_int_equal(shape_profile_rows(one), shape_profile_rows(each));
+    }
+    const shape_profile_slice bad[] = {{&s[0], &a[0], {0, 10}}, {&s[2], &a[2], {995, 6}}};
+    assert_int_equal(shape_profile_update_slices(one, bad, 2, &err), SHAPE_EINVAL);
+    assert_non_null(strstr(err.message, "outside the batch"));
+    for (int b = 0; b < 4; b++) tp_release(&s[b], &a[b]);
+    shape_profile_free(one);
+    shape_profile_free(each);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1043,6 +1094,7 @@ int main(void)
         cmocka_unit_test(test_schema_changes),
         cmocka_unit_test(test_batching_invariance),
         cmocka_unit_test(test_update_runs),
+        cmocka_unit_test(test_update_slices),
         cmocka_unit_test(test_top_as_per_value_adds),
         cmocka_unit_test(test_text_top_keys_owned),
     };
