@@ -1179,9 +1179,9 @@ static inline __attribute__((always_inline)) int run_step(sc_ctx *ctx, sc_frame 
 /* Column ci of the frame's row: its step, then what load left in `post`
  * (post_leaf is its first two steps for a leaf read without a frame: kept
  * apart, as folding them into one helper cost eval_one ~0.2 % by callgrind). */
-static inline int eval_one(sc_ctx *ctx, sc_frame *f, const sc_table *t, const sc_column *c, int ci, shape_err *err)
+static inline int eval_one(sc_ctx *ctx, sc_frame *f, const sc_table *t, const sc_column *c, int ci,
+                           shape_gen_value *v, shape_err *err)
 {
-    shape_gen_value *v = &f->row->values[ci];
     f->prow[ci] = UINT64_MAX;
     int rc = run_step(ctx, f, t, c, ci, v, err);
     unsigned post = c->post;
@@ -1209,35 +1209,17 @@ static int eval_mask(sc_ctx *ctx, sc_frame *f, uint32_t mask, shape_err *err)
     while (todo) {
         int ci = __builtin_ctz(todo);
         todo &= todo - 1;
-        SHAPE_RETURN_NOT_OK(eval_one(ctx, f, t, &t->cols[ci], ci, err));
+        SHAPE_RETURN_NOT_OK(eval_one(ctx, f, t, &t->cols[ci], ci, &f->row->values[ci], err));
     }
     return SHAPE_OK;
 }
 
-/* A whole row from an empty frame: every column in order, no mask walk;
- * the common steps called directly (sc_column.op, fixed at load), so the
- * compiler inlines them into the loop instead of an indirect call. */
+/* A whole row from an empty frame: every column in order, no mask walk. */
 static int eval_all(sc_ctx *ctx, sc_frame *f, const sc_table *t, shape_err *err)
 {
     const sc_column *c = t->cols;
     shape_gen_value *v = f->row->values;
-    for (int ci = 0, n = (int)t->ncols; ci < n; ci++, c++, v++) {
-        f->prow[ci] = UINT64_MAX;
-        int rc = run_step(ctx, f, t, c, ci, v, err);
-        unsigned post = c->post;
-        if (post && rc == SHAPE_OK) {
-            if ((post & SC_POST_CONVERT) && v->kind != c->conv_keep) convert(c, f->row, v);
-            if ((post & SC_POST_NULL) && shape_gen_chance(c->s_null, f->r, 0, c->null_rate)) set_null(v);
-            if ((post & SC_POST_REPAIR) &&
-                !(c->repair_const == 1 ? repairs_hold(c, v) : c->repair_const == 2 && ctx->rules_kept))
-                rc = repair(ctx, f, c, ci, err);
-        }
-        if (rc != SHAPE_OK) {
-            f->valid = 0;
-            return rc;
-        }
-        f->valid |= 1u << ci;
-    }
+    for (int ci = 0, n = (int)t->ncols; ci < n; ci++, c++, v++) SHAPE_RETURN_NOT_OK(eval_one(ctx, f, t, c, ci, v, err));
     return SHAPE_OK;
 }
 
