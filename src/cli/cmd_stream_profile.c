@@ -265,7 +265,7 @@ static int read_options(const shape_args *args, run *r, shape_err *err)
     if (!r->pc.split_by && shape_args_value(args, "max-tables"))
         return shape_err_set(err, SHAPE_EINVAL, "--max-tables goes with --split-by");
     int by_header = 0;
-    const char *split_name;
+    const char *split_name = NULL;
     if (r->pc.split_by) {
         SHAPE_RETURN_NOT_OK(shape_stream_split_parse(r->pc.split_by, &by_header, &split_name, err));
         r->pc.keep_headers = shape_args_flag(args, "with-headers") > 0;
@@ -276,6 +276,11 @@ static int read_options(const shape_args *args, run *r, shape_err *err)
     SHAPE_RETURN_NOT_OK(shape_options_set_bool(r->options, "stop_at_end", !follow, err));
     if (idle_text) SHAPE_RETURN_NOT_OK(shape_options_set_double(r->options, "idle_timeout", idle, err));
     if (by_header) SHAPE_RETURN_NOT_OK(shape_options_set_bool(r->options, "with_headers", 1, err));
+    /* the split reads one header: a kafka:// read hands the decoder only that one (the hidden map of one
+     * entry instead of every header; the tables never see it) */
+    if (by_header && !r->pc.keep_headers && strncmp(r->pc.uri, "kafka://", 8) == 0 &&
+        !shape_options_has(r->options, "only_header"))
+        SHAPE_RETURN_NOT_OK(shape_options_set_string(r->options, "only_header", split_name, err));
     r->pc.partitions = shape_args_value(args, "partitions");
     if (r->pc.partitions) SHAPE_RETURN_NOT_OK(shape_options_set_string(r->options, "partitions", r->pc.partitions, err));
     shape_path_use uses[] = {{"-o", r->output, 1},

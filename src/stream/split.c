@@ -10,6 +10,7 @@
 #include <jansson.h>
 
 #include "shape/base64.h"
+#include "shape/bytes.h"
 #include "shape/utf8.h"
 
 #include "scratch.h"
@@ -17,6 +18,7 @@
 struct shape_split {
     int by_header, keep_headers;
     char *spec, *key, *name; /* key: the header or field name */
+    size_t key_len;
     int64_t max_tables;
     int (*made)(void *ud, size_t t, const char *name, shape_err *err);
     void *ud;
@@ -76,6 +78,7 @@ int shape_split_new(const shape_split_config *cfg, int (*made)(void *ud, size_t 
         return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
     }
     s->key = s->spec + (by_header ? 7 : 6);
+    s->key_len = strlen(s->key);
     *out = s;
     return SHAPE_OK;
 }
@@ -152,8 +155,22 @@ static int bytes_at(const struct ArrowArray *a, int large, int64_t i, const uint
 typedef struct split_key {
     const struct ArrowArray *col; /* NULL: no row has one */
     char type;                    /* 'u' 'U' (text), 'l' (int64), 'b' (bool), 'm' (header map) */
+    int text;                     /* a text or header value: UTF-8 checked (not 'l', 'b') */
     char buf[2][24];              /* an int rendered, for this row and the one before */
+    /* 'm': the map's buffers, taken once a batch rather than once a row;
+     * a validity bitmap is NULL when the array has no nulls. Key and value
+     * entry j is at j + koff, j + voff of their arrays (the offsets of the
+     * entries struct and of the child). */
+    const uint8_t *mvalid, *kvalid, *vvalid, *kdata, *vdata;
+    const int32_t *moffs, *koffs, *voffs;
+    int64_t koff, voff;
 } split_key;
+
+/* a's validity bitmap, or NULL when every element is valid */
+static const uint8_t *validity(const struct ArrowArray *a)
+{
+    return a->null_count == 0 ? NULL : a->buffers[0];
+}
 
 static int split_key_open(const shape_split *p, const struct ArrowSchema *schema, const struct ArrowArray *array,
                           split_key *k, int64_t *hidden, shape_err *err)
@@ -171,6 +188,18 @@ static int split_key_open(const shape_split *p, const struct ArrowSchema *schema
                 return shape_err_set(err, SHAPE_EINVAL, "--split-by header: needs the headers as a map (not nested=0)");
             if (!p->keep_headers) *hidden = i;
             k->type = 'm';
+            const struct ArrowArray *m = array->children[i], *entries = m->children[0];
+            const struct ArrowArray *keys = entries->children[0], *values = entries->children[1];
+            k->mvalid = validity(m);
+            k->moffs = m->buffers[1];
+            k->kvalid = validity(keys);
+            k->koffs = keys->buffers[1];
+            k->kdata = keys->buffers[2];
+            k->koff = entries->offset + keys->offset;
+            k->vvalid = validity(values);
+            k->voffs = values->buffers[1];
+            k->vdata = values->buffers[2];
+            k->voff = entries->offset + values->offset;
         } else if (!strcmp(f, "u") || !strcmp(f, "U") || !strcmp(f, "l") || !strcmp(f, "b")) {
             k->type = f[0];
         } else {
@@ -180,20 +209,23 @@ static int split_key_open(const shape_split *p, const struct ArrowSchema *schema
                                  p->key, f);
         }
         k->col = array->children[i];
+        k->text = k->type != 'l' && k->type != 'b';
         break;
     }
     return SHAPE_OK;
 }
 
-/* Row r's table name (*s, *n), or 0 when the row has none. */
-static int split_key_at(const shape_split *p, split_key *k, int64_t r, int slot, const uint8_t **s, size_t *n)
+/* Row r's value as it is (*s, *n), or 0 when the row has none: for text
+ * and header values not checked yet (split_key_valid), so a row whose bytes
+ * equal the row before's is not checked again. */
+static inline int split_key_raw(const shape_split *p, split_key *k, int64_t r, int slot, const uint8_t **s, size_t *n)
 {
     const struct ArrowArray *c = k->col;
     if (!c) return 0;
     switch (k->type) {
     case 'u':
     case 'U':
-        return bytes_at(c, k->type == 'U', r, s, n) && shape_utf8_valid(*s, *n);
+        return bytes_at(c, k->type == 'U', r, s, n);
     case 'l':
         if (!bit_set(c, r + c->offset)) return 0;
         *n = (size_t)snprintf(k->buf[slot], sizeof k->buf[slot], "%lld",
@@ -210,21 +242,29 @@ static int split_key_at(const shape_split *p, split_key *k, int64_t r, int slot,
     }
     default: { /* the header map: the first entry named key */
         int64_t i = r + c->offset;
-        if (!bit_set(c, i)) return 0;
-        const int32_t *o = c->buffers[1];
-        const struct ArrowArray *e = c->children[0];
-        size_t want = strlen(p->key);
-        for (int64_t j = o[i]; j < o[i + 1]; j++) {
-            const uint8_t *name;
-            size_t len;
-            if (!bytes_at(e->children[0], 0, j + e->offset, &name, &len) || len != want ||
-                memcmp(name, p->key, want) != 0)
+        if (k->mvalid && !((k->mvalid[i >> 3] >> (i & 7)) & 1)) return 0;
+        for (int64_t j = k->moffs[i]; j < k->moffs[i + 1]; j++) {
+            int64_t kj = j + k->koff;
+            if (k->kvalid && !((k->kvalid[kj >> 3] >> (kj & 7)) & 1)) continue;
+            int32_t from = k->koffs[kj];
+            if ((size_t)(k->koffs[kj + 1] - from) != p->key_len ||
+                !shape_bytes_equal(k->kdata + from, (const uint8_t *)p->key, p->key_len))
                 continue;
-            return bytes_at(e->children[1], 0, j + e->offset, s, n) && shape_utf8_valid(*s, *n);
+            int64_t vj = j + k->voff;
+            if (k->vvalid && !((k->vvalid[vj >> 3] >> (vj & 7)) & 1)) return 0;
+            *s = k->vdata + k->voffs[vj];
+            *n = (size_t)(k->voffs[vj + 1] - k->voffs[vj]);
+            return 1;
         }
         return 0;
     }
     }
+}
+
+/* Whether a value split_key_raw found names a table: text must be UTF-8. */
+static inline int split_key_valid(const split_key *k, const uint8_t *s, size_t n)
+{
+    return !k->text || shape_utf8_valid(s, n);
 }
 
 /* A new table named (s, n): the router's copy, then the caller's object. */
@@ -336,17 +376,21 @@ int shape_split_route(shape_split *p, const struct ArrowSchema *schema, const st
     SHAPE_RETURN_NOT_OK(stream_scratch_grow(
         rows, &p->cap_cuts,
         (stream_scratch[]){STREAM_SCRATCH(p->cuts), STREAM_SCRATCH(p->runs), STREAM_SCRATCH(p->cut_table)}, 3, err));
-    const uint8_t *ks = NULL;
-    size_t kn = 0, n_cuts = 0;
-    int have = 0, slot = 0;
+    const uint8_t *ks = NULL, *ps = NULL; /* the run's value; the row before's bytes (text) */
+    size_t kn = 0, pn = 0, n_cuts = 0;
+    int have = 0, slot = 0, praw = 0;
     int64_t from = 0;
     for (int64_t r = 0; r <= array->length; r++) {
         const uint8_t *s = NULL;
         size_t n = 0;
         int h = 0;
         if (r < array->length) {
-            h = split_key_at(p, &k, array->offset + r, slot, &s, &n);
-            if (r > 0 && h == have && (!h || (n == kn && memcmp(s, ks, n) == 0))) continue;
+            int raw = split_key_raw(p, &k, array->offset + r, slot, &s, &n);
+            /* text: the row before's bytes again, so its table again (checked once a change) */
+            if (k.text && r > 0 && raw == praw && (!raw || (n == pn && shape_bytes_equal(s, ps, n)))) continue;
+            praw = raw, ps = s, pn = n;
+            h = raw && split_key_valid(&k, s, n);
+            if (r > 0 && h == have && (!h || (n == kn && shape_bytes_equal(s, ks, n)))) continue;
         }
         if (r > 0) { /* the run [from, r) ends */
             size_t at = 0;

@@ -1038,6 +1038,34 @@ static void test_keys_headers_and_missing_timestamps(void **state)
     shape_offsets_free(&after);
     shape_source_close(src);
     shape_options_free(o);
+    /* only_header: the first header of that name alone (the split's read), none when absent;
+     * refused without with_headers */
+    const char *only[] = {"empty", "trace", "missing"};
+    for (size_t i = 0; i < 3; i++) {
+        char text[128];
+        snprintf(text, sizeof text, "{\"with_headers\":true,\"only_header\":\"%s\"}", only[i]);
+        o = options(text);
+        assert_int_equal(shape_kafka_fake_broker_source_open(fb, URI, o, NULL, &src, &err), SHAPE_OK);
+        assert_int_equal(shape_source_next(src, &schema, &array, &after, &end, &err), SHAPE_OK);
+        assert_int_equal(array.length, 1);
+        int n = shape_arrow_map_row(array.children[child_index(&schema, "_shape_headers")], 0, &keys, &values, &first);
+        assert_int_equal(n, i < 2 ? 1 : 0);
+        if (n) {
+            name = shape_arrow_bytes_at(keys, first, &len);
+            assert_int_equal(len, strlen(only[i]));
+            assert_memory_equal(name, only[i], len);
+            assert_int_equal(shape_arrow_is_valid(values, first), i == 1);
+        }
+        array.release(&array);
+        schema.release(&schema);
+        shape_offsets_free(&after);
+        shape_source_close(src);
+        shape_options_free(o);
+    }
+    o = options("{\"only_header\":\"trace\"}");
+    assert_int_not_equal(shape_kafka_fake_broker_source_open(fb, URI, o, NULL, &src, &err), SHAPE_OK);
+    assert_non_null(strstr(err.message, "only_header goes with with_headers"));
+    shape_options_free(o);
     shape_kafka_fake_broker_free(fb);
 }
 

@@ -198,6 +198,16 @@ assert h == {"nul": None, "empty": "", "dup": "32", "bin": "01ff", "long": sys.a
 assert json.loads(rows[1]["_shape_headers"]) == h
 assert json.loads(rows[2]["_shape_headers"]) == {}, rows[2]
 PY
+# only_header (what --split-by header:NAME reads): the first header of that name, or none; both ways
+for way in auto public; do
+  SHAPE_KAFKA_HEADERS=$way read_topic "$hdrodd" --with-headers --option only_header=dup >"$TEST_TMP/only" 2>&1 ||
+    fail "only_header ($way): $(cat "$TEST_TMP/only")"
+  [ "$(grep -c '"_shape_headers":{"dup":"MQ=="}' "$TEST_TMP/only")" -eq 2 ] &&
+    [ "$(grep -c '"_shape_headers":{}' "$TEST_TMP/only")" -eq 1 ] || fail "only_header=dup ($way): $(cat "$TEST_TMP/only")"
+  SHAPE_KAFKA_HEADERS=$way read_topic "$hdrodd" --with-headers --option only_header=nul >"$TEST_TMP/only" 2>&1
+  [ "$(grep -c '"_shape_headers":{"nul":null}' "$TEST_TMP/only")" -eq 2 ] || fail "only_header=nul ($way): $(cat "$TEST_TMP/only")"
+done
+expect_refusal "only_header goes with with_headers" "kafka://$BOOTSTRAP/$hdrodd" --option only_header=dup
 echo "ok: headers"
 
 # Headers of a batch filled by many fetches: small fetches (4 KB of

@@ -127,6 +127,13 @@ struct shape_kafka_consumer {
      * header block into a fresh list on every rd_kafka_message_headers call,
      * a cost every message would pay for nothing. */
     int want_headers;
+    /* Set by the source before start(), with want_headers (source option
+     * only_header): NULL, or a header name (NUL-terminated, the source's
+     * until destroy) — each message's headers are then only the first
+     * header of that name, or none. A split by one header
+     * (stream-profile --split-by header:NAME) reads nothing else, and the
+     * decoder's header map of one entry costs a fraction of the whole. */
+    const char *only_header;
     /* Set by the source before start(): the run's stop flag, or NULL. A
      * client whose partitions() waits for the cluster's first answer returns
      * SHAPE_ECONN within about 100 ms of *stop becoming non-zero. */

@@ -16,10 +16,12 @@
  *     the consumer queue serves all partitions in arrival order.
  *   - fetch(): one rd_kafka_consume_batch_queue into a scratch array kept
  *     between calls, then each message is described in place (shape_message
- *     plus event) — no allocation per message, except the header views
- *     when headers are asked for: one array per message with headers,
- *     owned by its event (so they live until release, whatever fetches
- *     come between). release() frees them and destroys the messages.
+ *     plus event) — no allocation per message. Header views, when headers
+ *     are asked for (all, or only the first of one name: only_header), are
+ *     collected in one array per fetch, which every event with headers
+ *     shares (a count of them beside it, so it lives until the last is
+ *     released, whatever fetches come between). release() drops the
+ *     events' shares and destroys the messages.
  *   - wake(): a ListOffsets request that wakes librdkafka's broker thread,
  *     so a drained partition of a capped read is fetched again at once.
  *   - classification: partition EOF is an end event; consumer errors that
@@ -28,6 +30,7 @@
  *     librdkafka retries by itself; a failed call is SHAPE_ECONN when
  *     transient (transport, all brokers down, timed out, resolve, ...).
  */
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +56,10 @@ typedef struct rdkafka_consumer {
     size_t n_queues;
     rd_kafka_message_t **scratch; /* the messages of the last fetch */
     size_t scratch_cap;
+    shape_kafka_header_views views; /* the last fetch's header views, before they go to its block */
+    size_t *first_view;             /* per message of the fetch: its first view in views */
+    size_t only_len;                /* strlen(base.only_header), at start() */
+    shape_kafka_header_cache header_cache; /* the last record's header bytes and views */
     char fatal[512]; /* error reported by librdkafka's error callback */
     int fatal_transient;
     char **values; /* every value set (secrets included, wiped when freed), to keep out of messages */
@@ -138,6 +145,7 @@ static int rk_set(shape_kafka_consumer *c, const char *name, const char *value, 
 static int rk_start(shape_kafka_consumer *c, shape_err *err)
 {
     rdkafka_consumer *k = (rdkafka_consumer *)c;
+    k->only_len = c->only_header ? strlen(c->only_header) : 0;
     rd_kafka_conf_set_opaque(k->conf, k);
     rd_kafka_conf_set_error_cb(k->conf, on_error);
     rd_kafka_conf_set_log_cb(k->conf, on_log);
@@ -283,24 +291,29 @@ static const void *record_header_bytes(const rd_kafka_message_t *m, size_t *len)
     return x->binhdrs.data;
 }
 
-/* librdkafka's parse of m's headers as views (malloc'd), the public way. */
-static int public_headers(rd_kafka_message_t *m, shape_header **out, size_t *n)
+/* librdkafka's parse of m's headers, appended to *views: all, or (only not
+ * NULL) the first named only[0..only_len). */
+static int public_headers(rd_kafka_message_t *m, const char *only, size_t only_len, shape_kafka_header_views *views,
+                          size_t *added)
 {
     rd_kafka_headers_t *hdrs = NULL;
     size_t count;
-    *out = NULL;
-    *n = 0;
+    *added = 0;
     if (rd_kafka_message_headers(m, &hdrs) != RD_KAFKA_RESP_ERR_NO_ERROR || !hdrs ||
         (count = rd_kafka_header_cnt(hdrs)) == 0)
         return SHAPE_OK;
-    shape_header *views = malloc(count * sizeof *views);
-    if (!views) return SHAPE_ENOMEM;
+    if (shape_kafka_header_views_reserve(views, only ? 1 : count) != SHAPE_OK) return SHAPE_ENOMEM;
     const char *name;
     const void *value;
-    size_t size;
-    for (size_t i = 0; i < count && rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; i++)
-        views[(*n)++] = (shape_header){name, strlen(name), value, size};
-    *out = views;
+    size_t size, n = 0;
+    for (size_t i = 0; i < count && rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; i++) {
+        size_t len = strlen(name);
+        if (only && (len != only_len || memcmp(name, only, len) != 0)) continue;
+        views->v[views->n + n++] = (shape_header){name, len, value, size};
+        if (only) break;
+    }
+    views->n += n;
+    *added = n;
     return SHAPE_OK;
 }
 
@@ -315,43 +328,48 @@ static int same_headers(const shape_header *a, size_t na, const shape_header *b,
     return 1;
 }
 
-/* m's headers as views: from the record's bytes when they can be read
- * (above), else librdkafka's parse. */
-static int message_headers(rdkafka_consumer *k, rd_kafka_message_t *m, shape_header **out, size_t *n)
+/* m's headers appended to k->views (*added of them): from the record's bytes
+ * when they can be read (above; the same bytes as the last record's take its
+ * views again, record_headers.h), else librdkafka's parse. */
+static int message_headers(rdkafka_consumer *k, rd_kafka_message_t *m, size_t *added)
 {
-    size_t len = 0;
+    shape_kafka_header_views *v = &k->views;
+    const char *only = k->base.only_header;
+    size_t only_len = k->only_len, len = 0;
+    *added = 0;
     const void *bytes = k->raw_headers >= 0 ? record_header_bytes(m, &len) : NULL;
-    if (bytes) {
-        int rc = shape_kafka_record_headers(bytes, len, out, n);
+    if (bytes && k->raw_headers == 1) {
+        int rc = shape_kafka_record_headers_cached(&k->header_cache, bytes, len, only, only_len, v, added);
+        if (rc != SHAPE_EINVAL) return rc;
+    } else if (bytes) { /* the first message: every header read both ways */
+        size_t base = v->n, n_raw, n_pub;
+        int rc = shape_kafka_record_headers(bytes, len, NULL, 0, v, &n_raw);
         if (rc == SHAPE_ENOMEM) return rc;
-        if (rc == SHAPE_OK && k->raw_headers == 1) return SHAPE_OK;
-        if (rc == SHAPE_OK) { /* the first message: read both ways */
-            shape_header *pub;
-            size_t npub;
-            if (public_headers(m, &pub, &npub) != SHAPE_OK) {
-                free(*out);
-                *out = NULL;
-                *n = 0;
-                return SHAPE_ENOMEM;
-            }
-            k->raw_headers = same_headers(*out, *n, pub, npub) ? 1 : -1;
-            free(*out);
-            *out = pub;
-            *n = npub;
-            if (k->raw_headers > 0 || !k->raw_required) return SHAPE_OK;
-            free(pub);
-            *out = NULL;
-            *n = 0;
-            return SHAPE_EINTERNAL;
+        if (rc == SHAPE_OK) {
+            rc = public_headers(m, NULL, 0, v, &n_pub);
+            if (rc == SHAPE_OK) k->raw_headers = same_headers(v->v + base, n_raw, v->v + base + n_raw, n_pub) ? 1 : -1;
+            v->n = base;
+            if (rc != SHAPE_OK) return rc;
+            if (k->raw_headers < 0 && k->raw_required) return SHAPE_EINTERNAL;
+            return public_headers(m, only, only_len, v, added); /* librdkafka keeps its list: no second parse */
         }
     }
     /* required: only a message without a value may take the public call */
     if (k->raw_required && (k->raw_headers < 0 || m->payload)) return SHAPE_EINTERNAL;
-    return public_headers(m, out, n);
+    return public_headers(m, only, only_len, v, added);
 }
 
+/* One fetch's header views (the array they were collected in, handed
+ * over), shared by its events with headers: the last one released frees it
+ * (release may run on another thread than fetch). */
+typedef struct views_block {
+    atomic_size_t users;
+    shape_header *v;
+} views_block;
+
 /* Describe one fetched librdkafka message in place; its header views (when
- * asked for) in an array the event owns. SHAPE_ENOMEM if that fails. */
+ * asked for) appended to k->views, pointed to once the fetch is described
+ * (out->headers stays NULL until then). SHAPE_ENOMEM if that fails. */
 static int describe(rdkafka_consumer *k, rd_kafka_message_t *m, shape_message *out, shape_kafka_event *ev)
 {
     memset(out, 0, sizeof *out);
@@ -385,12 +403,28 @@ static int describe(rdkafka_consumer *k, rd_kafka_message_t *m, shape_message *o
         out->has_timestamp = 1;
         out->timestamp_us = ts * 1000;
     }
-    if (k->base.want_headers) {
-        shape_header *views = NULL;
-        SHAPE_RETURN_NOT_OK(message_headers(k, m, &views, &out->n_headers));
-        ev->owned = views;
-        out->headers = views;
-    }
+    if (k->base.want_headers) SHAPE_RETURN_NOT_OK(message_headers(k, m, &out->n_headers));
+    return SHAPE_OK;
+}
+
+/* The views of the fetch just described (k->views) to one block its events
+ * share; the next fetch collects into a new array of the same size. */
+static int hand_out_views(rdkafka_consumer *k, shape_message *msgs, shape_kafka_event *events, size_t n)
+{
+    if (k->views.n == 0) return SHAPE_OK;
+    views_block *b = malloc(sizeof *b);
+    if (!b) return SHAPE_ENOMEM;
+    b->v = k->views.v;
+    k->views.v = NULL;
+    k->views.n = 0;
+    size_t users = 0;
+    for (size_t i = 0; i < n; i++)
+        if (msgs[i].n_headers) {
+            msgs[i].headers = b->v + k->first_view[i];
+            events[i].owned = b;
+            users++;
+        }
+    atomic_init(&b->users, users);
     return SHAPE_OK;
 }
 
@@ -403,37 +437,45 @@ static int rk_fetch(shape_kafka_consumer *c, int32_t partition, int timeout_ms, 
         rd_kafka_message_t **grown = realloc(k->scratch, max * sizeof *grown);
         if (!grown) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
         k->scratch = grown;
+        size_t *first = realloc(k->first_view, max * sizeof *first);
+        if (!first) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+        k->first_view = first;
         k->scratch_cap = max;
     }
     rd_kafka_queue_t *q = partition == SHAPE_KAFKA_ALL_PARTITIONS ? k->consumer_queue : partition_queue(k, partition);
     if (!q) return shape_err_set(err, SHAPE_EINTERNAL, "kafka: partition %d is not assigned", (int)partition);
     ssize_t n = rd_kafka_consume_batch_queue(q, timeout_ms, k->scratch, max);
     if (n < 0) return kafka_error(rd_kafka_last_error(), NULL, err);
-    for (ssize_t i = 0; i < n; i++) {
-        int rc = describe(k, k->scratch[i], &msgs[i], &events[i]);
-        if (rc != SHAPE_OK) {
-            for (ssize_t j = 0; j < n; j++) {
-                if (j < i) free(events[j].owned);
-                rd_kafka_message_destroy(k->scratch[j]);
-            }
-            if (rc == SHAPE_ENOMEM) return shape_err_set(err, SHAPE_ENOMEM, "out of memory for message headers");
-            return shape_err_set(err, SHAPE_EINTERNAL,
-                                 "kafka: SHAPE_KAFKA_HEADERS=record, but librdkafka %s's messages do not show "
-                                 "their record's header bytes; unset it",
-                                 rd_kafka_version_str());
-        }
+    k->views.n = 0;
+    int rc = SHAPE_OK;
+    for (ssize_t i = 0; rc == SHAPE_OK && i < n; i++) {
+        k->first_view[i] = k->views.n;
+        rc = describe(k, k->scratch[i], &msgs[i], &events[i]);
+    }
+    if (rc == SHAPE_OK) rc = hand_out_views(k, msgs, events, (size_t)n);
+    if (rc != SHAPE_OK) {
+        for (ssize_t j = 0; j < n; j++) rd_kafka_message_destroy(k->scratch[j]);
+        if (rc == SHAPE_ENOMEM) return shape_err_set(err, SHAPE_ENOMEM, "out of memory for message headers");
+        return shape_err_set(err, SHAPE_EINTERNAL,
+                             "kafka: SHAPE_KAFKA_HEADERS=record, but librdkafka %s's messages do not show "
+                             "their record's header bytes; unset it",
+                             rd_kafka_version_str());
     }
     *got = (size_t)n;
     return SHAPE_OK;
 }
 
-/* Thread-safe (librdkafka's message destroy is): the source may release a
- * batch on its decoding thread. */
+/* Thread-safe (librdkafka's message destroy is, and a views block's count
+ * is atomic): the source may release a batch on its decoding thread. */
 static void rk_release(shape_kafka_consumer *c, shape_kafka_event *events, size_t n)
 {
     (void)c;
     for (size_t i = 0; i < n; i++) {
-        free(events[i].owned);
+        views_block *b = events[i].owned;
+        if (b && atomic_fetch_sub_explicit(&b->users, 1, memory_order_acq_rel) == 1) {
+            free(b->v);
+            free(b);
+        }
         rd_kafka_message_destroy(events[i].handle);
     }
 }
@@ -506,6 +548,8 @@ static void rk_destroy(shape_kafka_consumer *c)
     free(k->ids);
     free(k->queues);
     free(k->scratch);
+    free(k->first_view);
+    free(k->views.v);
     for (size_t i = 0; i < k->n_values; i++) {
         memset(k->values[i], 0, strlen(k->values[i]));
         free(k->values[i]);

@@ -123,6 +123,7 @@ struct kafka_source {
     int64_t remaining;   /* max_messages left, or -1 */
     double idle_timeout; /* seconds, or < 0 for none */
     double last_message; /* monotonic seconds */
+    char *only_header;   /* option only_header (the client's until destroy), or NULL */
 
     /* following: the entries of the current fetch not handed out yet */
     shape_message *polled;
@@ -158,7 +159,7 @@ struct kafka_source {
 static const char *const known_options[] = {
     "start_at", "stop_at_end", "idle_timeout", "max_messages", "batch_size", "config", "schema",
     "on_error", "event_time_field", "event_time_unit", "with_offsets", "with_key", "with_headers",
-    "with_timestamp", "nested", "partitions", "prefetch_partitions", "interleave", "max_columns", "grow_schema", NULL};
+    "with_timestamp", "nested", "partitions", "prefetch_partitions", "interleave", "max_columns", "grow_schema", "only_header", NULL};
 
 static void release(kafka_source *ks, shape_kafka_event *events, size_t n)
 {
@@ -201,6 +202,7 @@ static void ks_close(shape_source *src)
     free(ks->polled_events);
     free(ks->msgs);
     free(ks->events);
+    free(ks->only_header);
     free(ks);
 }
 
@@ -735,6 +737,12 @@ static int make_consumer(kafka_source *ks, shape_kafka_consumer_new_fn make, voi
     shape_kafka_consumer *c = ks->client;
     c->stop = stop;
     int rc = shape_options_get_bool(o, "with_headers", 0, &c->want_headers, err);
+    const char *only = NULL;
+    if (rc == SHAPE_OK) rc = shape_options_get_string(o, "only_header", NULL, &only, err);
+    if (rc == SHAPE_OK && only && !c->want_headers)
+        rc = shape_err_set(err, SHAPE_EINVAL, "only_header goes with with_headers (the headers column it narrows)");
+    if (rc == SHAPE_OK && only && !(ks->only_header = strdup(only))) rc = shape_err_set(err, SHAPE_ENOMEM, "out of memory");
+    c->only_header = ks->only_header;
     if (rc == SHAPE_OK && shape_options_has(o, "config"))
         rc = shape_options_foreach_property(o, "config", set_property, c, err);
     if (rc == SHAPE_OK) rc = set_property("bootstrap.servers", ks->uri.servers, c, err);

@@ -470,6 +470,16 @@ static void *entry_token(fake_consumer *f)
     return malloc(1);
 }
 
+/* The consumer's only_header: m's headers narrowed to the first named so
+ * (a view into the message's own array), or none. */
+static void only_header(shape_message *m, const char *name)
+{
+    size_t len = strlen(name), i = 0;
+    while (i < m->n_headers && (m->headers[i].name_len != len || memcmp(m->headers[i].name, name, len) != 0)) i++;
+    m->headers = i < m->n_headers ? &m->headers[i] : NULL;
+    m->n_headers = i < m->n_headers ? 1 : 0;
+}
+
 /* Fill entries from one assigned partition, from *n on, up to cap. */
 static void fetch_partition(fake_consumer *f, fake_assigned *a, shape_message *msgs, shape_kafka_event *events,
                             size_t cap, size_t *n)
@@ -480,6 +490,7 @@ static void fetch_partition(fake_consumer *f, fake_assigned *a, shape_message *m
         fake_msg *fm = fp->log[a->next++];
         if (!fm) continue; /* a gap: the offset is passed without a message */
         msgs[*n] = fm->view;
+        if (f->base.only_header) only_header(&msgs[*n], f->base.only_header);
         events[*n] = (shape_kafka_event){SHAPE_KAFKA_EVENT_MESSAGE, SHAPE_KAFKA_ERROR_RETRIED, NULL, fm, entry_token(f)};
         (*n)++;
         f->fb->counts.delivered++;
