@@ -426,6 +426,40 @@ static void test_formula_arithmetic(void **state)
     close_opened(&o);
 }
 
+/* The formula shape run in line (A * B * (K0 - C / K1), a line's total
+ * after a percent discount), row by row against the same operations done
+ * here: an integer and a null operand in each place; with K1 = 0 (not that
+ * shape: the register form's division by zero) a null. */
+static void test_formula_fused(void **state)
+{
+    (void)state;
+    opened o = open_text(schema("", 1,
+        "\"a\":{\"name\":\"a\",\"type\":\"float\",\"generator\":{\"strategy\":\"distribution\",\"distribution\":\"uniform\",\"low\":1,\"high\":10}},"
+        "\"b\":{\"name\":\"b\",\"type\":\"integer\",\"nullable\":true,\"null_rate\":0.2,\"generator\":{\"strategy\":\"distribution\",\"distribution\":\"uniform\",\"low\":-3,\"high\":30}},"
+        "\"f0\":{\"name\":\"f0\",\"type\":\"float\",\"nullable\":true,\"generator\":{\"strategy\":\"formula\",\"expression\":\"a * tid * (1 - b / 100)\"}},"
+        "\"f1\":{\"name\":\"f1\",\"type\":\"float\",\"nullable\":true,\"generator\":{\"strategy\":\"formula\",\"expression\":\"b * a * (3.5 - tid / 8)\"}},"
+        "\"f2\":{\"name\":\"f2\",\"type\":\"float\",\"nullable\":true,\"generator\":{\"strategy\":\"formula\",\"expression\":\"a * tid * (1 - b / 0)\"}}",
+        2000));
+    uint64_t rows;
+    double *a = column(&o, "t", "a", &rows), *b = column(&o, "t", "b", &rows), *tid = column(&o, "t", "tid", &rows);
+    double *f0 = column(&o, "t", "f0", &rows), *f1 = column(&o, "t", "f1", &rows), *f2 = column(&o, "t", "f2", &rows);
+    int nulls = 0;
+    for (uint64_t i = 0; i < rows; i++) {
+        double x = a[i], y = b[i], k = tid[i];
+        if (__builtin_isnan(y)) {
+            assert_true(__builtin_isnan(f0[i]) && __builtin_isnan(f1[i]));
+            nulls++;
+        } else {
+            assert_true(f0[i] == x * k * (1 - y / 100));
+            assert_true(f1[i] == y * x * (3.5 - k / 8));
+        }
+        assert_true(__builtin_isnan(f2[i]));
+    }
+    assert_true(nulls > 0 && nulls < (int)rows);
+    free(a), free(b), free(tid), free(f0), free(f1), free(f2);
+    close_opened(&o);
+}
+
 static void test_foreign_keys(void **state)
 {
     (void)state;
@@ -750,6 +784,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_continuous_distributions),
         cmocka_unit_test(test_formula_arithmetic),
+        cmocka_unit_test(test_formula_fused),
         cmocka_unit_test(test_categorical_and_nulls),
         cmocka_unit_test(test_more_distributions),
         cmocka_unit_test(test_hierarchy),

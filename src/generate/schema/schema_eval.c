@@ -1142,14 +1142,48 @@ static void post_leaf(const sc_column *c, uint64_t r, shape_gen_value *v)
     if ((post & SC_POST_NULL) && shape_gen_chance(c->s_null, r, 0, c->null_rate)) set_null(v);
 }
 
+static int step_sequence(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err);
+static int step_label(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err);
+static int step_distribution(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err);
+static inline __attribute__((always_inline)) int step_fk_drawn_in(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci,
+                                                      shape_gen_value *out, shape_err *err);
+static int step_fk_drawn(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err);
+static inline __attribute__((always_inline)) int step_lookup_in(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci,
+                                                      shape_gen_value *out, shape_err *err);
+static int step_lookup(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err);
+static inline __attribute__((always_inline)) int step_formula_in(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci,
+                                                      shape_gen_value *out, shape_err *err);
+static int step_formula(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err);
+static int step_conditional(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out,
+                            shape_err *err);
+
+/* Column ci's step: the common ones called directly (sc_column.op, fixed
+ * at load, so the compiler inlines them into the loops), the rest through
+ * fn. */
+static inline __attribute__((always_inline)) int run_step(sc_ctx *ctx, sc_frame *f, const sc_table *t,
+                                                          const sc_column *c, int ci, shape_gen_value *v,
+                                                          shape_err *err)
+{
+    switch (c->op) {
+    case SC_OP_SEQ: return step_sequence(ctx, f, t, ci, v, err);
+    case SC_OP_LABEL: return step_label(ctx, f, t, ci, v, err);
+    case SC_OP_DIST: return step_distribution(ctx, f, t, ci, v, err);
+    case SC_OP_FK_DRAWN: return step_fk_drawn_in(ctx, f, t, ci, v, err);
+    case SC_OP_LOOKUP: return step_lookup_in(ctx, f, t, ci, v, err);
+    case SC_OP_FORMULA: return step_formula_in(ctx, f, t, ci, v, err);
+    case SC_OP_COND: return step_conditional(ctx, f, t, ci, v, err);
+    default: return c->fn(ctx, f, t, ci, v, err);
+    }
+}
+
 /* Column ci of the frame's row: its step, then what load left in `post`
  * (post_leaf is its first two steps for a leaf read without a frame: kept
  * apart, as folding them into one helper cost eval_one ~0.2 % by callgrind). */
-static inline int eval_one(sc_ctx *ctx, sc_frame *f, const sc_table *t, const sc_column *c, int ci, shape_err *err)
+static inline int eval_one(sc_ctx *ctx, sc_frame *f, const sc_table *t, const sc_column *c, int ci,
+                           shape_gen_value *v, shape_err *err)
 {
-    shape_gen_value *v = &f->row->values[ci];
     f->prow[ci] = UINT64_MAX;
-    int rc = c->fn(ctx, f, t, ci, v, err);
+    int rc = run_step(ctx, f, t, c, ci, v, err);
     unsigned post = c->post;
     if (post && rc == SHAPE_OK) {
         if ((post & SC_POST_CONVERT) && v->kind != c->conv_keep) convert(c, f->row, v);
@@ -1175,7 +1209,7 @@ static int eval_mask(sc_ctx *ctx, sc_frame *f, uint32_t mask, shape_err *err)
     while (todo) {
         int ci = __builtin_ctz(todo);
         todo &= todo - 1;
-        SHAPE_RETURN_NOT_OK(eval_one(ctx, f, t, &t->cols[ci], ci, err));
+        SHAPE_RETURN_NOT_OK(eval_one(ctx, f, t, &t->cols[ci], ci, &f->row->values[ci], err));
     }
     return SHAPE_OK;
 }
@@ -1184,7 +1218,8 @@ static int eval_mask(sc_ctx *ctx, sc_frame *f, uint32_t mask, shape_err *err)
 static int eval_all(sc_ctx *ctx, sc_frame *f, const sc_table *t, shape_err *err)
 {
     const sc_column *c = t->cols;
-    for (int ci = 0, n = (int)t->ncols; ci < n; ci++, c++) SHAPE_RETURN_NOT_OK(eval_one(ctx, f, t, c, ci, err));
+    shape_gen_value *v = f->row->values;
+    for (int ci = 0, n = (int)t->ncols; ci < n; ci++, c++, v++) SHAPE_RETURN_NOT_OK(eval_one(ctx, f, t, c, ci, v, err));
     return SHAPE_OK;
 }
 
@@ -1246,7 +1281,8 @@ static int step_foreign_key(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci,
 
 /* A foreign key drawn by allocation, zipf, pareto or uniformly (fk_step 1..4):
  * eval_fk's branch for it, chosen at load. */
-static int step_fk_drawn(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
+static inline __attribute__((always_inline)) int step_fk_drawn_in(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci,
+                                                      shape_gen_value *out, shape_err *err)
 {
     const sc_column *c = &t->cols[ci];
     uint64_t n = c->ref_rows, r = f->r, pr;
@@ -1272,7 +1308,13 @@ static int step_fk_drawn(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
     return read_other(ctx, c->ref_table, pr, c->ref_col, f->row, out, NULL, err);
 }
 
-static int step_lookup(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
+static int step_fk_drawn(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
+{
+    return step_fk_drawn_in(ctx, f, t, ci, out, err);
+}
+
+static inline __attribute__((always_inline)) int step_lookup_in(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci,
+                                                      shape_gen_value *out, shape_err *err)
 {
     const sc_column *c = &t->cols[ci];
     uint64_t pr;
@@ -1284,6 +1326,11 @@ static int step_lookup(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shap
     return read_other(ctx, c->src_table, pr, c->src_col, f->row, out, NULL, err);
 }
 
+static int step_lookup(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
+{
+    return step_lookup_in(ctx, f, t, ci, out, err);
+}
+
 /* A temporal column whose rules are all lower bounds from parents
  * (repair_const 2): it tells eval_mask, through ctx->rules_kept, whether
  * repair() can be skipped. */
@@ -1292,15 +1339,22 @@ static int step_temporal(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
     return eval_temporal(ctx, f, &t->cols[ci], out, &ctx->rules_kept, err);
 }
 
-static int step_formula(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
+static inline __attribute__((always_inline)) int step_formula_in(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci,
+                                                      shape_gen_value *out, shape_err *err)
 {
     (void)ctx, (void)err;
     const sc_column *c = &t->cols[ci];
     double y;
-    int null = c->expr.has_regs ? sc_expr_eval_regs(&c->expr, f->row->values, &y) : sc_expr_eval(&c->expr, f->row->values, &y);
+    int null = c->expr.fused       ? sc_expr_fused(&c->expr, f->row->values, &y)
+             : c->expr.has_regs ? sc_expr_eval_regs(&c->expr, f->row->values, &y) : sc_expr_eval(&c->expr, f->row->values, &y);
     if (null == 0 && !isnan(y)) set_float(out, y);
     else set_null(out);
     return SHAPE_OK;
+}
+
+static int step_formula(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out, shape_err *err)
+{
+    return step_formula_in(ctx, f, t, ci, out, err);
 }
 
 static int step_conditional(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape_gen_value *out,
@@ -1373,6 +1427,14 @@ void sc_plan_columns(sc_schema *s)
                     if (!c->repairs[k].cross_table || (c->repairs[k].op != 2 && c->repairs[k].op != 3)) lower_bounds = 0;
                 if (lower_bounds) c->fn = step_temporal, c->repair_const = 2;
             }
+            c->op = c->fn == step_sequence       ? SC_OP_SEQ
+                  : c->fn == step_label        ? SC_OP_LABEL
+                  : c->fn == step_distribution ? SC_OP_DIST
+                  : c->fn == step_fk_drawn     ? SC_OP_FK_DRAWN
+                  : c->fn == step_lookup       ? SC_OP_LOOKUP
+                  : c->fn == step_formula      ? SC_OP_FORMULA
+                  : c->fn == step_conditional  ? SC_OP_COND
+                                               : SC_OP_FN;
             c->post = (uint8_t)((noop ? 0 : SC_POST_CONVERT) | (c->null_rate > 0 ? SC_POST_NULL : 0) |
                                 (c->nrepairs ? SC_POST_REPAIR : 0) | (same_keeps ? SC_POST_SAME_KEEPS : 0));
             c->conv_keep = same_keeps ? c->kind : 0xff; /* the one test the loop makes */

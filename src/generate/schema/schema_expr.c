@@ -335,6 +335,28 @@ enum { X_ADD, X_SUB, X_MUL, X_DIV, X_ADDK, X_SUBK, X_MULK, X_DIVK, X_KSUB, X_KDI
  * `quantity * unit_price * (1 - discount_percent / 100)`: 4 operations
  * instead of the stack program's 5 fused and 2 pushes. Left out (has_regs 0)
  * when the registers would not fit. */
+/* A register form of the shape sc_expr_fused runs in line: `A * B * (K0 -
+ * C / K1)` as to_regs writes it (T = R0 * R1; U = R2 / K1; V = K0 - U;
+ * T * V, the temporaries above the three loaded columns), K1 not 0 (so
+ * X_DIVK's zero test is known at load). */
+static void fuse_shape(sc_expr *e)
+{
+    const sc_rins *p = e->rprog;
+    e->fused = 0;
+    if (e->nload != 3 || e->nrins != 4) return;
+    if (p[0].op != X_MUL || p[0].a != 0 || p[0].b != 1) return;
+    if (p[1].op != X_DIVK || p[1].a != 2) return;
+    if (p[2].op != X_KSUB || p[2].b != p[1].d) return;
+    if (p[3].op != X_MUL || p[3].a != p[0].d || p[3].b != p[2].d || e->result != p[3].d) return;
+    if (p[0].d < 3 || p[1].d < 3 || p[2].d < 3 || p[1].d == p[0].d || p[2].d == p[0].d) return;
+    double k1 = e->kval[p[1].b], k0 = e->kval[p[2].a];
+    if (!(k1 != 0)) return;
+    for (int k = 0; k < 3; k++) e->fcol[k] = e->load_col[k];
+    e->fk[0] = k0;
+    e->fk[1] = k1;
+    e->fused = 1;
+}
+
 static void to_regs(sc_expr *e)
 {
     int opnd[SC_FLAT_STACK]; /* each stack slot's value: a register, or -1 - its constant's index */
@@ -409,6 +431,7 @@ static void to_regs(sc_expr *e)
     e->nconst = nconst;
     e->result = opnd[0];
     e->has_regs = 1;
+    fuse_shape(e);
     return;
 fail:
     free(rp);
@@ -460,6 +483,7 @@ void sc_expr_free(sc_expr *e)
     e->rprog = NULL;
     e->nrins = 0;
     e->has_regs = 0;
+    e->fused = 0;
     free(e->prog);
     e->prog = NULL;
     e->nprog = 0;

@@ -129,6 +129,12 @@ typedef struct sc_expr {
      * columns load_col[], the rest the temporaries; constants are read from
      * kval[]; the result is R[result]. */
     int has_regs;
+    /* A common shape of the register form, run in line with no dispatch
+     * (sc_expr_fused): 1 is `A * B * (K0 - C / K1)` with K1 != 0 (a line's
+     * total after a percent discount); 0 none. */
+    int fused;
+    int fcol[3];
+    double fk[2];
     sc_rins *rprog;
     int nrins, nload, nconst, result;
     int load_col[SC_EXPR_REGS];
@@ -317,6 +323,7 @@ typedef struct sc_column {
     int (*fn)(struct sc_ctx *ctx, struct sc_frame *f, const struct sc_table *t, int ci, shape_gen_value *out,
               shape_err *err);
     uint8_t post;
+    uint8_t op; /* SC_OP_*: which step eval_all runs in line (SC_OP_FN: through fn) */
     uint8_t conv_keep; /* SC_POST_SAME_KEEPS: the declared kind, a value of which convert() keeps; else 0xff */
     uint8_t plain_seq;
     uint8_t fk_step; /* a foreign key's drawing, chosen at load: 0 generic, 1 allocation, 2 zipf, 3 pareto, 4 uniform */
@@ -332,6 +339,10 @@ typedef struct sc_column {
     uint8_t leaf; /* made from its row number alone (a distribution or a label, no other column, no rule, no
                      conversion to text): another row reads it through a value cache (sc_leaf_entry), not a frame */
 } sc_column;
+
+/* sc_column.op: the steps a whole row's loop (eval_all) calls directly
+ * (a switch the compiler inlines), not through fn. */
+enum { SC_OP_FN, SC_OP_SEQ, SC_OP_LABEL, SC_OP_DIST, SC_OP_FK_DRAWN, SC_OP_LOOKUP, SC_OP_FORMULA, SC_OP_COND };
 
 #define SC_POST_CONVERT 1u
 #define SC_POST_NULL 2u
@@ -389,6 +400,30 @@ int sc_expr_columns(const sc_expr *e, int *cols, int cap);
 /* Evaluate over a row's values; returns 0 and *out, or 1 when an input is
  * null (the result is null). */
 int sc_expr_eval(const sc_expr *e, const shape_gen_value *vals, double *out);
+/* The fused shape's result (e->fused 1): the register form's operations in
+ * its order, so the same double; 1 when an input is null. */
+static inline int sc_fused_num(const shape_gen_value *v, double *x)
+{
+    if (v->kind == SHAPE_GEN_FLOAT64) {
+        *x = v->v.f;
+        return 1;
+    }
+    if (v->kind == SHAPE_GEN_NULL) return 0;
+    *x = v->kind == SHAPE_GEN_BOOL ? (double)v->v.b : (double)v->v.i;
+    return 1;
+}
+static inline int sc_expr_fused(const sc_expr *e, const shape_gen_value *vals, double *out)
+{
+    double a, b, c;
+    if (!sc_fused_num(&vals[e->fcol[0]], &a) || !sc_fused_num(&vals[e->fcol[1]], &b) ||
+        !sc_fused_num(&vals[e->fcol[2]], &c))
+        return 1;
+    double t = a * b;
+    double u = c / e->fk[1];
+    *out = t * (e->fk[0] - u);
+    return 0;
+}
+
 /* sc_expr_eval of an expression with a register form (e->has_regs). */
 int sc_expr_eval_regs(const sc_expr *e, const shape_gen_value *vals, double *out);
 
