@@ -454,6 +454,17 @@ static int reserve_scratch(prof_column *c, int64_t n, shape_err *err)
  * slice, and 8 KB or more each). */
 enum { PROF_STACK_VALUES = 1024 };
 
+/* Where a slice of n rows gathers its finite values: local (the caller's
+ * PROF_STACK_VALUES) or the column's array, grown to n. */
+static int finite_values(prof_column *c, int64_t n, double *local, double **fin, shape_err *err)
+{
+    *fin = local;
+    if (n <= PROF_STACK_VALUES) return SHAPE_OK;
+    SHAPE_RETURN_NOT_OK(reserve_scratch(c, n, err));
+    *fin = c->scratch;
+    return SHAPE_OK;
+}
+
 /* The batch's finite values (fin[0..nf)): moments, then KLL in row order.
  * isum: an integer batch's exact sum (its mean from it, see moments.c), or
  * NULL for floats. */
@@ -471,12 +482,8 @@ static int update_int(prof_column *c, const struct ArrowArray *a, int64_t start,
 {
     const uint8_t *bits = a->null_count == 0 ? NULL : (const uint8_t *)a->buffers[0];
     int64_t base = a->offset + start, nulls = 0;
-    double local[PROF_STACK_VALUES];
-    double *fin = local;
-    if (n > PROF_STACK_VALUES) {
-        SHAPE_RETURN_NOT_OK(reserve_scratch(c, n, err));
-        fin = c->scratch;
-    }
+    double local[PROF_STACK_VALUES], *fin;
+    SHAPE_RETURN_NOT_OK(finite_values(c, n, local, &fin, err));
     size_t nf = 0;
     __int128 isum = 0; /* exact: |sum| < 2^63 * 2^64 for any batch */
     int64_t mn = c->imin, mx = c->imax;
@@ -537,12 +544,8 @@ static int update_float(prof_column *c, const struct ArrowArray *a, int64_t star
 {
     const uint8_t *bits = a->null_count == 0 ? NULL : (const uint8_t *)a->buffers[0];
     int64_t base = a->offset + start, nulls = 0, nan = 0, pinf = 0, ninf = 0;
-    double local[PROF_STACK_VALUES];
-    double *fin = local;
-    if (n > PROF_STACK_VALUES) {
-        SHAPE_RETURN_NOT_OK(reserve_scratch(c, n, err));
-        fin = c->scratch;
-    }
+    double local[PROF_STACK_VALUES], *fin;
+    SHAPE_RETURN_NOT_OK(finite_values(c, n, local, &fin, err));
     size_t nf = 0;
     double mn = c->dmin, mx = c->dmax;
     int have = c->has_range;

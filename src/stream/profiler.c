@@ -648,17 +648,22 @@ static int consume(shape_stream_profiler *p, shape_err *err)
     return rc;
 }
 
+/* How many batches the window task queues: WINDOW_QUEUE_ROWS rows of the
+ * stream's batch size, within WINDOW_QUEUE_MIN..MAX. */
+static int window_queue_depth(const shape_stream_profiler *p, size_t *depth, shape_err *err)
+{
+    int64_t batch = 65536;
+    if (p->cfg.options) SHAPE_RETURN_NOT_OK(shape_options_get_int64(p->cfg.options, "batch_size", batch, &batch, err));
+    int64_t d = WINDOW_QUEUE_ROWS / (batch > 0 ? batch : 1);
+    *depth = d < WINDOW_QUEUE_MIN ? WINDOW_QUEUE_MIN : d > WINDOW_QUEUE_MAX ? WINDOW_QUEUE_MAX : (size_t)d;
+    return SHAPE_OK;
+}
+
 int shape_stream_profiler_run(shape_stream_profiler *p, shape_err *err)
 {
     if (!p->worker && !p->win && !p->split) SHAPE_RETURN_NOT_OK(shape_profile_worker_new(p->profile, &p->worker, err));
     if (p->win && !p->wtask) {
-        int64_t batch = 65536;
-        if (p->cfg.options)
-            SHAPE_RETURN_NOT_OK(shape_options_get_int64(p->cfg.options, "batch_size", batch, &batch, err));
-        int64_t depth = WINDOW_QUEUE_ROWS / (batch > 0 ? batch : 1);
-        if (depth < WINDOW_QUEUE_MIN) depth = WINDOW_QUEUE_MIN;
-        if (depth > WINDOW_QUEUE_MAX) depth = WINDOW_QUEUE_MAX;
-        p->wdepth = (size_t)depth;
+        SHAPE_RETURN_NOT_OK(window_queue_depth(p, &p->wdepth, err));
         SHAPE_RETURN_NOT_OK(shape_task_new_queue(&p->wtask, p->wdepth, err));
     }
     if (p->split && !p->win && !p->stask) SHAPE_RETURN_NOT_OK(shape_task_new(&p->stask, err));

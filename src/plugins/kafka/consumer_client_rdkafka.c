@@ -42,6 +42,7 @@
 #include "kafka_metadata.h"
 #include "kafka_plugin.h"
 #include "record_headers.h"
+#include "shape/bytes.h"
 
 #define METADATA_TIMEOUT_MS 10000
 
@@ -308,7 +309,7 @@ static int public_headers(rd_kafka_message_t *m, const char *only, size_t only_l
     size_t size, n = 0;
     for (size_t i = 0; i < count && rd_kafka_header_get_all(hdrs, i, &name, &value, &size) == RD_KAFKA_RESP_ERR_NO_ERROR; i++) {
         size_t len = strlen(name);
-        if (only && (len != only_len || memcmp(name, only, len) != 0)) continue;
+        if (only && (len != only_len || !shape_bytes_equal(name, only, len))) continue;
         views->v[views->n + n++] = (shape_header){name, len, value, size};
         if (only) break;
     }

@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "fake_broker.h"
+#include "shape/bytes.h"
 
 typedef struct fake_msg {
     shape_message view; /* partition, offset and pointers into this allocation's copies */
@@ -475,7 +476,7 @@ static void *entry_token(fake_consumer *f)
 static void only_header(shape_message *m, const char *name)
 {
     size_t len = strlen(name), i = 0;
-    while (i < m->n_headers && (m->headers[i].name_len != len || memcmp(m->headers[i].name, name, len) != 0)) i++;
+    while (i < m->n_headers && (m->headers[i].name_len != len || !shape_bytes_equal(m->headers[i].name, name, len))) i++;
     m->headers = i < m->n_headers ? &m->headers[i] : NULL;
     m->n_headers = i < m->n_headers ? 1 : 0;
 }
