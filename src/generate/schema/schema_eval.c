@@ -644,9 +644,24 @@ static void eval_native(const sc_column *c, sc_frame *f, shape_gen_value *out)
     set_text(out, start, (size_t)(p - start));
 }
 
-/* A computed total over the children of row r (see sc_column.child_same). */
-static __attribute__((noinline)) int eval_computed(sc_ctx *ctx, const sc_table *t, const sc_column *c, uint64_t r,
-                                                   shape_gen_value *out, shape_err *err)
+/* The float total eval_computed makes from the sum `fsum`, then the
+ * conversion eval_one would apply (post_leaf's first step): monotone in
+ * fsum, as rounding is. */
+static double sum_total(const sc_column *c, double fsum)
+{
+    shape_gen_value v;
+    set_float(&v, shape_gen_round_scale(fsum, 2));
+    if ((c->post & SC_POST_CONVERT) && v.kind != c->conv_keep) convert(c, NULL, &v);
+    return v.v.f;
+}
+
+/* A computed total over the children of row r (see sc_column.child_same).
+ * With `held` (a sum_bound rule, see sc_repair): stops at the first child
+ * whose partial total keeps "x < total" (op 0) or "x <= total" (op 1) and
+ * sets *held; else *held stays 0 and `out` is the whole total. */
+static inline __attribute__((always_inline)) int eval_computed_to(sc_ctx *ctx, const sc_table *t, const sc_column *c,
+                                                                  uint64_t r, shape_gen_value *out, int *held, int op,
+                                                                  double bound, shape_err *err)
 {
     const sc_schema *s = ctx->s;
     char sbuf[SHAPE_GEN_SCRATCH_BYTES];
@@ -750,15 +765,56 @@ static __attribute__((noinline)) int eval_computed(sc_ctx *ctx, const sc_table *
         fsum += x;
         isum += xi;
         seen++;
+        if (held) {
+            double tot = sum_total(c, fsum);
+            if (op == 0 ? bound < tot : bound <= tot) {
+                *held = 1;
+                break;
+            }
+        }
     }
     cf->valid = 0;
     ctx->depth--;
     if (rc != SHAPE_OK) return rc;
 total:
+    if (held && *held) return SHAPE_OK;
     if (c->rule == SC_AVG) set_float(out, seen ? shape_gen_round_scale(fsum / (double)seen, 2) : 0.0);
     else if (isint) set_int(out, SHAPE_GEN_INT64, c->rule == SC_SUM ? isum : c->rule == SC_MIN ? imin : imax);
     else set_float(out, shape_gen_round_scale(c->rule == SC_SUM ? fsum : c->rule == SC_MIN ? fmin : fmax, 2));
     return SHAPE_OK;
+}
+
+/* The two uses get a copy each: the plain total none of the bound's tests. */
+static __attribute__((noinline)) int eval_computed(sc_ctx *ctx, const sc_table *t, const sc_column *c, uint64_t r,
+                                                   shape_gen_value *out, shape_err *err)
+{
+    return eval_computed_to(ctx, t, c, r, out, NULL, 0, 0, err);
+}
+
+/* Rule rp (sum_bound) for the value x against the total of parent row pr:
+ * *held when a part of the children already keeps it; else `out` is the
+ * total as read_other_slow would read it (its step in a frame of its own at
+ * the next depth, then conversion and null draw: the total has no rules). */
+static __attribute__((noinline)) int total_keeps(sc_ctx *ctx, const sc_repair *rp, uint64_t pr, double x,
+                                                 shape_gen_value *out, int *held, shape_err *err)
+{
+    const sc_table *pt = &ctx->s->tables[rp->right_table];
+    const sc_column *tc = &pt->cols[rp->right_col];
+    ctx->seed_col1 = 0;
+    *held = 0;
+    set_null(out);
+    if (pr >= pt->rows[ctx->s->preset]) return SHAPE_OK;
+    if (ctx->depth + 1 >= SC_MAX_DEPTH)
+        return shape_err_set(err, SHAPE_EINVAL, "table '%s', column '%s': rows read each other more than %d deep",
+                             pt->name, tc->name, SC_MAX_DEPTH);
+    sc_frame *pf = &ctx->frames[++ctx->depth]; /* the parent's place on the stack, holding nothing */
+    pf->table = rp->right_table;
+    pf->r = pr;
+    pf->valid = 0;
+    int rc = eval_computed_to(ctx, pt, tc, pr, out, held, rp->op, x, err);
+    ctx->depth--;
+    if (rc == SHAPE_OK && !*held) post_leaf(tc, pr, out);
+    return rc;
 }
 
 /* A temporal column. A rule "this >= (or >) the parent's instant" is kept by
@@ -1085,9 +1141,15 @@ static int repair(sc_ctx *ctx, sc_frame *f, const sc_column *c, int ci, shape_er
         if (rp->cross_table) {
             uint64_t pr = f->prow[rp->via];
             if (pr == UINT64_MAX) continue;
-            shape_gen_row tmp;
-            tmp.scratch_used = 0;
-            SHAPE_RETURN_NOT_OK(read_other(ctx, rp->right_table, pr, rp->right_col, &tmp, &rv, NULL, err));
+            if (rp->sum_bound && v->kind != SHAPE_GEN_TIMESTAMP_NS) {
+                int held;
+                SHAPE_RETURN_NOT_OK(total_keeps(ctx, rp, pr, as_double(v), &rv, &held, err));
+                if (held) continue;
+            } else {
+                shape_gen_row tmp;
+                tmp.scratch_used = 0;
+                SHAPE_RETURN_NOT_OK(read_other(ctx, rp->right_table, pr, rp->right_col, &tmp, &rv, NULL, err));
+            }
         } else if (rp->right_col >= 0)
             rv = f->row->values[rp->right_col];
         else
@@ -1451,4 +1513,24 @@ void sc_plan_columns(sc_schema *s)
                       !(c->kind == SHAPE_GEN_STRING && (c->post & SC_POST_CONVERT));
         }
     }
+    for (size_t ti = 0; ti < s->ntables; ti++) /* last, as it reads the totals' post */
+        for (size_t ci = 0; ci < s->tables[ti].ncols; ci++) {
+            sc_column *c = &s->tables[ti].cols[ci];
+            for (int k = 0; k < c->nrepairs; k++) {
+                sc_repair *rp = &c->repairs[k];
+                rp->sum_bound = 0;
+                if (!rp->cross_table || rp->op > 1 || rp->right_col < 0) continue;
+                const sc_column *tc = &s->tables[rp->right_table].cols[rp->right_col];
+                if (tc->strategy != SC_COMPUTED || tc->rule != SC_SUM || tc->natural == SHAPE_GEN_INT64 ||
+                    tc->kind != SHAPE_GEN_FLOAT64 || tc->nrepairs)
+                    continue;
+                const sc_column *cc = &s->tables[tc->child_table].cols[tc->child_col];
+                if (cc->nrepairs == 0 || (cc->kind != SHAPE_GEN_FLOAT64 && cc->kind != SHAPE_GEN_INT64)) continue;
+                /* its last rule leaves a number > K >= 0 (sc_constraint_fix makes one when it is broken; a NaN
+                 * breaks it) */
+                const sc_repair *last = &cc->repairs[cc->nrepairs - 1];
+                rp->sum_bound = last->constraint && !last->cross_table && last->right_col < 0 && last->op == 2 &&
+                                last->right_num >= 0;
+            }
+        }
 }

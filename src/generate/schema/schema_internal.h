@@ -171,6 +171,13 @@ typedef struct sc_repair {
     double right_num;
     shape_gen_stream s; /* (seed, table, column, "fix:<name>") */
     int constraint;     /* a `constraint` rule: kept by sc_constraint_fix (op 4: ==) */
+    /* "this < / <= parent.total", the total a float sum of children that are
+     * never negative (their last rule a constraint "> K", K >= 0) and kept
+     * as made (no rule of its own): the children's partial sums only grow,
+     * so the rule is known to hold once a partial sum, rounded as the total
+     * would be, keeps it, and the remaining children need not be made
+     * (sc_plan_columns; repair() asks total_keeps) */
+    int sum_bound;
 } sc_repair;
 
 struct sc_ctx;
