@@ -1248,7 +1248,14 @@ static inline int eval_one(sc_ctx *ctx, sc_frame *f, const sc_table *t, const sc
     int rc = run_step(ctx, f, t, c, ci, v, err);
     unsigned post = c->post;
     if (post && rc == SHAPE_OK) {
-        if ((post & SC_POST_CONVERT) && v->kind != c->conv_keep) convert(c, f->row, v);
+        if ((post & SC_POST_CONVERT) && v->kind != c->conv_keep) {
+            /* convert()'s rounding of a float to the column's scale, in line (a line's total) */
+            if (v->kind == SHAPE_GEN_FLOAT64 && c->kind == SHAPE_GEN_FLOAT64) {
+                if (c->scale >= 0 && isfinite(v->v.f) && sc_fabs(v->v.f) < 1e15)
+                    v->v.f = shape_gen_round_scale(v->v.f, c->scale);
+            } else
+                convert(c, f->row, v);
+        }
         if ((post & SC_POST_NULL) && shape_gen_chance(c->s_null, f->r, 0, c->null_rate)) set_null(v);
         if ((post & SC_POST_REPAIR) &&
             !(c->repair_const == 1 ? repairs_hold(c, v) : c->repair_const == 2 && ctx->rules_kept))
