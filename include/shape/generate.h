@@ -119,8 +119,20 @@ double shape_gen_expm1(double x); /* e^x - 1, accurate for small x           */
 double shape_gen_sqrt(double x);  /* x >= 0                                  */
 double shape_gen_pow(double x, double y); /* x > 0 only                      */
 /* Round to `scale` decimals, half away from zero (|x| < 2^53 / 10^scale,
- * scale <= 9); the result is the double nearest to the decimal. */
-double shape_gen_round_scale(double x, int scale);
+ * scale <= 9); the result is the double nearest to the decimal. In line:
+ * the schema engine rounds every decimal it makes (a call each cost more
+ * than the rounding). */
+static inline double shape_gen_round_scale(double x, int scale)
+{
+    static const double pow10[10] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
+    if (scale < 0) scale = 0;
+    if (scale > 9) scale = 9;
+    double p = pow10[scale];
+    double v = x * p;
+    if (!(v < 9007199254740992.0 && v > -9007199254740992.0)) return x;
+    int64_t n = (int64_t)(v < 0 ? v - 0.5 : v + 0.5);
+    return (double)n / p;
+}
 /* x rounded to cents as an integer number of cents (half away from zero). */
 int64_t shape_gen_cents(double x);
 

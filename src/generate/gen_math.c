@@ -164,19 +164,6 @@ double shape_gen_pow(double x, double y)
     return shape_gen_exp(y * shape_gen_log(x));
 }
 
-static const double POW10[10] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9};
-
-double shape_gen_round_scale(double x, int scale)
-{
-    if (scale < 0) scale = 0;
-    if (scale > 9) scale = 9;
-    double p = POW10[scale];
-    double v = x * p;
-    if (!(v < 9007199254740992.0 && v > -9007199254740992.0)) return x;
-    int64_t n = (int64_t)(v < 0 ? v - 0.5 : v + 0.5);
-    return (double)n / p;
-}
-
 int64_t shape_gen_cents(double x)
 {
     double v = x * 100.0;
