@@ -322,6 +322,40 @@ static void test_total_over_children_reading_their_parent(void **state)
     close_opened(&o);
 }
 
+/* A total whose children read a number their parent made before the total
+ * (a leaf column, found in the parent's frame instead of drawn again, see
+ * read_leaf): the total equals the sum over the streamed children, which
+ * read it through the value cache or a draw of their own. */
+static void test_total_over_children_reading_a_parent_number(void **state)
+{
+    (void)state;
+    opened o = open_text(schema(
+        "\"w\":{\"name\":\"w\",\"type\":\"float\",\"nullable\":true,\"null_rate\":0.3,\"generator\":{\"strategy\":\"distribution\",\"distribution\":\"uniform\",\"low\":1,\"high\":5}},"
+        "\"s\":{\"name\":\"s\",\"type\":\"float\",\"generator\":{\"strategy\":\"computed\",\"rule\":\"sum_children\",\"child_table\":\"t\",\"child_column\":\"amt\"}}",
+        200,
+        "\"pid\":{\"name\":\"pid\",\"type\":\"integer\",\"generator\":{\"strategy\":\"foreign_key\",\"ref\":\"p.id\"}},"
+        "\"pw\":{\"name\":\"pw\",\"type\":\"float\",\"nullable\":true,\"generator\":{\"strategy\":\"lookup\",\"source_table\":\"p\",\"source_column\":\"w\",\"via\":\"pid\"}},"
+        "\"base\":{\"name\":\"base\",\"type\":\"float\",\"scale\":2,\"generator\":{\"strategy\":\"distribution\",\"distribution\":\"uniform\",\"low\":1,\"high\":10}},"
+        "\"amt\":{\"name\":\"amt\",\"type\":\"float\",\"scale\":2,\"nullable\":true,\"generator\":{\"strategy\":\"formula\",\"expression\":\"base * pw\"}}",
+        3000));
+    uint64_t n, np;
+    double *pid = column(&o, "t", "pid", &n), *pw = column(&o, "t", "pw", &n), *amt = column(&o, "t", "amt", &n);
+    double *w = column(&o, "p", "w", &np), *sum = column(&o, "p", "s", &np);
+    double *tot = calloc(np, sizeof *tot);
+    uint64_t nulls = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        int k = (int)pid[i] - 10;
+        assert_true(k >= 0 && (uint64_t)k < np);
+        assert_memory_equal(&pw[i], &w[k], sizeof pw[i]); /* NaN (null) included */
+        if (amt[i] == amt[i]) tot[k] += amt[i];
+        else nulls++;
+    }
+    assert_true(nulls > n / 10 && nulls < n / 2);
+    for (uint64_t k = 0; k < np; k++) assert_true(__builtin_fabs(sum[k] - tot[k]) < 0.011);
+    free(pid), free(pw), free(amt), free(w), free(sum), free(tot);
+    close_opened(&o);
+}
+
 /* Three tables: parents p with s = the sum of their children t.x, and r,
  * whose y is kept <= its parent's s (rule `cap`, when asked), t.x kept > k. */
 static const char *capped(const char *k, int cap)
@@ -851,6 +885,7 @@ int main(void)
         cmocka_unit_test(test_conditional_table_and_composite),
         cmocka_unit_test(test_fan_out_and_sample),
         cmocka_unit_test(test_scd2),
+        cmocka_unit_test(test_total_over_children_reading_a_parent_number),
         cmocka_unit_test(test_cap_by_partial_total),
         cmocka_unit_test(test_refusals),
     };

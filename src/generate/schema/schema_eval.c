@@ -200,6 +200,17 @@ static __attribute__((noinline)) int read_leaf(sc_ctx *ctx, int t, uint64_t r, i
         own_text(into, out); /* as read_other_slow does (the same use of the row's scratch) */
         return SHAPE_OK;
     }
+    /* a row up the stack that made it already (an order's promotion, read by
+     * the lines of its total): the same value; not a text, which may live
+     * in that frame's scratch */
+    for (int d = ctx->depth; d >= 0; d--) {
+        const sc_frame *a = &ctx->frames[d];
+        if (a->table == t && a->r == r && (a->valid & (1u << c)) && a->row->values[c].kind != SHAPE_GEN_STRING) {
+            *out = a->row->values[c];
+            if (e) e->r1 = r + 1, e->v = *out;
+            return SHAPE_OK;
+        }
+    }
     uint64_t fprow[SHAPE_GEN_MAX_COLUMNS]; /* a foreign key's step writes its parent row there */
     sc_frame f = {.row = into, .prow = fprow, .table = t, .r = r, .valid = 0};
     int rc = col->fn(ctx, &f, tab, c, out, err);
