@@ -281,6 +281,11 @@ static void test_seasonal_weekdays(void **state)
     close_opened(&o);
 }
 
+/* The parent's total of its children's `amt`, and the children's key to the parent. */
+#define TOTAL_OF_AMT \
+    "\"s\":{\"name\":\"s\",\"type\":\"float\",\"generator\":{\"strategy\":\"computed\",\"rule\":\"sum_children\",\"child_table\":\"t\",\"child_column\":\"amt\"}}"
+#define PID_TO_P "\"pid\":{\"name\":\"pid\",\"type\":\"integer\",\"generator\":{\"strategy\":\"foreign_key\",\"ref\":\"p.id\"}},"
+
 /* A total whose children read their parent: the child columns that are a
  * function of the parent's key only (a string lookup into the parent, a
  * conditional on it) hold the same value in every child of one parent and
@@ -292,9 +297,9 @@ static void test_total_over_children_reading_their_parent(void **state)
     (void)state;
     opened o = open_text(schema(
         "\"tier\":{\"name\":\"tier\",\"type\":\"string\",\"generator\":{\"strategy\":\"weighted_enum\",\"values\":{\"gold\":0.5,\"basic\":0.5}}},"
-        "\"s\":{\"name\":\"s\",\"type\":\"float\",\"generator\":{\"strategy\":\"computed\",\"rule\":\"sum_children\",\"child_table\":\"t\",\"child_column\":\"amt\"}}",
+        TOTAL_OF_AMT,
         200,
-        "\"pid\":{\"name\":\"pid\",\"type\":\"integer\",\"generator\":{\"strategy\":\"foreign_key\",\"ref\":\"p.id\"}},"
+        PID_TO_P
         "\"ptier\":{\"name\":\"ptier\",\"type\":\"string\",\"generator\":{\"strategy\":\"lookup\",\"source_table\":\"p\",\"source_column\":\"tier\",\"via\":\"pid\"}},"
         "\"gold\":{\"name\":\"gold\",\"type\":\"float\",\"generator\":{\"strategy\":\"conditional\",\"condition\":\"ptier == 'gold'\","
         "\"true_generator\":{\"fixed\":1.0},\"false_generator\":{\"fixed\":0.0}}},"
@@ -331,9 +336,9 @@ static void test_total_over_children_reading_a_parent_number(void **state)
     (void)state;
     opened o = open_text(schema(
         "\"w\":{\"name\":\"w\",\"type\":\"float\",\"nullable\":true,\"null_rate\":0.3,\"generator\":{\"strategy\":\"distribution\",\"distribution\":\"uniform\",\"low\":1,\"high\":5}},"
-        "\"s\":{\"name\":\"s\",\"type\":\"float\",\"generator\":{\"strategy\":\"computed\",\"rule\":\"sum_children\",\"child_table\":\"t\",\"child_column\":\"amt\"}}",
+        TOTAL_OF_AMT,
         200,
-        "\"pid\":{\"name\":\"pid\",\"type\":\"integer\",\"generator\":{\"strategy\":\"foreign_key\",\"ref\":\"p.id\"}},"
+        PID_TO_P
         "\"pw\":{\"name\":\"pw\",\"type\":\"float\",\"nullable\":true,\"generator\":{\"strategy\":\"lookup\",\"source_table\":\"p\",\"source_column\":\"w\",\"via\":\"pid\"}},"
         "\"base\":{\"name\":\"base\",\"type\":\"float\",\"scale\":2,\"generator\":{\"strategy\":\"distribution\",\"distribution\":\"uniform\",\"low\":1,\"high\":10}},"
         "\"amt\":{\"name\":\"amt\",\"type\":\"float\",\"scale\":2,\"nullable\":true,\"generator\":{\"strategy\":\"formula\",\"expression\":\"base * pw\"}}",
