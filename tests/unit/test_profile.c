@@ -801,6 +801,33 @@ static void test_schema_changes(void **state)
     manual_add(&m, "x", "l", 2, 0, 0, 2, NULL, vals, NULL, NULL);
     manual_add(&m, "x", "l", 2, 0, 0, 2, NULL, vals, NULL, NULL);
     assert_int_equal(shape_profile_update(p, &m.schema, &m.array, &err), SHAPE_EINVAL);
+    /* a batch whose first columns are the profile's own, in place (matched
+     * without the pairwise check), and then one of them again */
+    shape_profile *q = tp_new_profile("q");
+    manual_init(&m, 2, 0);
+    manual_add(&m, "x", "l", 2, 0, 0, 2, NULL, vals, NULL, NULL);
+    manual_add(&m, "y", "l", 2, 0, 0, 2, NULL, vals, NULL, NULL);
+    assert_int_equal(shape_profile_update(q, &m.schema, &m.array, &err), SHAPE_OK);
+    manual_add(&m, "x", "l", 2, 0, 0, 2, NULL, vals, NULL, NULL); /* x, y, x: past the profile's columns */
+    shape_err_clear(&err);
+    assert_int_equal(shape_profile_update(q, &m.schema, &m.array, &err), SHAPE_EINVAL);
+    assert_non_null(strstr(err.message, "two columns named 'x'"));
+    manual_init(&m, 2, 0); /* x, x: the second is not the profile's column 1 */
+    manual_add(&m, "x", "l", 2, 0, 0, 2, NULL, vals, NULL, NULL);
+    manual_add(&m, "x", "l", 2, 0, 0, 2, NULL, vals, NULL, NULL);
+    shape_err_clear(&err);
+    assert_int_equal(shape_profile_update(q, &m.schema, &m.array, &err), SHAPE_EINVAL);
+    assert_non_null(strstr(err.message, "two columns named 'x'"));
+    assert_int_equal(shape_profile_rows(q), 2);
+    manual_init(&m, 2, 0); /* x alone, in place: y counts the rows as nulls */
+    manual_add(&m, "x", "l", 2, 0, 0, 2, NULL, vals, NULL, NULL);
+    assert_int_equal(shape_profile_update(q, &m.schema, &m.array, &err), SHAPE_OK);
+    t = tp_table_json(q);
+    assert_int_equal(tp_int(tp_column(t, "x"), "null_count"), 0);
+    assert_int_equal(tp_int(tp_column(t, "y"), "null_count"), 2);
+    assert_int_equal(tp_int(tp_column(t, "y"), "count"), 4);
+    json_decref(t);
+    shape_profile_free(q);
     /* a dictionary-encoded column is "other" (its format names only the index type) */
     static const struct ArrowSchema dict_values = {.format = "u", .name = ""};
     static const uint8_t valid2[] = {0x01};
