@@ -705,12 +705,15 @@ static int update_text(prof_column *c, const struct ArrowArray *a, int64_t start
         }
         text_key k = text_key_of(p, len);
         int below = bmin ? key_cmp(k, kmin) : -1, above = bmax ? key_cmp(k, kmax) : 1;
-        if (below < 0 || (below == 0 && cmp_bytes(p, len, bmin, bmin_len) < 0)) {
+        /* keys that tie on texts of one length up to 16 bytes are the same
+         * text: no byte compare (a column of one value, as a split table's
+         * _shape_table, ties with both ends in every row) */
+        if (below < 0 || (below == 0 && (len > 16 || len != bmin_len) && cmp_bytes(p, len, bmin, bmin_len) < 0)) {
             bmin = p;
             bmin_len = len;
             kmin = k;
         }
-        if (above > 0 || (above == 0 && cmp_bytes(p, len, bmax, bmax_len) > 0)) {
+        if (above > 0 || (above == 0 && (len > 16 || len != bmax_len) && cmp_bytes(p, len, bmax, bmax_len) > 0)) {
             bmax = p;
             bmax_len = len;
             kmax = k;
