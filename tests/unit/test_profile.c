@@ -651,6 +651,53 @@ static void test_text_min_max_order(void **state)
     shape_profile_free(p);
 }
 
+/* Values whose 16-byte keys tie with the running min or max: the same
+ * length up to 16 bytes is the same text (no byte compare), but a longer
+ * text or another length still needs the bytes. One batch each, in order. */
+static void test_text_min_max_ties(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *v[3];
+        size_t len[3];
+        const char *min, *max;
+        size_t min_len, max_len;
+    } cases[] = {
+        /* 17 bytes, equal keys: only the last byte orders them */
+        {{"aaaaaaaaaaaaaaaaZ", "aaaaaaaaaaaaaaaaA", "aaaaaaaaaaaaaaaaM"}, {17, 17, 17},
+         "aaaaaaaaaaaaaaaaA", "aaaaaaaaaaaaaaaaZ", 17, 17},
+        /* a NUL (the keys' zero pad) against the shorter text: equal keys, other lengths */
+        {{"ab\0", "ab", "ab\0"}, {3, 2, 3}, "ab", "ab\0", 2, 3},
+        {{"ab", "ab\0", "ab"}, {2, 3, 2}, "ab", "ab\0", 2, 3},
+        /* one value throughout */
+        {{"customer", "customer", "customer"}, {8, 8, 8}, "customer", "customer", 8, 8},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        int32_t offsets[4] = {0};
+        uint8_t data[64];
+        for (int r = 0; r < 3; r++) {
+            memcpy(data + offsets[r], cases[k].v[r], cases[k].len[r]);
+            offsets[r + 1] = offsets[r] + (int32_t)cases[k].len[r];
+        }
+        manual m;
+        manual_init(&m, 3, 0);
+        manual_add(&m, "s", "u", 3, 0, 0, 3, NULL, offsets, data, NULL);
+        shape_profile *p = tp_new_profile("t");
+        shape_err err;
+        shape_err_clear(&err);
+        if (shape_profile_update(p, &m.schema, &m.array, &err) != SHAPE_OK) fail_msg("%s", err.message);
+        json_t *t = tp_table_json(p);
+        json_t *c = tp_column(t, "s");
+        json_t *jmin = json_object_get(c, "min"), *jmax = json_object_get(c, "max");
+        assert_int_equal(json_string_length(jmin), cases[k].min_len);
+        assert_memory_equal(json_string_value(jmin), cases[k].min, cases[k].min_len);
+        assert_int_equal(json_string_length(jmax), cases[k].max_len);
+        assert_memory_equal(json_string_value(jmax), cases[k].max, cases[k].max_len);
+        json_decref(t);
+        shape_profile_free(p);
+    }
+}
+
 /* white-box hook (src/profile/profile_internal.h): text columns without
  * their memo of recent values */
 extern int shape_profile_memo_off_;
@@ -1066,6 +1113,7 @@ int main(void)
         cmocka_unit_test(test_temporal_columns),
         cmocka_unit_test(test_other_layouts),
         cmocka_unit_test(test_text_min_max_order),
+        cmocka_unit_test(test_text_min_max_ties),
         cmocka_unit_test(test_text_memo_same_profile),
         cmocka_unit_test(test_schema_changes),
         cmocka_unit_test(test_batching_invariance),
