@@ -490,6 +490,16 @@ static void manual_add(manual *m, const char *name, const char *format, int64_t 
     m->array.n_children = m->n;
 }
 
+/* A new profile "t" of the batch m (the update must succeed). */
+static shape_profile *profile_of(manual *m)
+{
+    shape_profile *p = tp_new_profile("t");
+    shape_err err;
+    shape_err_clear(&err);
+    if (shape_profile_update(p, &m->schema, &m->array, &err) != SHAPE_OK) fail_msg("%s", err.message);
+    return p;
+}
+
 static void test_other_layouts(void **state)
 {
     (void)state;
@@ -535,10 +545,7 @@ static void test_other_layouts(void **state)
     manual_add(&m, "d64", "tdm", 8, 0, 0, 2, NULL, d64, NULL, NULL);
     manual_add(&m, "large", "U", 8, 0, 0, 3, NULL, loff, ldata, NULL);
     manual_add(&m, "view", "vu", 8, 0, 0, 4, NULL, views, far, view_sizes);
-    shape_profile *p = tp_new_profile("t");
-    shape_err err;
-    shape_err_clear(&err);
-    if (shape_profile_update(p, &m.schema, &m.array, &err) != SHAPE_OK) fail_msg("%s", err.message);
+    shape_profile *p = profile_of(&m);
     json_t *t = tp_table_json(p);
     /* i32: child rows 1+1 .. 1+6 → values i32[2..7] = 2,3,40,50,60,70 with validity bits 2..7:
      * bit 5 null → value 50 is null */
@@ -682,10 +689,7 @@ static void test_text_min_max_ties(void **state)
         manual m;
         manual_init(&m, 3, 0);
         manual_add(&m, "s", "u", 3, 0, 0, 3, NULL, offsets, data, NULL);
-        shape_profile *p = tp_new_profile("t");
-        shape_err err;
-        shape_err_clear(&err);
-        if (shape_profile_update(p, &m.schema, &m.array, &err) != SHAPE_OK) fail_msg("%s", err.message);
+        shape_profile *p = profile_of(&m);
         json_t *t = tp_table_json(p);
         json_t *c = tp_column(t, "s");
         json_t *jmin = json_object_get(c, "min"), *jmax = json_object_get(c, "max");
