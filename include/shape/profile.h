@@ -454,6 +454,13 @@ int shape_profile_table_json(const shape_profile *p, struct json_t **out, shape_
 int shape_profile_document_json(const shape_profile *const *tables, size_t n, struct json_t **out,
                                 shape_err *err);
 
+/* The same document without the columns that hold no value (null in every
+ * row: count == null_count): what one table of a split shows, its profile
+ * holding every column of the batches the tables share. Cheaper than
+ * removing them from the whole document: they are never built. */
+int shape_profile_document_json_valued(const shape_profile *const *tables, size_t n, struct json_t **out,
+                                       shape_err *err);
+
 /* The document as text: indent 2, trailing newline, ASCII (non-ASCII
  * escaped), floats in their shortest round-trip form (2500.5, 1e-05, 1.0).
  * *out malloc'd and NUL-terminated, *len without the NUL. */

@@ -233,9 +233,13 @@ int prof_column_new(const char *name, const char *format, const char *arrow_type
     prof_classify(format, &c->kind, &c->reader, &c->decimal_scale);
     int rc = (c->name && c->format && c->arrow_type) ? SHAPE_OK : SHAPE_ENOMEM;
     if (rc == SHAPE_OK && c->kind != PROF_BOOL && c->kind != PROF_OTHER) {
-        c->hll = malloc(sizeof *c->hll);
+        /* zeroed = empty (shape_hll_init): calloc skips the 16 KB memset for
+         * memory fresh from the system, whose pages then stay untouched
+         * until a value lands in a register, so a column that never has one
+         * (most of a split table's: every table sees all the batch's
+         * columns) costs neither the memset nor resident memory */
+        c->hll = calloc(1, sizeof *c->hll);
         if (!c->hll) rc = SHAPE_ENOMEM;
-        else shape_hll_init(c->hll);
         shape_ss_kind sk = c->kind == PROF_INT ? SHAPE_SS_INT
                            : c->kind == PROF_FLOAT ? SHAPE_SS_DOUBLE
                            : c->kind == PROF_TEXT ? SHAPE_SS_TEXT
@@ -701,12 +705,15 @@ static int update_text(prof_column *c, const struct ArrowArray *a, int64_t start
         }
         text_key k = text_key_of(p, len);
         int below = bmin ? key_cmp(k, kmin) : -1, above = bmax ? key_cmp(k, kmax) : 1;
-        if (below < 0 || (below == 0 && cmp_bytes(p, len, bmin, bmin_len) < 0)) {
+        /* keys that tie on texts of one length up to 16 bytes are the same
+         * text: no byte compare (a column of one value, as a split table's
+         * _shape_table, ties with both ends in every row) */
+        if (below < 0 || (below == 0 && (len > 16 || len != bmin_len) && cmp_bytes(p, len, bmin, bmin_len) < 0)) {
             bmin = p;
             bmin_len = len;
             kmin = k;
         }
-        if (above > 0 || (above == 0 && cmp_bytes(p, len, bmax, bmax_len) > 0)) {
+        if (above > 0 || (above == 0 && (len > 16 || len != bmax_len) && cmp_bytes(p, len, bmax, bmax_len) > 0)) {
             bmax = p;
             bmax_len = len;
             kmax = k;

@@ -345,7 +345,8 @@ static json_t *column_doc(const prof_column *c, int64_t top_n, shape_err *err, i
     return d;
 }
 
-int shape_profile_table_json(const shape_profile *p, json_t **out, shape_err *err)
+/* skip_empty: leave out the columns without a value (null in every row) */
+static int table_json(const shape_profile *p, int skip_empty, json_t **out, shape_err *err)
 {
     *out = NULL;
     builder b = {0};
@@ -354,6 +355,7 @@ int shape_profile_table_json(const shape_profile *p, json_t **out, shape_err *er
     json_t *cols = json_array();
     if (!t || !cols) b.failed = 1;
     for (size_t i = 0; i < p->ncols && !b.failed; i++) {
+        if (skip_empty && p->cols[i]->null_count == p->cols[i]->count) continue;
         json_t *c = column_doc(p->cols[i], p->cfg.top_n, err, &rc);
         if (!c && rc != SHAPE_OK) break;
         append(&b, cols, c);
@@ -374,7 +376,12 @@ int shape_profile_table_json(const shape_profile *p, json_t **out, shape_err *er
     return SHAPE_OK;
 }
 
-int shape_profile_document_json(const shape_profile *const *tables, size_t n, json_t **out, shape_err *err)
+int shape_profile_table_json(const shape_profile *p, json_t **out, shape_err *err)
+{
+    return table_json(p, 0, out, err);
+}
+
+static int document_json(const shape_profile *const *tables, size_t n, int skip_empty, json_t **out, shape_err *err)
 {
     *out = NULL;
     builder b = {0};
@@ -388,7 +395,7 @@ int shape_profile_document_json(const shape_profile *const *tables, size_t n, js
             return shape_err_set(err, SHAPE_EINVAL, "two tables are both named '%s'", tables[i]->name);
         }
         json_t *t = NULL;
-        int rc = shape_profile_table_json(tables[i], &t, err);
+        int rc = table_json(tables[i], skip_empty, &t, err);
         if (rc != SHAPE_OK) {
             json_decref(doc);
             json_decref(tabs);
@@ -412,6 +419,16 @@ int shape_profile_document_json(const shape_profile *const *tables, size_t n, js
     }
     *out = doc;
     return SHAPE_OK;
+}
+
+int shape_profile_document_json(const shape_profile *const *tables, size_t n, json_t **out, shape_err *err)
+{
+    return document_json(tables, n, 0, out, err);
+}
+
+int shape_profile_document_json_valued(const shape_profile *const *tables, size_t n, json_t **out, shape_err *err)
+{
+    return document_json(tables, n, 1, out, err);
 }
 
 /* ---- serializing -------------------------------------------------------- */

@@ -263,6 +263,11 @@ int shape_profile_update_runs(shape_profile *p, const struct ArrowSchema *schema
         if (!map) return shape_err_set(err, SHAPE_ENOMEM, "out of memory profiling a batch");
     }
     int rc = SHAPE_OK;
+    /* in_place: children 0..i-1 are the profile's columns 0..i-1, so their
+     * names are distinct (a profile's are) and child i, if it is column i
+     * too, repeats none of them: no pairwise check. A split hands every
+     * table the same batch, so this is the common case many times a batch. */
+    int in_place = 1;
     /* 1. validate and match, creating nothing yet */
     for (int64_t i = 0; i < nch && rc == SHAPE_OK; i++) {
         const struct ArrowSchema *cs = schema->children[i];
@@ -272,7 +277,8 @@ int shape_profile_update_runs(shape_profile *p, const struct ArrowSchema *schema
             break;
         }
         const char *name = child_name(cs);
-        for (int64_t j = 0; j < i; j++)
+        in_place = in_place && (size_t)i < p->ncols && strcmp(p->cols[i]->name, name) == 0;
+        for (int64_t j = 0; j < i && !in_place; j++)
             if (strcmp(child_name(schema->children[j]), name) == 0) {
                 rc = shape_err_set(err, SHAPE_EINVAL, "the batch has two columns named '%s'", name);
                 break;
@@ -283,8 +289,7 @@ int shape_profile_update_runs(shape_profile *p, const struct ArrowSchema *schema
                                (long long)ca->length, (long long)(batch->offset + batch->length));
             break;
         }
-        prof_column *c = ((size_t)i < p->ncols && strcmp(p->cols[i]->name, name) == 0) ? p->cols[i]
-                                                                                    : prof_find_column(p, name);
+        prof_column *c = in_place ? p->cols[i] : prof_find_column(p, name);
         char fbuf[64];
         const char *fmt = column_format(cs, fbuf, sizeof fbuf);
         if (c && strcmp(c->format, fmt) != 0) {
@@ -328,9 +333,10 @@ int shape_profile_update_runs(shape_profile *p, const struct ArrowSchema *schema
         rows += runs[r].length;
     }
     if (rc == SHAPE_OK) {
-        for (size_t k = 0; k < p->ncols; k++) {
+        /* in place throughout: the batch's columns are the profile's first nch */
+        for (size_t k = in_place ? (size_t)nch : 0; k < p->ncols; k++) {
             int present = 0;
-            for (int64_t i = 0; i < nch && !present; i++) present = map[i] == p->cols[k];
+            for (int64_t i = 0; i < nch && !present && !in_place; i++) present = map[i] == p->cols[k];
             if (!present) prof_column_add_nulls(p->cols[k], rows);
         }
         p->rows += rows;

@@ -548,17 +548,7 @@ int shape_stream_split_document(const shape_profile *const *tables, size_t n, ch
     *out = NULL;
     *len = 0;
     json_t *doc = NULL;
-    SHAPE_RETURN_NOT_OK(shape_profile_document_json(tables, n, &doc, err));
-    const char *name;
-    json_t *t;
-    json_object_foreach(json_object_get(doc, "tables"), name, t) {
-        json_t *cols = json_object_get(t, "columns");
-        for (size_t i = json_array_size(cols); i-- > 0;) {
-            json_t *c = json_array_get(cols, i);
-            if (json_integer_value(json_object_get(c, "null_count")) == json_integer_value(json_object_get(c, "count")))
-                json_array_remove(cols, i);
-        }
-    }
+    SHAPE_RETURN_NOT_OK(shape_profile_document_json_valued(tables, n, &doc, err));
     int rc = shape_profile_document_text(doc, out, len, err);
     json_decref(doc);
     return rc;

@@ -490,6 +490,16 @@ static void manual_add(manual *m, const char *name, const char *format, int64_t 
     m->array.n_children = m->n;
 }
 
+/* A new profile "t" of the batch m (the update must succeed). */
+static shape_profile *profile_of(manual *m)
+{
+    shape_profile *p = tp_new_profile("t");
+    shape_err err;
+    shape_err_clear(&err);
+    if (shape_profile_update(p, &m->schema, &m->array, &err) != SHAPE_OK) fail_msg("%s", err.message);
+    return p;
+}
+
 static void test_other_layouts(void **state)
 {
     (void)state;
@@ -535,10 +545,7 @@ static void test_other_layouts(void **state)
     manual_add(&m, "d64", "tdm", 8, 0, 0, 2, NULL, d64, NULL, NULL);
     manual_add(&m, "large", "U", 8, 0, 0, 3, NULL, loff, ldata, NULL);
     manual_add(&m, "view", "vu", 8, 0, 0, 4, NULL, views, far, view_sizes);
-    shape_profile *p = tp_new_profile("t");
-    shape_err err;
-    shape_err_clear(&err);
-    if (shape_profile_update(p, &m.schema, &m.array, &err) != SHAPE_OK) fail_msg("%s", err.message);
+    shape_profile *p = profile_of(&m);
     json_t *t = tp_table_json(p);
     /* i32: child rows 1+1 .. 1+6 → values i32[2..7] = 2,3,40,50,60,70 with validity bits 2..7:
      * bit 5 null → value 50 is null */
@@ -649,6 +656,50 @@ static void test_text_min_max_order(void **state)
     assert_memory_equal(json_string_value(jmax), mx, mxl);
     json_decref(t);
     shape_profile_free(p);
+}
+
+/* Values whose 16-byte keys tie with the running min or max: the same
+ * length up to 16 bytes is the same text (no byte compare), but a longer
+ * text or another length still needs the bytes. One batch each, in order. */
+static void test_text_min_max_ties(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *v[3];
+        size_t len[3];
+        const char *min, *max;
+        size_t min_len, max_len;
+    } cases[] = {
+        /* 17 bytes, equal keys: only the last byte orders them */
+        {{"aaaaaaaaaaaaaaaaZ", "aaaaaaaaaaaaaaaaA", "aaaaaaaaaaaaaaaaM"}, {17, 17, 17},
+         "aaaaaaaaaaaaaaaaA", "aaaaaaaaaaaaaaaaZ", 17, 17},
+        /* a NUL (the keys' zero pad) against the shorter text: equal keys, other lengths */
+        {{"ab\0", "ab", "ab\0"}, {3, 2, 3}, "ab", "ab\0", 2, 3},
+        {{"ab", "ab\0", "ab"}, {2, 3, 2}, "ab", "ab\0", 2, 3},
+        /* one value throughout */
+        {{"customer", "customer", "customer"}, {8, 8, 8}, "customer", "customer", 8, 8},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        int32_t offsets[4] = {0};
+        uint8_t data[64];
+        for (int r = 0; r < 3; r++) {
+            memcpy(data + offsets[r], cases[k].v[r], cases[k].len[r]);
+            offsets[r + 1] = offsets[r] + (int32_t)cases[k].len[r];
+        }
+        manual m;
+        manual_init(&m, 3, 0);
+        manual_add(&m, "s", "u", 3, 0, 0, 3, NULL, offsets, data, NULL);
+        shape_profile *p = profile_of(&m);
+        json_t *t = tp_table_json(p);
+        json_t *c = tp_column(t, "s");
+        json_t *jmin = json_object_get(c, "min"), *jmax = json_object_get(c, "max");
+        assert_int_equal(json_string_length(jmin), cases[k].min_len);
+        assert_memory_equal(json_string_value(jmin), cases[k].min, cases[k].min_len);
+        assert_int_equal(json_string_length(jmax), cases[k].max_len);
+        assert_memory_equal(json_string_value(jmax), cases[k].max, cases[k].max_len);
+        json_decref(t);
+        shape_profile_free(p);
+    }
 }
 
 /* white-box hook (src/profile/profile_internal.h): text columns without
@@ -801,6 +852,33 @@ static void test_schema_changes(void **state)
     manual_add(&m, "x", "l", 2, 0, 0, 2, NULL, vals, NULL, NULL);
     manual_add(&m, "x", "l", 2, 0, 0, 2, NULL, vals, NULL, NULL);
     assert_int_equal(shape_profile_update(p, &m.schema, &m.array, &err), SHAPE_EINVAL);
+    /* a batch whose first columns are the profile's own, in place (matched
+     * without the pairwise check), and then one of them again */
+    shape_profile *q = tp_new_profile("q");
+    manual_init(&m, 2, 0);
+    manual_add(&m, "x", "l", 2, 0, 0, 2, NULL, vals, NULL, NULL);
+    manual_add(&m, "y", "l", 2, 0, 0, 2, NULL, vals, NULL, NULL);
+    assert_int_equal(shape_profile_update(q, &m.schema, &m.array, &err), SHAPE_OK);
+    manual_add(&m, "x", "l", 2, 0, 0, 2, NULL, vals, NULL, NULL); /* x, y, x: past the profile's columns */
+    shape_err_clear(&err);
+    assert_int_equal(shape_profile_update(q, &m.schema, &m.array, &err), SHAPE_EINVAL);
+    assert_non_null(strstr(err.message, "two columns named 'x'"));
+    manual_init(&m, 2, 0); /* x, x: the second is not the profile's column 1 */
+    manual_add(&m, "x", "l", 2, 0, 0, 2, NULL, vals, NULL, NULL);
+    manual_add(&m, "x", "l", 2, 0, 0, 2, NULL, vals, NULL, NULL);
+    shape_err_clear(&err);
+    assert_int_equal(shape_profile_update(q, &m.schema, &m.array, &err), SHAPE_EINVAL);
+    assert_non_null(strstr(err.message, "two columns named 'x'"));
+    assert_int_equal(shape_profile_rows(q), 2);
+    manual_init(&m, 2, 0); /* x alone, in place: y counts the rows as nulls */
+    manual_add(&m, "x", "l", 2, 0, 0, 2, NULL, vals, NULL, NULL);
+    assert_int_equal(shape_profile_update(q, &m.schema, &m.array, &err), SHAPE_OK);
+    t = tp_table_json(q);
+    assert_int_equal(tp_int(tp_column(t, "x"), "null_count"), 0);
+    assert_int_equal(tp_int(tp_column(t, "y"), "null_count"), 2);
+    assert_int_equal(tp_int(tp_column(t, "y"), "count"), 4);
+    json_decref(t);
+    shape_profile_free(q);
     /* a dictionary-encoded column is "other" (its format names only the index type) */
     static const struct ArrowSchema dict_values = {.format = "u", .name = ""};
     static const uint8_t valid2[] = {0x01};
@@ -1039,6 +1117,7 @@ int main(void)
         cmocka_unit_test(test_temporal_columns),
         cmocka_unit_test(test_other_layouts),
         cmocka_unit_test(test_text_min_max_order),
+        cmocka_unit_test(test_text_min_max_ties),
         cmocka_unit_test(test_text_memo_same_profile),
         cmocka_unit_test(test_schema_changes),
         cmocka_unit_test(test_batching_invariance),

@@ -228,6 +228,22 @@ static void test_nulls_and_non_finite(void **state)
     assert_string_equal(json_string_value(json_object_get(tp_column(t, "m"), "arrow_type")), "map<string, binary>");
     assert_string_equal(json_string_value(json_object_get(tp_column(t, "m"), "kind")), "other");
     json_decref(t);
+    /* the document of columns with a value (a split's): these all left
+     * out, a column with one value kept, and the rest as the full one's */
+    shape_profile *u = tp_new_profile("u");
+    profile_doubles(u, (double[]){1.5, 0}, (int[]){1, 0}, 2);
+    const shape_profile *both[] = {p, u};
+    json_t *full = NULL, *valued = NULL;
+    assert_int_equal(shape_profile_document_json(both, 2, &full, &err), SHAPE_OK);
+    assert_int_equal(shape_profile_document_json_valued(both, 2, &valued, &err), SHAPE_OK);
+    json_t *ft = json_object_get(full, "tables"), *vt = json_object_get(valued, "tables");
+    assert_int_equal(json_array_size(json_object_get(json_object_get(ft, "t"), "columns")), 6);
+    assert_int_equal(json_array_size(json_object_get(json_object_get(vt, "t"), "columns")), 0);
+    assert_int_equal(json_integer_value(json_object_get(json_object_get(vt, "t"), "rows")), 3);
+    assert_true(json_equal(json_object_get(ft, "u"), json_object_get(vt, "u")));
+    json_decref(full);
+    json_decref(valued);
+    shape_profile_free(u);
     shape_profile_free(p);
 }
 
