@@ -426,6 +426,32 @@ static void test_interleave_caps_the_prefetch_at_a_batch(void **state)
     shape_kafka_fake_broker_free(fb);
 }
 
+/* An interleaving read of fb (opts) awake, then on the sleepy fake: the
+ * same batches; *starved and *wakes are the sleepy read's starved fetches
+ * and wake() calls. Returns the batches read. */
+static size_t read_awake_then_sleepy(shape_kafka_fake_broker *fb, const char *opts, uint64_t *starved,
+                                     uint64_t *wakes)
+{
+    run *awake = &runs[0], *sleepy = &runs[1];
+    read_all(fb, URI, opts, NULL, 0, awake);
+    assert_int_equal(awake->rc, SHAPE_OK);
+    shape_kafka_fake_broker_set_sleepy(fb, 1);
+    shape_kafka_fake_broker_counters before = shape_kafka_fake_broker_counts(fb);
+    read_all(fb, URI, opts, NULL, 0, sleepy);
+    shape_kafka_fake_broker_counters after = shape_kafka_fake_broker_counts(fb);
+    shape_kafka_fake_broker_set_sleepy(fb, 0);
+    assert_int_equal(sleepy->rc, SHAPE_OK);
+    assert_int_equal(sleepy->n_batches, awake->n_batches);
+    for (size_t i = 0; i < awake->n_batches; i++) {
+        assert_int_equal(sleepy->batches[i].partition, awake->batches[i].partition);
+        assert_int_equal(sleepy->batches[i].first, awake->batches[i].first);
+        assert_int_equal(sleepy->batches[i].rows, awake->batches[i].rows);
+    }
+    *starved = after.starved - before.starved;
+    *wakes = after.wakes - before.wakes;
+    return awake->n_batches;
+}
+
 /* librdkafka 2.0 with capped queues leaves a drained partition unfetched
  * until its broker thread wakes (~1 s idle). The sleepy fake does the same
  * (a partition's fetch after a delivery finds nothing until wake(), or 20
@@ -438,25 +464,30 @@ static void test_interleave_wakes_a_drained_partition(void **state)
     int64_t counts[] = {7, 5, 0, 6};
     shape_kafka_fake_broker *fb = broker_with(counts, 4);
     shape_kafka_fake_broker_set_chunk(fb, 3);
-    const char *opts = "{\"batch_size\":2,\"interleave\":true}";
-    run *awake = &runs[0], *sleepy = &runs[1];
-    read_all(fb, URI, opts, NULL, 0, awake);
-    assert_int_equal(awake->rc, SHAPE_OK);
-    shape_kafka_fake_broker_set_sleepy(fb, 1);
-    shape_kafka_fake_broker_counters before = shape_kafka_fake_broker_counts(fb);
-    read_all(fb, URI, opts, NULL, 0, sleepy);
-    shape_kafka_fake_broker_counters after = shape_kafka_fake_broker_counts(fb);
-    assert_int_equal(sleepy->rc, SHAPE_OK);
-    assert_int_equal(sleepy->n_batches, awake->n_batches);
-    for (size_t i = 0; i < awake->n_batches; i++) {
-        assert_int_equal(sleepy->batches[i].partition, awake->batches[i].partition);
-        assert_int_equal(sleepy->batches[i].first, awake->batches[i].first);
-        assert_int_equal(sleepy->batches[i].rows, awake->batches[i].rows);
-    }
-    uint64_t starved = after.starved - before.starved, wakes = after.wakes - before.wakes;
+    uint64_t starved, wakes;
+    read_awake_then_sleepy(fb, "{\"batch_size\":2,\"interleave\":true}", &starved, &wakes);
     assert_true(starved >= 1);      /* the fake did stall the read */
     assert_true(starved <= wakes);  /* ... and every stall ended at the first wake */
-    shape_kafka_fake_broker_set_sleepy(fb, 0);
+    shape_kafka_fake_broker_free(fb);
+}
+
+/* Interleaving also wakes the fetcher every 16 batches (source.c:
+ * INTERLEAVE_WAKE_EVERY) with the partition just drained, so a queue is
+ * refilled before the read comes back to it rather than when it finds it
+ * empty. On the sleepy fake a stall costs exactly one wake (the test
+ * above), so the wakes beyond the starved fetches are the periodic ones:
+ * 3 partitions of 40 messages in batches of 2 are 60 batches, 3 wakes.
+ * The batches are those of a read that never stalls. */
+static void test_interleave_wakes_the_fetcher_ahead(void **state)
+{
+    (void)state;
+    int64_t counts[] = {40, 40, 40};
+    shape_kafka_fake_broker *fb = broker_with(counts, 3);
+    uint64_t starved, wakes;
+    size_t batches = read_awake_then_sleepy(fb, "{\"batch_size\":2,\"interleave\":true}", &starved, &wakes);
+    assert_int_equal(batches, 60);
+    assert_true(starved >= 1);
+    assert_int_equal(wakes - starved, 60 / 16);
     shape_kafka_fake_broker_free(fb);
 }
 
@@ -1080,6 +1111,7 @@ int main(void)
         cmocka_unit_test_teardown(test_interleave_least_read_first_and_resume, teardown),
         cmocka_unit_test_teardown(test_interleave_caps_the_prefetch_at_a_batch, teardown),
         cmocka_unit_test_teardown(test_interleave_wakes_a_drained_partition, teardown),
+        cmocka_unit_test_teardown(test_interleave_wakes_the_fetcher_ahead, teardown),
         cmocka_unit_test_teardown(test_start_offsets_clamped_into_watermarks, teardown),
         cmocka_unit_test_teardown(test_earliest_and_latest, teardown),
         cmocka_unit_test_teardown(test_records_removed_under_the_read_are_counted, teardown),

@@ -40,8 +40,9 @@
  *     watermark, ties to the lower id) instead of draining one partition
  *     after another, so partitions that are each in event-time order reach
  *     the per-partition watermark together; all partitions fetch at once,
- *     each queue capped at about one batch (see interleave_caps), and a
- *     partition found drained wakes the client's fetcher (wake()).
+ *     each queue capped at about one batch (see interleave_caps); the
+ *     client's fetcher is woken (wake()) after every
+ *     INTERLEAVE_WAKE_EVERY batches and by a partition found drained.
  *     The first step hands out the positions of every partition (no batch).
  *   - following: all partitions in arrival order; each fetch's messages are
  *     grouped by partition and handed out one group per batch. Ends after
@@ -95,6 +96,14 @@
  * is being refilled answers well within it; a stalled one (the fetcher
  * asleep, see rk_wake) would otherwise wait out librdkafka's ~1 s idle. */
 #define INTERLEAVE_WAKE_AFTER_MS 5
+/* Interleaving: the fetcher is also woken after this many batches, with
+ * the partition just drained, so queues are refilled while the read is
+ * elsewhere instead of when it finds one empty: every queue is capped at a
+ * batch, and once all are full librdkafka's broker thread sleeps while the
+ * read drains them one by one. With 64 partitions the read comes back to a
+ * partition after 64 batches, so 16 leaves it woken four times a round.
+ * A wake changes what is queued, never where a batch is cut. */
+#define INTERLEAVE_WAKE_EVERY 16
 
 typedef struct part {
     int32_t id;
@@ -117,6 +126,7 @@ struct kafka_source {
     int bounded;
     int interleave; /* bounded: batches from the least-read partition, not partition after partition */
     int announce;   /* interleave: the first step hands out the positions only */
+    int since_wake; /* interleave: batches gathered since the fetcher was last woken */
     int64_t batch_size;
     int raise_on_gap;    /* on_error=raise: records removed under the read end it */
     int moved;           /* bounded: a gap moved a position since positions were last handed out */
@@ -427,6 +437,10 @@ static int gather(kafka_source *ks, size_t *n, int *end, shape_err *err)
             shape_err_clear(err);
         }
         if (keep == 0) continue; /* the partition ended without a message */
+        if (!failure && ks->interleave && c->ops->wake && ++ks->since_wake >= INTERLEAVE_WAKE_EVERY) {
+            ks->since_wake = 0;
+            c->ops->wake(c, p->id); /* its queue is drained: refilled before the read is back */
+        }
         if (ks->remaining > 0) ks->remaining -= (int64_t)keep;
         *n = keep;
         return SHAPE_OK;
