@@ -439,11 +439,23 @@ if runs("profile_file", "small"):
         if facts.get("have_parquet") == "1":
             pq = per_round("profile_file", "parquet_shape", lambda r: dec_events / r["wall"])
             dp = per_round("profile_file", "parquet_duckdb", lambda r: dec_events / r["wall"])
-            p("| JSON lines → Parquet | events/s | × DuckDB COPY |")
-            p("|---|---:|---:|")
-            p(f"| `shape stream-read --format parquet FILE > x.parquet` | {fstat(stat(pq.values()))} | "
-              f"{fratio(stat(ratio(pq, dp)))} |")
-            p(f"| DuckDB `COPY (SELECT * FROM read_json(FILE)) TO 'x.parquet'` | {fstat(stat(dp.values()))} | 1.00× |")
+            in_mb = int(facts.get("small_bytes", "0") or 0) / 1e6
+            p(f"JSON lines → Parquet: the same {dec_events:,}-event file"
+              + (f" ({in_mb:,.0f} MB of JSON)" if in_mb else "")
+              + ", MB/s counted in the JSON read; both whole processes, the same rounds.")
+            p("")
+            p("| JSON lines → Parquet | events/s | MB/s (JSON in) | × DuckDB COPY | CPU s (user+sys) | "
+              "peak RSS (MB) | Parquet file (MB) |")
+            p("|---|---:|---:|---:|---:|---:|---:|")
+            for n, label, rr in (("parquet_shape", "`shape stream-read --format parquet FILE > x.parquet`", pq),
+                                 ("parquet_duckdb", "DuckDB `COPY (SELECT * FROM read_json(FILE)) TO 'x.parquet'`", dp)):
+                out_mb = int(facts.get("parquet_bytes_" + n.split("_")[1], "0") or 0) / 1e6
+                p(f"| {label} | {fstat(stat(rr.values()))} | "
+                  f"{fstat(stat(per_round('profile_file', n, lambda r: in_mb / r['wall'] if in_mb else None).values()), 1)} | "
+                  f"{fratio(stat(ratio(rr, dp))) if n == 'parquet_shape' else '1.00×'} | "
+                  f"{fstat(stat(per_round('profile_file', n, lambda r: r.get('cpu')).values()), 2)} | "
+                  f"{fstat(stat(per_round('profile_file', n, lambda r: mb(r.get('rss_kb'))).values()), 1)} | "
+                  f"{f'{out_mb:,.1f}' if out_mb else '—'} |")
             p("")
         else:
             p("The Parquet comparison (`COPY (SELECT * FROM read_json(…)) TO 'x.parquet'` beside "

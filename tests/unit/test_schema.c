@@ -5,6 +5,7 @@
  * loader's refusals.
  * The schemas are written inline: one table `t` (plus a parent `p` where a
  * strategy needs one) of N rows. */
+#include <regex.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -638,6 +639,76 @@ static void test_rows_are_positions(void **state)
     close_opened(&o);
 }
 
+/* The native providers' texts and a pattern's padded numbers have the
+ * shapes their formats promise (each text checked with a POSIX regex; a
+ * pattern's "{n:5}" is the row's n in decimal, zero-padded to 5). */
+static void test_native_formats(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *provider, *re;
+    } want[] = {
+        {"first_name", "^[A-Z][^ ]*$"},
+        {"name", "^[A-Z][^ ]* [A-Z].*$"},
+        {"email", "^[a-z-]+\\.[a-z-]+[1-9][0-9]{0,2}@[a-z0-9-]+(\\.[a-z0-9-]+)+$"},
+        {"phone_number", "^[2-9][0-9]{2}-555-01[0-9]{2}$"},
+        {"street_address", "^[1-9][0-9]{2,3} [A-Z][^ ]*( [^ ]+)* [A-Z][a-z]*$"},
+        {"postcode", "^[0-9]{5}$"},
+        {"zip_plus4", "^[0-9]{5}-[0-9]{4}$"},
+        {"ipv4", "^10\\.[0-9]{1,3}\\.[0-9]{1,3}\\.[1-9][0-9]{0,2}$"},
+        {"uri", "^https://www\\.example\\.com/[a-z-]+$"},
+        {"company", "^[A-Z].* & [A-Z].* (LLC|Inc|Group|Partners)$"},
+        {"ssn", "^9[0-9]{2}-(0[1-9]|[1-9][0-9])-[0-9]{4}$"},
+    };
+    const size_t nw = sizeof want / sizeof want[0];
+    static char cols[4096];
+    size_t at = (size_t)snprintf(cols, sizeof cols,
+        "\"n\":{\"name\":\"n\",\"type\":\"integer\",\"generator\":{\"strategy\":\"distribution\",\"distribution\":\"uniform\",\"min\":-999,\"max\":999}},"
+        "\"code\":{\"name\":\"code\",\"type\":\"string\",\"generator\":{\"strategy\":\"pattern\",\"format\":\"X{seq:3}/{n:5}/{n}\"}}");
+    for (size_t i = 0; i < nw; i++)
+        at += (size_t)snprintf(cols + at, sizeof cols - at,
+                               ",\"%s\":{\"name\":\"%s\",\"type\":\"string\",\"generator\":{\"strategy\":\"native\",\"provider\":\"%s\"}}",
+                               want[i].provider, want[i].provider, want[i].provider);
+    opened o = open_text(schema("", 1, cols, 3000));
+    shape_err err;
+    int t = shape_domain_table_find(o.d, "t");
+    int cn = shape_domain_column_find(o.d, (size_t)t, "n"), cc = shape_domain_column_find(o.d, (size_t)t, "code");
+    int ci[16];
+    regex_t re[16];
+    for (size_t i = 0; i < nw; i++) {
+        ci[i] = shape_domain_column_find(o.d, (size_t)t, want[i].provider);
+        assert_true(ci[i] >= 0);
+        assert_int_equal(regcomp(&re[i], want[i].re, REG_EXTENDED | REG_NOSUB), 0);
+    }
+    shape_domain_cursor *cur;
+    assert_int_equal(shape_domain_cursor_open(o.d, (size_t)t, &cur, &err), SHAPE_OK);
+    static shape_gen_row row;
+    int negative = 0;
+    for (uint64_t r = 0; r < 3000; r++) {
+        assert_int_equal(shape_domain_cursor_row(cur, r, &row, &err), SHAPE_OK);
+        for (size_t i = 0; i < nw; i++) {
+            const shape_gen_value *v = &row.values[ci[i]];
+            assert_int_equal(v->kind, SHAPE_GEN_STRING);
+            char text[256];
+            snprintf(text, sizeof text, "%.*s", (int)v->len, v->v.s);
+            if (regexec(&re[i], text, 0, NULL, 0) != 0) fail_msg("row %llu, %s: '%s'", (unsigned long long)r, want[i].provider, text);
+        }
+        long long n = row.values[cn].v.i;
+        negative += n < 0;
+        char num[24], expect[64];
+        int len = snprintf(num, sizeof num, "%lld", n);
+        snprintf(expect, sizeof expect, "X%s%llu/%.*s%s/%s", r + 1 < 100 ? (r + 1 < 10 ? "00" : "0") : "",
+                 (unsigned long long)(r + 1), len < 5 ? 5 - len : 0, "00000", num, num);
+        const shape_gen_value *c = &row.values[cc];
+        assert_int_equal(c->len, strlen(expect));
+        assert_memory_equal(c->v.s, expect, c->len);
+    }
+    assert_true(negative > 1000);
+    for (size_t i = 0; i < nw; i++) regfree(&re[i]);
+    shape_domain_cursor_free(cur);
+    close_opened(&o);
+}
+
 /* empirical: KS against the piecewise-linear CDF through the quantiles
  * (min at 0, max at 1). */
 static const double EQ[] = {0, 0.1, 0.5, 0.9, 1}, EX[] = {250, 300, 650, 790, 850};
@@ -886,6 +957,7 @@ int main(void)
         cmocka_unit_test(test_total_over_children_reading_their_parent),
         cmocka_unit_test(test_instant_after_parent),
         cmocka_unit_test(test_rows_are_positions),
+        cmocka_unit_test(test_native_formats),
         cmocka_unit_test(test_empirical),
         cmocka_unit_test(test_conditional_table_and_composite),
         cmocka_unit_test(test_fan_out_and_sample),

@@ -7,7 +7,8 @@
  * How: the type keeps the document's bytes and the schema validated at its
  * own scale and seed (for the preset names and defaults); open() loads the
  * bytes again for the asked preset and seed, so every open domain is
- * independent and read-only. The identity holds the model's name, a hash of
+ * independent and read-only (its datasets, read-only JSON, are taken from
+ * the validated schema by reference rather than parsed again). The identity holds the model's name, a hash of
  * the document's bytes, the preset and the seed: editing the schema makes a
  * checkpoint of the old one refuse to resume.
  */
@@ -50,7 +51,7 @@ static int sc_open_fn(const shape_domain_type *type, const char *preset, uint64_
     *impl = NULL;
     sc_open *o = calloc(1, sizeof *o);
     if (!o) return shape_err_set(err, SHAPE_ENOMEM, "out of memory");
-    int rc = sc_schema_load(st->text, st->len, st->dir, preset, seed, 1, &o->s, err);
+    int rc = sc_schema_load(st->text, st->len, st->dir, preset, seed, 1, st->validated, &o->s, err);
     if (rc != SHAPE_OK) {
         free(o);
         return rc;
@@ -137,7 +138,7 @@ int shape_schema_domain_parse(const char *text, size_t len, const char *dir, con
     memcpy(st->text, text, len);
     st->text[len] = 0;
     st->len = len;
-    int rc = sc_schema_load(st->text, len, st->dir, NULL, 0, 0, &st->validated, err);
+    int rc = sc_schema_load(st->text, len, st->dir, NULL, 0, 0, NULL, &st->validated, err);
     if (rc != SHAPE_OK) {
         free(st->text);
         free(st->dir);
@@ -166,30 +167,12 @@ int shape_schema_domain_parse(const char *text, size_t len, const char *dir, con
 int shape_schema_domain_load(const char *path, const shape_domain_type **out, shape_err *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "rb");
-    if (!f) return shape_err_set(err, SHAPE_EINVAL, "cannot read schema %s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (len < cap) break;
-        if (cap >= (64u << 20)) {
-            free(buf);
-            fclose(f);
-            return shape_err_set(err, SHAPE_EINVAL, "schema %s is larger than 64 MB", path);
-        }
-        char *g = realloc(buf, cap * 2);
-        if (!g) free(buf);
-        buf = g;
-        cap *= 2;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!buf) return shape_err_set(err, SHAPE_ENOMEM, "out of memory reading %s", path);
-    if (bad) {
-        free(buf);
-        return shape_err_set(err, SHAPE_EIO, "cannot read schema %s", path);
+    char *buf;
+    size_t len;
+    if (sc_read_file(path, SC_SCHEMA_MAX_BYTES, &buf, &len) != 0) {
+        if (errno == EFBIG) return shape_err_set(err, SHAPE_EINVAL, "schema %s is larger than 64 MB", path);
+        if (errno == ENOMEM) return shape_err_set(err, SHAPE_ENOMEM, "out of memory reading %s", path);
+        return shape_err_set(err, SHAPE_EINVAL, "cannot read schema %s: %s", path, strerror(errno));
     }
     char dir[1024];
     const char *slash = strrchr(path, '/');

@@ -33,6 +33,8 @@ static inline double sc_fmod(double a, double b) { return a - (double)(int64_t)(
 
 #define SC_MAX_TABLES 64
 #define SC_MAX_PRESETS 16
+#define SC_SCHEMA_MAX_BYTES (64u << 20)   /* a schema document */
+#define SC_DATASET_MAX_BYTES (512u << 20) /* a dataset file (NAME.json) */
 #define SC_MAX_DEPTH 24 /* nested row evaluations (a total over children over grandchildren ...) */
 
 enum sc_strategy {
@@ -185,20 +187,68 @@ struct sc_frame;
 struct sc_table;
 
 typedef struct sc_column {
-    char *name;
+    /* ---- read by (nearly) every evaluation: first, in a few cache lines;
+     * the whole struct is ~4 KB, and a field at its far end costs a cache
+     * line of its own per column per row ---- */
+
+    /* The column's compiled step (sc_plan_columns, at load): `fn` makes the
+     * natural value (a function specialised to the strategy's variant, or
+     * the generic one), `post` says what eval_mask must still do after it
+     * (SC_POST_* bits: conversion to the declared type, the null draw, the
+     * repairs), so the per-row loop tests no strategy, no rate and no type
+     * that load already knew. plain_seq: a sequence key without nulls whose
+     * value is its INT64 (another row reads it with no frame). */
+    int (*fn)(struct sc_ctx *ctx, struct sc_frame *f, const struct sc_table *t, int ci, shape_gen_value *out,
+              shape_err *err);
+    uint8_t post;
+    uint8_t op; /* SC_OP_*: which step eval_all runs in line (SC_OP_FN: through fn) */
+    uint8_t conv_keep; /* SC_POST_SAME_KEEPS: the declared kind, a value of which convert() keeps; else 0xff */
+    uint8_t plain_seq;
+    uint8_t fk_step; /* a foreign key's drawing, chosen at load: 0 generic, 1 allocation, 2 zipf, 3 pareto, 4 uniform */
+    uint8_t repair_const; /* 1: every rule compares with a number of its own (no other column): a value that
+                             keeps them all is checked in line, repair() runs only for one that breaks a rule;
+                             2: a temporal column whose rules are lower bounds from parents: its step checks
+                             them with the instants it read anyway (sc_ctx.rules_kept) */
+    /* foreign keys drawn by step_fk_drawn, and lookups: the table read's row
+     * count (at the schema's preset) and the column read, fixed at load */
+    uint64_t ref_rows;
+    const struct sc_column *ref_key;
+    uint8_t lookup_by_fk; /* a lookup through a foreign key of this row to the key it names: its parent row */
+    uint8_t leaf; /* made from its row number alone (a distribution or a label, no other column, no rule, no
+                     conversion to text): another row reads it through a value cache (sc_leaf_entry), not a frame */
     uint8_t kind;    /* declared type: enum shape_gen_kind */
     uint8_t natural; /* what the strategy produces */
     int nullable;
-    double null_rate;
     int scale; /* -1: none */
-    int precision;
-    int max_length; /* 0: none */
     int strategy;
-    int file_index;
+    /* the columns of this row this one needs, itself included (a bit per
+     * column): another row reads one column without making the rest */
+    uint32_t need;
+    int nrepairs; /* (the rules: `repairs`, below) */
     shape_gen_stream s, s_null;
-
+    double null_rate;
     /* sequence */
     int64_t start, step;
+    /* foreign_key: parent table and its key column */
+    int ref_table, ref_col;
+    /* lookup, derived (via), conditional */
+    int via;        /* column of this table (an FK or a key value), or -1 */
+    int src_table;  /* table read, or -1 */
+    int src_col;    /* column read (of src_table, or of this table when src_table < 0) */
+    int key_col;    /* column of src_table matched against via's value */
+    /* distribution */
+    int family;
+    int gmax;
+    double p1, p2, p3;
+    double lo, hi; /* clips (-inf/+inf) */
+    shape_gen_zipf *zipf;
+    double *gcdf; /* geometric clipped to a small max: P(X <= k) for k = 1..gmax (inversion, no logs) */
+
+    /* ---- the rest, by strategy ---- */
+    char *name;
+    int precision;
+    int max_length; /* 0: none */
+    int file_index;
     /* constant */
     shape_gen_value constant;
     char *constant_text;
@@ -211,20 +261,12 @@ typedef struct sc_column {
     char *pattern;
     sc_token *tokens;
     size_t ntokens;
-    /* distribution */
-    int family;
-    double p1, p2, p3;
-    double lo, hi; /* clips (-inf/+inf) */
-    shape_gen_zipf *zipf;
-    double *gcdf; /* geometric clipped to a small max: P(X <= k) for k = 1..gmax (inversion, no logs) */
-    int gmax;
     /* temporal */
     int64_t t_start_ns, t_end_ns;
     int day_granularity;
     int seasonal;
     shape_gen_seasonal season;
     /* foreign_key */
-    int ref_table, ref_col; /* parent table and its key column */
     int fk_mode;
     double alpha;
     int allocated; /* children of a parent are counted (computed / first_per_parent / max_per_parent) */
@@ -247,11 +289,6 @@ typedef struct sc_column {
     int constrained_by;   /* column of this table, or -1 */
     int constrained_pcol; /* the same-named column of the parent */
     int constrained_exact; /* both are keys to one table and the parent's is allocated: pick among its children */
-    /* lookup, derived (via), conditional */
-    int via;        /* column of this table (an FK or a key value), or -1 */
-    int src_table;  /* table read, or -1 */
-    int src_col;    /* column read (of src_table, or of this table when src_table < 0) */
-    int key_col;    /* column of src_table matched against via's value */
     /* derived */
     int add_days;
     int days_fixed; /* days != INT32_MIN: exactly that many */
@@ -309,42 +346,13 @@ typedef struct sc_column {
     int provider;
     int first_col, last_col;
     int width;
-    /* the columns of this row this one needs, itself included (a bit per
-     * column): another row reads one column without making the rest */
-    uint32_t need;
     /* business rules on this column */
-    int nrepairs;
     sc_repair repairs[SC_MAX_REPAIRS];
     /* schema_strat.c: the state of hierarchy / hierarchy_field / bootstrap /
      * address (owned there), and the column's place in its table's copula
      * (index + 1; 0: none) */
     void *ext;
     int copula;
-    /* The column's compiled step (sc_plan_columns, at load): `fn` makes the
-     * natural value (a function specialised to the strategy's variant, or
-     * the generic one), `post` says what eval_mask must still do after it
-     * (SC_POST_* bits: conversion to the declared type, the null draw, the
-     * repairs), so the per-row loop tests no strategy, no rate and no type
-     * that load already knew. plain_seq: a sequence key without nulls whose
-     * value is its INT64 (another row reads it with no frame). */
-    int (*fn)(struct sc_ctx *ctx, struct sc_frame *f, const struct sc_table *t, int ci, shape_gen_value *out,
-              shape_err *err);
-    uint8_t post;
-    uint8_t op; /* SC_OP_*: which step eval_all runs in line (SC_OP_FN: through fn) */
-    uint8_t conv_keep; /* SC_POST_SAME_KEEPS: the declared kind, a value of which convert() keeps; else 0xff */
-    uint8_t plain_seq;
-    uint8_t fk_step; /* a foreign key's drawing, chosen at load: 0 generic, 1 allocation, 2 zipf, 3 pareto, 4 uniform */
-    uint8_t repair_const; /* 1: every rule compares with a number of its own (no other column): a value that
-                             keeps them all is checked in line, repair() runs only for one that breaks a rule;
-                             2: a temporal column whose rules are lower bounds from parents: its step checks
-                             them with the instants it read anyway (sc_ctx.rules_kept) */
-    /* foreign keys drawn by step_fk_drawn, and lookups: the table read's row
-     * count (at the schema's preset) and the column read, fixed at load */
-    uint64_t ref_rows;
-    const struct sc_column *ref_key;
-    uint8_t lookup_by_fk; /* a lookup through a foreign key of this row to the key it names: its parent row */
-    uint8_t leaf; /* made from its row number alone (a distribution or a label, no other column, no rule, no
-                     conversion to text): another row reads it through a value cache (sc_leaf_entry), not a frame */
 } sc_column;
 
 /* sc_column.op: the steps a whole row's loop (eval_all) calls directly
@@ -391,10 +399,17 @@ typedef struct sc_schema {
 
 /* Load and validate text[0..len) (datasets are looked up in `dir`) for
  * `preset` (NULL: the schema's own scale) and, when use_seed, `seed` (else
- * model.seed). Every error is one line naming table and column. */
+ * model.seed). A dataset `shared` (another load of a schema, or NULL)
+ * already holds is taken from it by reference instead of read again: the
+ * datasets are read-only once loaded. Every error is one line naming table
+ * and column. */
 int sc_schema_load(const char *text, size_t len, const char *dir, const char *preset, uint64_t seed, int use_seed,
-                   sc_schema **out, shape_err *err);
+                   const sc_schema *shared, sc_schema **out, shape_err *err);
 void sc_schema_free(sc_schema *s);
+/* The whole file at `path` in *buf (NUL-terminated, *len bytes; the caller
+ * frees it): 0, or -1 with errno set (EFBIG above `max` bytes). One read
+ * into memory, so a schema or a dataset is parsed from a buffer. */
+int sc_read_file(const char *path, size_t max, char **buf, size_t *len);
 
 /* ---- schema_expr.c ---------------------------------------------------------- */
 

@@ -16,6 +16,7 @@
  * (5) row counts of the chosen preset, allocations for foreign keys whose
  * children are counted, and a depth-first search over cross-table reads.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,6 +38,7 @@ typedef struct ld {
     const char *table; /* for messages */
     const char *column;
     json_t *tables_json[SC_MAX_TABLES]; /* by stream order */
+    const sc_schema *shared;            /* datasets to take by reference, or NULL */
 } ld;
 
 static int fail(ld *L, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -290,6 +292,41 @@ static int find_col(const sc_table *t, const char *name)
 
 /* ---- datasets -------------------------------------------------------------------- */
 
+int sc_read_file(const char *path, size_t max, char **buf, size_t *len)
+{
+    *buf = NULL;
+    *len = 0;
+    FILE *f = fopen(path, "rb");
+    if (!f) return -1;
+    size_t cap = 1 << 16, n = 0;
+    char *b = malloc(cap + 1);
+    while (b) {
+        n += fread(b + n, 1, cap - n, f);
+        if (n < cap) break;
+        if (cap >= max) {
+            free(b);
+            fclose(f);
+            errno = EFBIG;
+            return -1;
+        }
+        char *g = realloc(b, cap * 2 + 1);
+        if (!g) free(b);
+        b = g;
+        cap *= 2;
+    }
+    int bad = ferror(f);
+    fclose(f);
+    if (!b || bad) {
+        free(b);
+        errno = b ? EIO : ENOMEM;
+        return -1;
+    }
+    b[n] = 0;
+    *buf = b;
+    *len = n;
+    return 0;
+}
+
 static int load_dataset(ld *L, const char *name, sc_dataset **out)
 {
     sc_schema *s = L->s;
@@ -302,11 +339,17 @@ static int load_dataset(ld *L, const char *name, sc_dataset **out)
         return fail(L, "dataset '%.60s' must be a plain name (it is read from NAME.json)", name);
     const char *dirs[3] = {s->dir, getenv("SHAPE_REFERENCE_PATH"), NULL};
     json_t *doc = NULL;
+    for (size_t i = 0; L->shared && i < L->shared->ndatasets; i++)
+        if (strcmp(L->shared->datasets[i].name, name) == 0) doc = json_incref(L->shared->datasets[i].json);
     for (size_t i = 0; !doc && i < 2; i++) {
         if (!dirs[i] || !dirs[i][0]) continue;
         char path[1024];
         snprintf(path, sizeof path, "%s/%s.json", dirs[i], name);
-        doc = json_load_file(path, 0, NULL);
+        char *text;
+        size_t len;
+        if (sc_read_file(path, SC_DATASET_MAX_BYTES, &text, &len) != 0) continue;
+        doc = json_loadb(text, len, 0, NULL); /* (jansson's file reader takes a byte at a time) */
+        free(text);
     }
     if (!doc) return fail(L, "dataset '%.60s' not found: put %.60s.json beside the schema or in SHAPE_REFERENCE_PATH", name, name);
     if (!json_is_array(doc) || json_array_size(doc) == 0) {
@@ -2088,7 +2131,7 @@ static int order_tables(ld *L, raw_table *raw, size_t n, int *order)
 }
 
 int sc_schema_load(const char *text, size_t len, const char *dir, const char *preset, uint64_t seed, int use_seed,
-                   sc_schema **out, shape_err *err)
+                   const sc_schema *shared, sc_schema **out, shape_err *err)
 {
     *out = NULL;
     sc_schema *s = calloc(1, sizeof *s);
@@ -2096,7 +2139,7 @@ int sc_schema_load(const char *text, size_t len, const char *dir, const char *pr
     s->name = dupstr("?");
     s->dir = dupstr(dir ? dir : ".");
     s->fingerprint = shape_gen_hash(text, len);
-    ld Lv = {.s = s, .err = err};
+    ld Lv = {.s = s, .err = err, .shared = shared};
     ld *L = &Lv;
     int rc = SHAPE_OK;
     json_error_t je;
