@@ -408,7 +408,7 @@ static void json_value(json_t *v, shape_gen_value *out)
     else set_null(out);
 }
 
-static void record_value(const sc_column *c, size_t i, shape_gen_value *out)
+static void record_lookup(const sc_column *c, size_t i, shape_gen_value *out)
 {
     json_t *rec = json_array_get(c->dataset->json, i);
     if (json_is_object(rec)) {
@@ -418,6 +418,16 @@ static void record_value(const sc_column *c, size_t i, shape_gen_value *out)
     } else
         json_value(rec, out);
 }
+
+int sc_record_values(sc_column *c)
+{
+    c->rec_values = calloc(c->dataset->n ? c->dataset->n : 1, sizeof *c->rec_values);
+    if (!c->rec_values) return -1;
+    for (size_t i = 0; i < c->dataset->n; i++) record_lookup(c, i, &c->rec_values[i]);
+    return 0;
+}
+
+static void record_value(const sc_column *c, size_t i, shape_gen_value *out) { *out = c->rec_values[i]; }
 
 static int level_of(const sc_column *c, uint64_t r)
 {

@@ -35,6 +35,7 @@ static inline double sc_fmod(double a, double b) { return a - (double)(int64_t)(
 #define SC_MAX_PRESETS 16
 #define SC_SCHEMA_MAX_BYTES (64u << 20)   /* a schema document */
 #define SC_DATASET_MAX_BYTES (512u << 20) /* a dataset file (NAME.json) */
+#define SC_COLUMN_PAD 96 /* sc_column's size to an odd number of cache lines (see below it) */
 #define SC_MAX_DEPTH 24 /* nested row evaluations (a total over children over grandchildren ...) */
 
 enum sc_strategy {
@@ -353,7 +354,19 @@ typedef struct sc_column {
      * (index + 1; 0: none) */
     void *ext;
     int copula;
+    /* reference_data / record_sample / record_field: the field's value in
+     * each record (texts point into the dataset), from load */
+    shape_gen_value *rec_values;
+    /* (the struct's size in cache lines is odd, see below) */
+    char stride_pad[SC_COLUMN_PAD];
 } sc_column;
+/* A table's columns are one array, walked column by column, and each row
+ * reads the first (hot) lines of many columns. With a stride near a multiple
+ * of 4 KB those lines all fall into the same few sets of the L1 data cache
+ * (its set index repeats every 4 KB) and evict each other; an odd number of
+ * 64-byte lines puts consecutive columns' hot lines in consecutive sets.
+ * When a field is added or removed, set SC_COLUMN_PAD so this holds again. */
+_Static_assert(sizeof(sc_column) % 128 == 64, "sc_column: adjust SC_COLUMN_PAD to an odd number of 64-byte lines");
 
 /* sc_column.op: the steps a whole row's loop (eval_all) calls directly
  * (a switch the compiler inlines), not through fn. */
@@ -551,5 +564,9 @@ void sc_plan_columns(sc_schema *s);
 
 /* Fill row r of table t (all columns) into out. */
 int sc_eval_row(sc_ctx *ctx, int t, uint64_t r, shape_gen_row *out, shape_err *err);
+/* c->rec_values for a column reading a dataset's field (reference_data,
+ * record_sample, record_field): each record's value looked up once at load
+ * instead of by name per row. -1 when out of memory. */
+int sc_record_values(sc_column *c);
 
 #endif

@@ -1311,6 +1311,7 @@ static int parse_reference(ld *L, sc_column *c, json_t *g)
         return fail(L, "dataset '%s' holds strings, not records with field '%s'", ds, f);
     c->natural = json_is_integer(v) ? SHAPE_GEN_INT64 : json_is_number(v) ? SHAPE_GEN_FLOAT64
                : json_is_boolean(v) ? SHAPE_GEN_BOOL : SHAPE_GEN_STRING;
+    if (sc_record_values(c) != 0) return shape_err_set(L->err, SHAPE_ENOMEM, "out of memory");
     return SHAPE_OK;
 }
 
@@ -2407,6 +2408,7 @@ static void free_column(sc_column *c)
     free(c->branch_text[0]);
     free(c->branch_text[1]);
     free(c->field);
+    free(c->rec_values);
     free(c->eq);
     free(c->ex);
     for (size_t i = 0; c->cases && i < c->ncases; i++) free_column(&c->cases[i]);
