@@ -997,7 +997,7 @@ static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
     case SC_WEIGHTED_ENUM:
     case SC_LIFECYCLE: {
         uint32_t i = shape_gen_alias_draw(&c->alias, c->s, r, 0);
-        if (c->natural == SHAPE_GEN_STRING) set_text(out, c->labels[i], strlen(c->labels[i]));
+        if (c->natural == SHAPE_GEN_STRING) set_text(out, c->labels[i], c->label_len[i]);
         else if (c->natural == SHAPE_GEN_BOOL) out->kind = SHAPE_GEN_BOOL, out->v.b = c->label_num[i] != 0;
         else if (c->natural == SHAPE_GEN_INT64) set_int(out, SHAPE_GEN_INT64, (int64_t)c->label_num[i]);
         else set_float(out, c->label_num[i]);
@@ -1109,7 +1109,7 @@ static int eval_strategy(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, sh
         if (ki < 0) return SHAPE_OK; /* no case and no default: null */
         const sc_column *k = &c->cases[ki];
         uint32_t i = shape_gen_alias_draw(&k->alias, c->s, r, 0);
-        if (c->natural == SHAPE_GEN_STRING) set_text(out, k->labels[i], strlen(k->labels[i]));
+        if (c->natural == SHAPE_GEN_STRING) set_text(out, k->labels[i], k->label_len[i]);
         else set_float(out, k->label_num[i]);
         return SHAPE_OK;
     }
@@ -1391,7 +1391,7 @@ static int step_label(sc_ctx *ctx, sc_frame *f, const sc_table *t, int ci, shape
     (void)ctx, (void)err;
     const sc_column *c = &t->cols[ci];
     uint32_t i = shape_gen_alias_draw(&c->alias, c->s, f->r, 0);
-    set_text(out, c->labels[i], strlen(c->labels[i]));
+    set_text(out, c->labels[i], c->label_len[i]);
     return SHAPE_OK;
 }
 

@@ -35,7 +35,7 @@ static inline double sc_fmod(double a, double b) { return a - (double)(int64_t)(
 #define SC_MAX_PRESETS 16
 #define SC_SCHEMA_MAX_BYTES (64u << 20)   /* a schema document */
 #define SC_DATASET_MAX_BYTES (512u << 20) /* a dataset file (NAME.json) */
-#define SC_COLUMN_PAD 96 /* sc_column's size to an odd number of cache lines (see below it) */
+#define SC_COLUMN_PAD 88 /* sc_column's size to an odd number of cache lines (see below it) */
 #define SC_MAX_DEPTH 24 /* nested row evaluations (a total over children over grandchildren ...) */
 
 enum sc_strategy {
@@ -256,6 +256,7 @@ typedef struct sc_column {
     /* choice, weighted_enum, lifecycle: labels and their alias table */
     size_t nlabels;
     char **labels;
+    size_t *label_len; /* strlen of each label, from load */
     double *label_num;
     shape_gen_alias alias;
     /* pattern */

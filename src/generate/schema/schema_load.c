@@ -402,7 +402,8 @@ static int set_labels(ld *L, sc_column *c, json_t **vals, size_t n)
     c->nlabels = n;
     c->labels = calloc(n ? n : 1, sizeof *c->labels);
     c->label_num = calloc(n ? n : 1, sizeof *c->label_num);
-    if (!c->labels || !c->label_num) return shape_err_set(L->err, SHAPE_ENOMEM, "out of memory");
+    c->label_len = calloc(n ? n : 1, sizeof *c->label_len);
+    if (!c->labels || !c->label_num || !c->label_len) return shape_err_set(L->err, SHAPE_ENOMEM, "out of memory");
     int all_num = 1, all_int = 1, all_bool = 1;
     for (size_t i = 0; i < n; i++) {
         json_t *v = vals[i];
@@ -427,6 +428,7 @@ static int set_labels(ld *L, sc_column *c, json_t **vals, size_t n)
         } else
             return fail(L, "values must be strings, numbers or booleans");
         if (!c->labels[i]) return shape_err_set(L->err, SHAPE_ENOMEM, "out of memory");
+        c->label_len[i] = strlen(c->labels[i]);
     }
     if (all_bool && n) c->natural = SHAPE_GEN_BOOL;
     else if (all_num && n) c->natural = all_int ? SHAPE_GEN_INT64 : SHAPE_GEN_FLOAT64;
@@ -2397,6 +2399,7 @@ static void free_column(sc_column *c)
     for (size_t i = 0; c->labels && i < c->nlabels; i++) free(c->labels[i]);
     free(c->labels);
     free(c->label_num);
+    free(c->label_len);
     free(c->pattern);
     free(c->tokens);
     free(c->zipf);
