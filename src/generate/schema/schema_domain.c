@@ -8,15 +8,17 @@
  * own scale and seed (for the preset names and defaults); open() loads the
  * bytes again for the asked preset and seed, so every open domain is
  * independent and read-only (its datasets, read-only JSON, are taken from
- * the validated schema by reference rather than parsed again). The identity holds the model's name, a hash of
- * the document's bytes, the preset and the seed: editing the schema makes a
- * checkpoint of the old one refuse to resume.
+ * the validated schema by reference rather than parsed again). The identity
+ * holds the model's name, a hash of the document's bytes, the preset and the
+ * seed: editing the schema makes a checkpoint of the old one refuse to
+ * resume.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "shape/atomic_file.h"
 #include "shape/generate_schema.h"
 #include "schema_internal.h"
 
@@ -169,10 +171,12 @@ int shape_schema_domain_load(const char *path, const shape_domain_type **out, sh
     *out = NULL;
     char *buf;
     size_t len;
-    if (sc_read_file(path, SC_SCHEMA_MAX_BYTES, &buf, &len) != 0) {
-        if (errno == EFBIG) return shape_err_set(err, SHAPE_EINVAL, "schema %s is larger than 64 MB", path);
-        if (errno == ENOMEM) return shape_err_set(err, SHAPE_ENOMEM, "out of memory reading %s", path);
-        return shape_err_set(err, SHAPE_EINVAL, "cannot read schema %s: %s", path, strerror(errno));
+    int exists;
+    SHAPE_RETURN_NOT_OK(shape_file_read_all(path, "schema", &buf, &len, &exists, err));
+    if (!exists) return shape_err_set(err, SHAPE_EINVAL, "cannot read schema %s: %s", path, strerror(ENOENT));
+    if (len >= SC_SCHEMA_MAX_BYTES) {
+        free(buf);
+        return shape_err_set(err, SHAPE_EINVAL, "schema %s is larger than 64 MB", path);
     }
     char dir[1024];
     const char *slash = strrchr(path, '/');

@@ -33,8 +33,7 @@ static inline double sc_fmod(double a, double b) { return a - (double)(int64_t)(
 
 #define SC_MAX_TABLES 64
 #define SC_MAX_PRESETS 16
-#define SC_SCHEMA_MAX_BYTES (64u << 20)   /* a schema document */
-#define SC_DATASET_MAX_BYTES (512u << 20) /* a dataset file (NAME.json) */
+#define SC_SCHEMA_MAX_BYTES (64u << 20) /* a schema document */
 #define SC_COLUMN_PAD 88 /* sc_column's size to an odd number of cache lines (see below it) */
 #define SC_MAX_DEPTH 24 /* nested row evaluations (a total over children over grandchildren ...) */
 
@@ -420,10 +419,6 @@ typedef struct sc_schema {
 int sc_schema_load(const char *text, size_t len, const char *dir, const char *preset, uint64_t seed, int use_seed,
                    const sc_schema *shared, sc_schema **out, shape_err *err);
 void sc_schema_free(sc_schema *s);
-/* The whole file at `path` in *buf (NUL-terminated, *len bytes; the caller
- * frees it): 0, or -1 with errno set (EFBIG above `max` bytes). One read
- * into memory, so a schema or a dataset is parsed from a buffer. */
-int sc_read_file(const char *path, size_t max, char **buf, size_t *len);
 
 /* ---- schema_expr.c ---------------------------------------------------------- */
 

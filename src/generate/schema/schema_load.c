@@ -16,7 +16,6 @@
  * (5) row counts of the chosen preset, allocations for foreign keys whose
  * children are counted, and a depth-first search over cross-table reads.
  */
-#include <errno.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +25,7 @@
 
 #include <jansson.h>
 
+#include "shape/atomic_file.h"
 #include "shape/generate_schema.h"
 #include "shape/timestamp.h"
 #include "schema_internal.h"
@@ -292,63 +292,33 @@ static int find_col(const sc_table *t, const char *name)
 
 /* ---- datasets -------------------------------------------------------------------- */
 
-int sc_read_file(const char *path, size_t max, char **buf, size_t *len)
+/* The dataset named `name` that s holds, or NULL. */
+static sc_dataset *find_dataset(const sc_schema *s, const char *name)
 {
-    *buf = NULL;
-    *len = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f) return -1;
-    size_t cap = 1 << 16, n = 0;
-    char *b = malloc(cap + 1);
-    while (b) {
-        n += fread(b + n, 1, cap - n, f);
-        if (n < cap) break;
-        if (cap >= max) {
-            free(b);
-            fclose(f);
-            errno = EFBIG;
-            return -1;
-        }
-        char *g = realloc(b, cap * 2 + 1);
-        if (!g) free(b);
-        b = g;
-        cap *= 2;
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (!b || bad) {
-        free(b);
-        errno = b ? EIO : ENOMEM;
-        return -1;
-    }
-    b[n] = 0;
-    *buf = b;
-    *len = n;
-    return 0;
+    for (size_t i = 0; s && i < s->ndatasets; i++)
+        if (strcmp(s->datasets[i].name, name) == 0) return &s->datasets[i];
+    return NULL;
 }
 
 static int load_dataset(ld *L, const char *name, sc_dataset **out)
 {
     sc_schema *s = L->s;
-    for (size_t i = 0; i < s->ndatasets; i++)
-        if (strcmp(s->datasets[i].name, name) == 0) {
-            *out = &s->datasets[i];
-            return SHAPE_OK;
-        }
+    if ((*out = find_dataset(s, name))) return SHAPE_OK;
     if (strchr(name, '/') || strchr(name, '\\') || name[0] == '.' || !name[0])
         return fail(L, "dataset '%.60s' must be a plain name (it is read from NAME.json)", name);
     const char *dirs[3] = {s->dir, getenv("SHAPE_REFERENCE_PATH"), NULL};
-    json_t *doc = NULL;
-    for (size_t i = 0; L->shared && i < L->shared->ndatasets; i++)
-        if (strcmp(L->shared->datasets[i].name, name) == 0) doc = json_incref(L->shared->datasets[i].json);
+    const sc_dataset *held = find_dataset(L->shared, name);
+    json_t *doc = held ? json_incref(held->json) : NULL;
     for (size_t i = 0; !doc && i < 2; i++) {
         if (!dirs[i] || !dirs[i][0]) continue;
         char path[1024];
         snprintf(path, sizeof path, "%s/%s.json", dirs[i], name);
         char *text;
         size_t len;
-        if (sc_read_file(path, SC_DATASET_MAX_BYTES, &text, &len) != 0) continue;
-        doc = json_loadb(text, len, 0, NULL); /* (jansson's file reader takes a byte at a time) */
+        int exists;
+        shape_err e;
+        if (shape_file_read_all(path, "dataset", &text, &len, &exists, &e) != SHAPE_OK || !exists) continue;
+        doc = json_loadb(text, len, 0, NULL); /* (jansson's own file reader takes a byte at a time) */
         free(text);
     }
     if (!doc) return fail(L, "dataset '%.60s' not found: put %.60s.json beside the schema or in SHAPE_REFERENCE_PATH", name, name);
