@@ -449,7 +449,7 @@ if runs("profile_file", "small"):
             p("|---|---:|---:|---:|---:|---:|---:|")
             for n, label, rr in (("parquet_shape", "`shape stream-read --format parquet FILE > x.parquet`", pq),
                                  ("parquet_duckdb", "DuckDB `COPY (SELECT * FROM read_json(FILE)) TO 'x.parquet'`", dp)):
-                out_mb = int(facts.get("parquet_bytes_" + n.split("_")[1], "0") or 0) / 1e6
+                out_mb = int(facts.get(n.replace("parquet_", "parquet_bytes_"), "0") or 0) / 1e6
                 p(f"| {label} | {fstat(stat(rr.values()))} | "
                   f"{fstat(stat(per_round('profile_file', n, lambda r: in_mb / r['wall'] if in_mb else None).values()), 1)} | "
                   f"{fratio(stat(ratio(rr, dp))) if n == 'parquet_shape' else '1.00×'} | "
