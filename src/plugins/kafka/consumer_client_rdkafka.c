@@ -23,13 +23,17 @@
  *     released, whatever fetches come between). release() drops the
  *     events' shares and destroys the messages.
  *   - wake(): a ListOffsets request that wakes librdkafka's broker thread,
- *     so a drained partition of a capped read is fetched again at once.
+ *     so a drained partition of a capped read is fetched again at once;
+ *     sent by a thread of the consumer's own, so the reader does not wait
+ *     for its answer.
  *   - classification: partition EOF is an end event; consumer errors that
  *     end a read (authentication, TLS, fatal, unknown topic, authorisation,
  *     offset out of range) are fatal; every other consumer error is one
  *     librdkafka retries by itself; a failed call is SHAPE_ECONN when
  *     transient (transport, all brokers down, timed out, resolve, ...).
  */
+#include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +71,7 @@ typedef struct rdkafka_consumer {
     size_t n_values;
     int raw_headers; /* headers from the record's bytes: 0 not yet known, 1 yes, -1 no (message_headers) */
     int raw_required; /* SHAPE_KAFKA_HEADERS=record */
+    struct waker *waker; /* wake()'s thread, made by the first wake */
 } rdkafka_consumer;
 
 static int transient(rd_kafka_resp_err_t e)
@@ -515,11 +520,109 @@ static int rk_low_watermark(shape_kafka_consumer *c, int32_t partition, int64_t 
  * pause/resume would wake it too, but librdkafka 2.0 resumes at its fetch
  * position and skips what was queued: the bug fixed in 2.1.0.) */
 #define WAKE_TIMEOUT_MS 100
+static void wake_now(rdkafka_consumer *k, int32_t partition)
+{
+    int64_t low, high;
+    if (k->topic) (void)rd_kafka_query_watermark_offsets(k->rk, k->topic, partition, &low, &high, WAKE_TIMEOUT_MS);
+}
+
+/* The request is a round trip that the broker thread answers between fetch
+ * replies — a millisecond or more — and an interleaving read wakes every
+ * 16 batches: on the reading thread those waits added up to a fifth of a
+ * windowed read. So wake() only asks, and a thread of the consumer's own
+ * sends the requests, one at a time, each partition asked for once until
+ * its request goes out. Where no thread can be made, wake() waits itself. */
+typedef struct waker {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    pthread_t thread;
+    int32_t *wanted; /* partitions to wake for, in the order asked, each once */
+    size_t n_wanted, cap_wanted;
+    int stop;
+} waker;
+
+static void *waker_main(void *arg)
+{
+    rdkafka_consumer *k = arg;
+    waker *w = k->waker;
+    pthread_mutex_lock(&w->mu);
+    for (;;) {
+        while (!w->stop && w->n_wanted == 0) pthread_cond_wait(&w->cv, &w->mu);
+        if (w->stop) break;
+        int32_t partition = w->wanted[0];
+        memmove(w->wanted, w->wanted + 1, --w->n_wanted * sizeof *w->wanted);
+        pthread_mutex_unlock(&w->mu);
+        wake_now(k, partition);
+        pthread_mutex_lock(&w->mu);
+    }
+    pthread_mutex_unlock(&w->mu);
+    return NULL;
+}
+
+static int waker_start(rdkafka_consumer *k)
+{
+    waker *w = calloc(1, sizeof *w);
+    if (!w) return -1;
+    pthread_mutex_init(&w->mu, NULL);
+    pthread_cond_init(&w->cv, NULL);
+    k->waker = w;
+    /* signals stay with the threads that wait for them */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    int rc = pthread_create(&w->thread, NULL, waker_main, k);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc == 0) return 0;
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+    free(w);
+    k->waker = NULL;
+    return -1;
+}
+
+static void waker_stop(rdkafka_consumer *k)
+{
+    waker *w = k->waker;
+    if (!w) return;
+    pthread_mutex_lock(&w->mu);
+    w->stop = 1;
+    pthread_cond_signal(&w->cv);
+    pthread_mutex_unlock(&w->mu);
+    pthread_join(w->thread, NULL);
+    pthread_cond_destroy(&w->cv);
+    pthread_mutex_destroy(&w->mu);
+    free(w->wanted);
+    free(w);
+    k->waker = NULL;
+}
+
 static void rk_wake(shape_kafka_consumer *c, int32_t partition)
 {
     rdkafka_consumer *k = (rdkafka_consumer *)c;
-    int64_t low, high;
-    if (k->topic) (void)rd_kafka_query_watermark_offsets(k->rk, k->topic, partition, &low, &high, WAKE_TIMEOUT_MS);
+    if (!k->waker && waker_start(k) != 0) {
+        wake_now(k, partition);
+        return;
+    }
+    waker *w = k->waker;
+    pthread_mutex_lock(&w->mu);
+    int asked = 0, room = 1;
+    for (size_t i = 0; i < w->n_wanted && !asked; i++) asked = w->wanted[i] == partition;
+    if (!asked && w->n_wanted == w->cap_wanted) {
+        size_t cap = w->cap_wanted ? 2 * w->cap_wanted : 16;
+        int32_t *grown = realloc(w->wanted, cap * sizeof *grown);
+        if (grown) {
+            w->wanted = grown;
+            w->cap_wanted = cap;
+        } else {
+            room = 0;
+        }
+    }
+    if (!asked && room) {
+        w->wanted[w->n_wanted++] = partition;
+        pthread_cond_signal(&w->cv);
+    }
+    pthread_mutex_unlock(&w->mu);
+    if (!room) wake_now(k, partition);
 }
 
 static void rk_serve(shape_kafka_consumer *c)
@@ -537,6 +640,7 @@ static int rk_failure(shape_kafka_consumer *c, shape_err *err)
 static void rk_destroy(shape_kafka_consumer *c)
 {
     rdkafka_consumer *k = (rdkafka_consumer *)c;
+    waker_stop(k); /* its request in flight, if any, ends first */
     for (size_t i = 0; i < k->n_queues; i++) rd_kafka_queue_destroy(k->queues[i]);
     if (k->consumer_queue) rd_kafka_queue_destroy(k->consumer_queue);
     if (k->rk) {
