@@ -91,7 +91,8 @@ def out(r, key):
 
 
 rate = {n: per_round("consume", n, lambda r: con / r["wall"])
-        for n in ("floor_w4", "floor_all", "kcat", "kcat_fw10", "stream_read", "stream_profile")}
+        for n in ("floor_w4", "floor_all", "kcat", "kcat_fw10", "stream_read", "stream_profile",
+                  "stream_profile_tumbling")}
 floor, floor_who = faster(rate["floor_w4"], rate["floor_all"])
 kcat, kcat_who = faster(rate["kcat"], rate["kcat_fw10"])
 emitted = {n: per_round("emit", n, lambda r: (out(r, "events") or r.get("events")) / r["wall"])
@@ -102,6 +103,7 @@ rounds = {
     "stream_read_vs_floor": within(rate["stream_read"], floor),
     "stream_read_vs_kcat": within(rate["stream_read"], kcat),
     "stream_profile_vs_floor": within(rate["stream_profile"], floor),
+    "tumbling_vs_profile": within(rate["stream_profile_tumbling"], rate["stream_profile"]),
     "emit_vs_kcat": within(emitted["shape"], emitted["kcat"]),
     "avro_vs_json": within(emitted["avro"], emitted["shape"]),
     "null_cpu_vs_jansson": within(per_round("emit", "null", lambda r: out(r, "events") / r["cpu"]),
