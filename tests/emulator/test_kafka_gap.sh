@@ -41,8 +41,17 @@ gap_run() {
   "$SHAPE_BIN" stream-read "kafka://$BOOTSTRAP/$topic" --batch-size 10 --checkpoint "$name.ck" --option "$small" "$@" \
     >"$name.rows" 2>"$name.err" &
   p=$!
-  for _ in $(seq 1 600); do [ -s "$name.ck" ] && break; kill -0 $p 2>/dev/null || break; sleep 0.05; done
-  kill -STOP $p 2>/dev/null || fail "$name: the read ended before its first checkpoint: $(cat "$name.err")"
+  # The read runs in slices of ~10 ms, stopped while the checkpoint is looked for: a whole
+  # read of the 1000 records takes a few tens of ms, so polling while it ran freely could
+  # miss its first checkpoint and find it finished (seen once on an idle CI machine).
+  for _ in $(seq 1 3000); do
+    kill -STOP $p 2>/dev/null || break
+    [ -s "$name.ck" ] && break
+    kill -CONT $p
+    sleep 0.01
+  done
+  [ -s "$name.ck" ] && kill -0 $p 2>/dev/null ||
+    fail "$name: the read ended before its first checkpoint: $(cat "$name.err")"
   if on_real_kafka; then
     sleep 1.5  # past segment.ms: the next record rolls the segment holding 0-999, which retention deletes
     seq 1000 1099 | sed 's/.*/{"id":&}/' | kcat -b "$BOOTSTRAP" -t "$topic" -P -p 0
