@@ -24,8 +24,8 @@
  *     events' shares and destroys the messages.
  *   - wake(): a ListOffsets request that wakes librdkafka's broker thread,
  *     so a drained partition of a capped read is fetched again at once;
- *     sent by a thread of the consumer's own, so the reader does not wait
- *     for its answer.
+ *     sent by a task of the consumer's own (shape/task.h), so the reader
+ *     does not wait for its answer.
  *   - classification: partition EOF is an end event; consumer errors that
  *     end a read (authentication, TLS, fatal, unknown topic, authorisation,
  *     offset out of range) are fatal; every other consumer error is one
@@ -33,7 +33,6 @@
  *     transient (transport, all brokers down, timed out, resolve, ...).
  */
 #include <pthread.h>
-#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +46,7 @@
 #include "kafka_plugin.h"
 #include "record_headers.h"
 #include "shape/bytes.h"
+#include "shape/task.h"
 
 #define METADATA_TIMEOUT_MS 10000
 
@@ -71,7 +71,14 @@ typedef struct rdkafka_consumer {
     size_t n_values;
     int raw_headers; /* headers from the record's bytes: 0 not yet known, 1 yes, -1 no (message_headers) */
     int raw_required; /* SHAPE_KAFKA_HEADERS=record */
-    struct waker *waker; /* wake()'s thread, made by the first wake */
+    /* wake(): its task (made by the first wake), and the partitions it is
+     * to send requests for, in the order asked; waking: a job is started
+     * and has not found the list empty yet. wake_mu guards the three. */
+    shape_task *waker;
+    pthread_mutex_t wake_mu;
+    int32_t *wanted;
+    size_t n_wanted, cap_wanted;
+    int waking;
 } rdkafka_consumer;
 
 static int transient(rd_kafka_resp_err_t e)
@@ -529,100 +536,60 @@ static void wake_now(rdkafka_consumer *k, int32_t partition)
 /* The request is a round trip that the broker thread answers between fetch
  * replies — a millisecond or more — and an interleaving read wakes every
  * 16 batches: on the reading thread those waits added up to a fifth of a
- * windowed read. So wake() only asks, and a thread of the consumer's own
- * sends the requests, one at a time, each partition asked for once until
- * its request goes out. Where no thread can be made, wake() waits itself. */
-typedef struct waker {
-    pthread_mutex_t mu;
-    pthread_cond_t cv;
-    pthread_t thread;
-    int32_t *wanted; /* partitions to wake for, in the order asked, each once */
-    size_t n_wanted, cap_wanted;
-    int stop;
-} waker;
-
-static void *waker_main(void *arg)
+ * windowed read. So wake() only lists the partition (each once until its
+ * request goes out) and a task (shape/task.h) sends the requests, one at a
+ * time, until the list is empty; a wake finding no job running starts one.
+ * Where no task or list room can be had, wake() waits itself. */
+static void wake_job(void *arg)
 {
     rdkafka_consumer *k = arg;
-    waker *w = k->waker;
-    pthread_mutex_lock(&w->mu);
     for (;;) {
-        while (!w->stop && w->n_wanted == 0) pthread_cond_wait(&w->cv, &w->mu);
-        if (w->stop) break;
-        int32_t partition = w->wanted[0];
-        memmove(w->wanted, w->wanted + 1, --w->n_wanted * sizeof *w->wanted);
-        pthread_mutex_unlock(&w->mu);
+        pthread_mutex_lock(&k->wake_mu);
+        if (k->n_wanted == 0) {
+            k->waking = 0;
+            pthread_mutex_unlock(&k->wake_mu);
+            return;
+        }
+        int32_t partition = k->wanted[0];
+        memmove(k->wanted, k->wanted + 1, --k->n_wanted * sizeof *k->wanted);
+        pthread_mutex_unlock(&k->wake_mu);
         wake_now(k, partition);
-        pthread_mutex_lock(&w->mu);
     }
-    pthread_mutex_unlock(&w->mu);
-    return NULL;
 }
 
-static int waker_start(rdkafka_consumer *k)
+/* Under wake_mu: partition on the wanted list (already, or added now). */
+static int want_wake(rdkafka_consumer *k, int32_t partition)
 {
-    waker *w = calloc(1, sizeof *w);
-    if (!w) return -1;
-    pthread_mutex_init(&w->mu, NULL);
-    pthread_cond_init(&w->cv, NULL);
-    k->waker = w;
-    /* signals stay with the threads that wait for them */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int rc = pthread_create(&w->thread, NULL, waker_main, k);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (rc == 0) return 0;
-    pthread_cond_destroy(&w->cv);
-    pthread_mutex_destroy(&w->mu);
-    free(w);
-    k->waker = NULL;
-    return -1;
-}
-
-static void waker_stop(rdkafka_consumer *k)
-{
-    waker *w = k->waker;
-    if (!w) return;
-    pthread_mutex_lock(&w->mu);
-    w->stop = 1;
-    pthread_cond_signal(&w->cv);
-    pthread_mutex_unlock(&w->mu);
-    pthread_join(w->thread, NULL);
-    pthread_cond_destroy(&w->cv);
-    pthread_mutex_destroy(&w->mu);
-    free(w->wanted);
-    free(w);
-    k->waker = NULL;
+    for (size_t i = 0; i < k->n_wanted; i++)
+        if (k->wanted[i] == partition) return 1;
+    if (k->n_wanted == k->cap_wanted) {
+        size_t cap = k->cap_wanted ? 2 * k->cap_wanted : 16;
+        int32_t *grown = realloc(k->wanted, cap * sizeof *grown);
+        if (!grown) return 0;
+        k->wanted = grown;
+        k->cap_wanted = cap;
+    }
+    k->wanted[k->n_wanted++] = partition;
+    return 1;
 }
 
 static void rk_wake(shape_kafka_consumer *c, int32_t partition)
 {
     rdkafka_consumer *k = (rdkafka_consumer *)c;
-    if (!k->waker && waker_start(k) != 0) {
-        wake_now(k, partition);
-        return;
+    if (!k->waker) {
+        shape_err err;
+        if (shape_task_new(&k->waker, &err) == SHAPE_OK) pthread_mutex_init(&k->wake_mu, NULL);
+        else k->waker = NULL;
     }
-    waker *w = k->waker;
-    pthread_mutex_lock(&w->mu);
-    int asked = 0, room = 1;
-    for (size_t i = 0; i < w->n_wanted && !asked; i++) asked = w->wanted[i] == partition;
-    if (!asked && w->n_wanted == w->cap_wanted) {
-        size_t cap = w->cap_wanted ? 2 * w->cap_wanted : 16;
-        int32_t *grown = realloc(w->wanted, cap * sizeof *grown);
-        if (grown) {
-            w->wanted = grown;
-            w->cap_wanted = cap;
-        } else {
-            room = 0;
-        }
+    int listed = 0, start = 0;
+    if (k->waker) {
+        pthread_mutex_lock(&k->wake_mu);
+        listed = want_wake(k, partition);
+        if (listed && !k->waking) k->waking = start = 1;
+        pthread_mutex_unlock(&k->wake_mu);
     }
-    if (!asked && room) {
-        w->wanted[w->n_wanted++] = partition;
-        pthread_cond_signal(&w->cv);
-    }
-    pthread_mutex_unlock(&w->mu);
-    if (!room) wake_now(k, partition);
+    if (!listed) wake_now(k, partition);
+    else if (start) shape_task_start(k->waker, wake_job, k); /* the last job is returning: a short wait at most */
 }
 
 static void rk_serve(shape_kafka_consumer *c)
@@ -640,7 +607,11 @@ static int rk_failure(shape_kafka_consumer *c, shape_err *err)
 static void rk_destroy(shape_kafka_consumer *c)
 {
     rdkafka_consumer *k = (rdkafka_consumer *)c;
-    waker_stop(k); /* its request in flight, if any, ends first */
+    if (k->waker) {
+        shape_task_free(k->waker); /* its request in flight, if any, ends first */
+        pthread_mutex_destroy(&k->wake_mu);
+    }
+    free(k->wanted);
     for (size_t i = 0; i < k->n_queues; i++) rd_kafka_queue_destroy(k->queues[i]);
     if (k->consumer_queue) rd_kafka_queue_destroy(k->consumer_queue);
     if (k->rk) {
